@@ -1,0 +1,1 @@
+"""Compile a dataflow graph into a plan of stages and execute it."""

@@ -1,0 +1,109 @@
+"""The work of a ``batch``: stack a group of rows into column arrays, with ``per_batch_map``."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from minddata.engine.chunk import Chunk, FailedRow
+from minddata.errors import PipelineError
+
+__all__ = ["BatchInfo", "Collate", "stack_column"]
+
+
+class BatchInfo:
+    """What ``per_batch_map`` and a callable ``batch_size`` learn about the batch (MindSpore's BatchInfo)."""
+
+    __slots__ = ("_batch_num", "_epoch_num")
+
+    def __init__(self, batch_num: int, epoch_num: int):
+        self._batch_num = batch_num
+        self._epoch_num = epoch_num
+
+    def get_batch_num(self) -> int:
+        """Index of this batch within the epoch, from 0."""
+        return self._batch_num
+
+    def get_epoch_num(self) -> int:
+        """Index of the epoch (pass over the batch's input), from 0."""
+        return self._epoch_num
+
+
+def stack_column(values: list[Any], label: str, column: str, batch_num: int) -> np.ndarray:
+    first = values[0]
+    if type(first) is not np.ndarray:
+        try:
+            out = np.asarray(values)
+        except ValueError:
+            out = None
+        if out is not None and out.dtype != object:
+            return out
+        values = [np.asarray(v) for v in values]
+        first = values[0]
+    try:
+        return np.stack(values)
+    except ValueError:
+        shapes: list[tuple] = []
+        for v in values:
+            shape = np.shape(v)
+            if shape not in shapes:
+                shapes.append(shape)
+        raise PipelineError(
+            f"{label}: rows of column {column!r} in batch {batch_num} have different shapes {shapes[:4]}"
+            f"{' ...' if len(shapes) > 4 else ''}; a batch needs one shape per column. Resize or crop them "
+            "to one size in a map before batch, or use padded_batch."
+        ) from None
+
+
+class Collate:
+    """``(chunk holding one row: the list of rows of a batch) -> chunk holding the batched row``."""
+
+    def __init__(
+        self,
+        label: str,
+        columns: list[str],
+        output_names: list[str],
+        per_batch_map: Callable[..., Any] | None,
+        input_indices: list[int],
+        layout: list[tuple[int, int]],
+        num_outputs: int,
+    ):
+        self.label = label
+        self.columns = columns
+        self.per_batch_map = per_batch_map
+        self.input_indices = input_indices
+        self.layout = layout
+        self.num_outputs = num_outputs
+        self.output_names = output_names
+
+    def __call__(self, chunk: Chunk, pass_index: int, row_start: int) -> Chunk:
+        out = []
+        for offset, rows in enumerate(chunk.rows):
+            batch_num = row_start + offset
+            failed = next((r for r in rows if type(r) is FailedRow), None)
+            if failed is not None:
+                raise failed.error
+            columns = [list(col) for col in zip(*rows)] if rows else [[] for _ in self.columns]
+            if self.per_batch_map is not None:
+                columns = self._apply_per_batch_map(columns, batch_num, pass_index)
+            out.append(
+                tuple(stack_column(col, self.label, name, batch_num) for col, name in zip(columns, self.output_names))
+            )
+        return Chunk(out)
+
+    def _apply_per_batch_map(self, columns: list[list[Any]], batch_num: int, pass_index: int) -> list[list[Any]]:
+        inputs = [columns[i] for i in self.input_indices]
+        try:
+            result = self.per_batch_map(*inputs, BatchInfo(batch_num, pass_index))
+        except Exception as error:
+            raise PipelineError(f"{self.label}: per_batch_map failed on batch {batch_num}: {type(error).__name__}: {error}") from error
+        if not isinstance(result, tuple):
+            result = (result,)
+        if len(result) != self.num_outputs:
+            raise PipelineError(
+                f"{self.label}: per_batch_map returned {len(result)} column(s) for batch {batch_num}, but "
+                f"{self.num_outputs} are expected (output_columns, or input_columns when output_columns is "
+                "not given). per_batch_map must return a tuple with one list/array per output column."
+            )
+        return [list(result[k]) if src else columns[k] for src, k in self.layout]

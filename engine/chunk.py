@@ -1,0 +1,55 @@
+"""Chunks: the unit that moves between stages.
+
+Rows travel in chunks (tens of rows) rather than one by one, so the fixed cost of a queue hop, a lock
+or a thread wake-up is paid per chunk. A row is a tuple of column values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["Chunk", "FailedRow"]
+
+
+class Chunk:
+    """Rows plus, for each row, where it came from.
+
+    ``ids``: the source index of each row (sampler index, generator position), or ``None`` once rows
+    no longer map to one source row (after batch or zip). ``origins``: the source file of each row,
+    or ``None`` when the source has no files.
+    """
+
+    __slots__ = ("rows", "ids", "origins")
+
+    def __init__(self, rows: list[Any], ids: list[int] | None = None, origins: list[str] | None = None):
+        self.rows = rows
+        self.ids = ids
+        self.origins = origins
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def slice(self, start: int, stop: int) -> Chunk:
+        return Chunk(
+            self.rows[start:stop],
+            None if self.ids is None else self.ids[start:stop],
+            None if self.origins is None else self.origins[start:stop],
+        )
+
+    def where(self, index: int) -> str:
+        """``"source row 12, file a.jpg"`` for error messages; empty when nothing is known."""
+        parts = []
+        if self.ids is not None:
+            parts.append(f"source row {self.ids[index]}")
+        if self.origins is not None and self.origins[index] is not None:
+            parts.append(f"file {self.origins[index]}")
+        return ", ".join(parts)
+
+
+class FailedRow:
+    """Stands in for a row whose op failed when errors are delivered per row (online pipelines)."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: BaseException):
+        self.error = error

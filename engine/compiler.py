@@ -1,0 +1,256 @@
+"""Graph → stages: validate, optimize, place and build (DESIGN.md §4)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from minddata import config
+from minddata.engine import ir
+from minddata.engine.batchfn import BatchInfo, Collate
+from minddata.engine.chunk import Chunk, FailedRow
+from minddata.engine.mapfn import MapErrorPolicy, MapFunction, column_layout, op_label
+from minddata.engine.parallel import ParallelApplyStage
+from minddata.engine.runtime import Runtime
+from minddata.engine.stages import (
+    ConcatStage,
+    GroupStage,
+    IndexSourceStage,
+    InlineApplyStage,
+    IterableSourceStage,
+    ProjectStage,
+    RepeatStage,
+    ShuffleStage,
+    SkipStage,
+    Stage,
+    TakeStage,
+    ZipStage,
+)
+from minddata.errors import DeviceError, GraphError, PipelineError, RowError
+from minddata.ops.base import Op
+from minddata.ops.registry import has_kernel, ops_on
+
+__all__ = ["compile_plan", "flatten_operations", "validate"]
+
+
+def flatten_operations(operations: list[Any]) -> list[Any]:
+    """Inline ``Compose`` ops: a map over ``[Compose([a, b]), c]`` runs ``a, b, c``."""
+    flat: list[Any] = []
+    for op in operations:
+        inner = getattr(op, "transforms", None) if isinstance(op, Op) and op.name == "Compose" else None
+        if inner is not None:
+            flat.extend(flatten_operations(list(inner)))
+        else:
+            flat.append(op)
+    return flat
+
+
+def validate(root: ir.Node) -> None:
+    """Schema checks (raise :class:`GraphError`) and device checks (raise :class:`DeviceError`)."""
+    _ = root.columns
+    for node in root.walk():
+        if isinstance(node, ir.MapNode):
+            for op in flatten_operations(node.operations):
+                if isinstance(op, Op) and op.device_target not in ("CPU", "auto"):
+                    device = op.device_target
+                    if not has_kernel(op.name, device):
+                        have = ", ".join(ops_on(device)) or "none yet"
+                        raise DeviceError(
+                            f"{node.label}: op {op.name} is placed on {device}, which has no {op.name} kernel "
+                            f"on this machine. Ops with a {device} kernel: {have}. Place it with "
+                            f".device('CPU'), or run `minddata devices` to see what this machine has."
+                        )
+
+
+class _Builder:
+    def __init__(self, rt: Runtime, online_source: Callable[[ir.OnlineSourceNode], Stage] | None):
+        self.rt = rt
+        self.online_source = online_source
+        self.chunk_rows = config.get_rows_per_chunk()
+        self.node_counter = 0
+        self.op_counter = 0
+
+    def _position(self) -> int:
+        self.node_counter += 1
+        return self.node_counter
+
+    def build(self, node: ir.Node) -> Stage:
+        children = [self.build(child) for child in node.children]
+        position = self._position()
+        method = getattr(self, f"_build_{type(node).__name__}")
+        return method(node, children, position)
+
+    # Sources ---------------------------------------------------------------------------------
+
+    def _build_RandomAccessSourceNode(self, node: ir.RandomAccessSourceNode, children, position) -> Stage:
+        rt = self.rt
+        num_rows = node.num_rows()
+        # Samplers of different sources draw different permutations; shards of one source agree.
+        node_seed = int(np.random.SeedSequence([rt.seed, position]).generate_state(1)[0])
+        indices = IndexSourceStage(rt, num_rows, node.sampler, node_seed, self.chunk_rows, f"{node.name}.sampler")
+        fetch, origins = node.fetch, node.origins
+
+        def finish(chunk: Chunk, rows: Any, pass_index: int, row_start: int) -> Chunk:
+            return Chunk(rows, chunk.ids, origins(chunk.ids) if origins is not None else None)  # type: ignore[arg-type]
+
+        def work(chunk: Chunk, pass_index: int, row_start: int) -> Any:
+            return fetch(chunk.rows)
+
+        if node.inline:
+            return InlineApplyStage(rt, indices, lambda c, p, r: finish(c, work(c, p, r), p, r), node.name)
+        remotes = self._process_workers(node.name, lambda arg: fetch(arg[0]), node.num_workers) if node.python_multiprocessing else None
+        return ParallelApplyStage(rt, indices, work, node.num_workers, node.name, finish=finish, remotes=remotes)
+
+    def _build_IterableSourceNode(self, node: ir.IterableSourceNode, children, position) -> Stage:
+        return IterableSourceStage(self.rt, node.open_iter, node.to_row, self.chunk_rows, node.num_samples, node.name)
+
+    def _build_OnlineSourceNode(self, node: ir.OnlineSourceNode, children, position) -> Stage:
+        if self.online_source is None:
+            raise GraphError(
+                "OnlineDataset: rows are pushed into an online pipeline, so it can't be iterated directly. "
+                "Start it with .serve() and submit rows to the session."
+            )
+        return self.online_source(node)
+
+    # Operations ------------------------------------------------------------------------------
+
+    def _process_workers(self, label: str, fn: Callable[[Any], Any], count: int) -> list:
+        from minddata.engine.procpool import ProcessWorker
+
+        workers = [
+            ProcessWorker(fn, name=f"{label} worker {i}", shm_size=config.get_worker_shm_size()) for i in range(count)
+        ]
+        for worker in workers:
+            self.rt.on_close(worker.close)
+        return [worker.call for worker in workers]
+
+    def _build_MapNode(self, node: ir.MapNode, children, position) -> Stage:
+        rt = self.rt
+        operations = flatten_operations(node.operations)
+        positions = list(range(self.op_counter, self.op_counter + len(operations)))
+        self.op_counter += len(operations)
+        have = node.children[0].columns
+        inputs = node.resolved_inputs()
+        outputs = node.resolved_outputs()
+        layout = column_layout(have, inputs, outputs)
+        fn = MapFunction(
+            operations,
+            positions,
+            [have.index(c) for c in inputs],
+            layout,
+            len(outputs),
+            rt.seed,
+            node.label,
+            keep_tracebacks=node.python_multiprocessing,
+        )
+        policy = MapErrorPolicy(rt, rt.error_mode, node.label, [op_label(op) for op in operations])
+        remotes = self._process_workers(node.label, fn, node.num_workers) if node.python_multiprocessing else None
+        return ParallelApplyStage(
+            rt,
+            children[0],
+            lambda chunk, p, r: fn((chunk.rows, p, r)),
+            node.num_workers,
+            node.label,
+            finish=policy.finish,
+            ordered=policy.replace_in_order if rt.error_mode == "replace" else None,
+            remotes=remotes,
+        )
+
+    def _build_BatchNode(self, node: ir.BatchNode, children, position) -> Stage:
+        rt = self.rt
+        have = node.children[0].columns
+        inputs = list(node.input_columns) if node.input_columns is not None else have
+        outputs = list(node.output_columns) if node.output_columns is not None else inputs
+        group = GroupStage(rt, children[0], node.batch_size, node.drop_remainder, BatchInfo, f"{node.label}.group")
+        collate = Collate(
+            node.label,
+            have,
+            node.columns,
+            node.per_batch_map,
+            [have.index(c) for c in inputs] if node.per_batch_map is not None else [],
+            column_layout(have, inputs, outputs),
+            len(outputs),
+        )
+        if node.num_workers <= 1:
+            return InlineApplyStage(rt, group, collate, node.label)
+        return ParallelApplyStage(rt, group, collate, node.num_workers, node.label)
+
+    def _build_ShuffleNode(self, node: ir.ShuffleNode, children, position) -> Stage:
+        return ShuffleStage(self.rt, children[0], node.buffer_size, position, self.chunk_rows, node.label)
+
+    def _build_RepeatNode(self, node: ir.RepeatNode, children, position) -> Stage:
+        return RepeatStage(self.rt, children[0], node.count, node.label)
+
+    def _build_TakeNode(self, node: ir.TakeNode, children, position) -> Stage:
+        if node.count < 0:
+            return children[0]
+        return TakeStage(self.rt, children[0], node.count, node.label)
+
+    def _build_SkipNode(self, node: ir.SkipNode, children, position) -> Stage:
+        return SkipStage(self.rt, children[0], node.count, node.label)
+
+    def _build_ZipNode(self, node: ir.ZipNode, children, position) -> Stage:
+        return ZipStage(self.rt, children, node.label)
+
+    def _build_ConcatNode(self, node: ir.ConcatNode, children, position) -> Stage:
+        return ConcatStage(self.rt, children, node.label)
+
+    def _build_ProjectNode(self, node: ir.ProjectNode, children, position) -> Stage:
+        have = node.children[0].columns
+        return ProjectStage(self.rt, children[0], [have.index(c) for c in node.keep], node.label)
+
+    def _build_RenameNode(self, node: ir.RenameNode, children, position) -> Stage:
+        # Names live in the schema only: rows are unchanged.
+        return children[0]
+
+    def _build_FilterNode(self, node: ir.FilterNode, children, position) -> Stage:
+        have = node.children[0].columns
+        picks = [have.index(c) for c in (node.input_columns or have)]
+        predicate, label = node.predicate, node.label
+
+        def keep(chunk: Chunk, pass_index: int, row_start: int) -> Chunk:
+            kept: list[int] = []
+            for i, row in enumerate(chunk.rows):
+                if type(row) is FailedRow:
+                    kept.append(i)
+                    continue
+                try:
+                    if predicate(*[row[j] for j in picks]):
+                        kept.append(i)
+                except Exception as error:
+                    where = chunk.where(i)
+                    raise RowError(
+                        f"{label}: predicate failed on row {row_start + i}{f' ({where})' if where else ''}: "
+                        f"{type(error).__name__}: {error}",
+                        op=label,
+                        row=row_start + i,
+                        source=chunk.origins[i] if chunk.origins else None,
+                    ) from error
+            if len(kept) == len(chunk):
+                return chunk
+            return Chunk(
+                [chunk.rows[i] for i in kept],
+                None if chunk.ids is None else [chunk.ids[i] for i in kept],
+                None if chunk.origins is None else [chunk.origins[i] for i in kept],
+            )
+
+        if node.num_workers <= 1:
+            return InlineApplyStage(self.rt, children[0], keep, label)
+        return ParallelApplyStage(self.rt, children[0], keep, node.num_workers, label)
+
+
+def compile_plan(
+    root: ir.Node,
+    rt: Runtime,
+    *,
+    online_source: Callable[[ir.OnlineSourceNode], Stage] | None = None,
+) -> Stage:
+    """Validate ``root`` and build its stages for one run (one iterator)."""
+    validate(root)
+    try:
+        return _Builder(rt, online_source).build(root)
+    except (GraphError, DeviceError):
+        raise
+    except RecursionError:
+        raise PipelineError("the pipeline graph is too deep to compile") from None

@@ -1,0 +1,411 @@
+"""The dataflow graph the public API builds: immutable nodes, checked and compiled on first iteration.
+
+Building nodes starts nothing. :func:`minddata.engine.compiler.compile_plan` validates the graph,
+optimizes it and turns it into stages. A node may feed several consumers (``zip(ds, ds.skip(1))``):
+each use compiles to its own stages, iterated independently.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator
+
+from minddata.errors import GraphError
+
+__all__ = [
+    "Node",
+    "RandomAccessSourceNode",
+    "IterableSourceNode",
+    "OnlineSourceNode",
+    "MapNode",
+    "BatchNode",
+    "ShuffleNode",
+    "RepeatNode",
+    "TakeNode",
+    "SkipNode",
+    "ZipNode",
+    "ConcatNode",
+    "ProjectNode",
+    "RenameNode",
+    "FilterNode",
+]
+
+
+class Node:
+    """A node of the graph. ``columns`` is its output schema (names, in order)."""
+
+    name = "Node"
+
+    def __init__(self, children: list[Node]):
+        self.children = children
+        self._columns: list[str] | None = None
+
+    @property
+    def columns(self) -> list[str]:
+        if self._columns is None:
+            self._columns = self._compute_columns()
+        return list(self._columns)
+
+    def _compute_columns(self) -> list[str]:
+        return self.children[0].columns
+
+    @property
+    def label(self) -> str:
+        return self.name
+
+    def static_size(self) -> int | None:
+        """Rows per epoch when known without running the pipeline, else ``None``."""
+        return self.children[0].static_size() if self.children else None
+
+    def walk(self) -> Iterator[Node]:
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+
+def _check_columns(node: Node, wanted: list[str], argument: str) -> None:
+    have = node.children[0].columns
+    missing = [c for c in wanted if c not in have]
+    if missing:
+        raise GraphError(
+            f"{node.label}: {argument} names column(s) {missing} that the input does not have. "
+            f"Input columns: {have}."
+        )
+    dupes = sorted({c for c in wanted if wanted.count(c) > 1})
+    if dupes:
+        raise GraphError(f"{node.label}: {argument} names column(s) {dupes} more than once. Found: {wanted}")
+
+
+class RandomAccessSourceNode(Node):
+    """A source with ``num_rows`` rows read by index through a sampler.
+
+    ``fetch(ids) -> rows`` reads rows; ``origins(ids)`` gives their files (or ``None``). ``inline``
+    sources are cheap enough to read in the pulling thread; others get ``num_workers`` workers
+    (processes when ``python_multiprocessing``).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        column_names: list[str],
+        num_rows: Callable[[], int],
+        sampler: Any,
+        fetch: Callable[[list[int]], list[tuple]],
+        *,
+        origins: Callable[[list[int]], list[str] | None] | None = None,
+        num_workers: int = 1,
+        inline: bool = False,
+        python_multiprocessing: bool = False,
+    ):
+        super().__init__([])
+        self.name = name
+        self._column_names = list(column_names)
+        self.num_rows = num_rows
+        self.sampler = sampler
+        self.fetch = fetch
+        self.origins = origins
+        self.num_workers = num_workers
+        self.inline = inline
+        self.python_multiprocessing = python_multiprocessing
+
+    def _compute_columns(self) -> list[str]:
+        return list(self._column_names)
+
+    def static_size(self) -> int | None:
+        return self.sampler._num_samples(self.num_rows())
+
+    def with_sampler(self, sampler: Any) -> RandomAccessSourceNode:
+        clone = RandomAccessSourceNode.__new__(RandomAccessSourceNode)
+        clone.__dict__.update(self.__dict__)
+        clone.sampler = sampler
+        clone._columns = None
+        return clone
+
+
+class IterableSourceNode(Node):
+    """A source read front to back: ``open_iter(pass_index)`` gives a fresh iterator per pass."""
+
+    def __init__(
+        self,
+        name: str,
+        column_names: list[str],
+        open_iter: Callable[[int], Iterator[Any]],
+        to_row: Callable[[Any, int], tuple],
+        num_samples: int | None = None,
+        size: Callable[[], int | None] | None = None,
+    ):
+        super().__init__([])
+        self.name = name
+        self._column_names = list(column_names)
+        self.open_iter = open_iter
+        self.to_row = to_row
+        self.num_samples = num_samples
+        self.size = size
+
+    def _compute_columns(self) -> list[str]:
+        return list(self._column_names)
+
+    def static_size(self) -> int | None:
+        n = self.size() if self.size is not None else None
+        if n is None:
+            return None
+        return n if self.num_samples is None else min(n, self.num_samples)
+
+
+class OnlineSourceNode(Node):
+    """Rows pushed in by an online session (inference service) instead of read from storage."""
+
+    name = "OnlineDataset"
+
+    def __init__(self, column_names: list[str]):
+        super().__init__([])
+        self._column_names = list(column_names)
+
+    def _compute_columns(self) -> list[str]:
+        return list(self._column_names)
+
+
+class MapNode(Node):
+    name = "Map"
+
+    def __init__(
+        self,
+        child: Node,
+        operations: list[Any],
+        input_columns: list[str] | None,
+        output_columns: list[str] | None,
+        num_workers: int,
+        python_multiprocessing: bool,
+    ):
+        super().__init__([child])
+        self.operations = operations
+        self.input_columns = input_columns
+        self.output_columns = output_columns
+        self.num_workers = num_workers
+        self.python_multiprocessing = python_multiprocessing
+
+    @property
+    def label(self) -> str:
+        from minddata.engine.mapfn import op_label
+
+        return f"Map[{', '.join(op_label(op) for op in self.operations)}]"
+
+    def resolved_inputs(self) -> list[str]:
+        return list(self.input_columns) if self.input_columns is not None else self.children[0].columns
+
+    def resolved_outputs(self) -> list[str]:
+        return list(self.output_columns) if self.output_columns is not None else self.resolved_inputs()
+
+    def _compute_columns(self) -> list[str]:
+        from minddata.engine.mapfn import column_layout
+
+        inputs = self.resolved_inputs()
+        _check_columns(self, inputs, "input_columns")
+        outputs = self.resolved_outputs()
+        have = self.children[0].columns
+        layout = column_layout(have, inputs, outputs)
+        names = [outputs[k] if src else have[k] for src, k in layout]
+        dupes = sorted({c for c in names if names.count(c) > 1})
+        if dupes:
+            raise GraphError(
+                f"{self.label}: output_columns {outputs} clash with column(s) {dupes} the map keeps. "
+                "Rename the outputs or include those columns in input_columns."
+            )
+        return names
+
+
+class BatchNode(Node):
+    name = "Batch"
+
+    def __init__(
+        self,
+        child: Node,
+        batch_size: int | Callable[[Any], int],
+        drop_remainder: bool,
+        num_workers: int,
+        per_batch_map: Callable[..., Any] | None,
+        input_columns: list[str] | None,
+        output_columns: list[str] | None,
+        pad_info: dict | None = None,
+    ):
+        super().__init__([child])
+        self.batch_size = batch_size
+        self.drop_remainder = drop_remainder
+        self.num_workers = num_workers
+        self.per_batch_map = per_batch_map
+        self.input_columns = input_columns
+        self.output_columns = output_columns
+        self.pad_info = pad_info
+
+    @property
+    def label(self) -> str:
+        size = self.batch_size if not callable(self.batch_size) else "callable"
+        return f"Batch({size})"
+
+    def _compute_columns(self) -> list[str]:
+        from minddata.engine.mapfn import column_layout
+
+        have = self.children[0].columns
+        if self.per_batch_map is None:
+            return have
+        inputs = list(self.input_columns) if self.input_columns is not None else have
+        _check_columns(self, inputs, "input_columns")
+        outputs = list(self.output_columns) if self.output_columns is not None else inputs
+        layout = column_layout(have, inputs, outputs)
+        return [outputs[k] if src else have[k] for src, k in layout]
+
+    def static_size(self) -> int | None:
+        n = self.children[0].static_size()
+        if n is None or callable(self.batch_size):
+            return None
+        return n // self.batch_size if self.drop_remainder else -(-n // self.batch_size)
+
+
+class ShuffleNode(Node):
+    name = "Shuffle"
+
+    def __init__(self, child: Node, buffer_size: int):
+        super().__init__([child])
+        self.buffer_size = buffer_size
+
+    @property
+    def label(self) -> str:
+        return f"Shuffle({self.buffer_size})"
+
+
+class RepeatNode(Node):
+    name = "Repeat"
+
+    def __init__(self, child: Node, count: int):
+        super().__init__([child])
+        self.count = count
+
+    @property
+    def label(self) -> str:
+        return f"Repeat({self.count})"
+
+    def static_size(self) -> int | None:
+        n = self.children[0].static_size()
+        if n is None:
+            return None
+        return n * self.count if self.count >= 0 else None
+
+
+class TakeNode(Node):
+    name = "Take"
+
+    def __init__(self, child: Node, count: int):
+        super().__init__([child])
+        self.count = count
+
+    @property
+    def label(self) -> str:
+        return f"Take({self.count})"
+
+    def static_size(self) -> int | None:
+        n = self.children[0].static_size()
+        if self.count < 0:
+            return n
+        return self.count if n is None else min(n, self.count)
+
+
+class SkipNode(Node):
+    name = "Skip"
+
+    def __init__(self, child: Node, count: int):
+        super().__init__([child])
+        self.count = count
+
+    @property
+    def label(self) -> str:
+        return f"Skip({self.count})"
+
+    def static_size(self) -> int | None:
+        n = self.children[0].static_size()
+        return None if n is None else max(0, n - self.count)
+
+
+class ZipNode(Node):
+    name = "Zip"
+
+    def _compute_columns(self) -> list[str]:
+        names: list[str] = []
+        for i, child in enumerate(self.children):
+            clash = [c for c in child.columns if c in names]
+            if clash:
+                raise GraphError(
+                    f"Zip: input {i} ({child.label}) has column(s) {clash} that an earlier input already has. "
+                    "Column names must be unique across zipped datasets: rename() or project() one of them."
+                )
+            names.extend(child.columns)
+        return names
+
+    def static_size(self) -> int | None:
+        sizes = [child.static_size() for child in self.children]
+        return None if any(s is None for s in sizes) else min(sizes)  # type: ignore[type-var]
+
+
+class ConcatNode(Node):
+    name = "Concat"
+
+    def _compute_columns(self) -> list[str]:
+        first = self.children[0].columns
+        for i, child in enumerate(self.children[1:], start=1):
+            if child.columns != first:
+                raise GraphError(
+                    f"Concat: input {i} ({child.label}) has columns {child.columns}, but input 0 has {first}. "
+                    "Concatenated datasets need the same column names in the same order: project() or "
+                    "rename() them first."
+                )
+        return first
+
+    def static_size(self) -> int | None:
+        sizes = [child.static_size() for child in self.children]
+        return None if any(s is None for s in sizes) else sum(sizes)  # type: ignore[arg-type]
+
+
+class ProjectNode(Node):
+    name = "Project"
+
+    def __init__(self, child: Node, columns: list[str]):
+        super().__init__([child])
+        self.keep = columns
+
+    def _compute_columns(self) -> list[str]:
+        _check_columns(self, self.keep, "columns")
+        return list(self.keep)
+
+
+class RenameNode(Node):
+    name = "Rename"
+
+    def __init__(self, child: Node, input_columns: list[str], output_columns: list[str]):
+        super().__init__([child])
+        self.input_columns = input_columns
+        self.output_columns = output_columns
+
+    def _compute_columns(self) -> list[str]:
+        _check_columns(self, self.input_columns, "input_columns")
+        mapping = dict(zip(self.input_columns, self.output_columns))
+        names = [mapping.get(c, c) for c in self.children[0].columns]
+        dupes = sorted({c for c in names if names.count(c) > 1})
+        if dupes:
+            raise GraphError(f"Rename: the new names give duplicate column(s) {dupes}. Columns after rename: {names}")
+        return names
+
+
+class FilterNode(Node):
+    name = "Filter"
+
+    def __init__(self, child: Node, predicate: Callable[..., Any], input_columns: list[str] | None, num_workers: int):
+        super().__init__([child])
+        self.predicate = predicate
+        self.input_columns = input_columns
+        self.num_workers = num_workers
+
+    def _compute_columns(self) -> list[str]:
+        if self.input_columns is not None:
+            _check_columns(self, self.input_columns, "input_columns")
+        return self.children[0].columns
+
+    def static_size(self) -> int | None:
+        return None

@@ -1,0 +1,149 @@
+"""Running a compiled plan for the consumer: epochs, prefetch, row conversion, shutdown."""
+
+from __future__ import annotations
+
+import collections
+import logging
+import os
+import threading
+from contextlib import closing
+from typing import Any, Callable
+
+from minddata import config
+from minddata.engine import ir
+from minddata.engine.compiler import compile_plan
+from minddata.engine.runtime import POLL_SECONDS, PipelineStopped, Runtime
+from minddata.errors import EpochsExhaustedError, PipelineError
+
+__all__ = ["PipelineRun", "EPOCH_END", "new_runtime"]
+
+_logger = logging.getLogger("minddata")
+
+EPOCH_END = object()
+
+
+class _Failed:
+    __slots__ = ("error",)
+
+    def __init__(self, error: BaseException):
+        self.error = error
+
+
+def new_runtime(error_mode: str | None = None) -> Runtime:
+    """A runtime with the configured seed, or a fresh OS-drawn one when no seed was set."""
+    seed = config.get_seed() if config.seed_is_set() else int.from_bytes(os.urandom(4), "little")
+    mode = error_mode or config.get_error_samples_mode().value
+    return Runtime(seed, mode)
+
+
+class PipelineRun:
+    """Compiles ``root`` and runs ``num_epochs`` epochs on a prefetch thread.
+
+    ``convert(row) -> item`` turns each row into what the consumer gets (a dict, a list); it runs on
+    the prefetch thread, off the consumer's critical path. :meth:`next_item` returns the next item,
+    or :data:`EPOCH_END` once per epoch. The caller owns :meth:`close`.
+    """
+
+    def __init__(self, root: ir.Node, num_epochs: int, convert: Callable[[Any], Any]):
+        if num_epochs == 0 or num_epochs < -1:
+            raise ValueError(f"num_epochs must be -1 (endless) or greater than 0. Found: {num_epochs}")
+        self.rt = new_runtime()
+        self.stage = compile_plan(root, self.rt)
+        self.num_epochs = num_epochs
+        self.convert = convert
+        chunk_rows = config.get_rows_per_chunk()
+        self.max_chunks = max(2, -(-config.get_prefetch_size() // chunk_rows))
+        self._items: collections.deque = collections.deque()
+        self._cond = threading.Condition()
+        self._buffer: list[Any] = []
+        self._pos = 0
+        self.epochs_done = 0
+        self._failed: BaseException | None = None
+        self._thread: threading.Thread | None = None
+
+    def _start(self) -> None:
+        self._thread = self.rt.start_thread(self._produce, "minddata-prefetch")
+
+    def _put(self, item: Any) -> None:
+        with self._cond:
+            while len(self._items) >= self.max_chunks:
+                if self.rt.stopped:
+                    raise PipelineStopped("pipeline stopped")
+                self._cond.wait(POLL_SECONDS)
+            self._items.append(item)
+            self._cond.notify_all()
+
+    def _produce(self) -> None:
+        convert = self.convert
+        epoch = 0
+        try:
+            while self.num_epochs < 0 or epoch < self.num_epochs:
+                with closing(self.stage.run()) as chunks:
+                    for chunk in chunks:
+                        self._put([convert(row) for row in chunk.rows])
+                self._put(EPOCH_END)
+                epoch += 1
+        except PipelineStopped:
+            return
+        except BaseException as error:  # noqa: BLE001 - handed to the consumer
+            if self.rt.stopped:
+                return
+            try:
+                self._put(_Failed(error))
+            except PipelineStopped:
+                return
+
+    def next_item(self) -> Any:
+        """The next row, or :data:`EPOCH_END`. Raises the pipeline's error, chained to the original."""
+        if self._pos < len(self._buffer):
+            item = self._buffer[self._pos]
+            self._pos += 1
+            return item
+        if self._failed is not None:
+            raise PipelineError(
+                "this iterator stopped after an earlier error (raised above); create a new iterator"
+            ) from self._failed
+        if self.num_epochs > 0 and self.epochs_done >= self.num_epochs:
+            raise EpochsExhaustedError(
+                f"the iterator has already run its num_epochs={self.num_epochs} epoch(s). Create it with a "
+                f"larger num_epochs (or -1 for no limit), or create a new iterator."
+            )
+        if self.rt.closed:
+            raise PipelineError("the iterator was closed; create a new iterator to read the dataset again")
+        if self._thread is None:
+            self._start()
+        while True:
+            with self._cond:
+                while not self._items:
+                    if self.rt.stopped:
+                        raise PipelineError("the iterator was closed while waiting for data")
+                    self._cond.wait(POLL_SECONDS)
+                item = self._items.popleft()
+                self._cond.notify_all()
+            if item is EPOCH_END:
+                self.epochs_done += 1
+                self._log_errors()
+                return EPOCH_END
+            if type(item) is _Failed:
+                self._failed = item.error
+                self.close()
+                raise item.error
+            if item:
+                self._buffer = item
+                self._pos = 1
+                return item[0]
+
+    def _log_errors(self) -> None:
+        stats = self.rt.errors
+        if stats.skipped or stats.replaced:
+            _logger.warning(
+                "minddata: after epoch %d: %d row(s) skipped and %d replaced because an op failed "
+                "(error_samples_mode=%r). First errors:\n  %s",
+                self.epochs_done, stats.skipped, stats.replaced, self.rt.error_mode, "\n  ".join(stats.samples),
+            )
+
+    def close(self) -> None:
+        self.rt.close()
+        with self._cond:
+            self._items.clear()
+            self._cond.notify_all()

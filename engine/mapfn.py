@@ -1,0 +1,261 @@
+"""The work of a ``map``: run its op list over the rows of a chunk, and apply the error policy."""
+
+from __future__ import annotations
+
+import operator
+import pickle
+import traceback
+from typing import Any, Callable
+
+from minddata.engine.chunk import Chunk, FailedRow
+from minddata.engine.runtime import Runtime
+from minddata.errors import PipelineError, RowError
+from minddata.ops.base import KernelContext, Op
+from minddata.ops.registry import get_kernel
+
+__all__ = ["MapFunction", "MapErrorPolicy", "op_label", "column_layout"]
+
+
+def op_label(op: Any) -> str:
+    if isinstance(op, Op):
+        return op.name
+    name = getattr(op, "__name__", None) or type(op).__name__
+    return name
+
+
+def column_layout(columns: list[str], input_columns: list[str], output_columns: list[str]) -> list[tuple[int, int]]:
+    """Where each output column comes from, as MindSpore 2.x lays them out.
+
+    Returns ``[(0, i) | (1, k)]``: ``(0, i)`` keeps input-row column ``i``, ``(1, k)`` takes op output
+    ``k``. With as many outputs as inputs, output ``k`` takes the place of input column ``k``;
+    otherwise the outputs come first, then the untouched columns in their order.
+    """
+    index = {name: i for i, name in enumerate(columns)}
+    if len(input_columns) == len(output_columns):
+        slot = {index[name]: k for k, name in enumerate(input_columns)}
+        return [(1, slot[i]) if i in slot else (0, i) for i in range(len(columns))]
+    used = {index[name] for name in input_columns}
+    return [(1, k) for k in range(len(output_columns))] + [(0, i) for i in range(len(columns)) if i not in used]
+
+
+class _OutputCountError(PipelineError):
+    """An op returned a different number of columns than output_columns names: a graph error."""
+
+
+class MapFunction:
+    """Picklable: runs in a worker thread or, for ``python_multiprocessing``, in a worker process.
+
+    ``self((rows, pass_index, row_start)) -> (out_rows, failures)``; ``out_rows[i]`` is ``None``
+    where row ``i`` failed and ``failures`` lists ``(i, op_index, error, traceback_text)``.
+    """
+
+    def __init__(
+        self,
+        operations: list[Any],
+        op_positions: list[int],
+        input_indices: list[int],
+        layout: list[tuple[int, int]],
+        num_outputs: int,
+        seed: int,
+        label: str,
+        keep_tracebacks: bool,
+    ):
+        self.operations = operations
+        self.op_positions = op_positions
+        self.input_indices = input_indices
+        self.layout = layout
+        self.num_outputs = num_outputs
+        self.seed = seed
+        self.label = label
+        # Across a process boundary exceptions lose their traceback: carry it as text instead.
+        self.keep_tracebacks = keep_tracebacks
+        self._steps_cache: tuple | None = None
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_steps_cache"] = None
+        return state
+
+    def _steps(self) -> tuple:
+        if self._steps_cache is None:
+            steps = []
+            for op in self.operations:
+                if isinstance(op, Op):
+                    kernel = get_kernel(op.name, "CPU")
+                    steps.append((kernel, op, op.random, op.num_outputs != 1))
+                else:
+                    steps.append((op, None, False, None))
+            self._steps_cache = (steps, self._assembler())
+        return self._steps_cache
+
+    def _assembler(self) -> Callable[[tuple, tuple], tuple]:
+        layout = self.layout
+        width = len(layout)
+        if all(src == 1 for src, _ in layout) and [k for _, k in layout] == list(range(width)):
+            return lambda row, out: out
+        if sum(src == 1 for src, _ in layout) == 1 and self.num_outputs == 1:
+            position = next(i for i, (src, _) in enumerate(layout) if src == 1)
+            if [k for src, k in layout if src == 0] == [i for i in range(width) if i != position]:
+                return lambda row, out: row[:position] + out + row[position + 1 :]
+        return lambda row, out: tuple(out[k] if src else row[k] for src, k in layout)
+
+    def __call__(self, arg: tuple[list[Any], int, int]) -> tuple[list[Any], list[tuple]]:
+        rows, pass_index, row_start = arg
+        steps, assemble = self._steps()
+        contexts = [
+            KernelContext(self.seed, pass_index, row_start, position) if op is not None else None
+            for (_, op, _, _), position in zip(steps, self.op_positions)
+        ]
+        random_contexts = [ctx for ctx, (_, _, rnd, _) in zip(contexts, steps) if rnd]
+        plan = list(zip(steps, contexts))
+        indices = self.input_indices
+        if len(indices) == 1:
+            only = indices[0]
+            pick: Callable[[tuple], tuple] = lambda row: (row[only],)
+        else:
+            pick = operator.itemgetter(*indices) if indices else (lambda row: ())
+        n_out = self.num_outputs
+        out_rows: list[Any] = []
+        failures: list[tuple] = []
+        for i, row in enumerate(rows):
+            if type(row) is FailedRow:
+                out_rows.append(row)
+                continue
+            for ctx in random_contexts:
+                ctx.row_index = row_start + i
+            step_index = 0
+            try:
+                values = pick(row)
+                for step_index, ((fn, op, _, multi), ctx) in enumerate(plan):
+                    if op is None:
+                        result = fn(*values)
+                        values = result if type(result) is tuple else (result,)
+                    else:
+                        result = fn(op, ctx, *values)
+                        values = tuple(result) if multi else (result,)
+                if len(values) != n_out:
+                    raise _OutputCountError(
+                        f"{self.label}: the last op returned {len(values)} value(s) for row {row_start + i}, "
+                        f"but output_columns names {n_out} column(s). Give output_columns {len(values)} "
+                        f"name(s), or make the op return {n_out}."
+                    )
+                out_rows.append(assemble(row, values))
+            except Exception as error:  # noqa: BLE001 - the error policy decides
+                out_rows.append(None)
+                text = traceback.format_exc() if self.keep_tracebacks else ""
+                if text:
+                    try:
+                        pickle.dumps(error)
+                    except Exception:  # noqa: BLE001 - unpicklable exceptions travel as text
+                        error = PipelineError(f"{type(error).__name__}: {error}")
+                failures.append((i, step_index, error, text))
+        return out_rows, failures
+
+
+class _RemoteTraceback(Exception):
+    def __init__(self, text: str):
+        super().__init__(text)
+        self.text = text
+
+    def __str__(self) -> str:
+        return "\n\n" + self.text
+
+
+class MapErrorPolicy:
+    """Turns per-row failures into the configured behaviour: raise, skip, replace, or deliver."""
+
+    def __init__(self, rt: Runtime, mode: str, label: str, op_labels: list[str]):
+        self.rt = rt
+        self.mode = mode
+        self.label = label
+        self.op_labels = op_labels
+
+    def row_error(self, chunk: Chunk, i: int, row_index: int, op_index: int, error: BaseException, text: str) -> RowError:
+        where = chunk.where(i)
+        op_name = self.op_labels[op_index] if op_index < len(self.op_labels) else "?"
+        message = (
+            f"{self.label}: op {op_name} failed on row {row_index}"
+            + (f" ({where})" if where else "")
+            + f": {type(error).__name__}: {error}"
+        )
+        exc = RowError(message, op=op_name, row=row_index, source=chunk.origins[i] if chunk.origins else None)
+        if text and error.__cause__ is None:
+            error.__cause__ = _RemoteTraceback(text)
+        exc.__cause__ = error
+        return exc
+
+    def finish(self, chunk: Chunk, result: tuple[list[Any], list[tuple]], pass_index: int, row_start: int) -> Chunk:
+        out_rows, failures = result
+        if not failures:
+            return Chunk(out_rows, chunk.ids, chunk.origins)
+        for i, op_index, error, text in failures:
+            if isinstance(error, _OutputCountError):
+                raise error
+            row_error = self.row_error(chunk, i, row_start + i, op_index, error, text)
+            if self.mode == "raise":
+                raise row_error
+            if self.mode == "deliver":
+                out_rows[i] = FailedRow(row_error)
+            elif self.mode == "replace":
+                out_rows[i] = _REPLACE
+                self.rt.record_error("replace", str(row_error))
+            else:
+                self.rt.record_error("skip", str(row_error))
+        if self.mode == "skip":
+            keep = [i for i, row in enumerate(out_rows) if row is not None]
+            return Chunk(
+                [out_rows[i] for i in keep],
+                None if chunk.ids is None else [chunk.ids[i] for i in keep],
+                None if chunk.origins is None else [chunk.origins[i] for i in keep],
+            )
+        return Chunk(out_rows, chunk.ids, chunk.origins)
+
+    def replace_in_order(self, chunk: Chunk | None, state: dict) -> Chunk | None:
+        """``replace`` mode: a failed row becomes a copy of the nearest good row before it (or, at the
+        start of a pass, the first good row after it). Runs in sequence order, so it is deterministic."""
+        pending: list[Chunk] = state.setdefault("pending", [])
+        if chunk is None:
+            if pending:
+                raise PipelineError(
+                    f"{self.label}: every row of the pass failed, so error_samples_mode='replace' has no good "
+                    "row to replace them with. Fix the op or the data; the errors were logged."
+                )
+            return None
+        last = state.get("last_good")
+        if last is None:
+            good = next((row for row in chunk.rows if row is not _REPLACE), None)
+            if good is None:
+                pending.append(chunk)
+                return None
+            last = good
+        rows = []
+        for row in chunk.rows:
+            if row is _REPLACE:
+                rows.append(last)
+            else:
+                rows.append(row)
+                last = row
+        state["last_good"] = last
+        if pending:
+            first = next(row for row in chunk.rows if row is not _REPLACE)
+            held = [Chunk([first] * len(c), c.ids, c.origins) for c in pending]
+            pending.clear()
+            return _concat(held + [Chunk(rows, chunk.ids, chunk.origins)])
+        return Chunk(rows, chunk.ids, chunk.origins)
+
+
+def _concat(chunks: list[Chunk]) -> Chunk:
+    rows = [row for c in chunks for row in c.rows]
+    ids = None if any(c.ids is None for c in chunks) else [i for c in chunks for i in c.ids]  # type: ignore[union-attr]
+    origins = None if any(c.origins is None for c in chunks) else [o for c in chunks for o in c.origins]  # type: ignore[union-attr]
+    return Chunk(rows, ids, origins)
+
+
+class _Replace:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<row to replace>"
+
+
+_REPLACE = _Replace()

@@ -1,0 +1,105 @@
+"""State shared by every stage of one running pipeline: stop signal, seed, error counts, resources."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from minddata.errors import PipelineError
+
+__all__ = ["Runtime", "PipelineStopped", "ErrorStats", "POLL_SECONDS"]
+
+_logger = logging.getLogger("minddata")
+
+# How often a blocked thread looks at the stop signal: bounds shutdown latency.
+POLL_SECONDS = 0.05
+
+
+class PipelineStopped(PipelineError):
+    """Raised inside stages when the pipeline is being shut down; never reaches the user."""
+
+
+@dataclass
+class ErrorStats:
+    """Rows dropped (``skip``) or replaced (``replace``) because an op failed on them."""
+
+    skipped: int = 0
+    replaced: int = 0
+    # The first few failures, as one-line messages, for the end-of-epoch log.
+    samples: list[str] = field(default_factory=list)
+    max_samples: int = 5
+
+    def record(self, kind: str, message: str) -> None:
+        if kind == "skip":
+            self.skipped += 1
+        else:
+            self.replaced += 1
+        if len(self.samples) < self.max_samples:
+            self.samples.append(message)
+
+
+class Runtime:
+    """One per iterator. Stages read ``seed`` and ``stopped``; resources register a closer here."""
+
+    def __init__(self, seed: int, error_mode: str):
+        self.seed = seed
+        self.error_mode = error_mode
+        self.stop_event = threading.Event()
+        self.errors = ErrorStats()
+        self._lock = threading.Lock()
+        self._closers: list[Callable[[], Any]] = []
+        self._threads: list[threading.Thread] = []
+        self.closed = False
+
+    @property
+    def stopped(self) -> bool:
+        return self.stop_event.is_set()
+
+    def check(self) -> None:
+        if self.stop_event.is_set():
+            raise PipelineStopped("pipeline stopped")
+
+    def record_error(self, kind: str, message: str) -> None:
+        with self._lock:
+            self.errors.record(kind, message)
+
+    def on_close(self, closer: Callable[[], Any]) -> None:
+        with self._lock:
+            if self.closed:
+                closer()
+                return
+            self._closers.append(closer)
+
+    def start_thread(self, target: Callable[..., Any], name: str, *args: Any) -> threading.Thread:
+        # Daemon: a user callable stuck forever must not keep the interpreter alive at exit.
+        thread = threading.Thread(target=target, args=args, name=name, daemon=True)
+        with self._lock:
+            self._threads = [t for t in self._threads if t.is_alive()]
+            self._threads.append(thread)
+        thread.start()
+        return thread
+
+    def close(self, timeout: float = 2.0) -> None:
+        """Stop every stage, join threads, release resources. Idempotent."""
+        with self._lock:
+            if self.closed:
+                return
+            self.closed = True
+            closers, self._closers = self._closers, []
+            threads = list(self._threads)
+        self.stop_event.set()
+        current = threading.current_thread()
+        for thread in threads:
+            if thread is not current:
+                thread.join(timeout)
+        for closer in reversed(closers):
+            try:
+                closer()
+            except Exception:  # noqa: BLE001 - closing must go on for the other resources
+                _logger.exception("minddata: error while releasing a pipeline resource")
+
+    def alive_threads(self) -> list[threading.Thread]:
+        with self._lock:
+            return [t for t in self._threads if t.is_alive()]

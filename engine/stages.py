@@ -1,0 +1,353 @@
+"""Executable stages. A stage's ``run()`` is one pass over its output, as a generator of chunks.
+
+Stages that do cheap work (take, skip, project, shuffle, batch grouping) run inline, in whichever
+thread pulls from them; stages that do real work run in worker threads or processes
+(:mod:`minddata.engine.parallel`). Every stage counts its passes: pass ``k`` of a stage is its
+``k``-th call of ``run()``, which keys the randomness of that pass (reshuffle per epoch).
+"""
+
+from __future__ import annotations
+
+import operator
+from contextlib import closing
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from minddata.engine.chunk import Chunk, FailedRow
+from minddata.engine.runtime import Runtime
+from minddata.errors import GraphError, PipelineError
+
+__all__ = [
+    "Stage",
+    "IndexSourceStage",
+    "IterableSourceStage",
+    "InlineApplyStage",
+    "TakeStage",
+    "SkipStage",
+    "RepeatStage",
+    "ConcatStage",
+    "ZipStage",
+    "ProjectStage",
+    "ShuffleStage",
+    "GroupStage",
+    "node_rng",
+]
+
+
+def node_rng(seed: int, pass_index: int, position: int) -> np.random.Generator:
+    """The RNG of a whole-pass decision (a shuffle buffer, a sampler) of the node at ``position``."""
+    return np.random.default_rng([seed, pass_index, position, 0x5EED])
+
+
+class Stage:
+    label = "Stage"
+
+    def __init__(self, rt: Runtime, children: list[Stage], label: str | None = None):
+        self.rt = rt
+        self.children = children
+        self.passes = 0
+        if label is not None:
+            self.label = label
+
+    def run(self) -> Iterator[Chunk]:
+        pass_index = self.passes
+        self.passes += 1
+        return self._run(pass_index)
+
+    def _run(self, pass_index: int) -> Iterator[Chunk]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class IndexSourceStage(Stage):
+    """Emits chunks of row indices drawn from a sampler; a fetch stage turns them into rows."""
+
+    def __init__(self, rt: Runtime, num_rows: int, sampler: Any, seed: int, chunk_rows: int, label: str):
+        super().__init__(rt, [], label)
+        self.seed = seed
+        self.num_rows = num_rows
+        self.sampler = sampler
+        self.chunk_rows = chunk_rows
+
+    def _run(self, pass_index: int) -> Iterator[Chunk]:
+        indices = self.sampler._indices(self.num_rows, self.seed, pass_index)
+        step = self.chunk_rows
+        for start in range(0, len(indices), step):
+            ids = indices[start : start + step].tolist()
+            yield Chunk(ids, ids)
+
+
+class IterableSourceStage(Stage):
+    """Pulls rows from a Python iterable (a generator function, an iterable object)."""
+
+    def __init__(
+        self,
+        rt: Runtime,
+        open_iter: Callable[[int], Iterator[Any]],
+        to_row: Callable[[Any, int], tuple],
+        chunk_rows: int,
+        num_samples: int | None,
+        label: str,
+    ):
+        super().__init__(rt, [], label)
+        self.open_iter = open_iter
+        self.to_row = to_row
+        self.chunk_rows = chunk_rows
+        self.num_samples = num_samples
+
+    def _run(self, pass_index: int) -> Iterator[Chunk]:
+        limit = self.num_samples
+        source = self.open_iter(pass_index)
+        to_row = self.to_row
+        position = 0
+        rows: list[tuple] = []
+        try:
+            for item in source:
+                rows.append(to_row(item, position))
+                position += 1
+                if len(rows) >= self.chunk_rows:
+                    yield Chunk(rows, list(range(position - len(rows), position)))
+                    rows = []
+                    self.rt.check()
+                if limit is not None and position >= limit:
+                    break
+            if rows:
+                yield Chunk(rows, list(range(position - len(rows), position)))
+        finally:
+            close = getattr(source, "close", None)
+            if close is not None:
+                close()
+
+
+class InlineApplyStage(Stage):
+    """Applies ``fn(chunk, pass_index, row_start) -> chunk`` in the pulling thread (cheap work only)."""
+
+    def __init__(self, rt: Runtime, child: Stage, fn: Callable[[Chunk, int, int], Chunk | None], label: str):
+        super().__init__(rt, [child], label)
+        self.fn = fn
+
+    def _run(self, pass_index: int) -> Iterator[Chunk]:
+        fn = self.fn
+        row_start = 0
+        with closing(self.children[0].run()) as source:
+            for chunk in source:
+                n = len(chunk)
+                out = fn(chunk, pass_index, row_start)
+                row_start += n
+                if out is not None and len(out):
+                    yield out
+
+
+class TakeStage(Stage):
+    def __init__(self, rt: Runtime, child: Stage, count: int, label: str):
+        super().__init__(rt, [child], label)
+        self.count = count
+
+    def _run(self, pass_index: int) -> Iterator[Chunk]:
+        left = self.count
+        if left <= 0:
+            return
+        with closing(self.children[0].run()) as source:
+            for chunk in source:
+                if len(chunk) >= left:
+                    yield chunk.slice(0, left)
+                    return
+                left -= len(chunk)
+                yield chunk
+
+
+class SkipStage(Stage):
+    def __init__(self, rt: Runtime, child: Stage, count: int, label: str):
+        super().__init__(rt, [child], label)
+        self.count = count
+
+    def _run(self, pass_index: int) -> Iterator[Chunk]:
+        left = self.count
+        with closing(self.children[0].run()) as source:
+            for chunk in source:
+                if left:
+                    if len(chunk) <= left:
+                        left -= len(chunk)
+                        continue
+                    chunk = chunk.slice(left, len(chunk))
+                    left = 0
+                yield chunk
+
+
+class RepeatStage(Stage):
+    def __init__(self, rt: Runtime, child: Stage, count: int, label: str):
+        super().__init__(rt, [child], label)
+        self.count = count
+
+    def _run(self, pass_index: int) -> Iterator[Chunk]:
+        done = 0
+        while self.count < 0 or done < self.count:
+            produced = 0
+            with closing(self.children[0].run()) as source:
+                for chunk in source:
+                    produced += len(chunk)
+                    yield chunk
+            done += 1
+            if produced == 0 and self.count < 0:
+                # An empty child repeated forever would spin without ever yielding.
+                return
+
+
+class ConcatStage(Stage):
+    def _run(self, pass_index: int) -> Iterator[Chunk]:
+        for child in self.children:
+            with closing(child.run()) as source:
+                yield from source
+
+
+class ZipStage(Stage):
+    """Joins the i-th rows of every child; ends with the shortest child."""
+
+    def _run(self, pass_index: int) -> Iterator[Chunk]:
+        sources = [child.run() for child in self.children]
+        buffers: list[list[Any]] = [[] for _ in sources]
+        try:
+            while True:
+                for i, source in enumerate(sources):
+                    while not buffers[i]:
+                        chunk = next(source, None)
+                        if chunk is None:
+                            return
+                        buffers[i] = list(chunk.rows)
+                n = min(len(b) for b in buffers)
+                parts = [b[:n] for b in buffers]
+                for i in range(len(buffers)):
+                    del buffers[i][:n]
+                rows = []
+                for pieces in zip(*parts):
+                    failed = next((p for p in pieces if type(p) is FailedRow), None)
+                    rows.append(failed if failed is not None else sum(pieces, ()))
+                yield Chunk(rows)
+        finally:
+            for source in sources:
+                source.close()
+
+
+class ProjectStage(Stage):
+    """Reorders/drops columns. Runs inline: a tuple rebuild per row."""
+
+    def __init__(self, rt: Runtime, child: Stage, indices: list[int], label: str):
+        super().__init__(rt, [child], label)
+        if len(indices) == 1:
+            only = indices[0]
+            self.pick: Callable[[tuple], tuple] = lambda row: (row[only],)
+        else:
+            self.pick = operator.itemgetter(*indices)
+
+    def _run(self, pass_index: int) -> Iterator[Chunk]:
+        pick = self.pick
+        with closing(self.children[0].run()) as source:
+            for chunk in source:
+                rows = [row if type(row) is FailedRow else pick(row) for row in chunk.rows]
+                yield Chunk(rows, chunk.ids, chunk.origins)
+
+
+class ShuffleStage(Stage):
+    """Buffer shuffle (as tf.data and MindSpore): keep ``buffer_size`` rows, emit a random one each time.
+
+    The draws are one uniform number per emitted row from the pass's RNG, so the order depends only on
+    the seed, the pass and the incoming row order, not on chunk boundaries or worker counts.
+    """
+
+    def __init__(self, rt: Runtime, child: Stage, buffer_size: int, position: int, chunk_rows: int, label: str):
+        super().__init__(rt, [child], label)
+        self.buffer_size = buffer_size
+        self.position = position
+        self.chunk_rows = chunk_rows
+
+    def _run(self, pass_index: int) -> Iterator[Chunk]:
+        rng = node_rng(self.rt.seed, pass_index, self.position)
+        uniforms = rng.random(1024)
+        used = 0
+        buffer: list[Any] = []
+        size = self.buffer_size
+        out: list[Any] = []
+        with closing(self.children[0].run()) as source:
+            for chunk in source:
+                for row in chunk.rows:
+                    if len(buffer) < size:
+                        buffer.append(row)
+                        continue
+                    if used == len(uniforms):
+                        uniforms, used = rng.random(1024), 0
+                    j = int(uniforms[used] * size)
+                    used += 1
+                    out.append(buffer[j])
+                    buffer[j] = row
+                if len(out) >= self.chunk_rows:
+                    yield Chunk(out)
+                    out = []
+        # Drain: emit the rest of the buffer in a random order from the same stream.
+        while buffer:
+            if used == len(uniforms):
+                uniforms, used = rng.random(1024), 0
+            j = int(uniforms[used] * len(buffer))
+            used += 1
+            buffer[j], buffer[-1] = buffer[-1], buffer[j]
+            out.append(buffer.pop())
+            if len(out) >= self.chunk_rows:
+                yield Chunk(out)
+                out = []
+        if out:
+            yield Chunk(out)
+
+
+class GroupStage(Stage):
+    """Groups rows into batches: each emitted chunk holds ONE row, the list of that batch's rows.
+
+    A collate function (inline or in workers) then stacks the columns. ``batch_size`` may be a
+    callable of :class:`BatchInfo`, as in MindSpore.
+    """
+
+    def __init__(
+        self,
+        rt: Runtime,
+        child: Stage,
+        batch_size: int | Callable[[Any], int],
+        drop_remainder: bool,
+        make_info: Callable[[int, int], Any],
+        label: str,
+    ):
+        super().__init__(rt, [child], label)
+        self.batch_size = batch_size
+        self.drop_remainder = drop_remainder
+        self.make_info = make_info
+
+    def _size(self, batch_num: int, pass_index: int) -> int:
+        if not callable(self.batch_size):
+            return self.batch_size
+        size = self.batch_size(self.make_info(batch_num, pass_index))
+        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size <= 0:
+            raise PipelineError(
+                f"{self.label}: the batch_size callable must return an int greater than 0. Found: {size!r}"
+            )
+        return int(size)
+
+    def _run(self, pass_index: int) -> Iterator[Chunk]:
+        batch_num = 0
+        want = self._size(batch_num, pass_index)
+        rows: list[Any] = []
+        with closing(self.children[0].run()) as source:
+            for chunk in source:
+                pending = chunk.rows
+                while pending:
+                    take = want - len(rows)
+                    rows.extend(pending[:take])
+                    pending = pending[take:]
+                    if len(rows) == want:
+                        yield Chunk([rows])
+                        rows = []
+                        batch_num += 1
+                        want = self._size(batch_num, pass_index)
+        if rows and not self.drop_remainder:
+            yield Chunk([rows])
+
+
+def require(condition: bool, message: str) -> None:
+    if not condition:
+        raise GraphError(message)

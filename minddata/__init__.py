@@ -1,0 +1,60 @@
+"""minddata: data pipelines for deep learning with per-op CPU, Dvpp and GPU kernels.
+
+Example:
+    >>> import minddata as md
+    >>> ds = md.NumpySlicesDataset({"x": [1, 2, 3]}, shuffle=False).map(lambda x: x * 10, input_columns="x")
+    >>> [int(row["x"]) for row in ds.create_dict_iterator(num_epochs=1, output_numpy=True)]
+    [10, 20, 30]
+"""
+
+from minddata import config, errors
+from minddata._version import __version__
+from minddata.dataset import (
+    BatchInfo,
+    Dataset,
+    GeneratorDataset,
+    ImageFolderDataset,
+    NumpySlicesDataset,
+    OnlineDataset,
+    concat,
+    zip,
+)
+from minddata.samplers import (
+    DistributedSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+    SubsetSampler,
+    WeightedRandomSampler,
+)
+
+__all__ = [
+    "BatchInfo",
+    "Dataset",
+    "DistributedSampler",
+    "GeneratorDataset",
+    "ImageFolderDataset",
+    "NumpySlicesDataset",
+    "OnlineDataset",
+    "RandomSampler",
+    "Sampler",
+    "SequentialSampler",
+    "SubsetRandomSampler",
+    "SubsetSampler",
+    "WeightedRandomSampler",
+    "__version__",
+    "concat",
+    "config",
+    "errors",
+    "zip",
+]
+
+
+def __getattr__(name: str):
+    # vision/transforms import lazily so `import minddata` stays light.
+    if name in ("vision", "transforms"):
+        import importlib
+
+        return importlib.import_module(f"minddata.{name}")
+    raise AttributeError(f"module 'minddata' has no attribute {name!r}")

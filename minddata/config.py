@@ -1,0 +1,215 @@
+"""Global pipeline settings, named as in ``mindspore.dataset.config``.
+
+Settings are read when an iterator is created, so changing them affects pipelines iterated afterwards.
+
+Example:
+    >>> import minddata as md
+    >>> md.config.set_seed(1)
+    >>> md.config.get_seed()
+    1
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import os
+import random
+import threading
+
+import numpy as np
+
+__all__ = [
+    "ErrorSamplesMode",
+    "set_seed",
+    "get_seed",
+    "seed_is_set",
+    "set_num_parallel_workers",
+    "get_num_parallel_workers",
+    "set_prefetch_size",
+    "get_prefetch_size",
+    "set_error_samples_mode",
+    "get_error_samples_mode",
+    "set_enable_fusion",
+    "get_enable_fusion",
+    "set_rows_per_chunk",
+    "get_rows_per_chunk",
+    "set_worker_shm_size",
+    "get_worker_shm_size",
+    "set_framework",
+    "get_framework",
+    "load_defaults",
+]
+
+_logger = logging.getLogger("minddata")
+_lock = threading.Lock()
+
+# MindSpore's dataset seed when none was set (std::mt19937::default_seed).
+DEFAULT_SEED = 5489
+
+
+class ErrorSamplesMode(str, enum.Enum):
+    """What a map does with a row whose op raised: ``RAISE`` the error, ``SKIP`` the row, or
+    ``REPLACE`` it with the nearest good row before it (keeps the row count)."""
+
+    RAISE = "raise"
+    SKIP = "skip"
+    REPLACE = "replace"
+    # MindSpore's name for RAISE.
+    RETURN = "raise"
+
+
+def _default_workers() -> int:
+    return max(1, min(8, os.cpu_count() or 1))
+
+
+_state: dict[str, object] = {}
+
+
+def load_defaults() -> None:
+    """Restore every setting to its default."""
+    with _lock:
+        _state.clear()
+        _state.update(
+            seed=None,
+            num_parallel_workers=_default_workers(),
+            prefetch_size=16,
+            error_samples_mode=ErrorSamplesMode.RAISE,
+            enable_fusion=True,
+            rows_per_chunk=32,
+            worker_shm_size=16 << 20,
+            framework="numpy",
+        )
+
+
+load_defaults()
+_warned_workers = False
+
+
+def _positive_int(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"config.{name}: the value must be an int. Found: {value!r} ({type(value).__name__})")
+    if value <= 0:
+        raise ValueError(f"config.{name}: the value must be greater than 0. Found: {value}")
+    return int(value)
+
+
+def set_seed(seed: int) -> None:
+    """Seed every random choice of pipelines created afterwards (shuffles, samplers, random ops).
+
+    With a seed set, output is bit-identical across runs and whatever the worker counts. Like
+    MindSpore, this also seeds Python's ``random`` and NumPy's global generator.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
+        raise ValueError(f"config.set_seed: seed must be an int in [0, 2**32). Found: {seed!r}")
+    with _lock:
+        _state["seed"] = int(seed)
+    random.seed(int(seed))
+    np.random.seed(int(seed))
+
+
+def get_seed() -> int:
+    """The seed set by :func:`set_seed`, or MindSpore's default 5489 when none was set.
+
+    When no seed was set, each iterator draws a fresh seed from the OS, so shuffles differ run to run.
+    """
+    seed = _state["seed"]
+    return DEFAULT_SEED if seed is None else int(seed)
+
+
+def seed_is_set() -> bool:
+    return _state["seed"] is not None
+
+
+def set_num_parallel_workers(num: int) -> None:
+    """Default worker count of maps and sources that are not given one.
+
+    Unlike MindSpore, a count above the number of cores is accepted (with one warning): threads that
+    wait on I/O or release the GIL can usefully outnumber cores.
+    """
+    num = _positive_int("set_num_parallel_workers", num)
+    warn_if_oversubscribed(num)
+    with _lock:
+        _state["num_parallel_workers"] = num
+
+
+def warn_if_oversubscribed(num: int) -> None:
+    global _warned_workers
+    cores = os.cpu_count() or 1
+    if num > cores and not _warned_workers:
+        _warned_workers = True
+        _logger.warning(
+            "num_parallel_workers=%d is more than this machine's %d cores; allowed, but CPU-bound ops "
+            "will not get faster past %d",
+            num, cores, cores,
+        )
+
+
+def get_num_parallel_workers() -> int:
+    return int(_state["num_parallel_workers"])
+
+
+def set_prefetch_size(size: int) -> None:
+    """Rows buffered ahead of the consumer by each pipeline stage (MindSpore's connector queue size)."""
+    _state["prefetch_size"] = _positive_int("set_prefetch_size", size)
+
+
+def get_prefetch_size() -> int:
+    return int(_state["prefetch_size"])
+
+
+def set_error_samples_mode(mode: str | ErrorSamplesMode) -> None:
+    """How a map treats a row whose op raises: ``"raise"`` (default), ``"skip"`` or ``"replace"``."""
+    try:
+        _state["error_samples_mode"] = ErrorSamplesMode(getattr(mode, "value", mode))
+    except ValueError:
+        raise ValueError(
+            f"config.set_error_samples_mode: mode must be one of 'raise', 'skip', 'replace'. Found: {mode!r}"
+        ) from None
+
+
+def get_error_samples_mode() -> ErrorSamplesMode:
+    return _state["error_samples_mode"]  # type: ignore[return-value]
+
+
+def set_enable_fusion(enable: bool) -> None:
+    """Switch the graph optimizer's op fusion on (default) or off."""
+    if not isinstance(enable, bool):
+        raise TypeError(f"config.set_enable_fusion: enable must be a bool. Found: {enable!r}")
+    _state["enable_fusion"] = enable
+
+
+def get_enable_fusion() -> bool:
+    return bool(_state["enable_fusion"])
+
+
+def set_rows_per_chunk(rows: int) -> None:
+    """Rows moved together between stages. Larger chunks cost less per row and add latency."""
+    _state["rows_per_chunk"] = _positive_int("set_rows_per_chunk", rows)
+
+
+def get_rows_per_chunk() -> int:
+    return int(_state["rows_per_chunk"])
+
+
+def set_worker_shm_size(nbytes: int) -> None:
+    """Initial shared-memory arena per worker process, in bytes; arenas grow when a chunk needs more."""
+    _state["worker_shm_size"] = _positive_int("set_worker_shm_size", nbytes)
+
+
+def get_worker_shm_size() -> int:
+    return int(_state["worker_shm_size"])
+
+
+_FRAMEWORKS = ("numpy", "torch")
+
+
+def set_framework(name: str) -> None:
+    """Tensor type returned by iterators created with ``output_numpy=False``: ``"numpy"`` or ``"torch"``."""
+    if name not in _FRAMEWORKS:
+        raise ValueError(f"config.set_framework: name must be one of {_FRAMEWORKS}. Found: {name!r}")
+    _state["framework"] = name
+
+
+def get_framework() -> str:
+    return str(_state["framework"])

@@ -1,0 +1,315 @@
+"""``Dataset``: a lazy node of the dataflow graph, with MindSpore's operations and iterators."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from minddata.dataset import _validate as v
+from minddata.engine import ir
+from minddata.errors import ArgumentError, GraphError
+from minddata.ops.base import Op
+
+__all__ = ["Dataset", "zip", "concat"]
+
+_builtin_zip = zip
+
+
+class Dataset:
+    """A node of the lazy dataflow graph. Operations return new datasets; nothing runs until iteration.
+
+    Example:
+        >>> import minddata as md
+        >>> ds = md.NumpySlicesDataset({"x": list(range(5))}, shuffle=False)
+        >>> ds = ds.map(lambda x: x + 1, input_columns="x").batch(2)
+        >>> [b["x"].tolist() for b in ds.create_dict_iterator(num_epochs=1, output_numpy=True)]
+        [[1, 2], [3, 4], [5]]
+    """
+
+    def __init__(self, node: ir.Node):
+        self._node = node
+        self._size_cache: int | None = None
+
+    # -- operations --------------------------------------------------------------------------
+
+    def map(
+        self,
+        operations: Any,
+        input_columns: str | Sequence[str] | None = None,
+        output_columns: str | Sequence[str] | None = None,
+        num_parallel_workers: int | None = None,
+        python_multiprocessing: bool = False,
+        **kwargs: Any,
+    ) -> Dataset:
+        """Apply ``operations`` (op specs or Python callables) in order to ``input_columns``.
+
+        ``input_columns=None`` passes every column. The last op's outputs are named
+        ``output_columns`` (default: the input names). With as many outputs as inputs each output takes
+        its input's place; otherwise outputs come first, then the other columns (as MindSpore).
+        ``python_multiprocessing=True`` runs the ops in worker processes (arrays travel through shared
+        memory); callables are sent with cloudpickle, so lambdas work.
+        """
+        where = "map"
+        ops = operations if isinstance(operations, (list, tuple)) else [operations]
+        if not ops:
+            raise ArgumentError("map: `operations` must name at least one op or callable. Found: []")
+        for i, op in enumerate(ops):
+            if not (isinstance(op, Op) or callable(op)):
+                raise ArgumentError(
+                    f"map: operations[{i}] must be an op (e.g. vision.Decode()) or a callable. Found: {op!r}"
+                )
+        unknown = set(kwargs) - {"max_rowsize", "cache", "callbacks", "offload"}
+        if unknown:
+            raise ArgumentError(f"map: unexpected argument(s) {sorted(unknown)}")
+        node = ir.MapNode(
+            self._node,
+            list(ops),
+            v.column_list(where, "input_columns", input_columns),
+            v.column_list(where, "output_columns", output_columns),
+            v.workers(where, num_parallel_workers),
+            bool(v.bool_arg(where, "python_multiprocessing", python_multiprocessing)),
+        )
+        return self._checked(node)
+
+    def batch(
+        self,
+        batch_size: int | Callable[[Any], int],
+        drop_remainder: bool = False,
+        num_parallel_workers: int | None = None,
+        **kwargs: Any,
+    ) -> Dataset:
+        """Stack ``batch_size`` consecutive rows into one (each column gains a leading axis).
+
+        ``batch_size`` may be a callable of :class:`BatchInfo` giving each batch's size. Keyword
+        arguments: ``per_batch_map(*column_lists, batch_info)`` returning a tuple of column lists,
+        with ``input_columns`` / ``output_columns`` as in :meth:`map`.
+        """
+        where = "batch"
+        if not callable(batch_size):
+            v.positive_int(where, "batch_size", batch_size)
+        v.bool_arg(where, "drop_remainder", drop_remainder)
+        per_batch_map = kwargs.pop("per_batch_map", None)
+        input_columns = v.column_list(where, "input_columns", kwargs.pop("input_columns", None))
+        output_columns = v.column_list(where, "output_columns", kwargs.pop("output_columns", None))
+        kwargs.pop("python_multiprocessing", None)
+        kwargs.pop("max_rowsize", None)
+        if kwargs:
+            raise ArgumentError(f"batch: unexpected argument(s) {sorted(kwargs)}")
+        if per_batch_map is not None and not callable(per_batch_map):
+            raise ArgumentError(f"batch: `per_batch_map` must be callable. Found: {per_batch_map!r}")
+        if per_batch_map is None and (input_columns or output_columns):
+            raise ArgumentError("batch: `input_columns`/`output_columns` only apply with `per_batch_map`.")
+        workers = 1 if num_parallel_workers is None else v.workers(where, num_parallel_workers)
+        node = ir.BatchNode(
+            self._node,
+            batch_size if callable(batch_size) else int(batch_size),
+            bool(drop_remainder),
+            workers,
+            per_batch_map,
+            input_columns,
+            output_columns,
+        )
+        return self._checked(node)
+
+    def shuffle(self, buffer_size: int) -> Dataset:
+        """Shuffle rows through a buffer of ``buffer_size`` rows; a new order every epoch.
+
+        ``buffer_size`` at least the dataset size gives a uniform shuffle.
+        """
+        size = v.positive_int("shuffle", "buffer_size", buffer_size)
+        if size == 1:
+            raise ArgumentError("shuffle: `buffer_size` must be greater than 1 (1 would not shuffle). Found: 1")
+        return self._checked(ir.ShuffleNode(self._node, size))  # type: ignore[arg-type]
+
+    def repeat(self, count: int | None = None) -> Dataset:
+        """Repeat the dataset ``count`` times per epoch (``None`` or ``-1``: endlessly)."""
+        if count is None:
+            count = -1
+        if not v.is_int(count) or (count <= 0 and count != -1):
+            raise ArgumentError(f"repeat: `count` must be -1 (endless) or greater than 0. Found: {count!r}")
+        return self._checked(ir.RepeatNode(self._node, int(count)))
+
+    def take(self, count: int = -1) -> Dataset:
+        """The first ``count`` rows of each pass (``-1``: all)."""
+        if not v.is_int(count) or (count <= 0 and count != -1):
+            raise ArgumentError(f"take: `count` must be -1 (all) or greater than 0. Found: {count!r}")
+        return self._checked(ir.TakeNode(self._node, int(count)))
+
+    def skip(self, count: int) -> Dataset:
+        """Drop the first ``count`` rows of each pass."""
+        return self._checked(ir.SkipNode(self._node, v.non_negative_int("skip", "count", count)))
+
+    def project(self, columns: str | Sequence[str]) -> Dataset:
+        """Keep only ``columns``, in the order given."""
+        return self._checked(ir.ProjectNode(self._node, v.column_list("project", "columns", columns, allow_none=False)))  # type: ignore[arg-type]
+
+    def rename(self, input_columns: str | Sequence[str], output_columns: str | Sequence[str]) -> Dataset:
+        """Rename ``input_columns`` to ``output_columns`` (same length)."""
+        inputs = v.column_list("rename", "input_columns", input_columns, allow_none=False)
+        outputs = v.column_list("rename", "output_columns", output_columns, allow_none=False)
+        if len(inputs) != len(outputs):  # type: ignore[arg-type]
+            raise ArgumentError(
+                f"rename: `input_columns` and `output_columns` must have the same length. Found: {inputs} and {outputs}"
+            )
+        return self._checked(ir.RenameNode(self._node, inputs, outputs))  # type: ignore[arg-type]
+
+    def filter(
+        self,
+        predicate: Callable[..., Any],
+        input_columns: str | Sequence[str] | None = None,
+        num_parallel_workers: int | None = None,
+    ) -> Dataset:
+        """Keep the rows for which ``predicate(*input_columns)`` is true."""
+        if not callable(predicate):
+            raise ArgumentError(f"filter: `predicate` must be callable. Found: {predicate!r}")
+        workers = 1 if num_parallel_workers is None else v.workers("filter", num_parallel_workers)
+        node = ir.FilterNode(self._node, predicate, v.column_list("filter", "input_columns", input_columns), workers)
+        return self._checked(node)
+
+    def zip(self, datasets: Dataset | Sequence[Dataset]) -> Dataset:
+        """Join rows side by side with ``datasets``; stops at the shortest. Column names must differ."""
+        others = [datasets] if isinstance(datasets, Dataset) else list(datasets)
+        return zip([self, *others])
+
+    def concat(self, datasets: Dataset | Sequence[Dataset]) -> Dataset:
+        """Rows of this dataset, then of each of ``datasets`` (same columns). Also ``a + b``."""
+        others = [datasets] if isinstance(datasets, Dataset) else list(datasets)
+        return concat([self, *others])
+
+    def __add__(self, other: Dataset) -> Dataset:
+        return self.concat(other)
+
+    def split(self, sizes: Sequence[int | float], randomize: bool = True) -> list[Dataset]:
+        """Split into datasets of the given sizes (row counts, or fractions summing to 1).
+
+        With ``randomize`` the rows are assigned at random (from the seed) and the source must be
+        random-access; otherwise the splits are consecutive ranges.
+        """
+        from minddata.dataset.splitting import split
+
+        return split(self, sizes, randomize)
+
+    # -- running -----------------------------------------------------------------------------
+
+    def create_dict_iterator(self, num_epochs: int = -1, output_numpy: bool = False, do_copy: bool = True) -> Any:
+        """Iterate rows as ``{column: array}``. Each ``for`` loop over the iterator reads one epoch."""
+        from minddata.dataset.iterators import DictIterator
+
+        return DictIterator(self, num_epochs=num_epochs, output_numpy=output_numpy)
+
+    def create_tuple_iterator(
+        self,
+        columns: Sequence[str] | None = None,
+        num_epochs: int = -1,
+        output_numpy: bool = False,
+        do_copy: bool = True,
+    ) -> Any:
+        """Iterate rows as lists of arrays, in ``columns`` order (default: all columns)."""
+        from minddata.dataset.iterators import TupleIterator
+
+        source = self.project(columns) if columns is not None else self
+        return TupleIterator(source, num_epochs=num_epochs, output_numpy=output_numpy)
+
+    def __iter__(self) -> Any:
+        return iter(self.create_tuple_iterator(num_epochs=1))
+
+    def serve(self) -> Any:
+        """Start an online session over a pipeline rooted at :class:`OnlineDataset`.
+
+        Example:
+            >>> import minddata as md
+            >>> pipe = md.OnlineDataset(["x"]).map(lambda x: x * 2, input_columns="x")
+            >>> with pipe.serve() as session:
+            ...     int(session.submit({"x": 21}).result(timeout=10)["x"])
+            42
+        """
+        from minddata.engine.online import OnlineSession
+
+        return OnlineSession(self._node)
+
+    # -- introspection -----------------------------------------------------------------------
+
+    def get_col_names(self) -> list[str]:
+        return self._node.columns
+
+    def get_dataset_size(self) -> int:
+        """Rows (or batches) per epoch. Counted by running one epoch when it can't be inferred."""
+        if self._size_cache is None:
+            size = self._node.static_size()
+            if size is None:
+                size = 0
+                iterator = self.create_tuple_iterator(num_epochs=1, output_numpy=True)
+                try:
+                    for _ in iterator:
+                        size += 1
+                finally:
+                    iterator.close()
+            self._size_cache = size
+        return self._size_cache
+
+    def _first_row(self) -> list[np.ndarray]:
+        iterator = self.create_tuple_iterator(num_epochs=1, output_numpy=True)
+        try:
+            for row in iterator:
+                return row
+        finally:
+            iterator.close()
+        raise GraphError("the dataset is empty, so it has no output shapes or types")
+
+    def output_shapes(self) -> list[list[int]]:
+        """Shape of each column of the first row (runs the pipeline for one row)."""
+        return [list(np.shape(col)) for col in self._first_row()]
+
+    def output_types(self) -> list[np.dtype]:
+        """NumPy dtype of each column of the first row (runs the pipeline for one row)."""
+        return [np.asarray(col).dtype for col in self._first_row()]
+
+    def get_batch_size(self) -> int:
+        """The batch size of the last batch op (1 without one)."""
+        for node in self._node.walk():
+            if isinstance(node, ir.BatchNode):
+                return node.batch_size if not callable(node.batch_size) else -1  # type: ignore[return-value]
+        return 1
+
+    def get_repeat_count(self) -> int:
+        """The count of the last repeat op (1 without one)."""
+        for node in self._node.walk():
+            if isinstance(node, ir.RepeatNode):
+                return node.count
+        return 1
+
+    def explain(self) -> str:
+        """The graph as an indented tree, root first."""
+        lines: list[str] = []
+
+        def visit(node: ir.Node, depth: int) -> None:
+            lines.append(f"{'  ' * depth}{node.label}  columns={node.columns}")
+            for child in node.children:
+                visit(child, depth + 1)
+
+        visit(self._node, 0)
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self._node.label} columns={self._node.columns}>"
+
+    def _checked(self, node: ir.Node) -> Dataset:
+        _ = node.columns  # schema errors surface where the graph is built, naming the node
+        return Dataset(node)
+
+
+def zip(datasets: Sequence[Dataset]) -> Dataset:
+    """Join the rows of ``datasets`` side by side (``mindspore.dataset.zip``)."""
+    datasets = list(datasets)
+    if len(datasets) < 2 or not all(isinstance(d, Dataset) for d in datasets):
+        raise ArgumentError(f"zip: `datasets` must be at least two datasets. Found: {datasets!r}")
+    return Dataset(ir.ZipNode([d._node for d in datasets]))._checked(ir.ZipNode([d._node for d in datasets]))
+
+
+def concat(datasets: Sequence[Dataset]) -> Dataset:
+    """Rows of each dataset in turn; they must have the same columns."""
+    datasets = list(datasets)
+    if len(datasets) < 2 or not all(isinstance(d, Dataset) for d in datasets):
+        raise ArgumentError(f"concat: `datasets` must be at least two datasets. Found: {datasets!r}")
+    return Dataset(ir.ConcatNode([d._node for d in datasets]))._checked(ir.ConcatNode([d._node for d in datasets]))

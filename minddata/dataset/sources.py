@@ -1,0 +1,430 @@
+"""Source datasets: ``NumpySlicesDataset``, ``GeneratorDataset``, ``ImageFolderDataset``, ``OnlineDataset``."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+
+from minddata.dataset import _validate as v
+from minddata.dataset.base import Dataset
+from minddata.engine import ir
+from minddata.errors import ArgumentError, GraphError, RowError
+from minddata.samplers import resolve_sampler
+
+__all__ = ["NumpySlicesDataset", "GeneratorDataset", "ImageFolderDataset", "OnlineDataset", "IMAGE_EXTENSIONS"]
+
+
+def _to_value(value: Any) -> Any:
+    return value if type(value) is np.ndarray else np.asarray(value)
+
+
+class NumpySlicesDataset(Dataset):
+    """Rows sliced along the first axis of in-memory data.
+
+    ``data``: a dict (one column per key), a tuple (one column per element), or a list / array (one
+    column). ``column_names`` names the columns (default ``column_0``, ``column_1``, ...; the keys for a
+    dict). As in MindSpore, rows are shuffled unless ``shuffle=False`` or a sampler is given.
+
+    Example:
+        >>> import minddata as md
+        >>> ds = md.NumpySlicesDataset({"a": [1, 2], "b": [3, 4]}, shuffle=False)
+        >>> [(int(r["a"]), int(r["b"])) for r in ds.create_dict_iterator(num_epochs=1, output_numpy=True)]
+        [(1, 3), (2, 4)]
+    """
+
+    def __init__(
+        self,
+        data: Any,
+        column_names: str | Sequence[str] | None = None,
+        num_samples: int | None = None,
+        num_parallel_workers: int | None = 1,
+        shuffle: bool | None = None,
+        sampler: Any = None,
+        num_shards: int | None = None,
+        shard_id: int | None = None,
+    ):
+        where = "NumpySlicesDataset"
+        names = v.column_list(where, "column_names", column_names)
+        if isinstance(data, dict):
+            keys = [str(k) for k in data]
+            if names is not None and names != keys:
+                raise ArgumentError(
+                    f"{where}: for dict data the column names are the keys {keys}; `column_names` "
+                    f"{names} differs. Drop `column_names` or rename the keys."
+                )
+            names, raw = keys, list(data.values())
+        elif isinstance(data, tuple):
+            raw = list(data)
+        elif isinstance(data, (list, np.ndarray)):
+            raw = [data]
+        else:
+            try:
+                import pandas as pd  # optional: only to accept DataFrames
+
+                if isinstance(data, pd.DataFrame):
+                    names = names or [str(c) for c in data.columns]
+                    raw = [data[c].to_numpy() for c in data.columns]
+                else:
+                    raise ImportError
+            except ImportError:
+                raise ArgumentError(
+                    f"{where}: `data` must be a dict, tuple, list or numpy array. Found: {type(data).__name__}"
+                ) from None
+        if names is None:
+            names = [f"column_{i}" for i in range(len(raw))]
+        if len(names) != len(raw):
+            raise ArgumentError(
+                f"{where}: `column_names` names {len(names)} column(s) but `data` has {len(raw)}. Found: {names}"
+            )
+        arrays = []
+        for name, column in zip(names, raw):
+            try:
+                array = np.asarray(column)
+            except ValueError as error:
+                raise ArgumentError(
+                    f"{where}: column {name!r} is ragged (its rows have different shapes), so it can't be "
+                    f"sliced into rows: {error}. Pad the rows to one shape or use GeneratorDataset."
+                ) from None
+            if array.ndim == 0:
+                raise ArgumentError(f"{where}: column {name!r} is a scalar; it needs at least one row. Found: {column!r}")
+            arrays.append(array)
+        lengths = {name: len(a) for name, a in zip(names, arrays)}
+        if len(set(lengths.values())) > 1:
+            raise ArgumentError(f"{where}: every column needs the same number of rows. Found: {lengths}")
+        self._arrays = arrays
+        num_rows = len(arrays[0])
+        chosen = resolve_sampler(
+            sampler=sampler, shuffle=shuffle, num_samples=num_samples, num_shards=num_shards,
+            shard_id=shard_id, default_shuffle=True, where=where,
+        )
+        node = ir.RandomAccessSourceNode(
+            where, names, lambda: num_rows, chosen, _SliceFetch(arrays), inline=True,
+            num_workers=v.workers(where, num_parallel_workers),
+        )
+        super().__init__(node)
+
+
+class _SliceFetch:
+    """Reads rows by index with one fancy-index per column per chunk, not one per row."""
+
+    def __init__(self, arrays: list[np.ndarray]):
+        self.arrays = arrays
+
+    def __call__(self, ids: list[int]) -> list[tuple]:
+        index = np.asarray(ids, dtype=np.int64)
+        if len(index) and index[-1] - index[0] == len(index) - 1 and np.all(np.diff(index) == 1):
+            picked = [a[index[0] : index[-1] + 1] for a in self.arrays]
+        else:
+            picked = [a[index] for a in self.arrays]
+        if len(picked) == 1:
+            return [(x,) for x in picked[0]]
+        return list(zip(*picked))
+
+
+class GeneratorDataset(Dataset):
+    """Rows from Python: a generator function, an iterable, or a random-access object.
+
+    A random-access ``source`` (with ``__getitem__`` and ``__len__``) supports samplers, shuffling
+    (on by default, as in MindSpore) and sharding, and its reads run on ``num_parallel_workers``
+    workers. Unlike MindSpore, workers are threads unless ``python_multiprocessing=True``: threads need
+    no pickling and suit sources that wait on I/O or release the GIL. Any other source is read front to
+    back (a generator function is called again for each epoch).
+
+    Each item is a tuple with one value per column (a single value for one column); values become
+    NumPy arrays.
+
+    Example:
+        >>> import minddata as md
+        >>> def gen():
+        ...     for i in range(3):
+        ...         yield (i, i * i)
+        >>> ds = md.GeneratorDataset(gen, column_names=["i", "sq"])
+        >>> [int(r["sq"]) for r in ds.create_dict_iterator(num_epochs=1, output_numpy=True)]
+        [0, 1, 4]
+    """
+
+    def __init__(
+        self,
+        source: Any,
+        column_names: str | Sequence[str] | None = None,
+        column_types: Any = None,
+        schema: Any = None,
+        num_samples: int | None = None,
+        num_parallel_workers: int | None = 1,
+        shuffle: bool | None = None,
+        sampler: Any = None,
+        num_shards: int | None = None,
+        shard_id: int | None = None,
+        python_multiprocessing: bool = False,
+        max_rowsize: Any = None,
+    ):
+        where = "GeneratorDataset"
+        names = v.column_list(where, "column_names", column_names)
+        if names is None:
+            raise ArgumentError(f"{where}: `column_names` is required: name the column(s) each item holds.")
+        random_access = hasattr(source, "__getitem__") and hasattr(source, "__len__")
+        if not random_access and not (callable(source) or hasattr(source, "__iter__")):
+            raise ArgumentError(
+                f"{where}: `source` must be a generator function, an iterable, or an object with __getitem__ "
+                f"and __len__. Found: {type(source).__name__}"
+            )
+        to_row = _RowMaker(names, where)
+        workers = v.workers(where, num_parallel_workers)
+        if random_access:
+            chosen = resolve_sampler(
+                sampler=sampler, shuffle=shuffle, num_samples=num_samples, num_shards=num_shards,
+                shard_id=shard_id, default_shuffle=True, where=where,
+            )
+            node: ir.Node = ir.RandomAccessSourceNode(
+                where, names, lambda: len(source), chosen, _IndexFetch(source, to_row),
+                num_workers=workers, python_multiprocessing=bool(python_multiprocessing),
+            )
+        else:
+            for arg, value in (("sampler", sampler), ("num_shards", num_shards), ("shard_id", shard_id)):
+                if value is not None:
+                    raise ArgumentError(
+                        f"{where}: `{arg}` needs a random-access source (with __getitem__ and __len__); this "
+                        f"source is only iterable ({type(source).__name__}). Implement __getitem__/__len__, "
+                        f"or shard inside the generator."
+                    )
+            if shuffle:
+                raise ArgumentError(
+                    f"{where}: `shuffle=True` needs a random-access source; this one is only iterable. "
+                    "Use .shuffle(buffer_size) on the dataset instead."
+                )
+            limit = v.positive_int(where, "num_samples", num_samples, allow_none=True) if num_samples else None
+            node = ir.IterableSourceNode(
+                where, names, _Opener(source), to_row, limit,
+                size=(lambda: len(source)) if hasattr(source, "__len__") else None,
+            )
+        super().__init__(node)
+
+
+class _Opener:
+    def __init__(self, source: Any):
+        self.source = source
+
+    def __call__(self, pass_index: int) -> Iterator[Any]:
+        source = self.source
+        if hasattr(source, "__iter__"):
+            return iter(source)
+        return iter(source())
+
+
+class _RowMaker:
+    def __init__(self, names: list[str], where: str):
+        self.names = names
+        self.width = len(names)
+        self.where = where
+
+    def __call__(self, item: Any, position: int) -> tuple:
+        if type(item) is tuple or (type(item) is list and self.width > 1 and len(item) == self.width):
+            values = item
+        else:
+            values = (item,)
+        if len(values) != self.width:
+            raise RowError(
+                f"{self.where}: item {position} has {len(values)} value(s) but column_names names "
+                f"{self.width}: {self.names}. Yield a tuple with one value per column.",
+                op=self.where,
+                row=position,
+            )
+        return tuple(_to_value(x) for x in values)
+
+
+class _IndexFetch:
+    def __init__(self, source: Any, to_row: _RowMaker):
+        self.source = source
+        self.to_row = to_row
+
+    def __call__(self, ids: list[int]) -> list[tuple]:
+        source, to_row = self.source, self.to_row
+        rows = []
+        for i in ids:
+            try:
+                item = source[i]
+            except Exception as error:
+                raise RowError(
+                    f"GeneratorDataset: source[{i}] raised {type(error).__name__}: {error}",
+                    op="GeneratorDataset",
+                    row=i,
+                ) from error
+            rows.append(to_row(item, i))
+        return rows
+
+
+IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".gif", ".webp", ".tif", ".tiff")
+
+
+class ImageFolderDataset(Dataset):
+    """Images in class sub-folders: ``dataset_dir/<class>/<image>``.
+
+    Columns ``image`` (the file's bytes, 1-D uint8; decoded RGB HWC uint8 with ``decode=True``) and
+    ``label`` (int32). Classes are the sorted sub-folder names unless ``class_indexing`` maps names to
+    labels. ``extensions`` filters files by extension (case-insensitive); the default reads the common
+    image formats (MindSpore reads every file by default; stray files such as ``.DS_Store`` then fail at
+    decode). Rows are shuffled unless ``shuffle=False`` or a sampler is given, as in MindSpore.
+
+    Example:
+        >>> import minddata as md, tempfile, os
+        >>> root = tempfile.mkdtemp()
+        >>> for cls in ("cat", "dog"):
+        ...     os.makedirs(os.path.join(root, cls))
+        ...     with open(os.path.join(root, cls, "a.jpg"), "wb") as f:
+        ...         _ = f.write(b"bytes")
+        >>> ds = md.ImageFolderDataset(root, shuffle=False)
+        >>> [int(r["label"]) for r in ds.create_dict_iterator(num_epochs=1, output_numpy=True)]
+        [0, 1]
+    """
+
+    def __init__(
+        self,
+        dataset_dir: str | os.PathLike,
+        num_samples: int | None = None,
+        num_parallel_workers: int | None = None,
+        shuffle: bool | None = None,
+        sampler: Any = None,
+        extensions: Sequence[str] | None = None,
+        class_indexing: dict[str, int] | None = None,
+        decode: bool = False,
+        num_shards: int | None = None,
+        shard_id: int | None = None,
+        cache: Any = None,
+        decrypt: Any = None,
+    ):
+        where = "ImageFolderDataset"
+        directory = os.fspath(dataset_dir)
+        if not os.path.isdir(directory):
+            raise ArgumentError(f"{where}: `dataset_dir` must be an existing folder. Found: {directory!r}")
+        if extensions is not None:
+            if isinstance(extensions, str) or not all(isinstance(e, str) for e in extensions):
+                raise ArgumentError(f"{where}: `extensions` must be a list of strings like ['.jpg']. Found: {extensions!r}")
+            extensions = tuple(e.lower() if e.startswith(".") else "." + e.lower() for e in extensions)
+        if class_indexing is not None:
+            if not isinstance(class_indexing, dict) or not all(
+                isinstance(k, str) and v.is_int(x) and x >= 0 for k, x in class_indexing.items()
+            ):
+                raise ArgumentError(
+                    f"{where}: `class_indexing` must map folder names to non-negative int labels. Found: {class_indexing!r}"
+                )
+        v.bool_arg(where, "decode", decode)
+        self._listing = _FolderListing(directory, extensions or IMAGE_EXTENSIONS, class_indexing)
+        chosen = resolve_sampler(
+            sampler=sampler, shuffle=shuffle, num_samples=num_samples, num_shards=num_shards,
+            shard_id=shard_id, default_shuffle=True, where=where,
+        )
+        node: ir.Node = ir.RandomAccessSourceNode(
+            where, ["image", "label"], self._listing.count, chosen, _FileFetch(self._listing),
+            origins=self._listing.paths_of, num_workers=v.workers(where, num_parallel_workers),
+        )
+        if decode:
+            from minddata.vision import Decode
+
+            node = ir.MapNode(node, [Decode()], ["image"], None, node.num_workers, False)  # type: ignore[attr-defined]
+        super().__init__(node)
+
+    def get_class_indexing(self) -> dict[str, int]:
+        """Folder name → label."""
+        return dict(self._listing.classes())
+
+    def num_classes(self) -> int:
+        return len(set(self._listing.classes().values()))
+
+
+class _FolderListing:
+    """Lists the folder once, on first use: building the graph does no I/O beyond a check."""
+
+    def __init__(self, directory: str, extensions: tuple[str, ...], class_indexing: dict[str, int] | None):
+        self.directory = directory
+        self.extensions = extensions
+        self.class_indexing = class_indexing
+        self._files: list[str] | None = None
+        self._labels: np.ndarray | None = None
+        self._classes: dict[str, int] | None = None
+
+    def classes(self) -> dict[str, int]:
+        if self._classes is None:
+            if self.class_indexing is not None:
+                self._classes = dict(self.class_indexing)
+                missing = [c for c in self._classes if not os.path.isdir(os.path.join(self.directory, c))]
+                if missing:
+                    raise GraphError(
+                        f"ImageFolderDataset: class_indexing names folder(s) {missing} that are not in "
+                        f"{self.directory!r}. Fix class_indexing or add the folders."
+                    )
+            else:
+                names = sorted(e.name for e in os.scandir(self.directory) if e.is_dir())
+                self._classes = {name: i for i, name in enumerate(names)}
+        return self._classes
+
+    def _scan(self) -> None:
+        files: list[str] = []
+        labels: list[int] = []
+        for name, label in sorted(self.classes().items(), key=lambda kv: (kv[1], kv[0])):
+            folder = os.path.join(self.directory, name)
+            entries = sorted(
+                e.name for e in os.scandir(folder) if e.is_file() and e.name.lower().endswith(self.extensions)
+            )
+            files.extend(os.path.join(folder, e) for e in entries)
+            labels.extend([label] * len(entries))
+        if not files:
+            raise GraphError(
+                f"ImageFolderDataset: no image files with extensions {list(self.extensions)} in the class "
+                f"sub-folders of {self.directory!r} (expected {self.directory}/<class>/<image>). Check the "
+                "path, or pass `extensions`."
+            )
+        self._files = files
+        self._labels = np.asarray(labels, dtype=np.int32)
+
+    def count(self) -> int:
+        if self._files is None:
+            self._scan()
+        return len(self._files)  # type: ignore[arg-type]
+
+    def paths_of(self, ids: list[int]) -> list[str]:
+        files = self._files
+        return [files[i] for i in ids]  # type: ignore[index]
+
+    def read(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        path = self._files[i]  # type: ignore[index]
+        try:
+            data = np.fromfile(path, dtype=np.uint8)
+        except OSError as error:
+            raise RowError(
+                f"ImageFolderDataset: can't read row {i}, file {path}: {error.strerror or error}",
+                op="ImageFolderDataset", row=i, source=path,
+            ) from error
+        return data, self._labels[i]  # type: ignore[index]
+
+    def __getstate__(self) -> dict:
+        if self._files is None:
+            self._scan()
+        return dict(self.__dict__)
+
+
+class _FileFetch:
+    def __init__(self, listing: _FolderListing):
+        self.listing = listing
+
+    def __call__(self, ids: list[int]) -> list[tuple]:
+        read = self.listing.read
+        return [read(i) for i in ids]
+
+
+class OnlineDataset(Dataset):
+    """A source whose rows are pushed in while the pipeline runs (see :meth:`Dataset.serve`).
+
+    Example:
+        >>> import minddata as md
+        >>> pipe = md.OnlineDataset(["x"]).map(lambda x: x + 1, input_columns="x")
+        >>> with pipe.serve() as session:
+        ...     futures = [session.submit({"x": i}) for i in range(3)]
+        ...     [int(f.result(timeout=10)["x"]) for f in futures]
+        [1, 2, 3]
+    """
+
+    def __init__(self, column_names: str | Sequence[str]):
+        names = v.column_list("OnlineDataset", "column_names", column_names, allow_none=False)
+        super().__init__(ir.OnlineSourceNode(names))  # type: ignore[arg-type]

@@ -1,0 +1,98 @@
+"""``Dataset.split``: sizes → consecutive ranges, or random subsets of a random-access source."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from minddata import config
+from minddata.dataset import _validate as v
+from minddata.engine import ir
+from minddata.errors import ArgumentError
+
+__all__ = ["split", "split_counts"]
+
+
+def split_counts(sizes: Sequence[int | float], total: int) -> list[int]:
+    """Row counts for ``sizes``, with MindSpore's rounding rules for fractions."""
+    if not isinstance(sizes, (list, tuple)) or not sizes:
+        raise ArgumentError(f"split: `sizes` must be a non-empty list of ints or floats. Found: {sizes!r}")
+    if all(v.is_int(s) for s in sizes):
+        counts = [int(s) for s in sizes]
+        if any(c <= 0 for c in counts):
+            raise ArgumentError(f"split: every size must be greater than 0. Found: {counts}")
+        if sum(counts) != total:
+            raise ArgumentError(
+                f"split: int sizes must add up to the dataset size {total}. Found: {counts} (sum {sum(counts)})"
+            )
+        return counts
+    if all(isinstance(s, float) for s in sizes):
+        if any(not 0 < s <= 1 for s in sizes) or abs(sum(sizes) - 1) > 1e-6:
+            raise ArgumentError(f"split: float sizes must be in (0, 1] and add up to 1. Found: {list(sizes)}")
+        counts = [round(s * total) for s in sizes]
+        diff = total - sum(counts)
+        if diff > 0:
+            counts[0] += diff
+        elif diff < 0:
+            for i, c in enumerate(counts):
+                if c > -diff:
+                    counts[i] += diff
+                    break
+        if any(c <= 0 for c in counts):
+            raise ArgumentError(
+                f"split: sizes {list(sizes)} of {total} rows leave an empty split {counts}; use larger fractions"
+            )
+        return counts
+    raise ArgumentError(f"split: `sizes` must be all ints or all floats. Found: {list(sizes)}")
+
+
+def _chain_to_source(node: ir.Node) -> list[ir.Node]:
+    chain = [node]
+    while chain[-1].children:
+        if len(chain[-1].children) != 1:
+            return []
+        chain.append(chain[-1].children[0])
+    return chain
+
+
+def _rebuild(chain: list[ir.Node], source: ir.Node) -> ir.Node:
+    import copy
+
+    node = source
+    for original in reversed(chain[:-1]):
+        clone = copy.copy(original)
+        clone.children = [node]
+        clone._columns = None
+        node = clone
+    return node
+
+
+def split(dataset: Any, sizes: Sequence[int | float], randomize: bool) -> list[Any]:
+    from minddata.dataset.base import Dataset
+    from minddata.samplers import SubsetRandomSampler
+
+    total = dataset.get_dataset_size()
+    counts = split_counts(sizes, total)
+    if not randomize:
+        out, start = [], 0
+        for count in counts:
+            part = dataset.skip(start) if start else dataset
+            out.append(part.take(count))
+            start += count
+        return out
+    chain = _chain_to_source(dataset._node)
+    source = chain[-1] if chain else None
+    if not isinstance(source, ir.RandomAccessSourceNode) or source.static_size() != source.num_rows():
+        raise ArgumentError(
+            "split: randomize=True needs a single random-access source read in full (no sampler, "
+            "num_samples or sharding, no zip/concat). Use randomize=False to split into consecutive ranges."
+        )
+    seed = config.get_seed() if config.seed_is_set() else None
+    order = np.random.default_rng(seed).permutation(total)
+    out, start = [], 0
+    for count in counts:
+        subset = SubsetRandomSampler(np.sort(order[start : start + count]).tolist())
+        out.append(Dataset(_rebuild(chain, source.with_sampler(subset))))
+        start += count
+    return out

@@ -1,0 +1,63 @@
+"""Exceptions raised by minddata.
+
+Every error names where it happened (the op or dataset node, the row, the source file when there is
+one), the rule that was broken, the value found and, where there is one, the fix.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "MinddataError",
+    "ArgumentError",
+    "GraphError",
+    "PipelineError",
+    "RowError",
+    "EpochsExhaustedError",
+    "DeviceError",
+    "WorkerDiedError",
+]
+
+
+class MinddataError(Exception):
+    """Base class of every error minddata raises on purpose."""
+
+
+class ArgumentError(MinddataError, ValueError):
+    """An argument broke a rule at construction time (op, argument, rule, value found)."""
+
+
+class GraphError(MinddataError, ValueError):
+    """The dataflow graph is inconsistent: unknown column, column clash, mismatched schemas."""
+
+
+class PipelineError(MinddataError, RuntimeError):
+    """The pipeline failed while running."""
+
+
+class RowError(PipelineError):
+    """An op failed on one row. ``op``, ``row`` and ``source`` say where; ``__cause__`` is the original."""
+
+    def __init__(self, message: str, *, op: str, row: int | None, source: str | None = None):
+        super().__init__(message)
+        self.op = op
+        self.row = row
+        self.source = source
+
+    def __reduce__(self):
+        return (_rebuild_row_error, (str(self), self.op, self.row, self.source))
+
+
+def _rebuild_row_error(message, op, row, source):
+    return RowError(message, op=op, row=row, source=source)
+
+
+class EpochsExhaustedError(PipelineError):
+    """The iterator was read past the ``num_epochs`` it was created with."""
+
+
+class DeviceError(MinddataError, RuntimeError):
+    """An op was placed on a device that is absent or has no kernel for it."""
+
+
+class WorkerDiedError(PipelineError):
+    """A worker process ended without answering (crash, kill, out of memory)."""

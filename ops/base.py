@@ -1,0 +1,135 @@
+"""The op contract: an op is a small spec (validated parameters, no computation); kernels compute."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from minddata.errors import ArgumentError
+
+__all__ = ["DEVICES", "KernelContext", "Op", "canonical_device", "row_rng"]
+
+DEVICES = ("CPU", "GPU", "Dvpp")
+_DEVICE_ALIASES = {"cpu": "CPU", "gpu": "GPU", "dvpp": "Dvpp", "ascend": "Dvpp", "auto": "auto"}
+
+
+def canonical_device(name: str, *, where: str = "device") -> str:
+    """``"cpu"``/``"CPU"`` → ``"CPU"``; ``"Ascend"`` is MindSpore's name for ``"Dvpp"``."""
+    canon = _DEVICE_ALIASES.get(str(name).lower()) if isinstance(name, str) else None
+    if canon is None:
+        raise ArgumentError(
+            f"{where}: device must be one of 'CPU', 'GPU', 'Dvpp' (alias 'Ascend') or 'auto'. Found: {name!r}"
+        )
+    return canon
+
+
+def row_rng(seed: int, pass_index: int, row_index: int, op_position: int) -> np.random.Generator:
+    """The generator a random op uses for one row.
+
+    Counter-based (Philox): the stream depends only on (seed, pass, row, op position), never on which
+    worker runs the row or in what order, so output is identical for any worker count and on resume.
+    """
+    key = [seed & 0xFFFFFFFFFFFFFFFF, ((pass_index & 0xFFFFFFFF) << 32) | (op_position & 0xFFFFFFFF)]
+    return np.random.Generator(np.random.Philox(counter=[row_index, 0, 0, 0], key=key))
+
+
+class KernelContext:
+    """What a kernel gets besides its op and inputs: where the row is and a lazily built RNG.
+
+    The engine reuses one context per worker and op position, moving ``row_index`` as rows pass.
+    """
+
+    __slots__ = ("seed", "pass_index", "row_index", "op_position", "_rng", "_rng_row", "scratch")
+
+    def __init__(self, seed: int = 0, pass_index: int = 0, row_index: int = 0, op_position: int = 0):
+        self.seed = seed
+        self.pass_index = pass_index
+        self.row_index = row_index
+        self.op_position = op_position
+        self._rng: np.random.Generator | None = None
+        self._rng_row = -1
+        self.scratch: dict[str, Any] = {}
+
+    @property
+    def rng(self) -> np.random.Generator:
+        if self._rng is None or self._rng_row != self.row_index:
+            self._rng = row_rng(self.seed, self.pass_index, self.row_index, self.op_position)
+            self._rng_row = self.row_index
+        return self._rng
+
+
+class Op:
+    """Base of every op spec (``vision.Decode``, ``transforms.TypeCast``, ...).
+
+    A spec validates its parameters in ``__init__`` and computes nothing; kernels registered per device
+    in ``minddata.ops`` do the work. Specs pickle, so they can travel to worker processes.
+
+    Subclasses set ``random`` (draws from the row RNG), ``num_inputs``/``num_outputs`` (``-1``: any).
+
+    Example:
+        >>> from minddata import transforms
+        >>> import numpy as np
+        >>> transforms.TypeCast(np.float32)(np.array([1, 2])).dtype
+        dtype('float32')
+    """
+
+    random: ClassVar[bool] = False
+    num_inputs: ClassVar[int] = 1
+    num_outputs: ClassVar[int] = 1
+
+    _device: str = "CPU"
+
+    @property
+    def name(self) -> str:
+        return type(self).__name__
+
+    def device(self, device_target: str = "CPU") -> Op:
+        """Place this op: ``"CPU"`` (default), ``"GPU"``, ``"Dvpp"`` (alias ``"Ascend"``) or ``"auto"``.
+
+        Returns the op itself, as MindSpore does, so ``vision.Decode().device("Dvpp")`` reads naturally.
+        """
+        self._device = canonical_device(device_target, where=f"{self.name}.device")
+        return self
+
+    @property
+    def device_target(self) -> str:
+        return self._device
+
+    def params(self) -> dict[str, Any]:
+        """The validated parameters, for ``repr``, plans and equality."""
+        return {k: v for k, v in vars(self).items() if not k.startswith("_")}
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.params().items())
+        return f"{self.name}({args})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        a, b = self.params(), other.params()  # type: ignore[union-attr]
+        if a.keys() != b.keys():
+            return False
+        return all(_param_equal(a[k], b[k]) for k in a) and self._device == other._device  # type: ignore[union-attr]
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __call__(self, *inputs: Any) -> Any:
+        """Run the op eagerly on the CPU kernel, as MindSpore's eager mode does."""
+        from minddata.ops.registry import get_kernel
+
+        if self.num_inputs >= 0 and len(inputs) != self.num_inputs:
+            raise ArgumentError(
+                f"{self.name}: expected {self.num_inputs} input(s). Found: {len(inputs)}"
+            )
+        from minddata import config
+
+        kernel = get_kernel(self.name, "CPU")
+        ctx = KernelContext(seed=config.get_seed())
+        return kernel(self, ctx, *inputs)
+
+
+def _param_equal(a: Any, b: Any) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(np.asarray(a), np.asarray(b))
+    return bool(a == b)
