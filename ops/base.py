@@ -30,8 +30,11 @@ def row_rng(seed: int, pass_index: int, row_index: int, op_position: int) -> np.
     Counter-based (Philox): the stream depends only on (seed, pass, row, op position), never on which
     worker runs the row or in what order, so output is identical for any worker count and on resume.
     """
-    key = [seed & 0xFFFFFFFFFFFFFFFF, ((pass_index & 0xFFFFFFFF) << 32) | (op_position & 0xFFFFFFFF)]
-    return np.random.Generator(np.random.Philox(counter=[row_index, 0, 0, 0], key=key))
+    # Philox advances the lowest counter word as numbers are drawn, so the row and pass sit in the
+    # higher words: each (row, pass) stream is 2**64 blocks away from every other.
+    key = [seed & 0xFFFFFFFFFFFFFFFF, op_position & 0xFFFFFFFFFFFFFFFF]
+    counter = [0, row_index & 0xFFFFFFFFFFFFFFFF, pass_index & 0xFFFFFFFFFFFFFFFF, 0]
+    return np.random.Generator(np.random.Philox(counter=counter, key=key))
 
 
 class KernelContext:
@@ -125,7 +128,10 @@ class Op:
         from minddata import config
 
         kernel = get_kernel(self.name, "CPU")
-        ctx = KernelContext(seed=config.get_seed())
+        # Each eager call of a random op draws anew (as MindSpore's eager mode does); NumPy's global
+        # generator, seeded by config.set_seed, picks the row so seeded scripts repeat exactly.
+        row = int(np.random.randint(0, 2**62)) if self.random else 0
+        ctx = KernelContext(seed=config.get_seed(), row_index=row)
         return kernel(self, ctx, *inputs)
 
 

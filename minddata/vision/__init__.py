@@ -1,0 +1,42 @@
+"""Image ops, named as in ``mindspore.dataset.vision``.
+
+Each op is a spec: construct it with its parameters (checked at once), then use it in
+``Dataset.map(operations=[...])`` or call it eagerly on an array.
+
+Example:
+    >>> import numpy as np
+    >>> from minddata import vision
+    >>> img = np.zeros((32, 48, 3), np.uint8)
+    >>> vision.HWC2CHW()(vision.Resize((16, 24))(img)).shape
+    (3, 16, 24)
+"""
+
+from minddata.vision._ops import (
+    HWC2CHW,
+    CenterCrop,
+    Crop,
+    Decode,
+    HorizontalFlip,
+    Normalize,
+    RandomHorizontalFlip,
+    RandomResizedCrop,
+    Rescale,
+    Resize,
+    ToType,
+)
+from minddata.vision._utils import Inter
+
+__all__ = [
+    "CenterCrop",
+    "Crop",
+    "Decode",
+    "HWC2CHW",
+    "HorizontalFlip",
+    "Inter",
+    "Normalize",
+    "RandomHorizontalFlip",
+    "RandomResizedCrop",
+    "Rescale",
+    "Resize",
+    "ToType",
+]

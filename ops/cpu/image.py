@@ -1,0 +1,366 @@
+"""CPU kernels of the vision ops (the reference every other device is checked against).
+
+OpenCV does the pixel work where it can: it releases the GIL, so thread workers scale. Kernels read
+only the op's attributes and never import ``minddata.vision`` (ops/ sits below the public API).
+Interpolation arrives as an ``Inter`` member; kernels key on its ``name``.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from typing import Any
+
+import cv2
+import numpy as np
+
+from minddata.ops.base import KernelContext, Op
+from minddata.ops.registry import register_kernel
+
+__all__ = ["decode_image", "resize_image"]
+
+_IMREAD_FLAGS = cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION
+
+# dtypes every cv2 interpolation accepts; others take a detour through float (see resize_image).
+_CV_RESIZE_DTYPES = frozenset(np.dtype(t) for t in (np.uint8, np.uint16, np.int16, np.float32, np.float64))
+_CV_FLIP_DTYPES = frozenset(
+    np.dtype(t) for t in (np.uint8, np.int8, np.uint16, np.int16, np.int32, np.float32, np.float64)
+)
+_CV_INTER = {
+    "NEAREST": cv2.INTER_NEAREST,
+    "BILINEAR": cv2.INTER_LINEAR,
+    "LINEAR": cv2.INTER_LINEAR,
+    "BICUBIC": cv2.INTER_CUBIC,
+    "CUBIC": cv2.INTER_CUBIC,
+    "AREA": cv2.INTER_AREA,
+    "LANCZOS": cv2.INTER_LANCZOS4,
+}
+# Pillow's filters are antialiased when shrinking (their support widens with the scale), which is
+# what PILCUBIC/ANTIALIAS promise; OpenCV's are not.
+_PIL_INTER = {"PILCUBIC": "BICUBIC", "ANTIALIAS": "LANCZOS"}
+
+
+# ---------------------------------------------------------------------------------------------- inputs
+
+
+def _as_array(op_name: str, x: Any) -> np.ndarray:
+    if isinstance(x, np.ndarray):
+        return x
+    if hasattr(x, "getbands") and hasattr(x, "mode"):  # a PIL image, e.g. from Decode(to_pil=True)
+        return np.array(x)  # np.asarray of a PIL image is read-only; later ops may write in place
+    raise TypeError(f"{op_name}: expected an image as a numpy array. Found: {type(x).__name__}")
+
+
+def _image(op_name: str, x: Any, *, numeric: bool = False) -> np.ndarray:
+    """An ``<H, W>`` or ``<H, W, C>`` array with H, W > 0."""
+    img = _as_array(op_name, x)
+    if img.ndim not in (2, 3):
+        raise ValueError(
+            f"{op_name}: expected an image of shape <H, W> or <H, W, C>. "
+            f"Found shape {img.shape} ({img.ndim}-D, {img.dtype})"
+        )
+    if img.shape[0] == 0 or img.shape[1] == 0 or (img.ndim == 3 and img.shape[2] == 0):
+        raise ValueError(f"{op_name}: expected a non-empty image. Found shape {img.shape}")
+    if numeric and img.dtype.kind not in "biuf":
+        raise TypeError(f"{op_name}: expected a numeric image. Found dtype {img.dtype} (shape {img.shape})")
+    return img
+
+
+def _interp_name(interpolation: Any) -> str:
+    return getattr(interpolation, "name", str(interpolation)).upper()
+
+
+# ---------------------------------------------------------------------------------------------- Decode
+
+
+def _encoded_bytes(x: Any) -> np.ndarray:
+    if isinstance(x, (bytes, bytearray, memoryview)):
+        return np.frombuffer(x, dtype=np.uint8)
+    if isinstance(x, np.ndarray):
+        if x.dtype.kind == "S" and x.ndim == 0:  # a bytes scalar, as a bytes column stores it
+            return np.frombuffer(x.item(), dtype=np.uint8)
+        if x.ndim == 1 and x.dtype in (np.uint8, np.int8):
+            return x.view(np.uint8)
+        hint = " It looks already decoded." if x.ndim in (2, 3) and x.dtype.kind in "uif" else ""
+        raise TypeError(
+            f"Decode: expected encoded image bytes (a 1-D uint8 array or bytes). "
+            f"Found an array of shape {x.shape}, dtype {x.dtype}.{hint}"
+        )
+    raise TypeError(
+        f"Decode: expected encoded image bytes (a 1-D uint8 array or bytes). Found: {type(x).__name__}"
+    )
+
+
+def _not_decodable(buf: np.ndarray, reason: str) -> ValueError:
+    head = " ".join(f"{b:02x}" for b in buf[:8].tolist())
+    return ValueError(
+        f"Decode: the input is not a decodable image (first bytes {head}, {buf.size} bytes); "
+        f"expected JPEG, PNG, BMP, GIF, WebP or TIFF{reason}"
+    )
+
+
+def _pil_decode(buf: np.ndarray) -> Any:
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(buf.tobytes())) as im:
+            # convert() loads the first frame; every mode (L, P, RGBA, CMYK, I;16, ...) becomes RGB.
+            return im.convert("RGB")
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, EOFError) as e:
+        raise _not_decodable(buf, f" (Pillow: {e})") from None
+
+
+def decode_image(data: Any, to_pil: bool = False) -> Any:
+    """Encoded bytes → RGB ``uint8`` HWC array (or a PIL image in mode RGB when ``to_pil``).
+
+    OpenCV first: it is the faster of the two (libjpeg-turbo into the output buffer, GIL released)
+    and keeps 16-bit images' high byte where Pillow clips. Pillow takes over for what OpenCV rejects.
+    """
+    buf = _encoded_bytes(data)
+    if buf.size == 0:
+        raise ValueError("Decode: the input is empty (0 bytes); expected an encoded image")
+    if to_pil:
+        return _pil_decode(buf)
+    try:
+        bgr = cv2.imdecode(buf, _IMREAD_FLAGS)
+    except cv2.error:
+        bgr = None
+    if bgr is None or bgr.ndim != 3 or bgr.shape[2] != 3 or bgr.dtype != np.uint8:
+        return np.array(_pil_decode(buf))
+    return cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB, dst=bgr)
+
+
+@register_kernel("Decode", "CPU")
+def decode(op: Op, ctx: KernelContext, data: Any) -> Any:
+    return decode_image(data, to_pil=op.to_pil)
+
+
+# ---------------------------------------------------------------------------------------------- Resize
+
+
+def _cast_back(out: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    if dtype == np.bool_:
+        return out > 0.5
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return np.clip(np.rint(out), info.min, info.max).astype(dtype)
+    return out.astype(dtype)
+
+
+def _pil_resize(img: np.ndarray, h: int, w: int, filter_name: str) -> np.ndarray:
+    from PIL import Image
+
+    resample = getattr(Image.Resampling, filter_name)
+    if img.dtype == np.uint8 and (img.ndim == 2 or img.shape[2] in (1, 3, 4)):
+        src = img[..., 0] if img.ndim == 3 and img.shape[2] == 1 else img
+        out = np.array(Image.fromarray(np.ascontiguousarray(src)).resize((w, h), resample))
+        return out.reshape(h, w, *img.shape[2:])
+    # Other dtypes/channel counts: Pillow's float mode "F", one channel at a time.
+    planes = img[..., None] if img.ndim == 2 else img
+    out = np.stack(
+        [
+            np.array(
+                Image.fromarray(np.ascontiguousarray(planes[..., c], dtype=np.float32)).resize(
+                    (w, h), resample
+                )
+            )
+            for c in range(planes.shape[2])
+        ],
+        axis=-1,
+    )
+    return _cast_back(out, img.dtype).reshape(h, w, *img.shape[2:])
+
+
+def resize_image(img: np.ndarray, h: int, w: int, interpolation: Any, op_name: str = "Resize") -> np.ndarray:
+    """Resize an ``<H, W>``/``<H, W, C>`` array to ``(h, w)``; shared by Resize and RandomResizedCrop."""
+    name = _interp_name(interpolation)
+    if name in _PIL_INTER:
+        return _pil_resize(img, h, w, _PIL_INTER[name])
+    flag = _CV_INTER.get(name)
+    if flag is None:
+        raise ValueError(f"{op_name}: unknown interpolation {interpolation!r}")
+    if img.ndim == 3 and img.shape[2] > 4:
+        # Some cv2 paths (INTER_AREA when shrinking) take at most 4 channels: resize in groups of 4.
+        groups = [_cv_resize(img[..., c : c + 4], h, w, flag) for c in range(0, img.shape[2], 4)]
+        return np.concatenate([g.reshape(h, w, -1) for g in groups], axis=2)
+    # cv2 drops a trailing channel axis of length 1.
+    return _cv_resize(img, h, w, flag).reshape(h, w, *img.shape[2:])
+
+
+def _cv_resize(img: np.ndarray, h: int, w: int, flag: int) -> np.ndarray:
+    if img.dtype in _CV_RESIZE_DTYPES:
+        return cv2.resize(img, (w, h), interpolation=flag)
+    # float16, bool, int8, 32/64-bit ints: resample in float64 (exact for every int32), cast back.
+    return _cast_back(cv2.resize(img.astype(np.float64), (w, h), interpolation=flag), img.dtype)
+
+
+def resize_output_size(height: int, width: int, size: int | tuple[int, int]) -> tuple[int, int]:
+    """MindSpore's rule: an int is the shorter side; the longer becomes ``int(long * size / short)``."""
+    if isinstance(size, tuple):
+        return size
+    if height <= width:
+        return size, int(width * size / height)
+    return int(height * size / width), size
+
+
+@register_kernel("Resize", "CPU")
+def resize(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+    img = _image("Resize", image)
+    h, w = resize_output_size(img.shape[0], img.shape[1], op.size)
+    return resize_image(img, h, w, op.interpolation, "Resize")
+
+
+# ---------------------------------------------------------------------------------------------- crops
+
+
+def _square(size: int | tuple[int, int]) -> tuple[int, int]:
+    return (size, size) if isinstance(size, int) else size
+
+
+def _center_axis(n: int, c: int) -> tuple[slice, slice]:
+    """(source slice, destination slice) along one axis for MindSpore's pad-then-centre-crop."""
+    if c > n:
+        before = (c - n + 1) // 2  # the odd padding pixel goes first (top/left), as in MindSpore
+        return slice(0, n), slice(before, before + n)
+    off = (n - c) // 2
+    return slice(off, off + c), slice(0, c)
+
+
+@register_kernel("CenterCrop", "CPU")
+def center_crop(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+    img = _image("CenterCrop", image)
+    ch, cw = _square(op.size)
+    src_y, dst_y = _center_axis(img.shape[0], ch)
+    src_x, dst_x = _center_axis(img.shape[1], cw)
+    if ch <= img.shape[0] and cw <= img.shape[1]:
+        return img[src_y, src_x].copy()  # a copy: see crop()
+    out = np.zeros((ch, cw, *img.shape[2:]), dtype=img.dtype)
+    out[dst_y, dst_x] = img[src_y, src_x]
+    return out
+
+
+@register_kernel("Crop", "CPU")
+def crop(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+    img = _image("Crop", image)
+    top, left = op.coordinates
+    ch, cw = _square(op.size)
+    if top + ch > img.shape[0] or left + cw > img.shape[1]:
+        raise ValueError(
+            f"Crop: the crop box (top={top}, left={left}, height={ch}, width={cw}) must lie inside the image. "
+            f"Found image shape {img.shape}"
+        )
+    # A copy, not a view: a view would pin the whole source image and let in-place ops alias it.
+    return img[top : top + ch, left : left + cw].copy()
+
+
+def _rint(v: float) -> int:
+    # C++ std::round (half away from zero) for v >= 0; Python's round() is half-to-even.
+    return int(math.floor(v + 0.5))
+
+
+def random_resized_crop_box(
+    rng: np.random.Generator,
+    height: int,
+    width: int,
+    scale: tuple[float, float],
+    ratio: tuple[float, float],
+    max_attempts: int,
+) -> tuple[int, int, int, int]:
+    """(top, left, crop_height, crop_width), drawn as MindSpore's RandomCropAndResize draws it."""
+    area = height * width
+    log_lo, log_hi = math.log(ratio[0]), math.log(ratio[1])
+    for _ in range(max_attempts):
+        s = rng.uniform(scale[0], scale[1])
+        aspect = math.exp(rng.uniform(log_lo, log_hi))
+        cw = max(1, _rint(math.sqrt(area * s * aspect)))
+        ch = max(1, _rint(cw / aspect))
+        if cw <= width and ch <= height:
+            left = int(rng.integers(0, width - cw, endpoint=True))
+            top = int(rng.integers(0, height - ch, endpoint=True))
+            return top, left, ch, cw
+    # No draw fitted: the whole image, clamped to the ratio bounds, centred.
+    img_aspect = width / height
+    if img_aspect < ratio[0]:
+        cw, ch = width, _rint(width / ratio[0])
+    elif img_aspect > ratio[1]:
+        ch, cw = height, _rint(height * ratio[1])
+    else:
+        ch, cw = height, width
+    ch, cw = min(max(ch, 1), height), min(max(cw, 1), width)
+    return _rint((height - ch) / 2), _rint((width - cw) / 2), ch, cw
+
+
+@register_kernel("RandomResizedCrop", "CPU")
+def random_resized_crop(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+    img = _image("RandomResizedCrop", image)
+    top, left, ch, cw = random_resized_crop_box(
+        ctx.rng, img.shape[0], img.shape[1], op.scale, op.ratio, op.max_attempts
+    )
+    oh, ow = _square(op.size)
+    return resize_image(img[top : top + ch, left : left + cw], oh, ow, op.interpolation, "RandomResizedCrop")
+
+
+# ---------------------------------------------------------------------------------------------- flips
+
+
+def _hflip(img: np.ndarray) -> np.ndarray:
+    if img.dtype in _CV_FLIP_DTYPES and (img.ndim == 2 or img.shape[2] <= 4):
+        return cv2.flip(img, 1).reshape(img.shape)
+    return np.ascontiguousarray(img[:, ::-1])
+
+
+@register_kernel("HorizontalFlip", "CPU")
+def horizontal_flip(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+    return _hflip(_image("HorizontalFlip", image))
+
+
+@register_kernel("RandomHorizontalFlip", "CPU")
+def random_horizontal_flip(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+    # Validate before drawing so that a bad input fails on every row, not on half of them.
+    img = _image("RandomHorizontalFlip", image)
+    return _hflip(img) if ctx.rng.random() < op.prob else img
+
+
+# ---------------------------------------------------------------------------------------------- pixels
+
+
+@register_kernel("Normalize", "CPU")
+def normalize(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+    img = _image("Normalize", image, numeric=True)
+    layout = "HWC" if op.is_hwc else "CHW"
+    n = len(op.mean)
+    if img.ndim == 2:
+        channels = 1
+    else:
+        channels = img.shape[2] if op.is_hwc else img.shape[0]
+    if n != 1 and channels != n:
+        raise ValueError(
+            f"Normalize: expected an {layout} image with {n} channels matching mean/std of length {n}. "
+            f"Found shape {img.shape}"
+        )
+    shape = (-1,) if op.is_hwc or img.ndim == 2 else (-1, 1, 1)
+    mean = np.asarray(op.mean, np.float32).reshape(shape) if n > 1 else np.float32(op.mean[0])
+    std = np.asarray(op.std, np.float32).reshape(shape) if n > 1 else np.float32(op.std[0])
+    out = img.astype(np.float32)  # always a copy: the input is left untouched
+    out -= mean
+    out /= std
+    return out
+
+
+@register_kernel("HWC2CHW", "CPU")
+def hwc2chw(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+    img = _image("HWC2CHW", image)
+    if img.ndim == 2:
+        return img
+    return np.ascontiguousarray(img.transpose(2, 0, 1))
+
+
+@register_kernel("Rescale", "CPU")
+def rescale(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+    img = _as_array("Rescale", image)
+    if img.dtype.kind not in "biuf":
+        raise TypeError(f"Rescale: expected a numeric array. Found dtype {img.dtype} (shape {img.shape})")
+    out = img.astype(np.float32)
+    out *= np.float32(op.rescale)
+    out += np.float32(op.shift)
+    return out
