@@ -149,7 +149,7 @@ class _Builder:
         return ParallelApplyStage(
             rt,
             children[0],
-            lambda chunk, p, r: fn((chunk.rows, p, r)),
+            lambda chunk, p, r: fn((chunk.rows, p, r), rt.stop_event),
             node.num_workers,
             node.label,
             finish=policy.finish,

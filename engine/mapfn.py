@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import operator
 import pickle
+import threading
 import traceback
 from typing import Any, Callable
 
 from minddata.engine.chunk import Chunk, FailedRow
-from minddata.engine.runtime import Runtime
+from minddata.engine.runtime import PipelineStopped, Runtime
 from minddata.errors import PipelineError, RowError
 from minddata.ops.base import KernelContext, Op
 from minddata.ops.registry import get_kernel
@@ -99,7 +100,9 @@ class MapFunction:
                 return lambda row, out: row[:position] + out + row[position + 1 :]
         return lambda row, out: tuple(out[k] if src else row[k] for src, k in layout)
 
-    def __call__(self, arg: tuple[list[Any], int, int]) -> tuple[list[Any], list[tuple]]:
+    def __call__(
+        self, arg: tuple[list[Any], int, int], stop: threading.Event | None = None
+    ) -> tuple[list[Any], list[tuple]]:
         rows, pass_index, row_start = arg
         steps, assemble = self._steps()
         contexts = [
@@ -118,6 +121,9 @@ class MapFunction:
         out_rows: list[Any] = []
         failures: list[tuple] = []
         for i, row in enumerate(rows):
+            # A slow op over a long chunk would otherwise hold up shutdown until the chunk ends.
+            if stop is not None and stop.is_set():
+                raise PipelineStopped("pipeline stopped")
             if type(row) is FailedRow:
                 out_rows.append(row)
                 continue

@@ -10,6 +10,7 @@ bounded by ``slots * chunk size`` whatever the dataset size.
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any, Callable, Iterator
 
 from minddata.engine.chunk import Chunk
@@ -108,9 +109,10 @@ class ParallelApplyStage(Stage):
             # Free every slot so no worker stays blocked on one.
             for _ in range(self.num_workers):
                 state.slots.release()
+            deadline = time.monotonic() + 2.0
             for thread in threads:
                 if thread is not threading.current_thread():
-                    thread.join(2.0)
+                    thread.join(max(0.0, deadline - time.monotonic()))
             # A worker stuck inside the child (a user generator that never returns) holds the lock;
             # give up on closing the child rather than hang the consumer.
             if state.lock.acquire(timeout=2.0):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -91,9 +92,11 @@ class Runtime:
             threads = list(self._threads)
         self.stop_event.set()
         current = threading.current_thread()
+        # One deadline for all: threads stop in parallel, so the wait is the slowest one, not the sum.
+        deadline = time.monotonic() + timeout
         for thread in threads:
             if thread is not current:
-                thread.join(timeout)
+                thread.join(max(0.0, deadline - time.monotonic()))
         for closer in reversed(closers):
             try:
                 closer()

@@ -1,0 +1,117 @@
+"""Stopping a pipeline early (break, garbage collection, exceptions, Ctrl-C) leaks nothing."""
+
+from __future__ import annotations
+
+import _thread
+import gc
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import minddata as md
+from conftest import shm_segments
+
+
+def minddata_threads():
+    return [t for t in threading.enumerate() if t.name.startswith("minddata-")]
+
+
+def wait_until_clean(timeout=2.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not minddata_threads():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def busy_pipeline(workers=2):
+    ds = md.NumpySlicesDataset(np.arange(100_000), column_names=["x"], shuffle=False)
+    return ds.map(lambda x: x + 1, input_columns="x", num_parallel_workers=workers).batch(8)
+
+
+@pytest.fixture(autouse=True)
+def _no_threads_left_before():
+    assert wait_until_clean(), f"threads left by an earlier test: {minddata_threads()}"
+    yield
+
+
+def test_break_then_close_stops_every_thread():
+    it = busy_pipeline().create_tuple_iterator(num_epochs=1)
+    for i, _ in enumerate(it):
+        if i == 3:
+            break
+    assert minddata_threads()
+    start = time.monotonic()
+    it.close()
+    assert wait_until_clean(2.0)
+    assert time.monotonic() - start < 2.0
+
+
+def test_garbage_collected_iterator_stops_its_threads():
+    it = busy_pipeline().create_tuple_iterator(num_epochs=1)
+    next(it)
+    del it
+    gc.collect()
+    assert wait_until_clean(2.0), minddata_threads()
+
+
+def test_with_block_closes():
+    with busy_pipeline().create_dict_iterator(num_epochs=1) as it:
+        next(it)
+    assert wait_until_clean(2.0)
+
+
+def test_exception_in_consumer_loop_and_close():
+    it = busy_pipeline().create_tuple_iterator(num_epochs=1)
+    with pytest.raises(ZeroDivisionError):
+        for _ in it:
+            1 / 0
+    it.close()
+    assert wait_until_clean(2.0)
+
+
+def test_failing_op_stops_the_pipeline():
+    def boom(x):
+        raise ValueError("no")
+
+    it = md.NumpySlicesDataset(np.arange(1000), shuffle=False).map(boom, num_parallel_workers=3).create_tuple_iterator()
+    with pytest.raises(md.errors.RowError):
+        next(it)
+    assert wait_until_clean(2.0)
+
+
+def test_keyboard_interrupt_while_waiting_stops_everything():
+    def slow(x):
+        time.sleep(0.2)
+        return x
+
+    ds = md.NumpySlicesDataset(np.arange(100), shuffle=False).map(slow, num_parallel_workers=2)
+    it = ds.create_tuple_iterator(num_epochs=1)
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    timer.start()
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        for _ in it:
+            pass
+    assert wait_until_clean(2.5)
+    assert time.monotonic() - start < 5
+
+
+def test_completed_epochs_leave_no_threads():
+    it = busy_pipeline().take(5).create_tuple_iterator(num_epochs=2)
+    list(it)
+    list(it)
+    it.close()
+    assert wait_until_clean(2.0)
+    assert not shm_segments()
+
+
+def test_take_closes_upstream_workers_each_pass():
+    ds = busy_pipeline(workers=3).take(2).repeat(5)
+    it = ds.create_tuple_iterator(num_epochs=1)
+    assert len(list(it)) == 10
+    it.close()
+    assert wait_until_clean(2.0)

@@ -1,0 +1,334 @@
+"""Tests of minddata.engine.procpool: process workers with shared-memory transport.
+
+Spawning a process costs a few hundred milliseconds, so tests whose behaviour leaves the worker usable
+share one module-scoped worker; only the ones that kill, grow or close a worker start their own.
+"""
+
+from __future__ import annotations
+
+import gc
+import glob
+import mmap
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import psutil
+import pytest
+
+from minddata.engine import procpool
+from minddata.engine.procpool import ProcessWorker, WorkerStopped, sweep_stale_segments
+from minddata.errors import PipelineError, WorkerDiedError
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="segments live in /dev/shm")
+
+SHM = procpool._shm_dir()
+
+
+def _my_segments() -> set[str]:
+    return set(glob.glob(os.path.join(SHM, f"minddata_{os.getpid()}_*")))
+
+
+def _root(a: np.ndarray) -> object:
+    while isinstance(a, np.ndarray) and a.base is not None:
+        a = a.base
+    return a
+
+
+def _event() -> threading.Event:
+    return threading.Event()
+
+
+@pytest.fixture(scope="module")
+def shared():
+    """One worker whose fn dispatches on ``(op, data)``; fn is a lambda over a closure.
+
+    The exception classes are local too: cloudpickle sends them by value, and they must come back as
+    the very same classes.
+    """
+    offset = 10  # captured by the closure: proves closures travel by value
+
+    class LocalError(Exception):
+        pass
+
+    class Unrebuildable(Exception):
+        # pickle rebuilds exceptions as cls(*args); this one needs two arguments but stores one.
+        def __init__(self, a, b):
+            super().__init__(f"{a}/{b}")
+
+    def dispatch(msg):
+        op, data = msg
+        if op == "echo":
+            return data
+        if op == "add":
+            return data + offset
+        if op == "raise":
+            raise ValueError(f"bad row {data}")
+        if op == "raise_local":
+            raise LocalError(data)
+        if op == "raise_unrebuildable":
+            raise Unrebuildable("x", "y")
+        if op == "generator":
+            return (i for i in range(3))
+        if op == "sleep":
+            time.sleep(data)
+            return data
+        raise KeyError(op)
+
+    worker = ProcessWorker(lambda m: dispatch(m), name="Map[dispatch] worker 0")
+    yield worker, LocalError
+    worker.close()
+
+
+def test_round_trip_dict_of_large_and_small_arrays(shared):
+    worker, _ = shared
+    rng = np.random.default_rng(0)
+    big = rng.random((256, 256, 3), dtype=np.float32)  # 768 KiB: out-of-band
+    ro = np.arange(100_000, dtype=np.int32)
+    ro.flags.writeable = False
+    data = {
+        "img": big,
+        "fortran": np.asfortranarray(rng.random((300, 200))),
+        "strided": rng.random((400, 400))[::2, ::3],  # non-contiguous, still out-of-band
+        "readonly": ro,
+        "small": np.arange(10, dtype=np.uint8),  # in-band
+        "label": np.int64(3),
+        "raw": b"\x00\x01" * 10,
+        "none": None,
+        "nested": [(1, "a"), {"z": np.zeros((2, 2))}],
+    }
+    out = worker.call(("echo", data), _event())
+    assert out.keys() == data.keys()
+    for key in ("img", "fortran", "strided", "readonly", "small"):
+        np.testing.assert_array_equal(out[key], data[key])
+        assert out[key].dtype == data[key].dtype
+        assert out[key].flags.writeable, key
+        root = _root(out[key])
+        assert not isinstance(root, mmap.mmap), key
+        if key != "small":  # small ones come in-band, backed by a bytearray pickle made
+            assert isinstance(root, np.ndarray) and root.flags.owndata, key
+    assert out["fortran"].flags.f_contiguous
+    assert out["label"] == 3 and out["raw"] == data["raw"] and out["none"] is None
+    assert out["nested"][0] == (1, "a")
+    np.testing.assert_array_equal(out["nested"][1]["z"], np.zeros((2, 2)))
+
+    # The arena is reused by the next call; a result must not change under the caller's feet.
+    kept = out["img"].copy()
+    worker.call(("echo", {"img": np.zeros_like(big)}), _event())
+    np.testing.assert_array_equal(out["img"], kept)
+
+
+def test_lambda_over_closure_runs(shared):
+    worker, _ = shared
+    np.testing.assert_array_equal(worker.call(("add", np.arange(3)), _event()), [10, 11, 12])
+    assert isinstance(worker.pid, int) and worker.pid != os.getpid()
+
+
+def test_exception_keeps_type_and_remote_traceback(shared):
+    worker, local_error = shared
+    with pytest.raises(ValueError, match="bad row 7") as info:
+        worker.call(("raise", 7), _event())
+    cause = info.value.__cause__
+    assert isinstance(cause, procpool._RemoteTraceback)
+    assert "in dispatch" in str(cause) and "bad row 7" in str(cause)
+    if sys.version_info >= (3, 11):
+        assert any("Map[dispatch] worker 0" in n for n in info.value.__notes__)
+
+    with pytest.raises(local_error, match="local boom") as info:
+        worker.call(("raise_local", "local boom"), _event())
+    assert type(info.value) is local_error
+
+    # Cannot be rebuilt by pickle in the parent: PipelineError naming the original type.
+    with pytest.raises(PipelineError, match="Unrebuildable: x/y") as info:
+        worker.call(("raise_unrebuildable", None), _event())
+    assert "Unrebuildable" in str(info.value.__cause__)
+
+    # A result that cannot be pickled is fn's failure too, reported with its own type.
+    with pytest.raises(TypeError, match="generator"):
+        worker.call(("generator", None), _event())
+
+    # The worker survives errors.
+    assert worker.call(("echo", 5), _event()) == 5
+
+
+def test_stop_event_already_set_returns_at_once(shared):
+    worker, _ = shared
+    stop = threading.Event()
+    stop.set()
+    t0 = time.monotonic()
+    with pytest.raises(WorkerStopped):
+        worker.call(("sleep", 1.0), stop)
+    assert time.monotonic() - t0 < 0.5
+
+
+def test_stop_latency_is_under_half_a_second(shared):
+    worker, _ = shared
+    stop = threading.Event()
+    set_at: list[float] = []
+
+    def trigger():
+        time.sleep(0.2)
+        set_at.append(time.monotonic())
+        stop.set()
+
+    t = threading.Thread(target=trigger)
+    t.start()
+    with pytest.raises(WorkerStopped):
+        worker.call(("sleep", 0.8), stop)
+    latency = time.monotonic() - set_at[0]
+    t.join()
+    assert latency < 0.5
+    assert worker.call(("echo", 1), _event()) == 1  # drains the sleeping call, then works
+
+
+def test_arena_grows_both_directions():
+    before = _my_segments()
+    worker = ProcessWorker(lambda x: np.concatenate([x, x, x]), name="Map[triple] worker 2", shm_size=1 << 20)
+    try:
+        x = np.arange(3 << 20, dtype=np.uint8)  # 3 MiB in, 9 MiB out: both arenas must grow
+        out = worker.call(x, _event())
+        np.testing.assert_array_equal(out, np.concatenate([x, x, x]))
+        assert out.flags.writeable
+        # Superseded segments are unlinked at once: still exactly one per direction.
+        assert len(_my_segments() - before) == 2
+        y = np.full(4 << 20, 3, dtype=np.uint8)  # grows again
+        out = worker.call(y, _event())
+        assert out.shape == (12 << 20,) and int(out[-1]) == 3
+        assert len(_my_segments() - before) == 2
+    finally:
+        worker.close()
+    assert _my_segments() == before
+
+
+def test_killed_worker_raises_worker_died():
+    before = _my_segments()
+    worker = ProcessWorker(lambda s: time.sleep(s), name="Map[slow] worker 3")
+    try:
+        worker.start()
+        pid = worker.pid
+        killer = threading.Timer(0.3, os.kill, (pid, signal.SIGKILL))
+        killer.start()
+        with pytest.raises(WorkerDiedError, match=r"Map\[slow\] worker 3.*SIGKILL") as info:
+            worker.call(5.0, _event())
+        killer.join()
+        assert "out of memory" in str(info.value)
+        assert info.value.exitcode == -signal.SIGKILL
+        with pytest.raises(WorkerDiedError):  # stays dead
+            worker.call(0, _event())
+    finally:
+        worker.close()
+    assert _my_segments() == before
+
+
+def test_close_unlinks_segments_reaps_process_and_is_idempotent():
+    before = _my_segments()
+    worker = ProcessWorker(lambda x: x, name="Map[id] worker 4")
+    assert worker.call(np.ones(1 << 18), _event()).sum() == 1 << 18
+    pid = worker.pid
+    assert len(_my_segments() - before) == 2
+    assert pid in {p.pid for p in multiprocessing.active_children()}
+
+    t0 = time.monotonic()
+    worker.close()
+    assert time.monotonic() - t0 < 2.0
+    worker.close()  # idempotent
+    assert worker.pid == pid
+    assert _my_segments() == before
+    assert pid not in {p.pid for p in multiprocessing.active_children()}
+    assert not psutil.pid_exists(pid)
+    with pytest.raises(WorkerStopped):
+        worker.call(1, _event())
+
+
+def test_forgotten_worker_is_closed_by_its_finalizer():
+    before = _my_segments()
+    worker = ProcessWorker(lambda x: x, name="Map[id] worker 6")
+    assert worker.call(7, _event()) == 7
+    pid = worker.pid
+    del worker
+    gc.collect()
+    assert _my_segments() == before
+    assert not psutil.pid_exists(pid)
+
+
+def test_close_while_call_in_flight_stops_both():
+    worker = ProcessWorker(lambda s: time.sleep(s), name="Map[slow] worker 5")
+    worker.start()
+    errors: list[BaseException] = []
+
+    def run():
+        try:
+            worker.call(10.0, _event())
+        except BaseException as e:  # noqa: BLE001 - recorded for the assertion
+            errors.append(e)
+
+    t = threading.Thread(target=run)
+    t.start()
+    time.sleep(0.3)
+    t0 = time.monotonic()
+    worker.close()
+    t.join(2.0)
+    assert not t.is_alive()
+    assert time.monotonic() - t0 < 2.0
+    assert len(errors) == 1 and isinstance(errors[0], WorkerStopped)
+
+
+def test_sweep_removes_segments_of_dead_pids_only():
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = os.path.join(SHM, f"minddata_{dead.pid}_deadbeef_req1")
+    live = os.path.join(SHM, f"minddata_{os.getppid()}_sweeptest_req1")
+    for path in (stale, live):
+        with open(path, "wb") as f:
+            f.write(b"x")
+    try:
+        removed = sweep_stale_segments()
+        assert stale in removed
+        assert not os.path.exists(stale)
+        assert os.path.exists(live)  # its pid is alive
+    finally:
+        for path in (stale, live):
+            if os.path.exists(path):
+                os.unlink(path)
+
+
+_ORPHAN_SCRIPT = """
+import os, sys, threading
+from minddata.engine.procpool import ProcessWorker
+if __name__ == "__main__":
+    w = ProcessWorker(lambda s: __import__("time").sleep(s), name="orphan")
+    w.start()
+    print(os.getpid(), w.pid, flush=True)
+    threading.Thread(target=w.call, args=(30.0, threading.Event()), daemon=True).start()
+    __import__("time").sleep(0.3)
+    os._exit(0)  # no close(), no atexit: like a parent killed by SIGKILL
+"""
+
+
+def test_worker_exits_when_parent_dies_and_sweep_reclaims(tmp_path):
+    script = tmp_path / "orphan.py"
+    script.write_text(_ORPHAN_SCRIPT)
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 0, proc.stderr
+    parent, child = map(int, proc.stdout.split())
+    deadline = time.monotonic() + 5.0
+    while time.monotonic() < deadline:
+        try:
+            if psutil.Process(child).status() == psutil.STATUS_ZOMBIE:
+                break
+        except psutil.NoSuchProcess:
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail("the worker outlived its parent by 5 s")
+    # The parent never closed: its segments are left behind until the sweep.
+    leftovers = glob.glob(os.path.join(SHM, f"minddata_{parent}_*"))
+    assert len(leftovers) == 2
+    removed = sweep_stale_segments()
+    assert set(leftovers) <= set(removed)
+    assert not glob.glob(os.path.join(SHM, f"minddata_{parent}_*"))
