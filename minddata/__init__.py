@@ -8,6 +8,7 @@ Example:
 """
 
 from minddata import config, errors
+from minddata._devices import DeviceInfo, DriverInfo, devices
 from minddata._version import __version__
 from minddata.dataset import (
     BatchInfo,
@@ -32,7 +33,9 @@ from minddata.samplers import (
 __all__ = [
     "BatchInfo",
     "Dataset",
+    "DeviceInfo",
     "DistributedSampler",
+    "DriverInfo",
     "GeneratorDataset",
     "ImageFolderDataset",
     "NumpySlicesDataset",
@@ -46,6 +49,7 @@ __all__ = [
     "__version__",
     "concat",
     "config",
+    "devices",
     "errors",
     "zip",
 ]

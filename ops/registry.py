@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import threading
 from typing import Any, Callable
 
 from minddata.errors import DeviceError
@@ -15,6 +16,8 @@ _KERNELS: dict[tuple[str, str], Kernel] = {}
 # Kernel modules import lazily: device packages may need optional dependencies.
 _KERNEL_PACKAGES = {"CPU": "minddata.ops.cpu", "GPU": "minddata.ops.gpu", "Dvpp": "minddata.ops.dvpp"}
 _loaded: set[str] = set()
+# Worker threads look up their first kernels at the same time: one imports, the others wait.
+_load_lock = threading.RLock()
 
 
 def register_kernel(op_name: str, device: str) -> Callable[[Kernel], Kernel]:
@@ -30,10 +33,13 @@ def register_kernel(op_name: str, device: str) -> Callable[[Kernel], Kernel]:
 def _load(device: str) -> None:
     if device in _loaded:
         return
-    _loaded.add(device)
-    package = _KERNEL_PACKAGES.get(device)
-    if package:
-        importlib.import_module(package)
+    with _load_lock:
+        if device in _loaded:
+            return
+        package = _KERNEL_PACKAGES.get(device)
+        if package:
+            importlib.import_module(package)
+        _loaded.add(device)
 
 
 def has_kernel(op_name: str, device: str) -> bool:

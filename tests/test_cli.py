@@ -1,0 +1,516 @@
+"""The ``minddata`` command and the benchmark package behind ``minddata bench``.
+
+Runs ``main()`` in-process (fast, sees the output) and the installed console script once. Tests that
+iterate a real pipeline need the dataset API (``minddata.ImageFolderDataset``,
+``minddata.NumpySlicesDataset``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image, JpegImagePlugin
+
+import minddata
+from minddata import _devices
+from minddata._version import __version__
+from minddata.bench import images, overhead, pipelines, runner
+from minddata.cli import main
+
+TINY = (64, 48)
+
+
+@pytest.fixture(scope="module")
+def tiny_images(tmp_path_factory) -> Path:
+    """8 small JPEGs in 2 classes."""
+    folder = tmp_path_factory.mktemp("tiny")
+    images.generate(folder, num_images=8, num_classes=2, seed=3, size=TINY)
+    return folder
+
+
+def _run(capsys, *argv: str) -> tuple[int, str, str]:
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+# --- minddata --version ---------------------------------------------------------------------------
+
+
+def test_version_prints_every_library(capsys):
+    rc, out, err = _run(capsys, "--version")
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[0] == f"minddata {__version__}"
+    for name in ("Python", "numpy", "Pillow", "OpenCV"):
+        assert any(line.startswith(name + " ") for line in lines), f"{name} missing from:\n{out}"
+    assert "JPEG: libjpeg" in out
+
+
+def test_console_script_is_installed(tmp_path):
+    # Outside the checkout, so the bare minddata/ folder cannot stand in for the installed package.
+    script = shutil.which("minddata", path=str(Path(sys.executable).parent)) or shutil.which("minddata")
+    assert script, "the 'minddata' console script is not installed: pip install ."
+    proc = subprocess.run([script, "--version"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(f"minddata {__version__}\n")
+
+
+def test_no_command_prints_help_and_fails(capsys):
+    rc, out, err = _run(capsys)
+    assert rc == 2
+    assert "bench" in err and "devices" in err
+
+
+# --- minddata devices -----------------------------------------------------------------------------
+
+
+def test_devices_lists_cpu_present_and_others_with_reason(capsys):
+    rc, out, err = _run(capsys, "devices")
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert [line.split()[0] for line in lines] == ["CPU", "GPU", "Dvpp"]
+    assert lines[0].split()[1] == "present"
+    assert "cores" in lines[0] and "Pillow" in lines[0]
+    for line in lines[1:]:
+        name, state, *rest = line.split()
+        assert state in ("present", "absent")
+        assert len(" ".join(rest)) > 20, f"{name}: no detail or reason given: {line!r}"
+
+
+def test_devices_verbose_lists_ops_and_drivers(capsys):
+    rc, out, _ = _run(capsys, "devices", "-v")
+    assert rc == 0
+    assert out.count("ops: ") == 3
+    for driver in ("nvjpg", "ascend", "reference"):
+        assert f"driver {driver}: " in out
+
+
+def test_devices_function_matches_registry():
+    from minddata.ops import ops_on
+
+    found = {d.name: d for d in _devices.devices()}
+    assert list(found) == ["CPU", "GPU", "Dvpp"]
+    assert found["CPU"].present
+    assert found["CPU"].ops == ops_on("CPU")
+    ref = [d for d in found["Dvpp"].drivers if d.name == "reference"]
+    assert ref and ref[0].available
+
+
+def test_gpu_absent_without_dali_names_the_extra(monkeypatch):
+    monkeypatch.setattr(_devices, "visible_gpus", lambda: (["NVIDIA H200"], ""))
+    monkeypatch.setattr(_devices, "_dali", lambda: (False, _devices.GPU_INSTALL_HINT))
+    cpu, gpu, dvpp = _devices.devices()
+    assert not gpu.present
+    assert gpu.detail == "nvidia-dali-cuda120 not installed: pip install 'minddata[gpu]'"
+    nvjpg = next(d for d in dvpp.drivers if d.name == "nvjpg")
+    assert not nvjpg.available and "pip install 'minddata[gpu]'" in nvjpg.detail
+
+
+def test_gpu_absent_without_gpu(monkeypatch):
+    monkeypatch.setattr(_devices, "visible_gpus", lambda: ([], "no NVIDIA GPU visible"))
+    monkeypatch.setattr(_devices, "_dali", lambda: (True, "DALI 1.50"))
+    _, gpu, dvpp = _devices.devices()
+    assert not gpu.present and gpu.detail == "no NVIDIA GPU visible"
+    assert not dvpp.present
+
+
+def test_gpu_and_nvjpg_present_on_h200_with_dali(monkeypatch):
+    monkeypatch.setattr(_devices, "visible_gpus", lambda: (["NVIDIA H200"], ""))
+    monkeypatch.setattr(_devices, "_dali", lambda: (True, "DALI 1.50"))
+    _, gpu, dvpp = _devices.devices()
+    assert gpu.present and "NVIDIA H200" in gpu.detail
+    assert dvpp.present and "nvjpg" in dvpp.detail
+
+
+def test_nvjpg_needs_a_gpu_with_the_engine(monkeypatch):
+    monkeypatch.setattr(_devices, "visible_gpus", lambda: (["Tesla T4"], ""))
+    monkeypatch.setattr(_devices, "_dali", lambda: (True, "DALI 1.50"))
+    _, gpu, dvpp = _devices.devices()
+    assert gpu.present
+    nvjpg = next(d for d in dvpp.drivers if d.name == "nvjpg")
+    assert not nvjpg.available and "A100/H100/H200" in nvjpg.detail
+
+
+@pytest.fixture
+def fake_nvidia_smi(tmp_path, monkeypatch):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    smi = bin_dir / "nvidia-smi"
+    smi.write_text(
+        "#!/bin/sh\n"
+        "echo 'GPU 0: NVIDIA H200 (UUID: GPU-aaaa-0000)'\n"
+        "echo 'GPU 1: NVIDIA A10 (UUID: GPU-bbbb-1111)'\n"
+    )
+    smi.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+
+
+def test_visible_gpus_parses_nvidia_smi(fake_nvidia_smi):
+    assert _devices.visible_gpus() == (["NVIDIA H200", "NVIDIA A10"], "")
+
+
+@pytest.mark.parametrize(
+    "spec, expected",
+    [("1", ["NVIDIA A10"]), ("GPU-aaaa", ["NVIDIA H200"]), ("1,0", ["NVIDIA A10", "NVIDIA H200"]),
+     ("0,7,1", ["NVIDIA H200"]), ("", []), ("-1", [])],
+)
+def test_visible_gpus_honours_cuda_visible_devices(fake_nvidia_smi, monkeypatch, spec, expected):
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", spec)
+    names, why = _devices.visible_gpus()
+    assert names == expected
+    assert bool(why) == (not expected)
+
+
+# --- minddata bench: argument errors --------------------------------------------------------------
+
+
+def _assert_one_line_error(rc: int, out: str, err: str, *needles: str) -> None:
+    assert rc == 2
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, f"expected one line on stderr, got:\n{err}"
+    for needle in needles:
+        assert needle in lines[0], f"{needle!r} not in {lines[0]!r}"
+
+
+def test_bench_missing_folder(capsys, tmp_path):
+    missing = tmp_path / "nope"
+    _assert_one_line_error(*_run(capsys, "bench", "--data", str(missing)), str(missing), "no such folder")
+
+
+def test_bench_empty_folder(capsys, tmp_path):
+    _assert_one_line_error(*_run(capsys, "bench", "--data", str(tmp_path)), "no images found", "<class>")
+
+
+def test_bench_folder_with_images_but_no_classes(capsys, tmp_path):
+    Image.new("RGB", (8, 8)).save(tmp_path / "a.jpg")
+    _assert_one_line_error(*_run(capsys, "bench", "--data", str(tmp_path)), "no images found")
+
+
+def test_bench_data_is_a_file(capsys, tmp_path):
+    f = tmp_path / "x.jpg"
+    f.write_bytes(b"")
+    _assert_one_line_error(*_run(capsys, "bench", "--data", str(f)), "not a folder")
+
+
+def test_bench_unknown_pipeline(capsys, tiny_images):
+    _assert_one_line_error(
+        *_run(capsys, "bench", "--data", str(tiny_images), "--pipeline", "resnet"), "resnet", "infer224"
+    )
+
+
+def test_bench_json_into_a_missing_folder(capsys, tiny_images, tmp_path):
+    target = tmp_path / "no" / "r.json"
+    _assert_one_line_error(
+        *_run(capsys, "bench", "--data", str(tiny_images), "--json", str(target)), "--json", "does not exist"
+    )
+
+
+@pytest.mark.parametrize("flag", ["--workers", "--batch-size", "--epochs", "--num-images"])
+def test_bench_rejects_non_positive_numbers(capsys, flag):
+    _assert_one_line_error(*_run(capsys, "bench", flag, "0"), flag, ">= 1")
+
+
+# --- minddata bench: runs -------------------------------------------------------------------------
+
+
+def test_bench_tiny_run(capsys, tiny_images, tmp_path):
+    out_json = tmp_path / "r.json"
+    rc, out, err = _run(
+        capsys, "bench", "--data", str(tiny_images), "--pipeline", "infer224", "--batch-size", "4",
+        "--json", str(out_json),
+    )
+    assert rc == 0, err
+    assert "images/s" in out and "infer224" in out
+    payload = json.loads(out_json.read_text())
+    (result,) = payload["results"]
+    assert result["pipeline"] == "infer224"
+    assert result["images"] == 8 and result["batches"] == 2
+    assert result["output_shape"] == [4, 3, 224, 224]
+    assert result["images_per_s"] > 0 and result["cpu_seconds"] > 0 and result["peak_rss_mb"] > 0
+    assert payload["decode_reference"]["images"] == 8
+
+
+def test_bench_generates_and_caches_default_images(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("MINDDATA_CACHE", str(tmp_path / "cache"))
+    out_json = tmp_path / "r.json"
+    argv = ("bench", "--num-images", "6", "--pipeline", "yolo416", "--batch-size", "4", "--epochs", "2",
+            "--json", str(out_json))
+    rc, out, err = _run(capsys, *argv)
+    assert rc == 0, err
+    assert "(generated now)" in out
+    assert list((tmp_path / "cache" / "bench").glob("images-6-*"))
+    rc, out, err = _run(capsys, *argv)
+    assert rc == 0, err
+    assert "(cached)" in out
+    (result,) = json.loads(out_json.read_text())["results"]
+    assert (result["images"], result["batches"], result["epochs"]) == (12, 4, 2)  # 6 images = 2 batches, x 2 epochs
+    assert result["output_shape"] == [4, 3, 416, 416]
+
+
+# --- bench/images.py ------------------------------------------------------------------------------
+
+
+def _tree_bytes(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*.jpg"))}
+
+
+def test_images_same_seed_same_bytes(tmp_path):
+    images.generate(tmp_path / "a", num_images=12, num_classes=3, seed=7, size=TINY, threads=1)
+    images.generate(tmp_path / "b", num_images=12, num_classes=3, seed=7, size=TINY, threads=2)
+    images.generate(tmp_path / "c", num_images=12, num_classes=3, seed=8, size=TINY)
+    a, b, c = (_tree_bytes(tmp_path / x) for x in "abc")
+    assert len(a) == 12
+    assert a == b
+    assert a.keys() == c.keys() and a != c
+
+
+def test_images_layout_and_marker(tiny_images):
+    assert sorted(p.name for p in tiny_images.iterdir() if p.is_dir()) == ["class_00", "class_01"]
+    assert len(images.list_images(tiny_images)) == 8
+    marker = json.loads((tiny_images / images.MARKER_NAME).read_text())
+    assert marker["num_images"] == 8 and marker["seed"] == 3 and marker["size"] == list(TINY)
+
+
+def test_images_look_like_imagenet(tmp_path):
+    # Full size: about 500x375, q90, 4:2:0, some grayscale and progressive, photo-like file sizes.
+    images.generate(tmp_path, num_images=60, num_classes=6, seed=0)
+    files = images.list_images(tmp_path)
+    sizes = np.array([f.stat().st_size for f in files]) / 1e3
+    opened = [Image.open(f) for f in files]
+    assert 50 <= sizes.mean() <= 150, f"mean JPEG size {sizes.mean():.0f} KB"
+    assert all(300 <= min(im.size) and max(im.size) <= 600 for im in opened)
+    assert len({im.size for im in opened}) > 10, "sizes should vary"
+    rgb = [im for im in opened if im.mode == "RGB"]
+    gray = [im for im in opened if im.mode == "L"]
+    assert 1 <= len(gray) <= 15
+    assert all(JpegImagePlugin.get_sampling(im) == 2 for im in rgb)  # 4:2:0
+    assert 1 <= sum(bool(im.info.get("progressive")) for im in opened) <= 15
+
+
+def test_ensure_images_reuses_only_a_matching_cache(tmp_path):
+    folder, made = images.ensure_images(num_images=4, num_classes=2, seed=1, size=TINY, cache_dir=tmp_path)
+    assert made and len(images.list_images(folder)) == 4
+    stamp = (folder / images.MARKER_NAME).stat().st_mtime_ns
+    again, made = images.ensure_images(num_images=4, num_classes=2, seed=1, size=TINY, cache_dir=tmp_path)
+    assert again == folder and not made
+    assert (folder / images.MARKER_NAME).stat().st_mtime_ns == stamp
+    # A marker with other parameters (e.g. from an older generator) is not trusted: regenerate.
+    marker = json.loads((folder / images.MARKER_NAME).read_text())
+    (folder / images.MARKER_NAME).write_text(json.dumps(marker | {"generator_version": 0}))
+    _, made = images.ensure_images(num_images=4, num_classes=2, seed=1, size=TINY, cache_dir=tmp_path)
+    assert made
+    assert not list(tmp_path.glob("*.tmp-*")), "temporary folders left behind"
+
+
+def test_ensure_images_refuses_a_foreign_folder(tmp_path):
+    folder, _ = images.ensure_images(num_images=2, num_classes=1, seed=0, size=TINY, cache_dir=tmp_path)
+    (folder / images.MARKER_NAME).unlink()
+    with pytest.raises(FileExistsError, match="not made by this generator"):
+        images.ensure_images(num_images=2, num_classes=1, seed=0, size=TINY, cache_dir=tmp_path)
+    assert folder.exists()
+
+
+def test_images_reject_bad_parameters(tmp_path):
+    with pytest.raises(ValueError, match="num_images"):
+        images.generate(tmp_path, num_images=0)
+    with pytest.raises(ValueError, match="num_classes"):
+        images.generate(tmp_path, num_images=2, num_classes=3)
+
+
+def test_default_cache_dir_follows_env(monkeypatch, tmp_path):
+    monkeypatch.setenv("MINDDATA_CACHE", str(tmp_path))
+    assert images.default_cache_dir() == tmp_path / "bench"
+    monkeypatch.delenv("MINDDATA_CACHE")
+    assert images.default_cache_dir() == Path.home() / ".cache" / "minddata" / "bench"
+
+
+# --- bench/pipelines.py and bench/runner.py -------------------------------------------------------
+
+
+def test_pipeline_ops_match_their_description():
+    for name, spec in pipelines.PIPELINES.items():
+        ops = pipelines.make_ops(name)
+        assert [op.name for op in ops] == [step.split("(")[0] for step in spec.steps], name
+    with pytest.raises(ValueError, match="unknown pipeline 'nope'; choose one of train, infer224, yolo416"):
+        pipelines.describe("nope")
+
+
+@pytest.mark.parametrize("name", list(pipelines.PIPELINES))
+def test_pipeline_ops_give_the_declared_shape(name, tiny_images):
+    # Eager calls, no engine: every image, colour and grayscale, comes out as the spec says.
+    for path in images.list_images(tiny_images):
+        x = np.frombuffer(path.read_bytes(), dtype=np.uint8)
+        for op in pipelines.make_ops(name):
+            x = op(x)
+        assert x.shape == pipelines.PIPELINES[name].image_shape and x.dtype == np.float32, path
+
+
+class _FakeIterator:
+    """MindSpore's iterator contract: each pass over it is one epoch; ``close`` stops it."""
+
+    def __init__(self, batches, num_epochs):
+        self.batches, self.epochs_left, self.closed = batches, num_epochs, False
+
+    def __iter__(self):
+        if self.epochs_left == 0:
+            raise RuntimeError("read past num_epochs")
+        self.epochs_left -= 1
+        return iter(self.batches)
+
+    def close(self):
+        self.closed = True
+
+
+class _FakeDataset:
+    def __init__(self, batches):
+        self.batches, self.iterators = batches, []
+
+    def create_dict_iterator(self, num_epochs, output_numpy):
+        assert output_numpy
+        it = _FakeIterator(self.batches, num_epochs)
+        self.iterators.append(it)
+        return it
+
+
+def _batch(n: int, shape=(3, 224, 224)) -> dict:
+    return {"image": np.zeros((n, *shape), np.float32), "label": np.zeros(n, np.int32)}
+
+
+def test_runner_counts_epochs_and_closes(monkeypatch):
+    ds = _FakeDataset([_batch(4), _batch(4), _batch(2)])
+    monkeypatch.setattr(pipelines, "build", lambda *a, **k: ds)
+    r = runner.run("infer224", "unused", workers=2, batch_size=4, epochs=3)
+    assert (r.images, r.batches, r.epochs) == (30, 9, 3)
+    assert r.output_shape == [4, 3, 224, 224] and r.output_dtype == "float32"
+    assert r.images_per_s == pytest.approx(r.images / r.seconds)
+    assert 0 < r.first_batch_s <= r.seconds and r.peak_rss_mb > 0
+    assert ds.iterators[0].closed
+
+
+@pytest.mark.parametrize(
+    "batch, match",
+    [(_batch(4, (3, 416, 416)), "shape"), ({"image": np.zeros((4, 3, 224, 224), np.float32)}, "columns"),
+     ({"image": np.zeros((4, 3, 224, 224), np.float64), "label": np.zeros(4)}, "float32"),
+     (_batch(8), "batch_size")],
+)
+def test_runner_rejects_wrong_output(monkeypatch, batch, match):
+    ds = _FakeDataset([batch])
+    monkeypatch.setattr(pipelines, "build", lambda *a, **k: ds)
+    with pytest.raises(RuntimeError, match=match):
+        runner.run("infer224", "unused", batch_size=4)
+    assert ds.iterators[0].closed
+
+
+def test_decode_reference(tiny_images):
+    r = runner.decode_reference(tiny_images, workers=2)
+    assert r.pipeline == "decode-only" and r.images == 8
+    assert r.images_per_s > 0 and r.cpu_seconds > 0
+
+
+_BURN = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.4: pass\n"
+
+
+def test_meter_counts_reaped_worker_processes():
+    meter = runner._Meter()
+    meter.start()
+    subprocess.run([sys.executable, "-c", _BURN], check=True)
+    meter.stop()
+    assert meter.cpu_seconds >= 0.35
+
+
+def test_meter_counts_live_worker_processes():
+    code = _BURN + "print('done', flush=True)\nimport sys\nsys.stdin.read()\n"
+    meter = runner._Meter()
+    meter.start()
+    proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline() == "done\n"
+        meter.stop()
+        assert meter.worker_processes >= 1 and meter.worker_peak_rss_mb > 0
+        assert meter.cpu_seconds >= 0.35
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+
+
+# --- bench/overhead.py ----------------------------------------------------------------------------
+
+
+def test_overhead_python_loop_reference():
+    r = overhead.run_python_loop(1000, repeats=2)
+    assert r.rows == 1000 and len(r.seconds) == 2 and r.rows_per_s > 0
+
+
+def test_overhead_rejects_a_missing_interpreter(capsys, tmp_path):
+    rc = overhead.main(["--rows", "10", "--mindspore", str(tmp_path / "python")])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "--mindspore" in err
+
+
+def test_overhead_bad_argument_is_one_line(capsys):
+    with pytest.raises(SystemExit) as exc:
+        overhead.main(["--rows", "0"])
+    assert exc.value.code == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def _fake_python(tmp_path: Path, body: str) -> str:
+    script = tmp_path / "fakepython"
+    script.write_text(f"#!{sys.executable}\n" + textwrap.dedent(body))
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_overhead_reads_the_peer_result(tmp_path):
+    python = _fake_python(tmp_path, f"""
+        import json, sys
+        print("some log line")
+        times = {{w: [0.5, 0.25, 1.0] for w in json.loads(sys.argv[5])}}  # argv: -c SCRIPT rows repeats workers tag
+        print({overhead.RESULT_TAG!r} + json.dumps({{"version": "2.9", "numpy": "1.26", "times": times}}))
+    """)
+    version, results = overhead.run_mindspore(python, rows=100, workers_list=[1, 2], repeats=3)
+    assert version == "2.9 (numpy 1.26)"
+    assert [(r.impl, r.workers, r.rows_per_s) for r in results] == [("mindspore", 1, 200.0), ("mindspore", 2, 200.0)]
+
+
+def test_overhead_reports_a_failing_peer(tmp_path):
+    python = _fake_python(tmp_path, """
+        import sys
+        sys.exit("ModuleNotFoundError: No module named 'mindspore'")
+    """)
+    with pytest.raises(RuntimeError, match="No module named 'mindspore'"):
+        overhead.run_mindspore(python, rows=100, workers_list=[1], repeats=1)
+
+
+def test_overhead_minddata_pipeline(capsys, tmp_path):
+    out_json = tmp_path / "o.json"
+    rc = overhead.main(["--rows", "2000", "--repeats", "1", "--json", str(out_json)])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    assert "minddata" in out and "python loop" in out
+    results = json.loads(out_json.read_text())["results"]
+    assert [(r["impl"], r["workers"]) for r in results] == [("minddata", 1), ("minddata", 2)]
+
+
+def test_first_batch_clock_starts_before_build(monkeypatch):
+    # Start-up work done while building counts in first-batch latency and total time.
+    def slow_build(*a, **k):
+        time.sleep(0.2)
+        return _FakeDataset([_batch(4)])
+
+    monkeypatch.setattr(pipelines, "build", slow_build)
+    r = runner.run("train", "unused", batch_size=4)
+    assert r.first_batch_s >= 0.2 and r.seconds >= 0.2
