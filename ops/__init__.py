@@ -4,13 +4,14 @@ Kernels live in ``minddata.ops.cpu`` (the reference, one for every op), ``mindda
 ``minddata.ops.gpu``; they register themselves by op name and device.
 """
 
-from minddata.ops.base import DEVICES, KernelContext, Op, canonical_device, row_rng
+from minddata.ops.base import DEVICES, KernelContext, Op, TensorSpec, canonical_device, row_rng
 from minddata.ops.registry import available_devices, get_kernel, has_kernel, ops_on, register_kernel
 
 __all__ = [
     "DEVICES",
     "KernelContext",
     "Op",
+    "TensorSpec",
     "available_devices",
     "canonical_device",
     "get_kernel",

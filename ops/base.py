@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
 from minddata.errors import ArgumentError
 
-__all__ = ["DEVICES", "KernelContext", "Op", "canonical_device", "row_rng"]
+__all__ = ["DEVICES", "KernelContext", "Op", "TensorSpec", "canonical_device", "row_rng"]
 
 DEVICES = ("CPU", "GPU", "Dvpp")
 _DEVICE_ALIASES = {"cpu": "CPU", "gpu": "GPU", "dvpp": "Dvpp", "ascend": "Dvpp", "auto": "auto"}
@@ -22,6 +22,14 @@ def canonical_device(name: str, *, where: str = "device") -> str:
             f"{where}: device must be one of 'CPU', 'GPU', 'Dvpp' (alias 'Ascend') or 'auto'. Found: {name!r}"
         )
     return canon
+
+
+class TensorSpec(NamedTuple):
+    """What an op knows about a tensor before running: its shape (``None`` for a size known only at run
+    time) and dtype (``None`` when it depends on the data)."""
+
+    shape: tuple[int | None, ...]
+    dtype: np.dtype | None
 
 
 def row_rng(seed: int, pass_index: int, row_index: int, op_position: int) -> np.random.Generator:
@@ -98,6 +106,14 @@ class Op:
     @property
     def device_target(self) -> str:
         return self._device
+
+    def output_spec(self, *inputs: TensorSpec) -> TensorSpec | tuple[TensorSpec, ...]:
+        """The output shape/dtype rule: what this op makes of inputs with these specs.
+
+        Returns one :class:`TensorSpec` (or a tuple of them for ops with several outputs). Unknown
+        sizes are ``None``. The contract test checks the rule against every kernel's real output.
+        """
+        raise NotImplementedError(f"{self.name} does not state its output shape/dtype rule")
 
     def params(self) -> dict[str, Any]:
         """The validated parameters, for ``repr``, plans and equality."""
