@@ -1,0 +1,293 @@
+"""CPU kernels of the geometric vision ops: pads, crops, vertical flips, rotations and affine warps.
+
+OpenCV does the pixel work (``copyMakeBorder``, ``warpAffine``: both release the GIL); NumPy covers the
+dtypes and channel counts OpenCV rejects. Kernels read only the op's attributes and never import
+``minddata.vision``: ``padding_mode`` arrives as a ``Border`` (a ``str`` enum, compared by value) and
+``resample``/``interpolation`` as an ``Inter`` (keyed on its ``name``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import cv2
+import numpy as np
+
+from minddata.ops.base import KernelContext, Op
+from minddata.ops.cpu.image import _cast_back, _image, _interp_name, _square, resize_image
+from minddata.ops.registry import register_kernel
+
+__all__ = ["affine_matrix", "fill_values", "pad_image", "rotate_image", "rotated_size", "warp_affine"]
+
+_CV_PAD_DTYPES = frozenset(
+    np.dtype(t) for t in (np.uint8, np.int8, np.uint16, np.int16, np.int32, np.float32, np.float64)
+)
+_CV_WARP_DTYPES = frozenset(np.dtype(t) for t in (np.uint8, np.uint16, np.int16, np.float32, np.float64))
+_CV_BORDER = {
+    "constant": cv2.BORDER_CONSTANT,
+    "edge": cv2.BORDER_REPLICATE,
+    "reflect": cv2.BORDER_REFLECT_101,  # [3, 2 | 1, 2, 3, 4 | 3, 2]: the edge is not repeated
+    "symmetric": cv2.BORDER_REFLECT,  # [2, 1 | 1, 2, 3, 4 | 4, 3]: the edge is repeated
+}
+# A warp has no area filter: OpenCV itself treats INTER_AREA as bilinear in warpAffine, as MindSpore does.
+_CV_WARP_INTER = {
+    "NEAREST": cv2.INTER_NEAREST,
+    "BILINEAR": cv2.INTER_LINEAR,
+    "LINEAR": cv2.INTER_LINEAR,
+    "AREA": cv2.INTER_LINEAR,
+    "BICUBIC": cv2.INTER_CUBIC,
+    "CUBIC": cv2.INTER_CUBIC,
+    "LANCZOS": cv2.INTER_LANCZOS4,
+}
+
+
+def _channels(img: np.ndarray) -> int:
+    return 1 if img.ndim == 2 else img.shape[2]
+
+
+def fill_values(fill: int | tuple[int, ...], channels: int) -> tuple[float, ...]:
+    """One fill value per channel: an int fills every channel; an (R, G, B) tuple fills channels 0-2 in
+    order (a one-channel image takes R, a fourth or later channel 0)."""
+    if isinstance(fill, (int, np.integer)):
+        return (float(fill),) * channels
+    vals = [float(v) for v in fill][:channels]
+    return tuple(vals + [0.0] * (channels - len(vals)))
+
+
+def _typed_fill(values: tuple[float, ...], dtype: np.dtype) -> np.ndarray:
+    arr = np.asarray(values, dtype=np.float64)
+    if dtype == np.bool_:
+        return arr > 0
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        arr = np.clip(arr, info.min, info.max)
+    return arr.astype(dtype)
+
+
+# ---------------------------------------------------------------------------------------------- Pad
+
+
+def _border_name(mode: Any) -> str:
+    return str(getattr(mode, "value", mode)).lower()
+
+
+def pad_image(
+    img: np.ndarray, left: int, top: int, right: int, bottom: int, mode: Any, fill: Any, op_name: str = "Pad"
+) -> np.ndarray:
+    """Pad an ``<H, W>``/``<H, W, C>`` array; ``mode`` is a Border (or its value), ``fill`` as Pad's."""
+    if not (left or top or right or bottom):
+        return img
+    border = _border_name(mode)
+    if border not in _CV_BORDER:
+        raise ValueError(f"{op_name}: unknown padding mode {mode!r}")
+    c = _channels(img)
+    h, w = img.shape[0] + top + bottom, img.shape[1] + left + right
+    if img.dtype in _CV_PAD_DTYPES and c <= 4:
+        value = fill_values(fill, c) + (0.0,) * (4 - c)
+        out = cv2.copyMakeBorder(img, top, bottom, left, right, _CV_BORDER[border], value=value)
+        return out.reshape(h, w, *img.shape[2:])  # cv2 drops a trailing channel axis of length 1
+    # Other dtypes (bool, float16, 64-bit ints, ...) and more than 4 channels: NumPy.
+    if border == "constant":
+        out = np.empty((h, w, *img.shape[2:]), dtype=img.dtype)
+        out[...] = _typed_fill(fill_values(fill, c), img.dtype).reshape((-1,) if img.ndim == 3 else ())
+        out[top : top + img.shape[0], left : left + img.shape[1]] = img
+        return out
+    widths = ((top, bottom), (left, right)) + ((0, 0),) * (img.ndim - 2)
+    return np.pad(img, widths, mode=border)
+
+
+@register_kernel("Pad", "CPU")
+def pad(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+    img = _image("Pad", image)
+    left, top, right, bottom = op.padding
+    return pad_image(img, left, top, right, bottom, op.padding_mode, op.fill_value, "Pad")
+
+
+# ---------------------------------------------------------------------------------------------- crops
+
+
+@register_kernel("RandomCrop", "CPU")
+def random_crop(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+    img = _image("RandomCrop", image)
+    ch, cw = _square(op.size)
+    left, top, right, bottom = op.padding or (0, 0, 0, 0)
+    ph, pw = img.shape[0] + top + bottom, img.shape[1] + left + right
+    if op.pad_if_needed:
+        # MindSpore's (and torchvision's) rule: the shortfall is added on both ends.
+        if ph < ch:
+            top, bottom = top + ch - ph, bottom + ch - ph
+        if pw < cw:
+            left, right = left + cw - pw, right + cw - pw
+        ph, pw = img.shape[0] + top + bottom, img.shape[1] + left + right
+    if ph < ch or pw < cw:
+        raise ValueError(
+            f"RandomCrop: the crop size ({ch}, {cw}) is larger than the padded image ({ph}, {pw}) of an "
+            f"input of shape {img.shape}; set pad_if_needed=True or a smaller size"
+        )
+    x = int(ctx.rng.integers(0, pw - cw, endpoint=True))  # left first, as MindSpore draws
+    y = int(ctx.rng.integers(0, ph - ch, endpoint=True))
+    if top or bottom or left or right:
+        img = pad_image(img, left, top, right, bottom, op.padding_mode, op.fill_value, "RandomCrop")
+    # A copy, not a view: a view would pin the whole source image and let in-place ops alias it.
+    return img[y : y + ch, x : x + cw].copy()
+
+
+@register_kernel("ResizedCrop", "CPU")
+def resized_crop(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+    img = _image("ResizedCrop", image, numeric=True)
+    top, left, ch, cw = op.top, op.left, op.height, op.width
+    if top + ch > img.shape[0] or left + cw > img.shape[1]:
+        raise ValueError(
+            f"ResizedCrop: the crop box (top={top}, left={left}, height={ch}, width={cw}) must lie inside "
+            f"the image. Found image shape {img.shape}"
+        )
+    oh, ow = _square(op.size)
+    return resize_image(img[top : top + ch, left : left + cw], oh, ow, op.interpolation, "ResizedCrop")
+
+
+# ---------------------------------------------------------------------------------------------- flips
+
+
+@register_kernel("VerticalFlip", "CPU")
+def vertical_flip(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+    return _image("VerticalFlip", image)[::-1]  # a view: free, and later ops read views fine
+
+
+@register_kernel("RandomVerticalFlip", "CPU")
+def random_vertical_flip(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+    img = _image("RandomVerticalFlip", image)  # validate before drawing: a bad input fails on every row
+    return img[::-1] if ctx.rng.random() < op.prob else img
+
+
+# ---------------------------------------------------------------------------------------------- warps
+
+
+def warp_affine(
+    img: np.ndarray, matrix: np.ndarray, out_h: int, out_w: int, resample: Any, fill: Any, op_name: str
+) -> np.ndarray:
+    """``cv2.warpAffine`` with a forward (source → output) 2x3 ``matrix`` and a constant border."""
+    flag = _CV_WARP_INTER.get(_interp_name(resample))
+    if flag is None:
+        raise ValueError(f"{op_name}: unsupported resample {resample!r}")
+    if img.dtype not in _CV_WARP_DTYPES:
+        # bool, int8, 32/64-bit ints, float16: warp in float64 (exact for every int32), cast back.
+        out = warp_affine(img.astype(np.float64), matrix, out_h, out_w, resample, fill, op_name)
+        return _cast_back(out, img.dtype)
+    c = _channels(img)
+    values = fill_values(fill, c)
+    if c > 4:  # OpenCV's cubic and Lanczos warps take at most 4 channels: warp in groups of 4
+        groups = [
+            warp_affine(img[..., k : k + 4], matrix, out_h, out_w, resample, values[k : k + 4], op_name)
+            for k in range(0, c, 4)
+        ]
+        return np.concatenate([g.reshape(out_h, out_w, -1) for g in groups], axis=2)
+    out = cv2.warpAffine(
+        img,
+        np.asarray(matrix, dtype=np.float64),
+        (out_w, out_h),
+        flags=flag,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=values + (0.0,) * (4 - c),
+    )
+    return out.reshape(out_h, out_w, *img.shape[2:])
+
+
+def rotated_size(height: int, width: int, degrees: float) -> tuple[int, int]:
+    """(height, width) holding an image rotated by ``degrees``: MindSpore's rounding (to nearest, ties
+    to even) of ``|w cos| + |h sin|`` by ``|w sin| + |h cos|``. The op spec states the same rule."""
+    rad = math.radians(degrees)
+    c, s = abs(math.cos(rad)), abs(math.sin(rad))
+    # round(.., 6) first: cos(90 deg) is 6e-17, not 0, and must not push a size across a .5 boundary.
+    out_w = round(round(width * c + height * s, 6))
+    out_h = round(round(width * s + height * c, 6))
+    return max(out_h, 1), max(out_w, 1)
+
+
+def rotate_image(
+    img: np.ndarray,
+    degrees: float,
+    resample: Any,
+    expand: bool,
+    center: tuple[float, float] | None,
+    fill: Any,
+    op_name: str = "Rotate",
+) -> np.ndarray:
+    """Rotate counter-clockwise about ``center`` (pixel coordinates; ``None``: the exact image centre)."""
+    h, w = img.shape[:2]
+    cx, cy = ((w - 1) / 2.0, (h - 1) / 2.0) if center is None else center
+    rad = math.radians(degrees)
+    a, b = math.cos(rad), math.sin(rad)
+    # cv2.getRotationMatrix2D's matrix, in float64 (it takes the centre as float32).
+    matrix = np.array([[a, b, (1 - a) * cx - b * cy], [-b, a, b * cx + (1 - a) * cy]])
+    out_h, out_w = h, w
+    if expand:
+        out_h, out_w = rotated_size(h, w, degrees)
+        # Centre the rotated image in the larger output by the *rounded* size (MindSpore uses the
+        # unrounded one, which leaves its output up to half a pixel off centre).
+        matrix[0, 2] += (out_w - w) / 2.0
+        matrix[1, 2] += (out_h - h) / 2.0
+    return warp_affine(img, matrix, out_h, out_w, resample, fill, op_name)
+
+
+@register_kernel("Rotate", "CPU")
+def rotate(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+    img = _image("Rotate", image, numeric=True)
+    return rotate_image(img, op.degrees, op.resample, op.expand, op.center, op.fill_value, "Rotate")
+
+
+@register_kernel("RandomRotation", "CPU")
+def random_rotation(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+    img = _image("RandomRotation", image, numeric=True)
+    degrees = float(ctx.rng.uniform(op.degrees[0], op.degrees[1]))
+    return rotate_image(img, degrees, op.resample, op.expand, op.center, op.fill_value, "RandomRotation")
+
+
+def affine_matrix(
+    height: int,
+    width: int,
+    degrees: float,
+    tx: float,
+    ty: float,
+    scale: float,
+    shear_x: float,
+    shear_y: float,
+) -> np.ndarray:
+    """MindSpore's forward affine matrix ``T * C * R * S * SHy * SHx * C^-1`` (degrees clockwise,
+    shifts in pixels, shears in degrees), about the centre ``((w - 1) / 2, (h - 1) / 2)``."""
+    a = math.radians(degrees)
+    sx = math.radians(shear_x)
+    sy = math.radians(-shear_y)
+    cx, cy = (width - 1) / 2.0, (height - 1) / 2.0
+    m00 = scale * math.cos(a + sy) / math.cos(sy)
+    m01 = scale * (-math.cos(a + sy) * math.tan(sx) / math.cos(sy) - math.sin(a))
+    m10 = scale * math.sin(a + sy) / math.cos(sy)
+    m11 = scale * (-math.sin(a + sy) * math.tan(sx) / math.cos(sy) + math.cos(a))
+    m02 = (1 - m00) * cx - m01 * cy + tx
+    m12 = (1 - m11) * cy - m10 * cx + ty
+    return np.array([[m00, m01, m02], [m10, m11, m12]])
+
+
+@register_kernel("Affine", "CPU")
+def affine(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+    img = _image("Affine", image, numeric=True)
+    h, w = img.shape[:2]
+    tx, ty = op.translate[0] * w, op.translate[1] * h
+    matrix = affine_matrix(h, w, op.degrees, tx, ty, op.scale, op.shear[0], op.shear[1])
+    return warp_affine(img, matrix, h, w, op.resample, op.fill_value, "Affine")
+
+
+@register_kernel("RandomAffine", "CPU")
+def random_affine(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+    img = _image("RandomAffine", image, numeric=True)
+    h, w = img.shape[:2]
+    rng = ctx.rng
+    # MindSpore's draw order: angle, x shift, y shift, scale, x shear, y shear.
+    degrees = math.fmod(float(rng.uniform(op.degrees[0], op.degrees[1])), 360.0)
+    tx = float(rng.uniform(op.translate[0], op.translate[1])) * w
+    ty = float(rng.uniform(op.translate[2], op.translate[3])) * h
+    scale = float(rng.uniform(op.scale[0], op.scale[1]))
+    shear_x = float(rng.uniform(op.shear[0], op.shear[1]))
+    shear_y = float(rng.uniform(op.shear[2], op.shear[3]))
+    matrix = affine_matrix(h, w, degrees, tx, ty, scale, shear_x, shear_y)
+    return warp_affine(img, matrix, h, w, op.resample, op.fill_value, "RandomAffine")
