@@ -3,14 +3,17 @@
 ``minddata/`` is the public API; ``ops/``, ``engine/``, ``trainer/`` and ``bench/`` install as
 ``minddata.ops``, ``minddata.engine``, ``minddata.trainer`` and ``minddata.bench`` (DESIGN.md §2).
 Cython extensions are added here as kernels arrive; the build requirement is declared in
-pyproject.toml.
+pyproject.toml. Extensions that need a system library are built only where its headers are found
+(``minddata.ops.cpu._jpeg``: libjpeg-turbo's ``jpeglib.h``); elsewhere the install still succeeds
+and the pure-Python module in front of the extension falls back and says why.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 
-from setuptools import find_packages, setup
+from setuptools import Extension, find_packages, setup
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -36,6 +39,87 @@ def _packages_and_dirs() -> tuple[list[str], dict[str, str]]:
     return packages, package_dir
 
 
+def _say(line: str) -> None:
+    print(f"minddata setup: {line}", file=sys.stderr)
+
+
+def _find_jpeglib() -> tuple[str | None, str]:
+    """The folder holding libjpeg-turbo's ``jpeglib.h``, or None and why not.
+
+    ``$JPEG_INCLUDE_DIR``, when set, is the only place looked at (so pointing it at an empty folder
+    builds without the extension); otherwise ``$CPATH``/``$C_INCLUDE_PATH``, the interpreter's
+    prefix (conda), ``/usr/local/include`` and ``/usr/include``.
+    """
+    explicit = os.environ.get("JPEG_INCLUDE_DIR")
+    if explicit is not None:
+        candidates = [explicit]
+    else:
+        candidates = [
+            *os.environ.get("CPATH", "").split(os.pathsep),
+            *os.environ.get("C_INCLUDE_PATH", "").split(os.pathsep),
+            os.path.join(sys.prefix, "include"),
+            "/usr/local/include",
+            "/usr/include",
+        ]
+    candidates = [d for d in dict.fromkeys(candidates) if d]
+    for folder in candidates:
+        header = os.path.join(folder, "jpeglib.h")
+        if not os.path.isfile(header):
+            continue
+        with open(header, encoding="latin-1") as f:
+            if "jpeg_skip_scanlines" not in f.read():
+                return None, (
+                    f"{header} is not libjpeg-turbo >= 1.5 (it lacks jpeg_skip_scanlines/jpeg_crop_scanline)"
+                )
+        return folder, ""
+    return None, f"libjpeg-turbo headers (jpeglib.h) were not found in {', '.join(candidates) or '(nothing)'}"
+
+
+def _jpeg_extensions() -> list:
+    """``minddata.ops.cpu._jpeg`` (ops/cpu/_jpeg.pyx over libjpeg-turbo) when it can be built, else [].
+
+    Building never fails for want of it: without the headers or Cython nothing extra is built and one
+    line says why; a compile/link failure is reported and skipped (``optional=True``).
+    ``minddata.ops.cpu.jpeg`` then falls back to OpenCV and says why in ``WHY_UNAVAILABLE``.
+    """
+    fix = "install libjpeg62-turbo-dev (Debian) or libjpeg-turbo-devel and reinstall"
+    folder, why = _find_jpeglib()
+    if folder is None:
+        _say(f"not building the _jpeg extension: {why}; {fix}")
+        return []
+    try:
+        from Cython.Build import cythonize
+    except ImportError:
+        _say("not building the _jpeg extension: Cython is not importable (pip install 'Cython>=3.0')")
+        return []
+    include_dirs: list[str] = []
+    library_dirs: list[str] = []
+    if folder not in ("/usr/include", "/usr/local/include"):
+        include_dirs.append(folder)
+        lib = os.environ.get("JPEG_LIB_DIR") or os.path.join(os.path.dirname(folder), "lib")
+        if os.path.isdir(lib):
+            library_dirs.append(lib)
+    unix = sys.platform != "win32"
+    ext = Extension(
+        "minddata.ops.cpu._jpeg",
+        sources=["ops/cpu/_jpeg.pyx"],
+        include_dirs=include_dirs,
+        library_dirs=library_dirs,
+        runtime_library_dirs=library_dirs if unix else [],
+        libraries=["jpeg"],
+        extra_compile_args=["-O3"] if unix else ["/O2"],
+        optional=True,
+    )
+    _say(f"building the _jpeg extension against {os.path.join(folder, 'jpeglib.h')}")
+    return cythonize([ext], compiler_directives={"language_level": "3"}, quiet=True)
+
+
 packages, package_dir = _packages_and_dirs()
 
-setup(packages=packages, package_dir=package_dir)
+setup(
+    packages=packages,
+    package_dir=package_dir,
+    ext_modules=_jpeg_extensions(),
+    # Cython's generated C sits next to the .pyx; it is a build input, not package data.
+    exclude_package_data={"": ["*.c"]},
+)

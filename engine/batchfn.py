@@ -68,6 +68,7 @@ class Collate:
         input_indices: list[int],
         layout: list[tuple[int, int]],
         num_outputs: int,
+        epilogues: dict[int, tuple[Any, bool, np.dtype]] | None = None,
     ):
         self.label = label
         self.columns = columns
@@ -76,6 +77,8 @@ class Collate:
         self.layout = layout
         self.num_outputs = num_outputs
         self.output_names = output_names
+        # Column index -> (Normalize op, to CHW, dtype): normalization moved here by the optimizer.
+        self.epilogues = epilogues or {}
 
     def __call__(self, chunk: Chunk, pass_index: int, row_start: int) -> Chunk:
         out = []
@@ -87,10 +90,38 @@ class Collate:
             columns = [list(col) for col in zip(*rows)] if rows else [[] for _ in self.columns]
             if self.per_batch_map is not None:
                 columns = self._apply_per_batch_map(columns, batch_num, pass_index)
+            epilogues = self.epilogues
             out.append(
-                tuple(stack_column(col, self.label, name, batch_num) for col, name in zip(columns, self.output_names))
+                tuple(
+                    self._normalize_column(col, epilogues[i], name, batch_num)
+                    if i in epilogues
+                    else stack_column(col, self.label, name, batch_num)
+                    for i, (col, name) in enumerate(zip(columns, self.output_names))
+                )
             )
         return Chunk(out)
+
+    def _normalize_column(self, images: list[Any], epilogue: tuple[Any, bool, np.dtype], name: str, batch_num: int) -> np.ndarray:
+        from minddata.ops.cpu.fused import normalize_into
+
+        normalize, chw, dtype = epilogue
+        first = np.asarray(images[0])
+        shapes = {np.shape(img) for img in images}
+        if len(shapes) > 1:
+            stack_column(images, self.label, name, batch_num)  # raises the shape-mismatch error
+        mean = np.asarray(normalize.mean, np.float32)
+        std = np.asarray(normalize.std, np.float32)
+        if first.ndim == 2:
+            # HWC2CHW leaves a 2-D image as it is, and so does Normalize.
+            out = np.empty((len(images), *first.shape), np.float32)
+            for i, img in enumerate(images):
+                normalize_into(np.asarray(img), mean, std, out[i][:, :, None], False)
+        else:
+            h, w, c = first.shape
+            out = np.empty((len(images), c, h, w) if chw else (len(images), h, w, c), np.float32)
+            for i, img in enumerate(images):
+                normalize_into(np.asarray(img), mean, std, out[i], chw)
+        return out if dtype == np.float32 else out.astype(dtype)
 
     def _apply_per_batch_map(self, columns: list[list[Any]], batch_num: int, pass_index: int) -> list[list[Any]]:
         inputs = [columns[i] for i in self.input_indices]

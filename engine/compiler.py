@@ -11,6 +11,7 @@ from minddata.engine import ir
 from minddata.engine.batchfn import BatchInfo, Collate
 from minddata.engine.chunk import Chunk, FailedRow
 from minddata.engine.mapfn import MapErrorPolicy, MapFunction, column_layout, op_label
+from minddata.engine.optimizer import flatten_operations, lower
 from minddata.engine.parallel import ParallelApplyStage
 from minddata.engine.runtime import Runtime
 from minddata.engine.stages import (
@@ -31,19 +32,7 @@ from minddata.errors import DeviceError, GraphError, PipelineError, RowError
 from minddata.ops.base import Op
 from minddata.ops.registry import has_kernel, ops_on
 
-__all__ = ["compile_plan", "flatten_operations", "validate"]
-
-
-def flatten_operations(operations: list[Any]) -> list[Any]:
-    """Inline ``Compose`` ops: a map over ``[Compose([a, b]), c]`` runs ``a, b, c``."""
-    flat: list[Any] = []
-    for op in operations:
-        inner = getattr(op, "transforms", None) if isinstance(op, Op) and op.name == "Compose" else None
-        if inner is not None:
-            flat.extend(flatten_operations(list(inner)))
-        else:
-            flat.append(op)
-    return flat
+__all__ = ["compile_plan", "validate", "plan_tree"]
 
 
 def validate(root: ir.Node) -> None:
@@ -69,7 +58,6 @@ class _Builder:
         self.online_source = online_source
         self.chunk_rows = config.get_rows_per_chunk()
         self.node_counter = 0
-        self.op_counter = 0
 
     def _position(self) -> int:
         self.node_counter += 1
@@ -127,9 +115,8 @@ class _Builder:
 
     def _build_MapNode(self, node: ir.MapNode, children, position) -> Stage:
         rt = self.rt
-        operations = flatten_operations(node.operations)
-        positions = list(range(self.op_counter, self.op_counter + len(operations)))
-        self.op_counter += len(operations)
+        operations = node.operations
+        positions = node.op_positions  # type: ignore[attr-defined]
         have = node.children[0].columns
         inputs = node.resolved_inputs()
         outputs = node.resolved_outputs()
@@ -171,6 +158,7 @@ class _Builder:
             [have.index(c) for c in inputs] if node.per_batch_map is not None else [],
             column_layout(have, inputs, outputs),
             len(outputs),
+            epilogues=getattr(node, "epilogues", None),
         )
         if node.num_workers <= 1:
             return InlineApplyStage(rt, group, collate, node.label)
@@ -240,16 +228,22 @@ class _Builder:
         return ParallelApplyStage(self.rt, children[0], keep, node.num_workers, label)
 
 
+def plan_tree(root: ir.Node) -> ir.Node:
+    """The validated, optimized tree that an iterator over ``root`` runs (fusion per config)."""
+    validate(root)
+    return lower(root, config.get_enable_fusion())
+
+
 def compile_plan(
     root: ir.Node,
     rt: Runtime,
     *,
     online_source: Callable[[ir.OnlineSourceNode], Stage] | None = None,
 ) -> Stage:
-    """Validate ``root`` and build its stages for one run (one iterator)."""
-    validate(root)
+    """Validate and optimize ``root``, then build its stages for one run (one iterator)."""
+    tree = plan_tree(root)
     try:
-        return _Builder(rt, online_source).build(root)
+        return _Builder(rt, online_source).build(tree)
     except (GraphError, DeviceError):
         raise
     except RecursionError:

@@ -200,6 +200,14 @@ class MapNode(Node):
 
         inputs = self.resolved_inputs()
         _check_columns(self, inputs, "input_columns")
+        first = self.operations[0]
+        wanted = getattr(first, "num_inputs", -1) if hasattr(first, "device_target") else -1
+        if wanted >= 0 and wanted != len(inputs):
+            given = "input_columns=None passes every column" if self.input_columns is None else "input_columns names"
+            raise GraphError(
+                f"{self.label}: {type(first).__name__} takes {wanted} input column(s), but {given}: {inputs}. "
+                f"Set input_columns to the {wanted} column(s) it should read."
+            )
         outputs = self.resolved_outputs()
         have = self.children[0].columns
         layout = column_layout(have, inputs, outputs)

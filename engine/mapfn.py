@@ -19,7 +19,7 @@ __all__ = ["MapFunction", "MapErrorPolicy", "op_label", "column_layout"]
 
 def op_label(op: Any) -> str:
     if isinstance(op, Op):
-        return op.name
+        return getattr(op, "label", None) or op.name
     name = getattr(op, "__name__", None) or type(op).__name__
     return name
 

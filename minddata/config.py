@@ -38,6 +38,8 @@ __all__ = [
     "get_worker_shm_size",
     "set_framework",
     "get_framework",
+    "set_max_image_pixels",
+    "get_max_image_pixels",
     "load_defaults",
 ]
 
@@ -46,6 +48,10 @@ _lock = threading.Lock()
 
 # MindSpore's dataset seed when none was set (std::mt19937::default_seed).
 DEFAULT_SEED = 5489
+
+# Pillow's decompression-bomb error threshold (2 x PIL.Image.MAX_IMAGE_PIXELS): about 179 MP, 537 MB
+# as RGB. Larger headers are almost always hostile or corrupt, and decoding one could exhaust memory.
+DEFAULT_MAX_IMAGE_PIXELS = 178_956_970
 
 
 class ErrorSamplesMode(str, enum.Enum):
@@ -79,6 +85,7 @@ def load_defaults() -> None:
             rows_per_chunk=32,
             worker_shm_size=16 << 20,
             framework="numpy",
+            max_image_pixels=DEFAULT_MAX_IMAGE_PIXELS,
         )
 
 
@@ -213,3 +220,29 @@ def set_framework(name: str) -> None:
 
 def get_framework() -> str:
     return str(_state["framework"])
+
+
+def set_max_image_pixels(n: int | None) -> None:
+    """Largest image (width x height, read from its header) that ``vision.Decode`` will decode.
+
+    A larger image is refused before any pixel is decoded, so a small file claiming a huge size (a
+    "decompression bomb") cannot exhaust memory. The default, 178,956,970, is where Pillow refuses
+    images outright (twice ``PIL.Image.MAX_IMAGE_PIXELS``). ``None`` removes the limit.
+
+    Example:
+        >>> import minddata as md
+        >>> md.config.set_max_image_pixels(4096 * 4096)
+        >>> md.config.get_max_image_pixels()
+        16777216
+        >>> md.config.set_max_image_pixels(None)
+        >>> md.config.get_max_image_pixels() is None
+        True
+        >>> md.config.load_defaults()
+    """
+    _state["max_image_pixels"] = None if n is None else _positive_int("set_max_image_pixels", n)
+
+
+def get_max_image_pixels() -> int | None:
+    """The limit set by :func:`set_max_image_pixels` (``None``: no limit)."""
+    value = _state["max_image_pixels"]
+    return None if value is None else int(value)  # type: ignore[call-overload]

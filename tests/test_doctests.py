@@ -16,6 +16,9 @@ MODULES = [
     "minddata.transforms",
     "minddata.vision",
     "minddata.vision._ops",
+    "minddata.vision._geometry",
+    "minddata.vision._color",
+    "minddata.vision._erase_mix",
     "minddata.ops.base",
     "minddata.engine.procpool",
 ]

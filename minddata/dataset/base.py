@@ -280,15 +280,33 @@ class Dataset:
         return 1
 
     def explain(self) -> str:
-        """The graph as an indented tree, root first."""
-        lines: list[str] = []
+        """The plan an iterator would run, root first: stages, their ops after fusion, and what the
+        optimizer rewrote (``config.set_enable_fusion(False)`` shows the unfused plan).
+
+        Example:
+            >>> import minddata as md
+            >>> ds = md.NumpySlicesDataset({"x": [1]}).map(lambda x: x, input_columns="x").map(abs, input_columns="x")
+            >>> print(ds.explain())  # doctest: +ELLIPSIS
+            fusion: on
+            Map[<lambda>, abs]  columns=['x']  workers=...
+              fused: merged the adjacent map over 'x' into this one
+              NumpySlicesDataset  columns=['x']
+        """
+        from minddata import config
+        from minddata.engine.compiler import plan_tree
+
+        lines = [f"fusion: {'on' if config.get_enable_fusion() else 'off'}"]
 
         def visit(node: ir.Node, depth: int) -> None:
-            lines.append(f"{'  ' * depth}{node.label}  columns={node.columns}")
+            pad = "  " * depth
+            extra = f"  workers={node.num_workers}" if isinstance(node, (ir.MapNode, ir.BatchNode)) else ""
+            lines.append(f"{pad}{node.label}  columns={node.columns}{extra}")
+            for note in getattr(node, "fusion_notes", []):
+                lines.append(f"{pad}  fused: {note}")
             for child in node.children:
                 visit(child, depth + 1)
 
-        visit(self._node, 0)
+        visit(plan_tree(self._node), 0)
         return "\n".join(lines)
 
     def __repr__(self) -> str:

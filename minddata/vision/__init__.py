@@ -11,6 +11,28 @@ Example:
     (3, 16, 24)
 """
 
+from minddata.vision._color import ConvertColor, ConvertMode, GaussianBlur, Grayscale, RandomColorAdjust
+from minddata.vision._erase_mix import (
+    CutMixBatch,
+    CutOut,
+    ImageBatchFormat,
+    MixUpBatch,
+    NormalizePad,
+    RandomErasing,
+)
+from minddata.vision._geometry import (
+    Affine,
+    Border,
+    Pad,
+    RandomAffine,
+    RandomCrop,
+    RandomCropDecodeResize,
+    RandomRotation,
+    RandomVerticalFlip,
+    ResizedCrop,
+    Rotate,
+    VerticalFlip,
+)
 from minddata.vision._ops import (
     HWC2CHW,
     CenterCrop,
@@ -27,6 +49,28 @@ from minddata.vision._ops import (
 from minddata.vision._utils import Inter
 
 __all__ = [
+    "Affine",
+    "Border",
+    "ConvertColor",
+    "ConvertMode",
+    "GaussianBlur",
+    "Grayscale",
+    "Pad",
+    "RandomAffine",
+    "RandomColorAdjust",
+    "RandomCrop",
+    "RandomCropDecodeResize",
+    "RandomRotation",
+    "RandomVerticalFlip",
+    "ResizedCrop",
+    "Rotate",
+    "VerticalFlip",
+    "CutMixBatch",
+    "CutOut",
+    "ImageBatchFormat",
+    "MixUpBatch",
+    "NormalizePad",
+    "RandomErasing",
     "CenterCrop",
     "Crop",
     "Decode",

@@ -9,9 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from minddata.errors import ArgumentError
-from minddata.ops.base import Op
-from minddata.transforms import TypeCast
+from minddata.ops.base import Op, TensorSpec
+from minddata.transforms import TypeCast, one_spec, spec_dtype
 from minddata.vision._utils import Inter
 from minddata.vision._validators import (
     MAX_INT_SIZE,
@@ -39,6 +41,25 @@ __all__ = [
 ]
 
 
+def image_spec_dims(
+    op: str, spec: TensorSpec, *, numeric: bool = False
+) -> tuple[int | None, int | None, tuple[int | None, ...]]:
+    """(height, width, channel dims) of an ``<H, W>``/``<H, W, C>`` input spec, checked as the CPU
+    kernels check the array: the engine can then reject a bad graph before the first row."""
+    shape = tuple(spec.shape)
+    if len(shape) not in (2, 3):
+        raise ValueError(f"{op}: expected an image of shape <H, W> or <H, W, C>. Found shape {shape}")
+    if any(d == 0 for d in shape):
+        raise ValueError(f"{op}: expected a non-empty image. Found shape {shape}")
+    if numeric and spec.dtype is not None and np.dtype(spec.dtype).kind not in "biuf":
+        raise TypeError(f"{op}: expected a numeric image. Found dtype {np.dtype(spec.dtype)} (shape {shape})")
+    return shape[0], shape[1], shape[2:]
+
+
+def square(size: int | tuple[int, int]) -> tuple[int, int]:
+    return (size, size) if isinstance(size, int) else size
+
+
 class Decode(Op):
     """Decode an encoded image (JPEG, PNG, BMP, GIF, WebP, TIFF) into an RGB ``uint8`` HWC array.
 
@@ -64,6 +85,19 @@ class Decode(Op):
     def __init__(self, to_pil: bool = False) -> None:
         self.to_pil = check_bool(self.name, "to_pil", to_pil)
 
+    def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
+        data = one_spec(self.name, inputs)
+        dtype = spec_dtype(data)
+        # Encoded bytes: a 1-D uint8/int8 array, or a 0-d bytes scalar as a bytes column stores it.
+        is_bytes = dtype is None or dtype.kind == "S" or (dtype.kind in "iu" and dtype.itemsize == 1)
+        if len(data.shape) > 1 or not is_bytes:
+            raise TypeError(
+                f"Decode: expected encoded image bytes (a 1-D uint8 array or bytes). "
+                f"Found a tensor of shape {tuple(data.shape)}, dtype {dtype}"
+            )
+        # to_pil gives a PIL image in mode RGB: the same pixels as this array.
+        return TensorSpec((None, None, 3), np.dtype(np.uint8))
+
 
 class Resize(Op):
     """Resize an image to ``size``.
@@ -87,6 +121,19 @@ class Resize(Op):
         self.size = check_size(self.name, size)
         self.interpolation = check_inter(self.name, interpolation)
 
+    def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
+        image = one_spec(self.name, inputs)
+        h, w, rest = image_spec_dims(self.name, image, numeric=True)
+        if isinstance(self.size, tuple):
+            out_h, out_w = self.size
+        elif h is None or w is None:
+            out_h = out_w = None
+        elif h <= w:  # MindSpore's rule, as the kernel applies it: the shorter side becomes size
+            out_h, out_w = self.size, int(w * self.size / h)
+        else:
+            out_h, out_w = int(h * self.size / w), self.size
+        return TensorSpec((out_h, out_w, *rest), spec_dtype(image))
+
 
 class CenterCrop(Op):
     """Crop the central ``size`` region; an image smaller than ``size`` is first zero-padded around.
@@ -107,6 +154,11 @@ class CenterCrop(Op):
 
     def __init__(self, size: int | Sequence[int]) -> None:
         self.size = check_size(self.name, size)
+
+    def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
+        image = one_spec(self.name, inputs)
+        _, _, rest = image_spec_dims(self.name, image)
+        return TensorSpec((*square(self.size), *rest), spec_dtype(image))
 
 
 class Crop(Op):
@@ -132,6 +184,17 @@ class Crop(Op):
         )
         self.size = check_size(self.name, size)
 
+    def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
+        image = one_spec(self.name, inputs)
+        h, w, rest = image_spec_dims(self.name, image)
+        (top, left), (ch, cw) = self.coordinates, square(self.size)
+        if (h is not None and top + ch > h) or (w is not None and left + cw > w):
+            raise ValueError(
+                f"Crop: the crop box (top={top}, left={left}, height={ch}, width={cw}) must lie inside the image. "
+                f"Found image shape {tuple(image.shape)}"
+            )
+        return TensorSpec((ch, cw, *rest), spec_dtype(image))
+
 
 class HorizontalFlip(Op):
     """Mirror an image left to right.
@@ -145,6 +208,11 @@ class HorizontalFlip(Op):
 
     def __init__(self) -> None:
         pass
+
+    def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
+        image = one_spec(self.name, inputs)
+        image_spec_dims(self.name, image)
+        return TensorSpec(tuple(image.shape), spec_dtype(image))
 
 
 class RandomHorizontalFlip(Op):
@@ -167,6 +235,11 @@ class RandomHorizontalFlip(Op):
         if not 0.0 <= prob <= 1.0:
             raise ArgumentError(f"{self.name}: `prob` must be in [0, 1]. Found: {prob}")
         self.prob = prob
+
+    def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
+        image = one_spec(self.name, inputs)
+        image_spec_dims(self.name, image)
+        return TensorSpec(tuple(image.shape), spec_dtype(image))
 
 
 class RandomResizedCrop(Op):
@@ -207,6 +280,11 @@ class RandomResizedCrop(Op):
         self.interpolation = check_inter(self.name, interpolation)
         self.max_attempts = check_int(self.name, "max_attempts", max_attempts, low=1, high=2**31 - 1)
 
+    def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
+        image = one_spec(self.name, inputs)
+        _, _, rest = image_spec_dims(self.name, image, numeric=True)
+        return TensorSpec((*square(self.size), *rest), spec_dtype(image))
+
 
 class Normalize(Op):
     """``(image - mean) / std`` per channel, output ``float32``.
@@ -236,6 +314,20 @@ class Normalize(Op):
                 f"Found: {len(self.mean)} and {len(self.std)}"
             )
         self.is_hwc = check_bool(self.name, "is_hwc", is_hwc)
+
+    def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
+        image = one_spec(self.name, inputs)
+        shape = tuple(image.shape)
+        image_spec_dims(self.name, image, numeric=True)
+        n = len(self.mean)
+        channels = 1 if len(shape) == 2 else shape[2] if self.is_hwc else shape[0]
+        if n != 1 and channels is not None and channels != n:
+            layout = "HWC" if self.is_hwc else "CHW"
+            raise ValueError(
+                f"Normalize: expected an {layout} image with {n} channels matching mean/std of length {n}. "
+                f"Found shape {shape}"
+            )
+        return TensorSpec(shape, np.dtype(np.float32))
 
 
 def _check_channel_values(op: str, arg: str, values: Any, *, positive: bool) -> tuple[float, ...]:
@@ -270,6 +362,11 @@ class HWC2CHW(Op):
     def __init__(self) -> None:
         pass
 
+    def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
+        image = one_spec(self.name, inputs)
+        h, w, rest = image_spec_dims(self.name, image)
+        return TensorSpec((*rest, h, w), spec_dtype(image))
+
 
 class Rescale(Op):
     """``image * rescale + shift``, output ``float32``.
@@ -293,6 +390,16 @@ class Rescale(Op):
                 raise ArgumentError(
                     f"{self.name}: `{arg}` must be in [-{MAX_INT_SIZE}, {MAX_INT_SIZE}]. Found: {v}"
                 )
+
+    def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
+        data = one_spec(self.name, inputs)
+        dtype = spec_dtype(data)
+        # Any numeric array, not only images: the kernel scales elementwise.
+        if dtype is not None and dtype.kind not in "biuf":
+            raise TypeError(
+                f"Rescale: expected a numeric array. Found dtype {dtype} (shape {tuple(data.shape)})"
+            )
+        return TensorSpec(tuple(data.shape), np.dtype(np.float32))
 
 
 class ToType(TypeCast):

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import io
 import math
+import struct
 from typing import Any
 
 import cv2
 import numpy as np
 
+from minddata import config
 from minddata.ops.base import KernelContext, Op
 from minddata.ops.registry import register_kernel
 
-__all__ = ["decode_image", "resize_image"]
+__all__ = ["check_image_pixels", "decode_image", "image_header_size", "resize_image"]
 
 _IMREAD_FLAGS = cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION
 
@@ -73,7 +75,7 @@ def _interp_name(interpolation: Any) -> str:
 # ---------------------------------------------------------------------------------------------- Decode
 
 
-def _encoded_bytes(x: Any) -> np.ndarray:
+def _encoded_bytes(x: Any, op_name: str = "Decode") -> np.ndarray:
     if isinstance(x, (bytes, bytearray, memoryview)):
         return np.frombuffer(x, dtype=np.uint8)
     if isinstance(x, np.ndarray):
@@ -83,50 +85,151 @@ def _encoded_bytes(x: Any) -> np.ndarray:
             return x.view(np.uint8)
         hint = " It looks already decoded." if x.ndim in (2, 3) and x.dtype.kind in "uif" else ""
         raise TypeError(
-            f"Decode: expected encoded image bytes (a 1-D uint8 array or bytes). "
+            f"{op_name}: expected encoded image bytes (a 1-D uint8 array or bytes). "
             f"Found an array of shape {x.shape}, dtype {x.dtype}.{hint}"
         )
     raise TypeError(
-        f"Decode: expected encoded image bytes (a 1-D uint8 array or bytes). Found: {type(x).__name__}"
+        f"{op_name}: expected encoded image bytes (a 1-D uint8 array or bytes). Found: {type(x).__name__}"
     )
 
 
-def _not_decodable(buf: np.ndarray, reason: str) -> ValueError:
+def _not_decodable(buf: np.ndarray, reason: str, op_name: str = "Decode") -> ValueError:
     head = " ".join(f"{b:02x}" for b in buf[:8].tolist())
     return ValueError(
-        f"Decode: the input is not a decodable image (first bytes {head}, {buf.size} bytes); "
+        f"{op_name}: the input is not a decodable image (first bytes {head}, {buf.size} bytes); "
         f"expected JPEG, PNG, BMP, GIF, WebP or TIFF{reason}"
     )
 
 
-def _pil_decode(buf: np.ndarray) -> Any:
+def _pil_bomb_error(e: Exception, op_name: str = "Decode") -> ValueError:
+    from PIL import Image
+
+    return ValueError(
+        f"{op_name}: Pillow refused the image as a decompression bomb ({e}). Pillow's own limit is "
+        f"2 x PIL.Image.MAX_IMAGE_PIXELS = {2 * (Image.MAX_IMAGE_PIXELS or 0)} pixels; if the image is trusted, "
+        "raise PIL.Image.MAX_IMAGE_PIXELS as well as minddata.config.set_max_image_pixels(n)"
+    )
+
+
+def _pil_decode(buf: np.ndarray, op_name: str = "Decode") -> Any:
     from PIL import Image, UnidentifiedImageError
 
     try:
         with Image.open(io.BytesIO(buf.tobytes())) as im:
             # convert() loads the first frame; every mode (L, P, RGBA, CMYK, I;16, ...) becomes RGB.
             return im.convert("RGB")
+    except Image.DecompressionBombError as e:
+        raise _pil_bomb_error(e, op_name) from None
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError, EOFError) as e:
-        raise _not_decodable(buf, f" (Pillow: {e})") from None
+        raise _not_decodable(buf, f" (Pillow: {e})", op_name) from None
 
 
-def decode_image(data: Any, to_pil: bool = False) -> Any:
+# ---------------------------------------------------------------------------------------------- headers
+
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+# Start-of-frame markers carry the frame size; C4 (DHT), C8 (JPG) and CC (DAC) share the range but don't.
+_JPEG_SOF = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
+
+
+def _jpeg_size(buf: np.ndarray) -> tuple[int, int] | None:
+    """(width, height) from a JPEG's SOF segment, walking the marker segments before it."""
+    data = memoryview(buf)
+    n = len(data)
+    i = 2
+    while i + 4 <= n:
+        if data[i] != 0xFF:
+            return None  # not at a marker: corrupt, let the decoder report it
+        marker = data[i + 1]
+        if marker == 0xFF:  # fill byte before a marker
+            i += 1
+            continue
+        if marker in (0x01, 0xD8) or 0xD0 <= marker <= 0xD7:  # markers without a length
+            i += 2
+            continue
+        if marker in (0xD9, 0xDA):  # end of image / start of scan before any frame header
+            return None
+        (length,) = struct.unpack_from(">H", data, i + 2)
+        if marker in _JPEG_SOF:
+            if i + 9 > n:
+                return None
+            height, width = struct.unpack_from(">HH", data, i + 5)
+            # height 0 means "defined later by a DNL marker", which libjpeg-turbo doesn't support.
+            return (width, height) if height else None
+        i += 2 + length
+    return None
+
+
+def _pil_size(buf: np.ndarray, op_name: str = "Decode") -> tuple[int, int] | None:
+    from PIL import Image
+
+    try:
+        # Image.open parses the header only; pixels are read on load().
+        with Image.open(io.BytesIO(buf.tobytes())) as im:
+            return im.size
+    except Image.DecompressionBombError as e:
+        # Pillow refuses past 2 x MAX_IMAGE_PIXELS without telling the size; under a limit at least
+        # that low the image is over ours too. Under a higher limit, OpenCV may still decode it.
+        pil_limit = 2 * (Image.MAX_IMAGE_PIXELS or 0)
+        limit = config.get_max_image_pixels()
+        if limit is not None and limit <= pil_limit:
+            raise ValueError(
+                f"{op_name}: the image header says more than {pil_limit} pixels (Pillow: {e}), over the limit of "
+                f"{limit} pixels (a decompression-bomb guard; nothing was decoded). If the image is trusted, "
+                "raise the limit with minddata.config.set_max_image_pixels(n), or pass None to remove it"
+            ) from None
+        return None
+    except Exception:  # noqa: BLE001 - unreadable headers are reported by the decoders with context
+        return None
+
+
+def image_header_size(data: Any, op_name: str = "Decode") -> tuple[int, int] | None:
+    """(width, height) an encoded image's header claims, read without decoding any pixel; ``None``
+    when the header can't be read (the decoders then report the problem)."""
+    buf = np.ascontiguousarray(_encoded_bytes(data, op_name))  # struct reads need one contiguous buffer
+    if buf.size >= 24 and buf[:8].tobytes() == _PNG_SIGNATURE:
+        if buf[12:16].tobytes() != b"IHDR":
+            return None
+        width, height = struct.unpack_from(">II", memoryview(buf), 16)
+        return width, height
+    if buf.size >= 4 and buf[0] == 0xFF and buf[1] == 0xD8:
+        return _jpeg_size(buf)
+    return _pil_size(buf, op_name)
+
+
+def check_image_pixels(op_name: str, width: int, height: int) -> None:
+    """Refuse an image larger than ``config.get_max_image_pixels()`` (the decompression-bomb guard)."""
+    limit = config.get_max_image_pixels()
+    if limit is not None and width * height > limit:
+        raise ValueError(
+            f"{op_name}: the image header says {width}x{height} = {width * height} pixels, over the limit of "
+            f"{limit} pixels (a decompression-bomb guard; nothing was decoded). If the image is trusted, raise "
+            "the limit with minddata.config.set_max_image_pixels(n), or pass None to remove it"
+        )
+
+
+def decode_image(data: Any, to_pil: bool = False, op_name: str = "Decode") -> Any:
     """Encoded bytes → RGB ``uint8`` HWC array (or a PIL image in mode RGB when ``to_pil``).
 
     OpenCV first: it is the faster of the two (libjpeg-turbo into the output buffer, GIL released)
     and keeps 16-bit images' high byte where Pillow clips. Pillow takes over for what OpenCV rejects.
+    An image whose header is over ``config.get_max_image_pixels()`` is refused before decoding.
+    ``op_name`` names the op in errors: ops that decode as one of their steps pass their own name.
     """
-    buf = _encoded_bytes(data)
+    buf = _encoded_bytes(data, op_name)
     if buf.size == 0:
-        raise ValueError("Decode: the input is empty (0 bytes); expected an encoded image")
+        raise ValueError(f"{op_name}: the input is empty (0 bytes); expected an encoded image")
+    if config.get_max_image_pixels() is not None:
+        size = image_header_size(buf, op_name)
+        if size is not None:
+            check_image_pixels(op_name, *size)
     if to_pil:
-        return _pil_decode(buf)
+        return _pil_decode(buf, op_name)
     try:
         bgr = cv2.imdecode(buf, _IMREAD_FLAGS)
     except cv2.error:
         bgr = None
     if bgr is None or bgr.ndim != 3 or bgr.shape[2] != 3 or bgr.dtype != np.uint8:
-        return np.array(_pil_decode(buf))
+        return np.array(_pil_decode(buf, op_name))
     return cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB, dst=bgr)
 
 
@@ -205,7 +308,8 @@ def resize_output_size(height: int, width: int, size: int | tuple[int, int]) -> 
 
 @register_kernel("Resize", "CPU")
 def resize(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
-    img = _image("Resize", image)
+    # numeric: cv2/Pillow give cryptic errors (or silently drop imaginary parts) on other dtypes.
+    img = _image("Resize", image, numeric=True)
     h, w = resize_output_size(img.shape[0], img.shape[1], op.size)
     return resize_image(img, h, w, op.interpolation, "Resize")
 
@@ -292,7 +396,7 @@ def random_resized_crop_box(
 
 @register_kernel("RandomResizedCrop", "CPU")
 def random_resized_crop(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
-    img = _image("RandomResizedCrop", image)
+    img = _image("RandomResizedCrop", image, numeric=True)
     top, left, ch, cw = random_resized_crop_box(
         ctx.rng, img.shape[0], img.shape[1], op.scale, op.ratio, op.max_attempts
     )

@@ -305,3 +305,11 @@ def test_more_workers_than_cores_is_allowed(caplog):
 
     ds = five().map(lambda x: x, num_parallel_workers=(os.cpu_count() or 1) + 3)
     assert column(ds) == [0, 1, 2, 3, 4]
+
+
+def test_map_op_input_count_is_checked_when_built():
+    from minddata import vision
+
+    ds = md.NumpySlicesDataset({"a": [b"x"], "b": [1]}, shuffle=False)
+    with pytest.raises(GraphError, match=r"Decode takes 1 input column\(s\), but input_columns=None passes every column"):
+        ds.map(vision.Decode())

@@ -1,0 +1,201 @@
+"""The standard image pipelines run by minddata, MindSpore and DALI (CPU-only), same images, same run.
+
+    python -m minddata.bench.compare --mindspore /opt/msvenv/bin/python --dali /opt/dalivenv/bin/python
+
+Each implementation runs in its own fresh process (peers live in their own virtual environments:
+MindSpore needs numpy<2), one after another, over the same generated ImageNet-like JPEGs, with 2
+workers and batch 64; every process reports wall time, CPU time (all threads and children) and peak
+RSS. The table gives medians over ``--repeats`` rounds and ratios to each peer measured in the same
+run. The peers' pipelines are the idiomatic translations of the same steps (DALI's
+``crop_mirror_normalize`` does its Normalize and HWC2CHW in one op, as DALI users write it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import textwrap
+from dataclasses import dataclass
+
+__all__ = ["main", "run_one", "SCRIPTS"]
+
+PIPELINES = ("train", "infer224", "yolo416")
+
+_MEASURE = """
+import json, os, resource, sys, time
+def _cpu():
+    s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
+def _report(images, t0, c0):
+    seconds, cpu = time.perf_counter() - t0, _cpu() - c0
+    rss = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
+    print("RESULT " + json.dumps(dict(images=images, seconds=seconds, cpu_seconds=cpu, peak_rss_mb=rss)))
+DATA, PIPE, WORKERS, BATCH, FUSION = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "1"
+MEAN = [123.675, 116.28, 103.53]
+STD = [58.395, 57.12, 57.375]
+"""
+
+_MINDDATA = _MEASURE + """
+import minddata as md
+from minddata import vision
+import minddata.ops.cpu  # kernels loaded before the clock, as for the peers' imports
+md.config.set_seed(1)
+md.config.set_enable_fusion(FUSION)
+ops = {
+    "train": [vision.Decode(), vision.RandomResizedCrop(224), vision.RandomHorizontalFlip(), vision.Normalize(MEAN, STD), vision.HWC2CHW()],
+    "infer224": [vision.Decode(), vision.Resize(256), vision.CenterCrop(224), vision.Normalize(MEAN, STD), vision.HWC2CHW()],
+    "yolo416": [vision.Decode(), vision.Resize((416, 416)), vision.Normalize(MEAN, STD), vision.HWC2CHW()],
+}[PIPE]
+t0, c0 = time.perf_counter(), _cpu()
+ds = md.ImageFolderDataset(DATA, shuffle=False, num_parallel_workers=WORKERS)
+ds = ds.map(ops, input_columns="image", num_parallel_workers=WORKERS).batch(BATCH)
+n = 0
+for batch in ds.create_dict_iterator(num_epochs=1, output_numpy=True):
+    n += batch["image"].shape[0]
+_report(n, t0, c0)
+"""
+
+_MINDSPORE = _MEASURE + """
+import mindspore.dataset as ds
+import mindspore.dataset.vision as vision
+ds.config.set_seed(1)
+ds.config.set_num_parallel_workers(WORKERS)
+ops = {
+    "train": [vision.Decode(), vision.RandomResizedCrop(224), vision.RandomHorizontalFlip(), vision.Normalize(MEAN, STD), vision.HWC2CHW()],
+    "infer224": [vision.Decode(), vision.Resize(256), vision.CenterCrop(224), vision.Normalize(MEAN, STD), vision.HWC2CHW()],
+    "yolo416": [vision.Decode(), vision.Resize((416, 416)), vision.Normalize(MEAN, STD), vision.HWC2CHW()],
+}[PIPE]
+t0, c0 = time.perf_counter(), _cpu()
+d = ds.ImageFolderDataset(DATA, shuffle=False, num_parallel_workers=WORKERS)
+d = d.map(ops, input_columns="image", num_parallel_workers=WORKERS).batch(BATCH)
+n = 0
+for batch in d.create_dict_iterator(num_epochs=1, output_numpy=True):
+    n += batch["image"].shape[0]
+_report(n, t0, c0)
+"""
+
+_DALI = _MEASURE + """
+from nvidia.dali import pipeline_def, fn, types
+import math
+count = sum(len(os.listdir(os.path.join(DATA, d))) for d in os.listdir(DATA) if os.path.isdir(os.path.join(DATA, d)))
+@pipeline_def(batch_size=BATCH, num_threads=WORKERS, device_id=None, seed=1, prefetch_queue_depth=2)
+def pipe():
+    jpegs, labels = fn.readers.file(file_root=DATA, random_shuffle=False, name="Reader")
+    images = fn.decoders.image(jpegs, device="cpu", output_type=types.RGB)
+    mirror = 0
+    if PIPE == "train":
+        images = fn.random_resized_crop(images, size=(224, 224))
+        mirror = fn.random.coin_flip()
+        crop = None
+    elif PIPE == "infer224":
+        images = fn.resize(images, resize_shorter=256)
+        crop = (224, 224)
+    else:
+        images = fn.resize(images, resize_x=416, resize_y=416)
+        crop = None
+    kw = dict(crop=crop) if crop else {}
+    images = fn.crop_mirror_normalize(images, dtype=types.FLOAT, output_layout="CHW", mean=MEAN, std=STD, mirror=mirror, **kw)
+    return images, labels
+t0, c0 = time.perf_counter(), _cpu()
+p = pipe()
+p.build()
+n = 0
+for _ in range(math.ceil(count / BATCH)):
+    images, labels = p.run()
+    n += len(images)
+n = min(n, count)
+_report(n, t0, c0)
+"""
+
+SCRIPTS = {"minddata": _MINDDATA, "minddata-unfused": _MINDDATA, "mindspore": _MINDSPORE, "dali-cpu": _DALI}
+
+
+@dataclass
+class Run:
+    impl: str
+    pipeline: str
+    images: int
+    seconds: float
+    cpu_seconds: float
+    peak_rss_mb: float
+
+    @property
+    def images_per_s(self) -> float:
+        return self.images / self.seconds
+
+    @property
+    def images_per_cpu_s(self) -> float:
+        return self.images / self.cpu_seconds
+
+
+def run_one(python: str, impl: str, pipeline: str, data: str, workers: int, batch: int) -> Run:
+    fusion = "0" if impl == "minddata-unfused" else "1"
+    cmd = [python, "-c", SCRIPTS[impl], data, pipeline, str(workers), str(batch), fusion]
+    # Run outside the repository so the checkout's bare minddata/ folder can't shadow the install.
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd="/")
+    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")), None)
+    if proc.returncode != 0 or line is None:
+        raise RuntimeError(f"{impl} {pipeline} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+    return Run(impl, pipeline, **json.loads(line[len("RESULT "):]))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m minddata.bench.compare", description=__doc__.splitlines()[0])
+    parser.add_argument("--data", help="image folder (default: the generated 2,000-image set)")
+    parser.add_argument("--mindspore", help="python with mindspore installed")
+    parser.add_argument("--dali", help="python with nvidia-dali installed")
+    parser.add_argument("--pipeline", action="append", choices=PIPELINES)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--unfused", action="store_true", help="also run minddata with fusion off")
+    parser.add_argument("--json", help="write all runs here")
+    args = parser.parse_args(argv)
+    if args.data is None:
+        from minddata.bench.images import ensure_images
+
+        data, _ = ensure_images()
+        args.data = str(data)
+    impls = [("minddata", sys.executable)]
+    if args.unfused:
+        impls.append(("minddata-unfused", sys.executable))
+    if args.mindspore:
+        impls.append(("mindspore", args.mindspore))
+    if args.dali:
+        impls.append(("dali-cpu", args.dali))
+    runs: list[Run] = []
+    for _ in range(args.repeats):
+        for pipeline in args.pipeline or PIPELINES:
+            for impl, python in impls:
+                run = run_one(python, impl, pipeline, args.data, args.workers, args.batch_size)
+                print(f"  {impl:17s} {pipeline:9s} {run.images_per_s:8.1f} img/s", file=sys.stderr, flush=True)
+                runs.append(run)
+    print(f"data: {args.data}; {args.workers} workers, batch {args.batch_size}; median of {args.repeats} round(s)")
+    header = f"{'pipeline':9s} {'impl':17s} {'img/s':>8s} {'img/CPU-s':>9s} {'peak RSS MB':>11s}  ratios (minddata / peer)"
+    print(header)
+    print("-" * len(header))
+    for pipeline in args.pipeline or PIPELINES:
+        med = {}
+        for impl, _ in impls:
+            rs = [r for r in runs if r.impl == impl and r.pipeline == pipeline]
+            med[impl] = (
+                statistics.median(r.images_per_s for r in rs),
+                statistics.median(r.images_per_cpu_s for r in rs),
+                statistics.median(r.peak_rss_mb for r in rs),
+            )
+        for impl, _ in impls:
+            ips, icpu, rss = med[impl]
+            ratio = f"{med['minddata'][0] / ips:.2f}x" if impl != "minddata" else ""
+            print(f"{pipeline:9s} {impl:17s} {ips:8.1f} {icpu:9.1f} {rss:11.0f}  {ratio}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump([r.__dict__ for r in runs], f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,185 @@
+"""The graph optimizer: copy the user's graph into a plan tree, then fuse ("graph kernel fusion").
+
+Rewrites (each checked fused vs unfused by tests/engine/test_fusion.py):
+
+- adjacent maps over the same single column merge into one stage (one hand-off per row, not two);
+- Decode → Resize becomes a reduced-scale JPEG decode then resize (``FusedDecodeResize``);
+- Decode → RandomResizedCrop draws the crop from the header's size and decodes only that region at
+  the smallest adequate scale (``FusedDecodeRandomResizedCrop``), with the crop op's own random
+  stream, so it draws the same crop as the unfused pipeline;
+- Normalize (→ HWC2CHW) (→ float TypeCast) ending a map that feeds a batch moves into the batch:
+  rows travel as uint8 (4x smaller) and are normalized straight into the batch buffer; a check left
+  in the map still fails bad rows there, with their row and file.
+
+Op positions (which key random streams) are assigned before any rewrite, so fused and unfused
+plans draw identical random numbers.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from typing import Any
+
+import numpy as np
+
+from minddata.engine import ir
+from minddata.ops.base import Op
+from minddata.ops.fused import FusedDecodeRandomResizedCrop, FusedDecodeResize, NormalizeInputCheck
+
+__all__ = ["lower", "flatten_operations"]
+
+
+def flatten_operations(operations: list[Any]) -> list[Any]:
+    """Inline ``Compose`` ops: a map over ``[Compose([a, b]), c]`` runs ``a, b, c``."""
+    flat: list[Any] = []
+    for op in operations:
+        inner = getattr(op, "transforms", None) if isinstance(op, Op) and op.name == "Compose" else None
+        if inner is not None:
+            flat.extend(flatten_operations(list(inner)))
+        else:
+            flat.append(op)
+    return flat
+
+
+def lower(root: ir.Node, fusion: bool) -> ir.Node:
+    """A private copy of ``root`` as a tree (one copy per use of a shared node), with op positions
+    assigned, fused when ``fusion`` is on."""
+    counter = itertools.count()
+
+    def visit(node: ir.Node) -> ir.Node:
+        children = [visit(child) for child in node.children]
+        clone = copy.copy(node)
+        clone.children = children
+        clone.fusion_notes = []  # type: ignore[attr-defined]
+        if isinstance(clone, ir.MapNode):
+            clone.operations = flatten_operations(clone.operations)
+            clone.op_positions = [next(counter) for _ in clone.operations]
+        if isinstance(clone, ir.BatchNode):
+            clone.epilogues = {}
+        return clone
+
+    tree = visit(root)
+    if fusion:
+        tree = _merge_maps(tree)
+        _fuse_ops(tree)
+        _move_normalize_into_batch(tree)
+    return tree
+
+
+def _single_column(node: ir.MapNode) -> str | None:
+    inputs, outputs = node.resolved_inputs(), node.resolved_outputs()
+    if len(inputs) == 1 and inputs == outputs:
+        return inputs[0]
+    return None
+
+
+def _merge_maps(node: ir.Node) -> ir.Node:
+    node.children = [_merge_maps(child) for child in node.children]
+    if not isinstance(node, ir.MapNode):
+        return node
+    child = node.children[0]
+    if (
+        isinstance(child, ir.MapNode)
+        and _single_column(node) is not None
+        and _single_column(node) == _single_column(child)
+        and node.python_multiprocessing == child.python_multiprocessing
+    ):
+        merged = copy.copy(child)
+        merged.operations = child.operations + node.operations
+        merged.op_positions = child.op_positions + node.op_positions  # type: ignore[attr-defined]
+        merged.num_workers = max(child.num_workers, node.num_workers)
+        merged.fusion_notes = child.fusion_notes + node.fusion_notes + [  # type: ignore[attr-defined]
+            f"merged the adjacent map over {_single_column(node)!r} into this one"
+        ]
+        merged._columns = None
+        return merged
+    return node
+
+
+def _is(op: Any, name: str) -> bool:
+    return isinstance(op, Op) and op.name == name and op.device_target in ("CPU", "auto")
+
+
+def _fuse_ops(node: ir.Node) -> None:
+    for child in node.children:
+        _fuse_ops(child)
+    if not isinstance(node, ir.MapNode):
+        return
+    ops, positions = node.operations, node.op_positions  # type: ignore[attr-defined]
+    out_ops: list[Any] = []
+    out_positions: list[int] = []
+    i = 0
+    while i < len(ops):
+        op = ops[i]
+        nxt = ops[i + 1] if i + 1 < len(ops) else None
+        if _is(op, "Decode") and not getattr(op, "to_pil", False) and nxt is not None:
+            if _is(nxt, "Resize"):
+                out_ops.append(FusedDecodeResize(op, nxt))
+                out_positions.append(positions[i + 1])
+                node.fusion_notes.append("Decode+Resize: decode JPEGs at a reduced DCT scale, then resize")  # type: ignore[attr-defined]
+                i += 2
+                continue
+            if _is(nxt, "RandomResizedCrop"):
+                out_ops.append(FusedDecodeRandomResizedCrop(op, nxt))
+                # The crop's random stream: the fused op draws exactly what the crop would.
+                out_positions.append(positions[i + 1])
+                node.fusion_notes.append(  # type: ignore[attr-defined]
+                    "Decode+RandomResizedCrop: crop drawn from the JPEG header, only that region decoded "
+                    "at a reduced DCT scale"
+                )
+                i += 2
+                continue
+        out_ops.append(op)
+        out_positions.append(positions[i])
+        i += 1
+    node.operations, node.op_positions = out_ops, out_positions  # type: ignore[attr-defined]
+
+
+def _float_cast(op: Any) -> np.dtype | None:
+    if not (_is(op, "TypeCast") or _is(op, "ToType")):
+        return None
+    dtype = np.dtype(getattr(op, "data_type", None) or getattr(op, "dtype", None))
+    return dtype if dtype.kind == "f" else None
+
+
+def _move_normalize_into_batch(node: ir.Node) -> None:
+    for child in node.children:
+        _move_normalize_into_batch(child)
+    if not isinstance(node, ir.BatchNode) or node.per_batch_map is not None or node.pad_info:
+        return
+    child = node.children[0]
+    if not isinstance(child, ir.MapNode) or child.python_multiprocessing:
+        return
+    column = _single_column(child)
+    if column is None:
+        return
+    ops = child.operations
+    tail_start = None
+    for start in range(len(ops) - 1, -1, -1):
+        if _is(ops[start], "Normalize") and ops[start].is_hwc:
+            tail_start = start
+            break
+    if tail_start is None:
+        return
+    tail = ops[tail_start:]
+    chw = False
+    out_dtype = np.dtype(np.float32)
+    for op in tail[1:]:
+        if _is(op, "HWC2CHW") and not chw:
+            chw = True
+        elif _float_cast(op) is not None:
+            out_dtype = _float_cast(op)  # type: ignore[assignment]
+        else:
+            return
+    normalize = tail[0]
+    child.operations = ops[:tail_start] + [NormalizeInputCheck(normalize)]
+    child.op_positions = child.op_positions[:tail_start] + [child.op_positions[tail_start]]  # type: ignore[attr-defined]
+    names = node.children[0].columns
+    node.epilogues[names.index(column)] = (normalize, chw, out_dtype)  # type: ignore[attr-defined]
+    moved = " → ".join(op.name for op in tail)
+    node.fusion_notes.append(  # type: ignore[attr-defined]
+        f"{moved} on {column!r} moved into the batch: rows stay uint8 and are normalized straight into the "
+        "batch buffer"
+    )
+    child.fusion_notes.append(f"{moved} moved into the following batch; a row check stays here")  # type: ignore[attr-defined]

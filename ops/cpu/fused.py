@@ -1,0 +1,157 @@
+"""CPU kernels of the fused ops (see ``minddata.ops.fused``) and of RandomCropDecodeResize."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numpy as np
+
+from minddata import config
+from minddata.ops.base import KernelContext, Op
+from minddata.ops.cpu import jpeg
+from minddata.ops.cpu.image import (
+    _encoded_bytes,
+    _image,
+    decode_image,
+    random_resized_crop_box,
+    resize_image,
+    resize_output_size,
+)
+from minddata.ops.registry import register_kernel
+
+__all__ = ["choose_scale", "normalize_into", "check_normalize_input"]
+
+_SCALES = (8, 4, 2)
+
+
+def choose_scale(height: int, width: int, need_h: int, need_w: int) -> int:
+    """The largest libjpeg scale denominator s in (8, 4, 2) with ceil(h/s) >= need_h and
+    ceil(w/s) >= need_w, or 1. Only 1/2, 1/4 and 1/8 are cheaper than a full decode."""
+    for s in _SCALES:
+        if -(-height // s) >= need_h and -(-width // s) >= need_w:
+            return s
+    return 1
+
+
+def _max_pixels() -> int | None:
+    getter = getattr(config, "get_max_image_pixels", None)
+    return getter() if getter is not None else None
+
+
+def _header(op_name: str, buf: np.ndarray) -> tuple[int, int] | None:
+    """(height, width) of a JPEG the fast path can decode, else None (fall back to Decode)."""
+    if not jpeg.is_jpeg(buf):
+        return None
+    try:
+        height, width, components, _ = jpeg.read_header(buf)
+    except ValueError:
+        return None
+    if components not in (1, 3):
+        return None  # CMYK/YCCK: the full decoder converts those
+    limit = _max_pixels()
+    if limit is not None and height * width > limit:
+        raise ValueError(
+            f"{op_name}: the image is {width}x{height} = {width * height} pixels, over the limit of {limit} "
+            "(a decompression-bomb guard). Raise it with minddata.config.set_max_image_pixels(n) if the "
+            "image is trusted."
+        )
+    return height, width
+
+
+def _decode_region(buf: np.ndarray, scale: int, box: tuple[int, int, int, int] | None) -> np.ndarray | None:
+    try:
+        return jpeg.decode(buf, scale_denom=scale, crop=box)
+    except ValueError:
+        return None
+
+
+@register_kernel("FusedDecodeResize", "CPU")
+def fused_decode_resize(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
+    buf = _encoded_bytes(data)
+    header = _header("Decode", buf)
+    image = None
+    if header is not None:
+        height, width = header
+        out_h, out_w = resize_output_size(height, width, op.resize.size)
+        scale = choose_scale(height, width, out_h, out_w)
+        image = _decode_region(buf, scale, None) if scale > 1 else None
+        if image is not None:
+            if image.shape[0] == out_h and image.shape[1] == out_w:
+                return image
+            return resize_image(image, out_h, out_w, op.resize.interpolation, "Resize")
+    full = decode_image(buf)
+    out_h, out_w = resize_output_size(full.shape[0], full.shape[1], op.resize.size)
+    return resize_image(full, out_h, out_w, op.resize.interpolation, "Resize")
+
+
+def decode_random_resized_crop(crop: Op, ctx: KernelContext, data: Any, op_name: str) -> np.ndarray:
+    """Shared by the fused Decode→RandomResizedCrop and by RandomCropDecodeResize."""
+    decode_name = "Decode" if op_name == "RandomResizedCrop" else op_name
+    buf = _encoded_bytes(data, decode_name)
+    size = crop.size if isinstance(crop.size, tuple) else (crop.size, crop.size)
+    header = _header(op_name, buf)
+    if header is not None:
+        height, width = header
+        top, left, ch, cw = random_resized_crop_box(ctx.rng, height, width, crop.scale, crop.ratio, crop.max_attempts)
+        scale = choose_scale(ch, cw, size[0], size[1])
+        region = _decode_region(buf, scale, (top, left, ch, cw))
+        if region is not None:
+            return resize_image(region, size[0], size[1], crop.interpolation, op_name)
+        image = decode_image(buf, op_name=decode_name)
+    else:
+        image = decode_image(buf, op_name=decode_name)
+        top, left, ch, cw = random_resized_crop_box(
+            ctx.rng, image.shape[0], image.shape[1], crop.scale, crop.ratio, crop.max_attempts
+        )
+    return resize_image(image[top : top + ch, left : left + cw], size[0], size[1], crop.interpolation, op_name)
+
+
+@register_kernel("FusedDecodeRandomResizedCrop", "CPU")
+def fused_decode_random_resized_crop(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
+    return decode_random_resized_crop(op.crop, ctx, data, "RandomResizedCrop")
+
+
+@register_kernel("RandomCropDecodeResize", "CPU")
+def random_crop_decode_resize(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
+    return decode_random_resized_crop(op, ctx, data, "RandomCropDecodeResize")
+
+
+def check_normalize_input(normalize: Op, image: Any) -> None:
+    img = _image("Normalize", image, numeric=True)
+    n = len(normalize.mean)
+    channels = 1 if img.ndim == 2 else img.shape[2]
+    if n != 1 and channels != n:
+        raise ValueError(
+            f"Normalize: expected an HWC image with {n} channels matching mean/std of length {n}. "
+            f"Found shape {img.shape}"
+        )
+
+
+@register_kernel("NormalizeInputCheck", "CPU")
+def normalize_input_check(op: Op, ctx: KernelContext, image: Any) -> Any:
+    check_normalize_input(op.normalize, image)
+    return image
+
+
+def normalize_into(image: np.ndarray, mean: np.ndarray, std: np.ndarray, out: np.ndarray, chw: bool) -> None:
+    """Normalize an HWC image straight into ``out`` (float32, CHW or HWC), channel by channel.
+
+    The same float32 operations as the Normalize kernel (``(x - mean) / std``), so the result is
+    bit-identical, without the full-size float temporaries of ``astype`` + transpose + stack.
+    """
+    if image.ndim == 2:
+        image = image[:, :, None]
+    channels = image.shape[2]
+    # Contiguous planes make the ufuncs below run at memory speed; cv2.split is the fastest way there.
+    planes = (
+        cv2.split(image)
+        if image.dtype == np.uint8 and 1 < channels <= 4 and image.flags.c_contiguous
+        else [image[:, :, c] for c in range(channels)]
+    )
+    for c, plane in enumerate(planes):
+        m = mean[c] if len(mean) > 1 else mean[0]
+        s = std[c] if len(std) > 1 else std[0]
+        dst = out[c] if chw else out[:, :, c]
+        np.subtract(plane, m, out=dst, dtype=np.float32)
+        np.divide(dst, s, out=dst)

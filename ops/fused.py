@@ -1,0 +1,62 @@
+"""Op specs the graph optimizer substitutes for runs of user ops ("graph kernel fusion").
+
+They are not public API: ``Dataset.explain()`` shows them, users never build them. Each keeps the
+ops it replaces, so its kernel reproduces their semantics and their random draws exactly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from minddata.ops.base import Op, TensorSpec
+
+__all__ = ["FusedDecodeResize", "FusedDecodeRandomResizedCrop", "NormalizeInputCheck"]
+
+
+class _Fused(Op):
+    def __init__(self, *parts: Op):
+        self.parts = list(parts)
+
+    @property
+    def label(self) -> str:
+        return "+".join(p.name for p in self.parts)
+
+    def __repr__(self) -> str:
+        return f"{self.name}[{' + '.join(repr(p) for p in self.parts)}]"
+
+
+class FusedDecodeResize(_Fused):
+    """Decode → Resize: decode a JPEG at the smallest DCT scale (1/2, 1/4, 1/8) that still leaves the
+    resize's output resolution, then resize. Other formats decode in full."""
+
+    def __init__(self, decode: Op, resize: Op):
+        super().__init__(decode, resize)
+        self.decode, self.resize = decode, resize
+
+    def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
+        return self.resize.output_spec(self.decode.output_spec(*inputs))  # type: ignore[arg-type]
+
+
+class FusedDecodeRandomResizedCrop(_Fused):
+    """Decode → RandomResizedCrop: draw the crop from the header's size with the crop op's own
+    random stream, decode only that region at the smallest adequate DCT scale, then resize."""
+
+    random = True
+
+    def __init__(self, decode: Op | None, crop: Op):
+        super().__init__(*([decode] if decode is not None else []), crop)
+        self.decode, self.crop = decode, crop
+
+    def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
+        return self.crop.output_spec(TensorSpec((None, None, 3), None))
+
+
+class NormalizeInputCheck(Op):
+    """Left in a map whose Normalize moved into the batch: checks each row as Normalize would, so a bad
+    row still fails in the map, with its row, file and the error policy (skip/replace) applying."""
+
+    def __init__(self, normalize: Op):
+        self.normalize = normalize
+
+    def output_spec(self, *inputs: TensorSpec) -> Any:
+        return inputs[0]

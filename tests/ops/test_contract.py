@@ -1,0 +1,450 @@
+"""The op contract (DESIGN.md §3), checked for every op that has a CPU kernel, on every device with a kernel.
+
+``CASES`` maps each op name to a factory building the op with typical arguments, typical inputs, and
+how the op meets odd inputs. A kernel registered without an entry fails
+``test_every_cpu_op_has_a_contract_entry``: add one when adding an op. For every (op, device):
+
+- the output matches ``output_spec`` (shape, with ``None`` as a wildcard, and dtype), for inputs with
+  known sizes and with unknown ones;
+- a non-CPU kernel matches the CPU kernel within ``DEVICE_TOLERANCE``;
+- the spec pickles, and the unpickled op gives the same output;
+- the same (seed, pass, row, position) gives the same output; random ops vary with the row, other
+  ops don't;
+- odd inputs (``ODD_KINDS``) either work and match ``output_spec``, or raise a ValueError/TypeError
+  whose message names the op. ``Case.rejects`` lists the kinds an op legitimately rejects.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import pickle
+import pkgutil
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+import minddata.ops.cpu
+from minddata import transforms, vision
+from minddata.ops import KernelContext, Op, TensorSpec, available_devices, get_kernel, ops_on
+from minddata.ops.fused import FusedDecodeRandomResizedCrop, FusedDecodeResize, NormalizeInputCheck
+from minddata.vision import Border, ConvertMode, ImageBatchFormat, Inter
+
+# A non-CPU kernel may differ from the CPU reference by at most this much per element, on the data's
+# own scale (0-255 for uint8 images): hardware resamplers and colour converters round differently.
+DEVICE_TOLERANCE: dict[str, float] = {"GPU": 1.0, "Dvpp": 2.0}
+
+ODD_KINDS = ("empty", "one_pixel", "large", "gray", "gray_hw1", "rgba")
+
+MEAN = [123.675, 116.28, 103.53]
+STD = [58.395, 57.12, 57.375]
+
+
+def photo(h: int, w: int, c: int = 3, seed: int = 0) -> np.ndarray:
+    """Gradients plus noise: no symmetry, so flips, crops and orders of ops all show."""
+    rng = np.random.default_rng(seed)
+    y, x = np.mgrid[0:h, 0:w]
+    base = np.stack([(x * (k + 2) + y * (c - k) * 3) % 256 for k in range(c)], axis=-1)
+    return np.clip(base + rng.integers(0, 30, (h, w, c)), 0, 255).astype(np.uint8)
+
+
+IMAGE = photo(24, 33)
+
+
+@functools.cache
+def odd_image(kind: str) -> np.ndarray:
+    if kind == "empty":
+        return np.zeros((0, 0, 3), np.uint8)
+    if kind == "one_pixel":
+        return np.array([[[200, 100, 50]]], np.uint8)
+    if kind == "large":
+        # Built by broadcasting: a noise image this size would cost more than the tests using it.
+        y = np.arange(2000, dtype=np.uint16)[:, None, None]
+        x = np.arange(3000, dtype=np.uint16)[None, :, None]
+        return ((y + 2 * x + np.arange(3, dtype=np.uint16) * 80) % 256).astype(np.uint8)
+    if kind == "gray":
+        return photo(20, 30, 1)[..., 0]
+    if kind == "gray_hw1":
+        return photo(20, 30, 1)
+    if kind == "rgba":
+        return photo(20, 30, 4)
+    raise KeyError(kind)
+
+
+@functools.cache
+def encode_png(kind: str) -> np.ndarray:
+    img = odd_image(kind)
+    if img.size == 0:
+        return np.zeros(0, np.uint8)  # nothing can encode a 0x0 image: the empty input is 0 bytes
+    ok, buf = cv2.imencode(".png", img)
+    assert ok
+    return buf.reshape(-1)
+
+
+def _as_image(img: np.ndarray) -> tuple[Any, ...]:
+    return (img,)
+
+
+def _as_png(img: np.ndarray) -> tuple[Any, ...]:
+    kind = next(k for k in ODD_KINDS if odd_image(k) is img)
+    return (encode_png(kind),)
+
+
+def _as_batch(img: np.ndarray) -> tuple[Any, ...]:
+    """A batch of 2 such images with one-hot labels."""
+    return np.stack([img, img[::-1]]), np.eye(2, dtype=np.int64)
+
+
+def _as_labels(img: np.ndarray) -> tuple[Any, ...]:
+    """Class labels, one per image row: an empty image gives an empty label vector, a large one 2000."""
+    return (np.arange(img.shape[0], dtype=np.int64) % 10,)
+
+
+def _as_vector(img: np.ndarray) -> tuple[Any, ...]:
+    return (img.reshape(-1),)
+
+
+BATCH = np.stack([photo(12, 16, seed=s) for s in range(4)])
+ONE_HOT = np.eye(5, dtype=np.int64)[[0, 1, 2, 3]]
+
+
+@dataclass(frozen=True)
+class Case:
+    """How to build an op, what to feed it, and how it meets the odd inputs."""
+
+    make: Callable[[], Op]
+    inputs: Callable[[], tuple[Any, ...]] = lambda: (IMAGE,)
+    adapt: Callable[[np.ndarray], tuple[Any, ...]] = _as_image  # odd image -> this op's inputs
+    rejects: Mapping[str, type[Exception]] = field(default_factory=dict)  # odd kind -> the error it raises
+    # Names an error may give instead of the op's own: fused ops report the user ops they replace.
+    reported_as: tuple[str, ...] = ()
+    # odd kind -> a known bug, tested as a strict xfail: fixing the bug makes the test fail until the
+    # entry is removed here.
+    known_bugs: Mapping[str, str] = field(default_factory=dict)
+
+
+EMPTY = {"empty": ValueError}
+NOT_3_CHANNELS = {"empty": ValueError, "gray": ValueError, "gray_hw1": ValueError, "rgba": ValueError}
+
+CASES: dict[str, Case] = {
+    "Decode": Case(vision.Decode, lambda: (cv2.imencode(".jpg", IMAGE)[1].reshape(-1),), _as_png, EMPTY),
+    "Resize": Case(lambda: vision.Resize(10), rejects=EMPTY),
+    "CenterCrop": Case(lambda: vision.CenterCrop((8, 40)), rejects=EMPTY),
+    # A 1x1 image can't hold a 4x5 box at (1, 2).
+    "Crop": Case(lambda: vision.Crop((1, 2), (4, 5)), rejects={"empty": ValueError, "one_pixel": ValueError}),
+    "HorizontalFlip": Case(vision.HorizontalFlip, rejects=EMPTY),
+    "RandomHorizontalFlip": Case(lambda: vision.RandomHorizontalFlip(0.5), rejects=EMPTY),
+    "RandomResizedCrop": Case(
+        lambda: vision.RandomResizedCrop((9, 7), scale=(0.3, 1.0), interpolation=Inter.AREA), rejects=EMPTY
+    ),
+    "Normalize": Case(lambda: vision.Normalize(MEAN, STD), rejects=NOT_3_CHANNELS),
+    "HWC2CHW": Case(vision.HWC2CHW, rejects=EMPTY),
+    "Rescale": Case(lambda: vision.Rescale(1 / 255, -0.5)),
+    "ToType": Case(lambda: vision.ToType("float32")),
+    "TypeCast": Case(lambda: transforms.TypeCast("int16")),
+    "Compose": Case(
+        lambda: transforms.Compose(
+            [vision.Resize((6, 8)), vision.RandomHorizontalFlip(), transforms.TypeCast("float32")]
+        ),
+        rejects=EMPTY,
+    ),
+    "NormalizePad": Case(lambda: vision.NormalizePad(MEAN, STD, dtype="float16"), rejects=NOT_3_CHANNELS),
+    "RandomErasing": Case(
+        lambda: vision.RandomErasing(prob=1.0, scale=(0.05, 0.3), value="random", is_hwc=True), rejects=EMPTY
+    ),
+    "CutOut": Case(lambda: vision.CutOut(6, num_patches=2), rejects=EMPTY),
+    # Batches of 2-D images are 3-D: not a batch of images in either layout.
+    "MixUpBatch": Case(
+        lambda: vision.MixUpBatch(0.4), lambda: (BATCH, ONE_HOT), _as_batch, {"gray": ValueError}
+    ),
+    "CutMixBatch": Case(
+        lambda: vision.CutMixBatch(ImageBatchFormat.NHWC, alpha=1.0, prob=1.0),
+        lambda: (BATCH, ONE_HOT),
+        _as_batch,
+        {"empty": ValueError, "gray": ValueError},
+    ),
+    "OneHot": Case(
+        lambda: transforms.OneHot(10, smoothing_rate=0.1), lambda: (np.array([0, 3, 9]),), _as_labels
+    ),
+    "Fill": Case(lambda: transforms.Fill(7)),
+    "Duplicate": Case(transforms.Duplicate),
+    "Concatenate": Case(
+        lambda: transforms.Concatenate(
+            0, prepend=np.array([1, 2], np.uint8), append=np.array([255], np.uint8)
+        ),
+        lambda: (np.arange(5, dtype=np.uint8),),
+        _as_vector,
+    ),
+    # Darkens half the images: works on any input, so the odd ones pass whichever way the draw goes.
+    "RandomApply": Case(
+        lambda: transforms.RandomApply([vision.Rescale(0.5, 0.0), transforms.TypeCast("uint8")], prob=0.5)
+    ),
+    "RandomChoice": Case(
+        lambda: transforms.RandomChoice(
+            [vision.HorizontalFlip(), vision.Resize((6, 8)), vision.CenterCrop(5)]
+        ),
+        rejects=EMPTY,
+    ),
+    "RandomOrder": Case(
+        lambda: transforms.RandomOrder(
+            [vision.HorizontalFlip(), vision.CenterCrop((4, 6)), vision.Rescale(2.0, 1.0)]
+        ),
+        rejects=EMPTY,
+    ),
+    # Geometry and colour (minddata/vision/_geometry.py, _color.py).
+    "Pad": Case(
+        lambda: vision.Pad((1, 2, 3, 4), fill_value=(9, 8, 7), padding_mode=Border.CONSTANT), rejects=EMPTY
+    ),
+    "RandomCrop": Case(lambda: vision.RandomCrop((10, 12), padding=2, pad_if_needed=True), rejects=EMPTY),
+    "ResizedCrop": Case(lambda: vision.ResizedCrop(0, 0, 1, 1, (5, 7)), rejects=EMPTY),
+    "RandomCropDecodeResize": Case(
+        lambda: vision.RandomCropDecodeResize((9, 7), scale=(0.3, 1.0)),
+        lambda: (encode_png("rgba"),),
+        _as_png,
+        EMPTY,
+    ),
+    "VerticalFlip": Case(vision.VerticalFlip, rejects=EMPTY),
+    "RandomVerticalFlip": Case(lambda: vision.RandomVerticalFlip(0.5), rejects=EMPTY),
+    "Rotate": Case(lambda: vision.Rotate(30, Inter.BILINEAR, expand=True), rejects=EMPTY),
+    "RandomRotation": Case(lambda: vision.RandomRotation((-30, 30), expand=True), rejects=EMPTY),
+    "Affine": Case(lambda: vision.Affine(10, (0.1, -0.1), 1.2, (5, 3), Inter.BILINEAR), rejects=EMPTY),
+    "RandomAffine": Case(
+        lambda: vision.RandomAffine(15, translate=(-0.1, 0.1), scale=(0.9, 1.1), shear=5), rejects=EMPTY
+    ),
+    # RGB -> grayscale and colour jitter need exactly 3 channels.
+    "ConvertColor": Case(lambda: vision.ConvertColor(ConvertMode.COLOR_RGB2GRAY), rejects=NOT_3_CHANNELS),
+    "Grayscale": Case(lambda: vision.Grayscale(3), rejects=EMPTY),
+    "RandomColorAdjust": Case(
+        lambda: vision.RandomColorAdjust(brightness=0.4, contrast=0.4, saturation=0.4, hue=0.1),
+        rejects=NOT_3_CHANNELS,
+    ),
+    "GaussianBlur": Case(lambda: vision.GaussianBlur(5, sigma=1.5), rejects=EMPTY),
+    # The graph optimizer's fused ops (minddata/ops/fused.py): they report errors as the ops they replace.
+    "FusedDecodeResize": Case(
+        lambda: FusedDecodeResize(vision.Decode(), vision.Resize(10)),
+        lambda: (encode_png("rgba"),),
+        _as_png,
+        EMPTY,
+        reported_as=("Decode", "Resize"),
+    ),
+    "FusedDecodeRandomResizedCrop": Case(
+        lambda: FusedDecodeRandomResizedCrop(vision.Decode(), vision.RandomResizedCrop(8, scale=(0.3, 1.0))),
+        lambda: (encode_png("rgba"),),
+        _as_png,
+        EMPTY,
+        reported_as=("Decode", "RandomResizedCrop"),
+    ),
+    "NormalizeInputCheck": Case(
+        lambda: NormalizeInputCheck(vision.Normalize(MEAN, STD)),
+        rejects=NOT_3_CHANNELS,
+        reported_as=("Normalize",),
+    ),
+}
+
+
+# ---------------------------------------------------------------------------------------------- helpers
+
+
+def _to_numpy(x: Any) -> np.ndarray:
+    """Host copy of a kernel's output, whatever array type its device returns."""
+    if hasattr(x, "as_cpu"):  # DALI TensorList
+        x = x.as_cpu().as_array()
+    elif hasattr(x, "get") and not isinstance(x, (np.ndarray, dict)):  # CuPy
+        x = x.get()
+    elif hasattr(x, "cpu") and hasattr(x, "numpy"):  # torch
+        x = x.cpu().numpy()
+    return np.asarray(x)
+
+
+def run_kernel(
+    op: Op,
+    *inputs: Any,
+    seed: int = 0,
+    pass_index: int = 0,
+    row: int = 0,
+    position: int = 0,
+    device: str = "CPU",
+) -> tuple[np.ndarray, ...]:
+    """Run ``op``'s kernel on ``device`` with an explicit row context, as the engine does; the outputs
+    always as a tuple of NumPy arrays."""
+    ctx = KernelContext(seed=seed, pass_index=pass_index, row_index=row, op_position=position)
+    out = get_kernel(op.name, device)(op, ctx, *inputs)
+    if op.num_outputs != 1:
+        return tuple(_to_numpy(o) for o in out)
+    return (_to_numpy(out),)
+
+
+def spec_of(x: Any, known_sizes: bool = True) -> TensorSpec:
+    arr = np.asarray(x)
+    shape = arr.shape if known_sizes else (None,) * arr.ndim
+    return TensorSpec(tuple(shape), arr.dtype)
+
+
+def expected_specs(op: Op, inputs: tuple[Any, ...], known_sizes: bool = True) -> tuple[TensorSpec, ...]:
+    out = op.output_spec(*(spec_of(x, known_sizes) for x in inputs))
+    return (out,) if isinstance(out, TensorSpec) else tuple(out)
+
+
+def assert_matches_spec(op: Op, outputs: tuple[np.ndarray, ...], specs: tuple[TensorSpec, ...]) -> None:
+    assert len(outputs) == len(specs), f"{op.name}: {len(outputs)} outputs, output_spec states {len(specs)}"
+    for k, (arr, spec) in enumerate(zip(outputs, specs, strict=True)):
+        shape_ok = arr.ndim == len(spec.shape) and all(
+            d is None or d == s for d, s in zip(spec.shape, arr.shape, strict=True)
+        )
+        assert shape_ok, f"{op.name}: output {k} has shape {arr.shape}; output_spec says {spec.shape}"
+        if spec.dtype is not None:
+            assert arr.dtype == np.dtype(spec.dtype), (
+                f"{op.name}: output {k} is {arr.dtype}; output_spec says {spec.dtype}"
+            )
+
+
+def assert_same(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...]) -> None:
+    assert len(a) == len(b)
+    for x, y in zip(a, b, strict=True):
+        assert x.shape == y.shape and x.dtype == y.dtype
+        np.testing.assert_array_equal(x, y)
+
+
+def _import_kernel_modules() -> list[str]:
+    """Import every module of ``minddata.ops.cpu``, so that the registry holds every CPU kernel the
+    package defines, whatever other tests happened to import first."""
+    failures = []
+    for info in pkgutil.walk_packages(minddata.ops.cpu.__path__, "minddata.ops.cpu."):
+        try:
+            importlib.import_module(info.name)
+        except ImportError as e:  # an optional extension that isn't built is not a missing op
+            failures.append(f"{info.name}: {e}")
+    return failures
+
+
+KERNEL_IMPORT_FAILURES = _import_kernel_modules()
+
+
+def _pairs(devices: Callable[[str], bool]) -> list[Any]:
+    return [
+        pytest.param(name, dev, id=f"{name}-{dev}")
+        for name in sorted(CASES)
+        for dev in available_devices(name)
+        if devices(dev)
+    ]
+
+
+ALL = _pairs(lambda dev: True)
+NON_CPU = _pairs(lambda dev: dev != "CPU")
+
+
+# ---------------------------------------------------------------------------------------------- the table
+
+
+def test_every_cpu_op_has_a_contract_entry() -> None:
+    missing = sorted(set(ops_on("CPU")) - set(CASES))
+    assert not missing, f"CPU kernels without a contract entry in tests/ops/test_contract.py CASES: {missing}"
+
+
+def test_every_contract_entry_has_a_cpu_kernel_and_builds_its_op() -> None:
+    for name, case in CASES.items():
+        op = case.make()
+        assert op.name == name, f"CASES[{name!r}] builds a {op.name}"
+        assert "CPU" in available_devices(name), f"{name}: no CPU kernel"
+
+
+# ---------------------------------------------------------------------------------------------- per (op, device)
+
+
+@pytest.mark.parametrize(("name", "device"), ALL)
+def test_output_matches_output_spec(name: str, device: str) -> None:
+    case = CASES[name]
+    op, inputs = case.make(), case.inputs()
+    outputs = run_kernel(op, *inputs, device=device)
+    assert_matches_spec(op, outputs, expected_specs(op, inputs))
+    assert_matches_spec(op, outputs, expected_specs(op, inputs, known_sizes=False))
+
+
+@pytest.mark.parametrize(
+    ("name", "device"),
+    NON_CPU
+    or [
+        pytest.param(
+            None, None,
+            marks=pytest.mark.skip(reason="no op has a GPU or Dvpp kernel on this machine: nothing to compare"),
+        )
+    ],
+)
+def test_matches_the_cpu_kernel(name: str, device: str) -> None:
+    case = CASES[name]
+    op, inputs = case.make(), case.inputs()
+    tolerance = DEVICE_TOLERANCE[device]
+    for row in range(3):
+        want = run_kernel(op, *inputs, row=row)
+        got = run_kernel(op, *inputs, row=row, device=device)
+        assert len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            assert g.shape == w.shape and g.dtype == w.dtype
+            diff = np.abs(g.astype(np.float64) - w.astype(np.float64))
+            assert float(diff.max(initial=0.0)) <= tolerance, f"{name} on {device}: off by {diff.max()}"
+
+
+@pytest.mark.parametrize(("name", "device"), ALL)
+def test_spec_pickles_and_the_copy_computes_the_same(name: str, device: str) -> None:
+    case = CASES[name]
+    op, inputs = case.make(), case.inputs()
+    back = pickle.loads(pickle.dumps(op))
+    assert back == op and type(back) is type(op) and repr(back) == repr(op)
+    for row in range(3):
+        assert_same(
+            run_kernel(back, *inputs, row=row, device=device), run_kernel(op, *inputs, row=row, device=device)
+        )
+
+
+@pytest.mark.parametrize(("name", "device"), ALL)
+def test_same_context_same_output(name: str, device: str) -> None:
+    case = CASES[name]
+    op, inputs = case.make(), case.inputs()
+    for row in range(4):
+        context = {"seed": 3, "pass_index": 1, "row": row, "position": 2, "device": device}
+        assert_same(run_kernel(op, *inputs, **context), run_kernel(case.make(), *inputs, **context))
+
+
+@pytest.mark.parametrize(("name", "device"), ALL)
+def test_only_random_ops_depend_on_the_context(name: str, device: str) -> None:
+    case = CASES[name]
+    op, inputs = case.make(), case.inputs()
+    outputs = {
+        b"".join(a.tobytes() for a in run_kernel(op, *inputs, seed=seed, row=row, device=device))
+        for seed in (0, 1)
+        for row in range(8)
+    }
+    if op.random:
+        assert len(outputs) > 1, f"{name} is flagged random but gave one output for 16 contexts"
+    else:
+        assert len(outputs) == 1, f"{name} is not flagged random but its output depends on the context"
+
+
+@pytest.mark.parametrize("kind", ODD_KINDS)
+@pytest.mark.parametrize(("name", "device"), ALL)
+def test_odd_input_works_or_is_rejected_naming_the_op(
+    name: str, device: str, kind: str, request: pytest.FixtureRequest
+) -> None:
+    case = CASES[name]
+    if kind in case.known_bugs:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=case.known_bugs[kind]))
+    op = case.make()
+    inputs = case.adapt(odd_image(kind))
+    expected = case.rejects.get(kind)
+    if expected is None:
+        outputs = run_kernel(op, *inputs, device=device)
+        assert_matches_spec(op, outputs, expected_specs(op, inputs))
+        return
+    with pytest.raises((ValueError, TypeError)) as caught:
+        run_kernel(op, *inputs, device=device)
+    assert isinstance(caught.value, expected), (
+        f"{name} on {kind}: {type(caught.value).__name__}: {caught.value}"
+    )
+    names = (name, *case.reported_as)
+    assert any(n in str(caught.value) for n in names), (
+        f"{name} on {kind}: the message names none of {names}: {caught.value}"
+    )
