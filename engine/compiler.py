@@ -64,6 +64,8 @@ class _Builder:
         return self.node_counter
 
     def build(self, node: ir.Node) -> Stage:
+        if isinstance(node, ir.MapNode) and getattr(node, "reads_source", False):
+            return self._build_map_reading_source(node)
         children = [self.build(child) for child in node.children]
         position = self._position()
         method = getattr(self, f"_build_{type(node).__name__}")
@@ -71,12 +73,14 @@ class _Builder:
 
     # Sources ---------------------------------------------------------------------------------
 
-    def _build_RandomAccessSourceNode(self, node: ir.RandomAccessSourceNode, children, position) -> Stage:
+    def _source_parts(self, node: ir.RandomAccessSourceNode, position: int) -> tuple[Stage, Callable, Callable]:
+        """The sampler stage of a random-access source, its read function, and its row finisher."""
         rt = self.rt
         num_rows = node.num_rows()
         # Samplers of different sources draw different permutations; shards of one source agree.
         node_seed = int(np.random.SeedSequence([rt.seed, position]).generate_state(1)[0])
-        indices = IndexSourceStage(rt, num_rows, node.sampler, node_seed, self.chunk_rows, f"{node.name}.sampler")
+        chunk_rows = min(self.chunk_rows, node.chunk_rows or self.chunk_rows)
+        indices = IndexSourceStage(rt, num_rows, node.sampler, node_seed, chunk_rows, f"{node.name}.sampler")
         fetch, origins = node.fetch, node.origins
 
         def finish(chunk: Chunk, rows: Any, pass_index: int, row_start: int) -> Chunk:
@@ -84,6 +88,30 @@ class _Builder:
 
         def work(chunk: Chunk, pass_index: int, row_start: int) -> Any:
             return fetch(chunk.rows)
+
+        return indices, work, finish
+
+    def _build_map_reading_source(self, node: ir.MapNode) -> Stage:
+        # The map's workers read their own rows (the optimizer's source absorption): file reads run
+        # in parallel across the map's workers, without a stage and a hand-off of their own.
+        source = node.children[0]
+        indices, read, finish_read = self._source_parts(source, self._position())  # type: ignore[arg-type]
+        position = self._position()
+        stage = self._build_MapNode(node, [indices], position)
+        map_work, map_finish = stage.work, stage.finish
+
+        def work(chunk: Chunk, pass_index: int, row_start: int) -> Any:
+            rows = finish_read(chunk, read(chunk, pass_index, row_start), pass_index, row_start)
+            return rows, map_work(rows, pass_index, row_start)
+
+        stage.work = work
+        stage.finish = lambda chunk, result, p, r: map_finish(result[0], result[1], p, r)  # type: ignore[misc,union-attr]
+        return stage
+
+    def _build_RandomAccessSourceNode(self, node: ir.RandomAccessSourceNode, children, position) -> Stage:
+        rt = self.rt
+        indices, work, finish = self._source_parts(node, position)
+        fetch = node.fetch
 
         if node.inline:
             return InlineApplyStage(rt, indices, lambda c, p, r: finish(c, work(c, p, r), p, r), node.name)

@@ -95,9 +95,12 @@ class RandomAccessSourceNode(Node):
         num_workers: int = 1,
         inline: bool = False,
         python_multiprocessing: bool = False,
+        chunk_rows: int | None = None,
     ):
         super().__init__([])
         self.name = name
+        # Rows per chunk at most (heavy rows such as encoded images move in smaller chunks).
+        self.chunk_rows = chunk_rows
         self._column_names = list(column_names)
         self.num_rows = num_rows
         self.sampler = sampler

@@ -9,7 +9,9 @@ Rewrites (each checked fused vs unfused by tests/engine/test_fusion.py):
   stream, so it draws the same crop as the unfused pipeline;
 - Normalize (→ HWC2CHW) (→ float TypeCast) ending a map that feeds a batch moves into the batch:
   rows travel as uint8 (4x smaller) and are normalized straight into the batch buffer; a check left
-  in the map still fails bad rows there, with their row and file.
+  in the map still fails bad rows there, with their row and file;
+- a map right after a file-reading source reads the files in its own workers: one stage and one
+  hand-off fewer, and the reads run in parallel across the map's workers.
 
 Op positions (which key random streams) are assigned before any rewrite, so fused and unfused
 plans draw identical random numbers.
@@ -64,6 +66,7 @@ def lower(root: ir.Node, fusion: bool) -> ir.Node:
         tree = _merge_maps(tree)
         _fuse_ops(tree)
         _move_normalize_into_batch(tree)
+        _absorb_sources(tree)
     return tree
 
 
@@ -183,3 +186,17 @@ def _move_normalize_into_batch(node: ir.Node) -> None:
         "batch buffer"
     )
     child.fusion_notes.append(f"{moved} moved into the following batch; a row check stays here")  # type: ignore[attr-defined]
+
+
+def _absorb_sources(node: ir.Node) -> None:
+    """A map right after a file-reading source reads the rows in its own workers."""
+    for child in node.children:
+        _absorb_sources(child)
+    if not isinstance(node, ir.MapNode) or node.python_multiprocessing:
+        return
+    source = node.children[0]
+    if isinstance(source, ir.RandomAccessSourceNode) and not source.inline and not source.python_multiprocessing:
+        node.reads_source = True  # type: ignore[attr-defined]
+        node.fusion_notes.append(  # type: ignore[attr-defined]
+            f"reads {source.name}'s rows in its own workers (no separate reader stage)"
+        )

@@ -255,6 +255,9 @@ class _IndexFetch:
         return rows
 
 
+# Decoded images are large: smaller chunks keep the work spread evenly over workers and memory low.
+IMAGE_CHUNK_ROWS = 8
+
 IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".bmp", ".gif", ".webp", ".tif", ".tiff")
 
 
@@ -318,6 +321,7 @@ class ImageFolderDataset(Dataset):
         node: ir.Node = ir.RandomAccessSourceNode(
             where, ["image", "label"], self._listing.count, chosen, _FileFetch(self._listing),
             origins=self._listing.paths_of, num_workers=v.workers(where, num_parallel_workers),
+            chunk_rows=IMAGE_CHUNK_ROWS,
         )
         if decode:
             from minddata.vision import Decode
