@@ -114,12 +114,31 @@ def _jpeg_extensions() -> list:
     return cythonize([ext], compiler_directives={"language_level": "3"}, quiet=True)
 
 
+def _pixel_extensions() -> list:
+    """``minddata.ops.cpu._pixels`` (one-pass pixel kernels, no system library needed); without
+    Cython or a compiler the NumPy path in ``minddata.ops.cpu.fused`` is used instead."""
+    try:
+        from Cython.Build import cythonize
+    except ImportError:
+        _say("not building the _pixels extension: Cython is not importable (pip install 'Cython>=3.0')")
+        return []
+    unix = sys.platform != "win32"
+    ext = Extension(
+        "minddata.ops.cpu._pixels",
+        sources=["ops/cpu/_pixels.pyx"],
+        # No -ffast-math: the kernels must round exactly as NumPy does.
+        extra_compile_args=["-O3"] if unix else ["/O2"],
+        optional=True,
+    )
+    return cythonize([ext], compiler_directives={"language_level": "3"}, quiet=True)
+
+
 packages, package_dir = _packages_and_dirs()
 
 setup(
     packages=packages,
     package_dir=package_dir,
-    ext_modules=_jpeg_extensions(),
+    ext_modules=_jpeg_extensions() + _pixel_extensions(),
     # Cython's generated C sits next to the .pyx; it is a build input, not package data.
     exclude_package_data={"": ["*.c"]},
 )

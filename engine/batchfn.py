@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+import threading
 from typing import Any, Callable
 
 import numpy as np
@@ -30,7 +32,40 @@ class BatchInfo:
         return self._epoch_num
 
 
-def stack_column(values: list[Any], label: str, column: str, batch_num: int) -> np.ndarray:
+class BufferPool:
+    """Recycles batch buffers the consumer has let go of.
+
+    A fresh 100 MB batch array costs its size in page faults and kernel zeroing every time (large
+    allocations bypass malloc's free lists). The pool keeps the last few batch arrays and hands one
+    out again only when nothing outside the pool refers to it any more: no user variable, no view,
+    no tensor sharing its memory (each of those holds a reference). So reuse is never visible.
+    """
+
+    def __init__(self, size: int = 8):
+        self.size = size
+        self._arrays: list[np.ndarray] = []
+        self._lock = threading.Lock()
+
+    def empty(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+        dtype = np.dtype(dtype)
+        with self._lock:
+            for i in range(len(self._arrays)):
+                # References: the pool's list, and getrefcount's argument.
+                if sys.getrefcount(self._arrays[i]) == 2:
+                    candidate = self._arrays[i]
+                    if candidate.shape == shape and candidate.dtype == dtype:
+                        return candidate
+            array = np.empty(shape, dtype)
+            if array.nbytes >= 1 << 20:
+                if len(self._arrays) >= self.size:
+                    self._arrays.pop(0)
+                self._arrays.append(array)
+            return array
+
+
+def stack_column(
+    values: list[Any], label: str, column: str, batch_num: int, pool: BufferPool | None = None
+) -> np.ndarray:
     first = values[0]
     if type(first) is not np.ndarray:
         try:
@@ -42,6 +77,8 @@ def stack_column(values: list[Any], label: str, column: str, batch_num: int) -> 
         values = [np.asarray(v) for v in values]
         first = values[0]
     try:
+        if pool is not None and first.nbytes * len(values) >= 1 << 20:
+            return np.stack(values, out=pool.empty((len(values), *first.shape), first.dtype))
         return np.stack(values)
     except ValueError:
         shapes: list[tuple] = []
@@ -79,6 +116,7 @@ class Collate:
         self.output_names = output_names
         # Column index -> (Normalize op, to CHW, dtype): normalization moved here by the optimizer.
         self.epilogues = epilogues or {}
+        self.pool = BufferPool()
 
     def __call__(self, chunk: Chunk, pass_index: int, row_start: int) -> Chunk:
         out = []
@@ -95,7 +133,7 @@ class Collate:
                 tuple(
                     self._normalize_column(col, epilogues[i], name, batch_num)
                     if i in epilogues
-                    else stack_column(col, self.label, name, batch_num)
+                    else stack_column(col, self.label, name, batch_num, self.pool)
                     for i, (col, name) in enumerate(zip(columns, self.output_names))
                 )
             )
@@ -113,12 +151,12 @@ class Collate:
         std = np.asarray(normalize.std, np.float32)
         if first.ndim == 2:
             # HWC2CHW leaves a 2-D image as it is, and so does Normalize.
-            out = np.empty((len(images), *first.shape), np.float32)
+            out = self.pool.empty((len(images), *first.shape), np.float32)
             for i, img in enumerate(images):
                 normalize_into(np.asarray(img), mean, std, out[i][:, :, None], False)
         else:
             h, w, c = first.shape
-            out = np.empty((len(images), c, h, w) if chw else (len(images), h, w, c), np.float32)
+            out = self.pool.empty((len(images), c, h, w) if chw else (len(images), h, w, c), np.float32)
             for i, img in enumerate(images):
                 normalize_into(np.asarray(img), mean, std, out[i], chw)
         return out if dtype == np.float32 else out.astype(dtype)

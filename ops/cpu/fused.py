@@ -134,14 +134,41 @@ def normalize_input_check(op: Op, ctx: KernelContext, image: Any) -> Any:
     return image
 
 
+try:
+    from minddata.ops.cpu._pixels import normalize_table as _normalize_table
+    from minddata.ops.cpu._pixels import normalize_u8 as _normalize_u8
+except ImportError:  # built without Cython: the NumPy path below does the same arithmetic
+    _normalize_u8 = _normalize_table = None
+
+_tables: dict[tuple, np.ndarray] = {}
+
+
+def _table(mean: np.ndarray, std: np.ndarray, channels: int) -> np.ndarray:
+    key = (mean.tobytes(), std.tobytes(), channels)
+    table = _tables.get(key)
+    if table is None:
+        table = _tables[key] = _normalize_table(mean, std, channels)
+    return table
+
+
 def normalize_into(image: np.ndarray, mean: np.ndarray, std: np.ndarray, out: np.ndarray, chw: bool) -> None:
-    """Normalize an HWC image straight into ``out`` (float32, CHW or HWC), channel by channel.
+    """Normalize an HWC image straight into ``out`` (float32, CHW or HWC).
 
     The same float32 operations as the Normalize kernel (``(x - mean) / std``), so the result is
-    bit-identical, without the full-size float temporaries of ``astype`` + transpose + stack.
+    bit-identical, without the full-size float temporaries of ``astype`` + transpose + stack. uint8
+    images take a one-pass compiled kernel (reads each pixel once, writes each float once).
     """
     if image.ndim == 2:
         image = image[:, :, None]
+    if (
+        _normalize_u8 is not None
+        and image.dtype == np.uint8
+        and image.flags.c_contiguous
+        and out.dtype == np.float32
+        and out.flags.c_contiguous
+    ):
+        _normalize_u8(image, _table(mean, std, image.shape[2]), out, chw)
+        return
     channels = image.shape[2]
     # Contiguous planes make the ufuncs below run at memory speed; cv2.split is the fastest way there.
     planes = (

@@ -1,0 +1,49 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""One-pass pixel kernels over uint8 images, without the GIL.
+
+``normalize_u8`` maps each byte through a per-channel table of its 256 possible results. The table
+is computed by NumPy with exactly the Normalize kernel's float32 arithmetic (``(x - mean) / std``),
+so the output is bit-identical to it; the pass itself reads each pixel once and writes each float
+once, in HWC or transposed to CHW.
+"""
+
+import numpy as np
+
+
+def normalize_table(mean, std, channels: int):
+    """(channels, 256) float32: the normalized value of every byte, per channel."""
+    values = np.arange(256, dtype=np.float32)
+    mean = np.asarray(mean, np.float32)
+    std = np.asarray(std, np.float32)
+    rows = []
+    for k in range(channels):
+        m = mean[k] if mean.shape[0] > 1 else mean[0]
+        s = std[k] if std.shape[0] > 1 else std[0]
+        row = values - m
+        row /= s
+        rows.append(row)
+    return np.ascontiguousarray(np.stack(rows), dtype=np.float32)
+
+
+def normalize_u8(const unsigned char[:, :, ::1] image, const float[:, ::1] table, out, bint chw):
+    cdef Py_ssize_t h = image.shape[0], w = image.shape[1], c = image.shape[2]
+    cdef Py_ssize_t y, x, k
+    cdef float[:, :, ::1] dst = out
+    if table.shape[0] != c or table.shape[1] != 256:
+        raise ValueError(f"normalize_u8: table must have shape ({c}, 256)")
+    if chw:
+        if dst.shape[0] != c or dst.shape[1] != h or dst.shape[2] != w:
+            raise ValueError("normalize_u8: out must have shape (C, H, W)")
+        with nogil:
+            for y in range(h):
+                for x in range(w):
+                    for k in range(c):
+                        dst[k, y, x] = table[k, image[y, x, k]]
+    else:
+        if dst.shape[0] != h or dst.shape[1] != w or dst.shape[2] != c:
+            raise ValueError("normalize_u8: out must have shape (H, W, C)")
+        with nogil:
+            for y in range(h):
+                for x in range(w):
+                    for k in range(c):
+                        dst[y, x, k] = table[k, image[y, x, k]]
