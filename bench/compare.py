@@ -39,31 +39,8 @@ MEAN = [123.675, 116.28, 103.53]
 STD = [58.395, 57.12, 57.375]
 """
 
-_MINDDATA = _MEASURE + """
-import minddata as md
-from minddata import vision
-import minddata.ops.cpu  # kernels loaded before the clock, as for the peers' imports
-md.config.set_seed(1)
-md.config.set_enable_fusion(FUSION)
-ops = {
-    "train": [vision.Decode(), vision.RandomResizedCrop(224), vision.RandomHorizontalFlip(), vision.Normalize(MEAN, STD), vision.HWC2CHW()],
-    "infer224": [vision.Decode(), vision.Resize(256), vision.CenterCrop(224), vision.Normalize(MEAN, STD), vision.HWC2CHW()],
-    "yolo416": [vision.Decode(), vision.Resize((416, 416)), vision.Normalize(MEAN, STD), vision.HWC2CHW()],
-}[PIPE]
-t0, c0 = time.perf_counter(), _cpu()
-ds = md.ImageFolderDataset(DATA, shuffle=False, num_parallel_workers=WORKERS)
-ds = ds.map(ops, input_columns="image", num_parallel_workers=WORKERS).batch(BATCH)
-n = 0
-for batch in ds.create_dict_iterator(num_epochs=1, output_numpy=True):
-    n += batch["image"].shape[0]
-_report(n, t0, c0)
-"""
-
-_MINDSPORE = _MEASURE + """
-import mindspore.dataset as ds
-import mindspore.dataset.vision as vision
-ds.config.set_seed(1)
-ds.config.set_num_parallel_workers(WORKERS)
+# The same op list for minddata and MindSpore: only the imports differ (the API is the same).
+_OPS_AND_LOOP = """
 ops = {
     "train": [vision.Decode(), vision.RandomResizedCrop(224), vision.RandomHorizontalFlip(), vision.Normalize(MEAN, STD), vision.HWC2CHW()],
     "infer224": [vision.Decode(), vision.Resize(256), vision.CenterCrop(224), vision.Normalize(MEAN, STD), vision.HWC2CHW()],
@@ -77,6 +54,21 @@ for batch in d.create_dict_iterator(num_epochs=1, output_numpy=True):
     n += batch["image"].shape[0]
 _report(n, t0, c0)
 """
+
+_MINDDATA = _MEASURE + """
+import minddata as ds
+from minddata import vision
+import minddata.ops.cpu  # kernels loaded before the clock, as the peers' are by their imports
+ds.config.set_seed(1)
+ds.config.set_enable_fusion(FUSION)
+""" + _OPS_AND_LOOP
+
+_MINDSPORE = _MEASURE + """
+import mindspore.dataset as ds
+import mindspore.dataset.vision as vision
+ds.config.set_seed(1)
+ds.config.set_num_parallel_workers(WORKERS)
+""" + _OPS_AND_LOOP
 
 _DALI = _MEASURE + """
 from nvidia.dali import pipeline_def, fn, types
