@@ -1,0 +1,572 @@
+"""Streamed file sources: ``CSVDataset``, ``TextFileDataset``, ``TFRecordDataset``.
+
+These formats have no row index, so they are read front to back (MindSpore reads them the same
+way). Sharding and shuffling follow :mod:`minddata.dataset._files`: files in sorted order (or an
+order drawn from the seed), rows dealt to shards by position in the stream, each shard padded to
+equal length; ``shuffle`` is ``Shuffle.GLOBAL`` (default, same as True: file order and rows through
+a seeded buffer of 10,000), ``Shuffle.FILES``, ``Shuffle.INFILE`` or False. Errors name the file,
+the line or record, and what is wrong.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import math
+import os
+import struct
+import zlib
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from minddata.dataset import _validate as v
+from minddata.dataset._crc32c import masked_crc
+from minddata.dataset._files import expand_files, shard_args, shuffle_mode, stream_rows
+from minddata.dataset._protobuf import ProtobufError, parse_example
+from minddata.dataset.base import Dataset
+from minddata.dataset.schema import Schema, as_schema
+from minddata.engine import ir
+from minddata.errors import ArgumentError, DataFormatError
+
+__all__ = ["CSVDataset", "TextFileDataset", "TFRecordDataset"]
+
+
+def _as_row(item: Any, position: int) -> tuple:
+    return item
+
+
+class _Stream:
+    """``open_iter(pass_index, seed)`` of a streamed source: this shard's rows of one epoch."""
+
+    def __init__(
+        self,
+        files: list[str],
+        read_file: Callable[[str], Iterator[tuple]],
+        count_file: Callable[[str], int],
+        mode: str | None,
+        sharding: tuple[int, int] | None,
+        by_file: bool,
+    ):
+        self.files = files
+        self.read_file = read_file
+        self.count_file = count_file
+        self.mode = mode
+        self.sharding = sharding
+        self.by_file = by_file
+        self._counts: list[int] | None = None
+
+    def __call__(self, pass_index: int, seed: int = 0) -> Iterator[tuple]:
+        return stream_rows(
+            self.files, self.read_file, mode=self.mode, sharding=self.sharding, by_file=self.by_file,
+            seed=seed, pass_index=pass_index,
+        )
+
+    def size(self) -> int | None:
+        """Rows per epoch for this shard (counted once by reading the files), or None if it varies."""
+        if self._counts is None:
+            self._counts = [self.count_file(f) for f in self.files]
+        total = sum(self._counts)
+        if self.sharding is None:
+            return total
+        shards, me = self.sharding
+        if not self.by_file:
+            return math.ceil(total / shards) if total else 0
+        if self.mode in ("global", "files"):
+            return None  # which files are ours changes every epoch
+        return sum(c for j, c in enumerate(self._counts) if j % shards == me)
+
+
+def _node(where: str, names: list[str], stream: _Stream, num_samples: Any) -> ir.IterableSourceNode:
+    limit = v.non_negative_int(where, "num_samples", num_samples) if num_samples is not None else None
+    return ir.IterableSourceNode(where, names, stream, _as_row, limit or None, size=stream.size, seeded=True)
+
+
+# -- CSV ------------------------------------------------------------------------------------------
+
+
+class CSVDataset(Dataset):
+    """Rows of CSV files (MindSpore's ``CSVDataset``).
+
+    Args:
+        dataset_files: a file, a glob pattern, or a list of them (read in sorted order).
+        field_delim: the field separator (default ``","``); fields may be quoted (RFC 4180).
+        column_defaults: one default per column; its Python type sets the column's type (int →
+            int32, float → float32, str → string) and it fills empty fields. Without it every column
+            is a string.
+        column_names: the column names. Without them the first line of each file is its header
+            (every file's header must match the first's).
+        num_samples: read at most this many rows per epoch (per shard when sharding).
+        num_parallel_workers: accepted for MindSpore compatibility (a stream is parsed in order).
+        shuffle: see the module docstring (default ``Shuffle.GLOBAL``).
+        num_shards, shard_id: this shard's rows: row ``p`` of the stream goes to shard
+            ``p % num_shards``, shards padded to equal length.
+
+    Each value is a 0-d array (str, int32 or float32). A row with the wrong number of fields, or a
+    field that does not parse as its column's type, is an error naming the file and line.
+
+    Example:
+        >>> import os, tempfile
+        >>> import minddata as md
+        >>> path = os.path.join(tempfile.mkdtemp(), "t.csv")
+        >>> _ = open(path, "w").write("name,age\\nann,31\\nbob,\\n")
+        >>> ds = md.CSVDataset(path, column_defaults=["", 0], shuffle=False)
+        >>> [(str(r["name"]), int(r["age"])) for r in ds.create_dict_iterator(output_numpy=True)]
+        [('ann', 31), ('bob', 0)]
+    """
+
+    def __init__(
+        self,
+        dataset_files: Any,
+        field_delim: str = ",",
+        column_defaults: Sequence[Any] | None = None,
+        column_names: Sequence[str] | None = None,
+        num_samples: int | None = None,
+        num_parallel_workers: int | None = None,
+        shuffle: Any = None,
+        num_shards: int | None = None,
+        shard_id: int | None = None,
+        cache: Any = None,
+    ):
+        where = "CSVDataset"
+        files = expand_files(where, dataset_files)
+        if not isinstance(field_delim, str) or len(field_delim) != 1 or field_delim in '"\r\n':
+            raise ArgumentError(f"{where}: `field_delim` must be one character other than a quote or newline. Found: {field_delim!r}")
+        names = v.column_list(where, "column_names", column_names)
+        header = names is None
+        if header:
+            names = _csv_header(files[0], field_delim)
+        if column_defaults is not None:
+            if isinstance(column_defaults, (str, bytes)) or not isinstance(column_defaults, (list, tuple)):
+                raise ArgumentError(f"{where}: `column_defaults` must be a list. Found: {column_defaults!r}")
+            for d in column_defaults:
+                if isinstance(d, bool) or not isinstance(d, (int, float, str)):
+                    raise ArgumentError(f"{where}: each of `column_defaults` must be an int, float or str. Found: {d!r}")
+            if len(column_defaults) != len(names):  # type: ignore[arg-type]
+                raise ArgumentError(
+                    f"{where}: `column_defaults` has {len(column_defaults)} value(s) but there are {len(names)} "  # type: ignore[arg-type]
+                    f"columns {names}."
+                )
+        reader = _CsvReader(names, field_delim, list(column_defaults) if column_defaults is not None else None, header)  # type: ignore[arg-type]
+        stream = _Stream(
+            files, reader.read, reader.count, shuffle_mode(where, shuffle), shard_args(where, num_shards, shard_id), False,
+        )
+        super().__init__(_node(where, names, stream, num_samples))  # type: ignore[arg-type]
+
+
+def _csv_header(path: str, delim: str) -> list[str]:
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            header = next(csv.reader(f, delimiter=delim), None)
+    except (OSError, UnicodeDecodeError, csv.Error) as error:
+        raise DataFormatError(f"CSVDataset: can't read the header of {path}: {error}", path=path) from None
+    if not header or not all(header):
+        raise DataFormatError(
+            f"CSVDataset: {path} has no usable header line (found {header!r}); give `column_names`, or add a "
+            "header row naming every column.",
+            path=path,
+        )
+    return header
+
+
+class _CsvReader:
+    def __init__(self, names: list[str], delim: str, defaults: list[Any] | None, header: bool):
+        self.names = names
+        self.delim = delim
+        self.defaults = defaults
+        self.header = header
+
+    def _rows(self, path: str) -> Iterator[tuple[int, list[str]]]:
+        try:
+            with open(path, newline="", encoding="utf-8") as f:
+                reader = csv.reader(f, delimiter=self.delim, strict=True)
+                first = True
+                for fields in reader:
+                    if first and self.header:
+                        first = False
+                        if fields != self.names:
+                            raise DataFormatError(
+                                f"CSVDataset: {path}: its header {fields} differs from the first file's {self.names}; "
+                                "files read together must share columns (or give `column_names`).",
+                                path=path,
+                            )
+                        continue
+                    first = False
+                    if not fields:
+                        continue  # a blank line
+                    yield reader.line_num, fields
+        except (OSError, csv.Error, UnicodeDecodeError) as error:
+            raise DataFormatError(f"CSVDataset: {path}: can't parse it: {error}", path=path) from None
+
+    def count(self, path: str) -> int:
+        return sum(1 for _ in self._rows(path))
+
+    def read(self, path: str) -> Iterator[tuple]:
+        width = len(self.names)
+        defaults = self.defaults
+        for line, fields in self._rows(path):
+            if len(fields) != width:
+                raise DataFormatError(
+                    f"CSVDataset: {path}, line {line}: {len(fields)} field(s) but {width} column(s) {self.names}.",
+                    path=path,
+                )
+            if defaults is None:
+                yield tuple(np.asarray(x) for x in fields)
+                continue
+            row = []
+            for name, text, default in zip(self.names, fields, defaults):
+                if text == "":
+                    text_value: Any = default
+                elif isinstance(default, str):
+                    text_value = text
+                else:
+                    try:
+                        text_value = int(text) if isinstance(default, int) else float(text)
+                    except ValueError:
+                        kind = "an int" if isinstance(default, int) else "a float"
+                        raise DataFormatError(
+                            f"CSVDataset: {path}, line {line}, column {name!r}: {text!r} is not {kind} (its "
+                            "column_defaults entry sets the type).",
+                            path=path,
+                        ) from None
+                if isinstance(default, str):
+                    row.append(np.asarray(text_value))
+                elif isinstance(default, int):
+                    row.append(np.asarray(text_value, dtype=np.int32))
+                else:
+                    row.append(np.asarray(text_value, dtype=np.float32))
+            yield tuple(row)
+
+
+# -- text lines -----------------------------------------------------------------------------------
+
+
+class TextFileDataset(Dataset):
+    """Lines of text files, one row per non-empty line, in column ``text`` (MindSpore's
+    ``TextFileDataset``). Line ends (``\\n``, ``\\r\\n``) are dropped and empty lines skipped, as in
+    MindSpore. Arguments as in :class:`CSVDataset`.
+
+    Example:
+        >>> import os, tempfile
+        >>> import minddata as md
+        >>> path = os.path.join(tempfile.mkdtemp(), "t.txt")
+        >>> _ = open(path, "w").write("first\\n\\nsecond\\n")
+        >>> [str(r["text"]) for r in md.TextFileDataset(path, shuffle=False).create_dict_iterator(output_numpy=True)]
+        ['first', 'second']
+    """
+
+    def __init__(
+        self,
+        dataset_files: Any,
+        num_samples: int | None = None,
+        num_parallel_workers: int | None = None,
+        shuffle: Any = None,
+        num_shards: int | None = None,
+        shard_id: int | None = None,
+        cache: Any = None,
+    ):
+        where = "TextFileDataset"
+        files = expand_files(where, dataset_files)
+        stream = _Stream(
+            files, _read_lines, _count_lines, shuffle_mode(where, shuffle), shard_args(where, num_shards, shard_id), False,
+        )
+        super().__init__(_node(where, ["text"], stream, num_samples))
+
+
+def _lines(path: str) -> Iterator[tuple[int, bytes]]:
+    try:
+        with open(path, "rb") as f:
+            for number, raw in enumerate(f, start=1):
+                line = raw.rstrip(b"\n").rstrip(b"\r")
+                if line:
+                    yield number, line
+    except OSError as error:
+        raise DataFormatError(f"TextFileDataset: can't read {path}: {error.strerror or error}", path=path) from None
+
+
+def _read_lines(path: str) -> Iterator[tuple]:
+    for number, line in _lines(path):
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise DataFormatError(
+                f"TextFileDataset: {path}, line {number}: not UTF-8 text (byte {error.start} of the line).",
+                path=path,
+            ) from None
+        yield (np.asarray(text),)
+
+
+def _count_lines(path: str) -> int:
+    return sum(1 for _ in _lines(path))
+
+
+# -- TFRecord -------------------------------------------------------------------------------------
+
+
+class TFRecordDataset(Dataset):
+    """``tf.train.Example`` records from TFRecord files, read without TensorFlow.
+
+    Args:
+        dataset_files: a file, a glob pattern, or a list of them (read in sorted order).
+        schema: a :class:`Schema`, a schema JSON file, or ``{name: {"type": T, "shape": [...]}}``:
+            the columns to read, their types and shapes. Without it the columns are the features of
+            the first record, typed by their lists: bytes → uint8, float → float32, int64 → int64.
+        columns_list: read only these columns (in this order).
+        num_samples: read at most this many rows per epoch (per shard); the schema's ``numRows``
+            applies when not given.
+        shuffle: see the module docstring (default ``Shuffle.GLOBAL``).
+        num_shards, shard_id: with ``shard_equal_rows=False`` (default, MindSpore's) whole files are
+            dealt to shards (file ``j`` of the epoch's order to shard ``j % num_shards``; needs at
+            least ``num_shards`` files; shards may differ in size). With ``shard_equal_rows=True``
+            rows are dealt as in :class:`CSVDataset`, shards padded to equal length.
+        compression_type: None or ``""`` (plain), ``"GZIP"`` or ``"ZLIB"``.
+
+    Framing: each record is ``uint64 length, uint32 masked CRC-32C of the length, data, uint32
+    masked CRC-32C of the data`` (little-endian); both CRCs are checked. Values by column type:
+    ``string`` → str array; ``uint8``/``int8`` from a bytes list → the bytes as an array (one per
+    value: a second axis when there are several); numbers from int64/float lists → 1-D arrays cast
+    to the column type; a schema ``shape`` reshapes (one -1 allowed, ``[]`` for a scalar).
+
+    Example:
+        >>> import minddata as md
+        >>> md.TFRecordDataset.__name__
+        'TFRecordDataset'
+    """
+
+    def __init__(
+        self,
+        dataset_files: Any,
+        schema: Any = None,
+        columns_list: Sequence[str] | None = None,
+        num_samples: int | None = None,
+        num_parallel_workers: int | None = None,
+        shuffle: Any = None,
+        num_shards: int | None = None,
+        shard_id: int | None = None,
+        shard_equal_rows: bool = False,
+        cache: Any = None,
+        compression_type: str | None = None,
+    ):
+        where = "TFRecordDataset"
+        files = expand_files(where, dataset_files)
+        compression = (compression_type or "").upper()
+        if compression not in ("", "GZIP", "ZLIB"):
+            raise ArgumentError(f"{where}: `compression_type` must be None, '', 'GZIP' or 'ZLIB'. Found: {compression_type!r}")
+        v.bool_arg(where, "shard_equal_rows", shard_equal_rows)
+        wanted = v.column_list(where, "columns_list", columns_list)
+        spec = as_schema(where, schema)
+        if spec is None:
+            spec = _infer_schema(files[0], compression)
+        columns = {c["name"]: c for c in spec.columns}
+        if not columns:
+            raise ArgumentError(f"{where}: the schema names no columns.")
+        if wanted is not None:
+            unknown = [c for c in wanted if c not in columns]
+            if unknown:
+                raise ArgumentError(f"{where}: columns_list names {unknown}, which the schema does not have: {list(columns)}")
+            columns = {c: columns[c] for c in wanted}
+        sharding = shard_args(where, num_shards, shard_id)
+        by_file = sharding is not None and not shard_equal_rows
+        if by_file and len(files) < sharding[0]:  # type: ignore[index]
+            raise ArgumentError(
+                f"{where}: sharding by file needs at least num_shards={sharding[0]} files; found {len(files)}. "  # type: ignore[index]
+                "Pass shard_equal_rows=True to shard by rows."
+            )
+        reader = _TFRecordReader(list(columns.values()), compression)
+        stream = _Stream(files, reader.read, reader.count, shuffle_mode(where, shuffle), sharding, by_file)
+        if num_samples is None and spec.num_rows:
+            num_samples = spec.num_rows
+        super().__init__(_node(where, list(columns), stream, num_samples))
+
+
+class _ZlibFile:
+    """``read(n)`` over a zlib stream (TFRecord's ZLIB compression)."""
+
+    def __init__(self, path: str):
+        self.raw = open(path, "rb")
+        self.inflate = zlib.decompressobj()
+        self.buffer = bytearray()
+
+    def read(self, n: int) -> bytes:
+        while len(self.buffer) < n:
+            chunk = self.raw.read(1 << 16)
+            if not chunk:
+                self.buffer += self.inflate.flush()
+                break
+            self.buffer += self.inflate.decompress(chunk)
+        out = bytes(self.buffer[:n])
+        del self.buffer[:n]
+        return out
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+def _open_records(path: str, compression: str) -> Any:
+    if compression == "GZIP":
+        return gzip.open(path, "rb")
+    if compression == "ZLIB":
+        return _ZlibFile(path)
+    return open(path, "rb", buffering=1 << 20)
+
+
+def _records(path: str, compression: str, *, with_data: bool = True) -> Iterator[tuple[int, int, bytes | None]]:
+    """``(record number, byte offset, data)`` of each record, both CRCs checked."""
+    where = "TFRecordDataset"
+    try:
+        f = _open_records(path, compression)
+    except OSError as error:
+        raise DataFormatError(f"{where}: can't open {path}: {error.strerror or error}", path=path) from None
+    plain = compression == ""
+    size = os.path.getsize(path) if plain else None
+    number = 0
+    offset = 0
+    try:
+        while True:
+            header = f.read(12)
+            if not header:
+                return
+            if len(header) < 12:
+                raise DataFormatError(
+                    f"{where}: {path} is truncated: record {number} at byte {offset} has a {len(header)}-byte header "
+                    "(12 expected).",
+                    path=path,
+                )
+            length, length_crc = struct.unpack("<QI", header)
+            if masked_crc(header[:8]) != length_crc:
+                raise DataFormatError(
+                    f"{where}: {path} is corrupted: record {number} at byte {offset} fails its length CRC (not a "
+                    "TFRecord file, or damaged there).",
+                    path=path,
+                )
+            if size is not None and offset + 16 + length > size:
+                raise DataFormatError(
+                    f"{where}: {path} is truncated: record {number} at byte {offset} needs {length} data bytes, the "
+                    f"file ends {size - offset - 12} bytes later.",
+                    path=path,
+                )
+            if not with_data and plain:
+                f.seek(length + 4, io.SEEK_CUR)
+                data = None
+            else:
+                data = f.read(length)
+                footer = f.read(4)
+                if len(data) < length or len(footer) < 4:
+                    raise DataFormatError(
+                        f"{where}: {path} is truncated inside record {number} (at byte {offset} of the "
+                        f"{'decompressed ' if not plain else ''}stream).",
+                        path=path,
+                    )
+                if with_data and masked_crc(data) != struct.unpack("<I", footer)[0]:
+                    raise DataFormatError(
+                        f"{where}: {path} is corrupted: record {number} at byte {offset} fails its data CRC.",
+                        path=path,
+                    )
+            yield number, offset, data
+            number += 1
+            offset += 16 + length
+    except (zlib.error, EOFError, gzip.BadGzipFile) as error:
+        raise DataFormatError(f"{where}: {path}: the {compression} stream is damaged near record {number}: {error}", path=path) from None
+    finally:
+        f.close()
+
+
+def _infer_schema(path: str, compression: str) -> Schema:
+    schema = Schema()
+    for number, offset, data in _records(path, compression):
+        try:
+            features = parse_example(data)  # type: ignore[arg-type]
+        except ProtobufError as error:
+            raise DataFormatError(
+                f"TFRecordDataset: {path}, record {number} (byte {offset}): not a tf.train.Example: {error}", path=path
+            ) from None
+        for name, (kind, _) in features.items():
+            schema.add_column(name, {"bytes": "uint8", "float": "float32", "int64": "int64"}.get(kind, "float32"))
+        return schema
+    raise DataFormatError(
+        f"TFRecordDataset: {path} holds no records, so the columns can't be inferred; pass a `schema`.", path=path
+    )
+
+
+class _TFRecordReader:
+    def __init__(self, columns: list[dict[str, Any]], compression: str):
+        self.columns = columns
+        self.compression = compression
+
+    def count(self, path: str) -> int:
+        return sum(1 for _ in _records(path, self.compression, with_data=False))
+
+    def read(self, path: str) -> Iterator[tuple]:
+        for number, offset, data in _records(path, self.compression):
+            try:
+                features = parse_example(data)  # type: ignore[arg-type]
+            except ProtobufError as error:
+                raise DataFormatError(
+                    f"TFRecordDataset: {path}, record {number} (byte {offset}): not a tf.train.Example: {error}",
+                    path=path,
+                ) from None
+            row = []
+            for column in self.columns:
+                name = column["name"]
+                found = features.get(name)
+                if found is None:
+                    raise DataFormatError(
+                        f"TFRecordDataset: {path}, record {number} (byte {offset}): feature {name!r} is missing; the "
+                        f"record has {list(features)}.",
+                        path=path,
+                    )
+                try:
+                    row.append(_convert(found, column))
+                except ValueError as error:
+                    raise DataFormatError(
+                        f"TFRecordDataset: {path}, record {number} (byte {offset}), feature {name!r}: {error}", path=path
+                    ) from None
+            yield tuple(row)
+
+
+_INT_TYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+
+
+def _convert(found: tuple[str, Any], column: dict[str, Any]) -> np.ndarray:
+    kind, values = found
+    target, shape = column["type"], column["shape"]
+    if target in ("string", "bytes") and kind not in ("bytes", "empty"):
+        raise ValueError(f"a {kind} list can't fill a {target} column")
+    if target == "string":
+        texts = [b.decode("utf-8") for b in values] if values else []
+        out = np.asarray(texts, dtype=str) if texts else np.zeros(0, dtype=str)
+    elif target == "bytes":
+        if kind == "empty" or len(values) != 1:
+            raise ValueError(f"a bytes column takes exactly one value; found {0 if kind == 'empty' else len(values)}")
+        out = np.frombuffer(values[0], dtype=np.uint8)
+    elif kind == "empty":
+        out = np.zeros(0, dtype=target)
+    elif kind == "bytes":
+        dtype = np.dtype(target)
+        arrays = []
+        for b in values:
+            if len(b) % dtype.itemsize:
+                raise ValueError(f"{len(b)} bytes do not divide into {target} values")
+            arrays.append(np.frombuffer(b, dtype=dtype))
+        if len(arrays) == 1:
+            out = arrays[0]
+        elif arrays and all(len(a) == len(arrays[0]) for a in arrays):
+            out = np.stack(arrays)
+        else:
+            raise ValueError(f"{len(arrays)} byte strings of different lengths can't form one {target} array")
+    elif kind == "float":
+        if target not in ("float16", "float32", "float64"):
+            raise ValueError(f"a float list can't fill a {target} column (only float16/32/64)")
+        out = values.astype(target, copy=False)
+    else:
+        if target not in _INT_TYPES and target not in ("float16", "float32", "float64", "bool"):
+            raise ValueError(f"an int64 list can't fill a {target} column")
+        out = values.astype(target, copy=False)
+    if shape is not None:
+        try:
+            out = out.reshape(shape)
+        except ValueError:
+            raise ValueError(f"{out.size} value(s) don't fit the schema shape {shape}") from None
+    return out

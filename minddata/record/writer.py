@@ -1,0 +1,467 @@
+"""``FileWriter``: rows → record files (Arrow IPC shards, each with a ``.meta.json`` index).
+
+Crash safety: every shard is written under a temporary name (``<file>.tmp-<pid>-<token>``) and only
+:meth:`FileWriter.commit` renames it into place, data files first, then their metadata files. A
+reader needs both a data file and its metadata (whose ``set_id`` must match the one stored inside the
+data file), so a writer killed at any point leaves nothing that reads as a valid record file: at
+worst temporary files, or a data file without its metadata, which readers reject by name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import uuid
+import zlib
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from minddata.errors import ArgumentError, DataFormatError
+from minddata.record._schema import SCALAR_TYPES, Field, arrow_schema, parse_schema
+
+__all__ = ["FileWriter", "META_SUFFIX", "FORMAT", "VERSION", "shard_paths", "batch_crcs", "save_dataset"]
+
+META_SUFFIX = ".meta.json"
+FORMAT = "minddata.record"
+VERSION = 1
+SET_ID_KEY = b"minddata.record.set_id"
+
+# Record batches: the unit of a checksum and of a lazy read. Small enough that verifying one to read
+# one row is cheap; large enough that per-batch metadata is negligible.
+BATCH_ROWS = 1024
+BATCH_BYTES = 4 << 20
+
+
+def shard_paths(file_name: str, shard_num: int) -> list[str]:
+    """MindSpore's naming: ``file_name`` for one shard, else ``file_name0``, ``file_name1``, ..."""
+    return [file_name] if shard_num == 1 else [f"{file_name}{i}" for i in range(shard_num)]
+
+
+def batch_crcs(batch: pa.RecordBatch) -> dict[str, int]:
+    """CRC-32 of each column's buffers (validity, offsets, values, children) in one record batch."""
+    out = {}
+    for name, column in zip(batch.schema.names, batch.columns):
+        crc = 0
+        for buf in column.buffers():
+            if buf is not None and buf.size:
+                crc = zlib.crc32(buf, crc)
+        out[name] = crc
+    return out
+
+
+def _fsync(path: str) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class FileWriter:
+    """Writes rows to record files: MindSpore's ``mindspore.mindrecord.FileWriter`` on Apache Arrow.
+
+    Args:
+        file_name: the file to write; with ``shard_num > 1`` the shards are ``file_name0`` ...
+            ``file_name{shard_num-1}`` (MindSpore's naming). Each data file gets a
+            ``<file>.meta.json`` beside it (schema, row counts, checksums, index fields).
+        shard_num: how many files to spread the rows over, round-robin (1 to 1000).
+        overwrite: replace existing files of the same names; otherwise they are an error.
+
+    Use :meth:`add_schema`, optionally :meth:`add_index`, then :meth:`write_raw_data` any number of
+    times and :meth:`commit`. Nothing appears under the final names before ``commit`` (see the module
+    docstring); as a context manager the writer commits on success and removes its temporary files
+    on an exception.
+
+    Example:
+        >>> import os, tempfile
+        >>> from minddata.record import FileWriter
+        >>> path = os.path.join(tempfile.mkdtemp(), "demo.mindrecord")
+        >>> writer = FileWriter(path)
+        >>> writer.add_schema({"label": {"type": "int32"}, "data": {"type": "bytes"}}, "demo")
+        0
+        >>> writer.write_raw_data([{"label": 1, "data": b"abc"}, {"label": 2, "data": b"de"}])
+        >>> writer.commit()
+        >>> sorted(os.listdir(os.path.dirname(path)))
+        ['demo.mindrecord', 'demo.mindrecord.meta.json']
+    """
+
+    def __init__(self, file_name: str | os.PathLike, shard_num: int = 1, overwrite: bool = False):
+        where = "FileWriter"
+        if not isinstance(file_name, (str, os.PathLike)) or not os.fspath(file_name):
+            raise ArgumentError(f"{where}: `file_name` must be a file path. Found: {file_name!r}")
+        if isinstance(shard_num, bool) or not isinstance(shard_num, (int, np.integer)) or not 1 <= shard_num <= 1000:
+            raise ArgumentError(f"{where}: `shard_num` must be an int in [1, 1000]. Found: {shard_num!r}")
+        if not isinstance(overwrite, bool):
+            raise ArgumentError(f"{where}: `overwrite` must be True or False. Found: {overwrite!r}")
+        path = os.path.abspath(os.fspath(file_name))
+        folder = os.path.dirname(path)
+        if not os.path.isdir(folder):
+            raise ArgumentError(f"{where}: the folder of `file_name` does not exist: {folder}. Create it first.")
+        self.paths = shard_paths(path, int(shard_num))
+        existing = [p for d in self.paths for p in (d, d + META_SUFFIX) if os.path.exists(p)]
+        if existing and not overwrite:
+            raise ArgumentError(
+                f"{where}: {len(existing)} file(s) already exist, e.g. {existing[0]}. Pass overwrite=True to "
+                "replace them, or choose another file_name."
+            )
+        self.overwrite = overwrite
+        token = f"{os.getpid()}-{secrets.token_hex(4)}"
+        self._tmp = [f"{p}.tmp-{token}" for p in self.paths]
+        self._set_id = uuid.uuid4().hex
+        self._fields: dict[str, Field] | None = None
+        self._desc: str | None = None
+        self._index: list[str] = []
+        self._buffers: list[list[list[Any]]] = [[] for _ in self.paths]
+        self._buffer_bytes = [0] * len(self.paths)
+        self._sinks: list[Any] = [None] * len(self.paths)
+        self._writers: list[Any] = [None] * len(self.paths)
+        self._schema: pa.Schema | None = None
+        self._rows = 0
+        self._state = "open"
+
+    # -- MindSpore API ---------------------------------------------------------------------------
+
+    def add_schema(self, content: dict[str, dict[str, Any]], desc: str | None = None) -> int:
+        """Set the schema: ``{field: {"type": T}}`` or ``{field: {"type": T, "shape": [...]}}``.
+
+        Types: ``int32``, ``int64``, ``float32``, ``float64``, ``string``, ``bytes`` (MindSpore's),
+        and ``bool``, ``int8``, ``int16``, ``uint8`` ... ``uint64``, ``float16``. A ``shape`` makes the
+        field a tensor; ``-1`` marks a dimension that varies by row. Returns the schema id (0).
+        """
+        self._check_open("add_schema")
+        if self._fields is not None:
+            raise ArgumentError("FileWriter.add_schema: the schema is already set; a record file has one schema.")
+        self._fields = parse_schema("FileWriter.add_schema", content)
+        if desc is not None and not isinstance(desc, str):
+            raise ArgumentError(f"FileWriter.add_schema: `desc` must be a string or None. Found: {desc!r}")
+        self._desc = desc
+        return 0
+
+    def add_index(self, index_fields: Sequence[str]) -> None:
+        """Mark scalar fields (numbers or strings) as index fields, for :meth:`FileReader.find`."""
+        self._check_open("add_index")
+        if self._fields is None:
+            raise ArgumentError("FileWriter.add_index: call add_schema first; index fields must be schema fields.")
+        if isinstance(index_fields, str) or not isinstance(index_fields, (list, tuple)) or not index_fields:
+            raise ArgumentError(f"FileWriter.add_index: `index_fields` must be a non-empty list of field names. Found: {index_fields!r}")
+        for name in index_fields:
+            field = self._fields.get(name)
+            if field is None:
+                raise ArgumentError(
+                    f"FileWriter.add_index: {name!r} is not a schema field. Fields: {list(self._fields)}"
+                )
+            if field.type == "bytes" or field.shape is not None:
+                raise ArgumentError(
+                    f"FileWriter.add_index: index field {name!r} must be a scalar number or a string; it is "
+                    f"{field.describe()}."
+                )
+        self._index = list(dict.fromkeys([*self._index, *index_fields]))
+
+    def write_raw_data(self, raw_data: Iterable[dict[str, Any]], parallel_writer: bool = False) -> None:
+        """Append rows: each a dict with one value per schema field.
+
+        ``bytes`` fields take ``bytes`` (or a uint8 array); ``string`` fields ``str``; scalars a number;
+        tensors an array (or nested list) of the field's shape. Values are cast to the field's type
+        when NumPy can do so without changing kind (float64 → float32, not float → int). A bad row
+        raises before anything of it is written, naming the row and the field.
+        """
+        self._check_open("write_raw_data")
+        if self._fields is None:
+            raise ArgumentError("FileWriter.write_raw_data: call add_schema before writing rows.")
+        if isinstance(raw_data, dict):
+            raise ArgumentError("FileWriter.write_raw_data: `raw_data` must be a list of dicts (one per row), not one dict.")
+        fields = list(self._fields.values())
+        names = set(self._fields)
+        rows = []
+        for k, row in enumerate(raw_data):
+            if not isinstance(row, dict):
+                raise ArgumentError(f"FileWriter.write_raw_data: row {k} must be a dict. Found: {type(row).__name__}")
+            if row.keys() != names:
+                missing = [n for n in self._fields if n not in row]
+                extra = [n for n in row if n not in names]
+                raise ArgumentError(
+                    f"FileWriter.write_raw_data: row {k} does not match the schema: missing {missing}, unknown "
+                    f"{extra}. Schema fields: {list(self._fields)}"
+                )
+            rows.append([_normalize(f, row[f.name], k) for f in fields])
+        n = len(self.paths)
+        for values in rows:
+            shard = self._rows % n
+            self._rows += 1
+            self._buffers[shard].append(values)
+            self._buffer_bytes[shard] += sum(getattr(v, "nbytes", None) or (len(v) if isinstance(v, (bytes, str)) else 8) for v in values)
+            if len(self._buffers[shard]) >= BATCH_ROWS or self._buffer_bytes[shard] >= BATCH_BYTES:
+                self._flush(shard)
+
+    def commit(self) -> None:
+        """Write the buffered rows and move every file into place (data files, then metadata)."""
+        self._check_open("commit")
+        if self._fields is None:
+            raise ArgumentError("FileWriter.commit: no schema was added; call add_schema (and write rows) first.")
+        try:
+            for shard in range(len(self.paths)):
+                self._flush(shard)
+                self._open(shard)
+                self._writers[shard].close()
+                self._sinks[shard].close()
+                _fsync(self._tmp[shard])
+            metas = [self._meta(shard) for shard in range(len(self.paths))]
+            if self.overwrite:
+                # Old metadata goes first: an interrupted overwrite leaves data without metadata, not
+                # old metadata beside new data.
+                for p in self.paths:
+                    for old in (p + META_SUFFIX, p):
+                        if os.path.exists(old):
+                            os.remove(old)
+            for shard, p in enumerate(self.paths):
+                os.replace(self._tmp[shard], p)
+            for shard, p in enumerate(self.paths):
+                tmp = f"{p}{META_SUFFIX}.tmp-{self._set_id[:8]}"
+                with open(tmp, "w", encoding="utf-8") as f:
+                    json.dump(metas[shard], f, indent=1)
+                    f.flush()
+                    os.fsync(f.fileno())
+                os.replace(tmp, p + META_SUFFIX)
+            _fsync(os.path.dirname(self.paths[0]))
+        except BaseException:
+            self.abort()
+            raise
+        self._state = "committed"
+
+    def abort(self) -> None:
+        """Drop everything written so far and remove the temporary files."""
+        for shard in range(len(self.paths)):
+            try:
+                if self._writers[shard] is not None:
+                    self._writers[shard].close()
+            except Exception:  # noqa: BLE001 - closing a half-written file may fail; it is removed anyway
+                pass
+            try:
+                if self._sinks[shard] is not None:
+                    self._sinks[shard].close()
+            except Exception:  # noqa: BLE001
+                pass
+            if os.path.exists(self._tmp[shard]):
+                os.remove(self._tmp[shard])
+        self._state = "aborted"
+
+    def __enter__(self) -> FileWriter:
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if self._state != "open":
+            return
+        if exc_type is None:
+            self.commit()
+        else:
+            self.abort()
+
+    def __del__(self) -> None:
+        if getattr(self, "_state", None) == "open":
+            try:
+                self.abort()
+            except Exception:  # noqa: BLE001 - best effort at interpreter exit
+                pass
+
+    @property
+    def num_rows(self) -> int:
+        """Rows written so far."""
+        return self._rows
+
+    # -- internals -------------------------------------------------------------------------------
+
+    def _check_open(self, call: str) -> None:
+        if self._state != "open":
+            raise ArgumentError(f"FileWriter.{call}: the writer is {self._state}; create a new FileWriter.")
+
+    def _open(self, shard: int) -> None:
+        if self._writers[shard] is None:
+            if self._schema is None:
+                self._schema = arrow_schema(self._fields, {SET_ID_KEY.decode(): self._set_id})  # type: ignore[arg-type]
+            self._sinks[shard] = pa.OSFile(self._tmp[shard], "wb")
+            self._writers[shard] = pa.ipc.new_file(self._sinks[shard], self._schema)
+
+    def _flush(self, shard: int) -> None:
+        rows = self._buffers[shard]
+        if not rows:
+            return
+        self._open(shard)
+        columns = []
+        for i, field in enumerate(self._fields.values()):  # type: ignore[union-attr]
+            columns.extend(_to_arrow(field, [r[i] for r in rows]))
+        self._writers[shard].write_batch(pa.RecordBatch.from_arrays(columns, schema=self._schema))
+        self._buffers[shard] = []
+        self._buffer_bytes[shard] = 0
+
+    def _meta(self, shard: int) -> dict[str, Any]:
+        tmp = self._tmp[shard]
+        batches = []
+        with pa.memory_map(tmp, "r") as source:
+            reader = pa.ipc.open_file(source)
+            for b in range(reader.num_record_batches):
+                batch = reader.get_batch(b)
+                batches.append({"rows": batch.num_rows, "crc32": batch_crcs(batch)})
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "set_id": self._set_id,
+            "shard_id": shard,
+            "shard_num": len(self.paths),
+            "shards": [os.path.basename(p) for p in self.paths],
+            "schema": {name: f.to_json() for name, f in self._fields.items()},  # type: ignore[union-attr]
+            "desc": self._desc,
+            "index_fields": self._index,
+            "num_rows": sum(b["rows"] for b in batches),
+            "data_bytes": os.path.getsize(tmp),
+            "batches": batches,
+        }
+
+
+def _bad(field: Field, value: Any, row: int, rule: str) -> ArgumentError:
+    shown = repr(value)
+    if len(shown) > 80:
+        shown = shown[:77] + "..."
+    return ArgumentError(
+        f"FileWriter.write_raw_data: row {row}, field {field.name!r} ({field.describe()}): {rule}. Found: {shown} "
+        f"({type(value).__name__})"
+    )
+
+
+def _normalize(field: Field, value: Any, row: int) -> Any:
+    """One row's value in its stored form (bytes-like, str, Python/NumPy scalar, ndarray), or an error."""
+    kind = field.type
+    if kind == "bytes":
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            return bytes(value) if not isinstance(value, bytes) else value
+        if isinstance(value, np.ndarray) and value.dtype == np.uint8:
+            return np.ascontiguousarray(value).reshape(-1)
+        raise _bad(field, value, row, "expected bytes or a uint8 array")
+    if kind == "string":
+        if isinstance(value, str):
+            return value
+        if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind == "U":
+            return str(value)
+        raise _bad(field, value, row, "expected a str")
+    dtype = field.dtype
+    if value is None:
+        raise _bad(field, value, row, "a value is required (records have no nulls)")
+    try:
+        array = np.asarray(value)
+    except (ValueError, TypeError):
+        raise _bad(field, value, row, "expected a number or an array") from None
+    if array.dtype.kind not in "biuf" or not np.can_cast(array.dtype, dtype, "same_kind") and not (
+        array.dtype.kind in "iu" and dtype.kind in "iu"
+    ):
+        raise _bad(field, value, row, f"expected {dtype} values (found dtype {array.dtype})")
+    if field.shape is None:
+        if array.ndim != 0:
+            raise _bad(field, value, row, f"expected a scalar (found shape {array.shape})")
+        if dtype.kind in "iu" and array.dtype.kind in "iu":
+            info = np.iinfo(dtype)
+            if not info.min <= int(array) <= info.max:
+                raise _bad(field, value, row, f"out of range for {dtype} [{info.min}, {info.max}]")
+        return array.astype(dtype)
+    shape = field.shape
+    if array.ndim != len(shape) or any(d != -1 and d != n for d, n in zip(shape, array.shape)):
+        raise _bad(field, f"array of shape {array.shape}", row, f"expected shape {list(shape)} (-1: any size)")
+    if dtype.kind in "iu" and array.dtype.kind in "iu" and array.size and array.dtype != dtype:
+        info = np.iinfo(dtype)
+        if array.min() < info.min or array.max() > info.max:
+            raise _bad(field, f"array of {array.dtype}", row, f"values out of range for {dtype}")
+    return np.ascontiguousarray(array, dtype=dtype)
+
+
+def _offsets(lengths: list[int]) -> np.ndarray:
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return offsets
+
+
+def _to_arrow(field: Field, values: list[Any]) -> list[pa.Array]:
+    n = len(values)
+    if field.type == "bytes":
+        offsets = _offsets([len(v) if isinstance(v, bytes) else v.size for v in values])
+        data = b"".join(v if isinstance(v, bytes) else memoryview(v) for v in values)
+        return [pa.Array.from_buffers(pa.large_binary(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])]
+    if field.type == "string":
+        return [pa.array(values, type=pa.large_string())]
+    dtype = field.dtype
+    if field.shape is None:
+        return [pa.array(np.asarray(values, dtype=dtype))]
+    flat = np.concatenate([v.reshape(-1) for v in values]) if values else np.zeros(0, dtype)
+    flat_array = pa.array(flat)
+    if not field.variable:
+        return [pa.FixedSizeListArray.from_arrays(flat_array, field.size)]
+    offsets = _offsets([v.size for v in values])
+    shapes = np.asarray([v.shape for v in values], dtype=np.int32).reshape(-1)
+    return [
+        pa.LargeListArray.from_arrays(pa.array(offsets), flat_array),
+        pa.FixedSizeListArray.from_arrays(pa.array(shapes), len(field.shape)),  # type: ignore[arg-type]
+    ]
+
+
+# -- Dataset.save -------------------------------------------------------------------------------
+
+_INFER_ROWS = 256
+
+
+def _infer_field(name: str, samples: list[Any]) -> dict[str, Any]:
+    first = np.asarray(samples[0])
+    kind = first.dtype.kind
+    if kind in "US" and first.ndim == 0:
+        return {"type": "string" if kind == "U" else "bytes"}
+    if kind in "USO":
+        raise DataFormatError(
+            f"save: column {name!r} holds {first.dtype} values of shape {first.shape}; record files store strings "
+            "one per row (0-d) and numbers as tensors. Convert the column in a map before save."
+        )
+    if first.dtype == np.uint8 and first.ndim == 1:
+        return {"type": "bytes"}
+    type_name = first.dtype.name
+    if type_name not in SCALAR_TYPES:
+        raise DataFormatError(f"save: column {name!r} has dtype {first.dtype}, which record files do not store.")
+    if first.ndim == 0:
+        return {"type": type_name}
+    shapes = [np.shape(s) for s in samples]
+    if any(len(s) != first.ndim for s in shapes):
+        raise DataFormatError(
+            f"save: column {name!r} has rows of different ranks ({sorted(set(shapes))[:4]}); record tensors need "
+            "one rank per column."
+        )
+    shape = [d if all(s[i] == d for s in shapes) else -1 for i, d in enumerate(first.shape)]
+    return {"type": type_name, "shape": shape}
+
+
+def save_dataset(dataset: Any, file_name: str, num_files: int) -> None:
+    """``Dataset.save``: one epoch of ``dataset`` into ``num_files`` record shards."""
+    names = dataset.get_col_names()
+    writer = FileWriter(file_name, shard_num=num_files, overwrite=False)
+    iterator = dataset.create_tuple_iterator(num_epochs=1, output_numpy=True)
+    pending: list[dict[str, Any]] = []
+    schema_set = False
+    try:
+        for row in iterator:
+            pending.append(dict(zip(names, row)))
+            if not schema_set and len(pending) >= _INFER_ROWS:
+                writer.add_schema({n: _infer_field(n, [r[n] for r in pending]) for n in names}, "Dataset.save")
+                schema_set = True
+            if schema_set and len(pending) >= _INFER_ROWS:
+                writer.write_raw_data(pending)
+                pending = []
+        if not schema_set:
+            if not pending:
+                raise DataFormatError(f"save: the dataset produced no rows, so there is nothing to write to {file_name}.")
+            writer.add_schema({n: _infer_field(n, [r[n] for r in pending]) for n in names}, "Dataset.save")
+        if pending:
+            writer.write_raw_data(pending)
+        writer.commit()
+    except BaseException:
+        if writer._state == "open":
+            writer.abort()
+        raise
+    finally:
+        iterator.close()

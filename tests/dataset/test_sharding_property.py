@@ -1,0 +1,126 @@
+"""Sharding for data-parallel training, as a property over sizes, shard counts and seeds.
+
+For every source and every epoch: each shard reads ceil(N / S) rows; read in position order
+(position p = shard p % S, entry p // S) the first N positions are one permutation of the rows, the
+same for every shard (the shards agree without talking), so every row lands in exactly one shard;
+the padding positions p >= N repeat the permutation's first rows, MindSpore's padding.
+Streamed sources shuffle rows after dealing them, so for them the property is checked on counts:
+every row at least once, and exactly S * ceil(N / S) - N padding repeats in all.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from collections import Counter
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import minddata as md
+from minddata.record import FileWriter
+
+SOURCE_SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _check_dealt(shards: list[list[int]], n: int, shuffle: bool) -> None:
+    s = len(shards)
+    per = math.ceil(n / s) if n else 0
+    assert [len(x) for x in shards] == [per] * s
+    if n == 0:
+        return
+    order = [shards[p % s][p // s] for p in range(n)]
+    assert sorted(order) == list(range(n)), "every row in exactly one shard"
+    for k in range(s):
+        for j in range(per):
+            p = k + s * j
+            if p >= n:
+                assert shards[k][j] == order[p % n], "padding repeats the start of the shared order"
+    if not shuffle:
+        assert order == list(range(n))
+
+
+def _check_counts(shards: list[list[int]], n: int) -> None:
+    s = len(shards)
+    per = math.ceil(n / s) if n else 0
+    assert [len(x) for x in shards] == [per] * s
+    counts = Counter(v for x in shards for v in x)
+    assert set(counts) == set(range(n))
+    assert sum(c - 1 for c in counts.values()) == s * per - n
+    if n:
+        assert max(counts.values()) <= math.ceil(s * per / n)
+
+
+def _epochs(make, shards: int, epochs: int) -> list[list[list[int]]]:
+    """``out[epoch][shard]``: the rows (as ints) each shard reads per epoch."""
+    out: list[list[list[int]]] = [[] for _ in range(epochs)]
+    for k in range(shards):
+        ds = make(k)
+        it = ds.create_tuple_iterator(num_epochs=epochs, output_numpy=True)
+        for e in range(epochs):
+            out[e].append([int(str(row[0])) for row in it])
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(n=st.integers(0, 60), s=st.integers(1, 8), seed=st.integers(0, 2**32 - 1), shuffle=st.booleans(),
+       epoch=st.integers(0, 3))
+def test_distributed_sampler(n, s, seed, shuffle, epoch):
+    shards = [md.DistributedSampler(s, k, shuffle=shuffle)._indices(n, seed, epoch).tolist() for k in range(s)]
+    _check_dealt(shards, n, shuffle)
+
+
+@SOURCE_SETTINGS
+@given(n=st.integers(0, 30), s=st.integers(1, 5), seed=st.integers(0, 2**31), shuffle=st.booleans())
+def test_random_access_sources(n, s, seed, shuffle):
+    md.config.set_seed(seed)
+    numpy_epochs = _epochs(
+        lambda k: md.NumpySlicesDataset({"x": np.arange(n)}, shuffle=shuffle, num_shards=s, shard_id=k), s, 2
+    ) if n else [[[]] * s] * 2
+    for epoch in numpy_epochs:
+        _check_dealt(epoch, n, shuffle)
+    if shuffle and n >= 10:
+        assert numpy_epochs[0] != numpy_epochs[1]  # a new permutation per epoch (all but surely)
+    if n == 0:
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "p.mindrecord")
+        with FileWriter(path, shard_num=min(3, n)) as writer:
+            writer.add_schema({"x": {"type": "int64"}})
+            writer.write_raw_data([{"x": i} for i in range(n)])
+        first = path if n == 1 else path + "0"
+        record_epochs = _epochs(lambda k: md.MindDataset(first, shuffle=shuffle, num_shards=s, shard_id=k), s, 2)
+        # The set's row space is its files in order (rows were dealt round-robin to the files).
+        unsharded = md.MindDataset(first, shuffle=False).create_tuple_iterator(num_epochs=1, output_numpy=True)
+        rank = {int(row[0]): i for i, row in enumerate(unsharded)}
+    for epoch in record_epochs:
+        _check_dealt([[rank[v] for v in x] for x in epoch], n, shuffle)
+
+
+@SOURCE_SETTINGS
+@given(sizes=st.lists(st.integers(0, 8), min_size=1, max_size=3), s=st.integers(1, 5), seed=st.integers(0, 2**31),
+       shuffle=st.booleans())
+def test_streamed_sources(sizes, s, seed, shuffle):
+    md.config.set_seed(seed)
+    n = sum(sizes)
+    with tempfile.TemporaryDirectory() as folder:
+        files = []
+        start = 0
+        for f, size in enumerate(sizes):
+            path = os.path.join(folder, f"part{f}.txt")
+            with open(path, "w") as out:
+                out.writelines(f"{start + i}\n" for i in range(size))
+            start += size
+            files.append(path)
+        epochs = _epochs(lambda k: md.TextFileDataset(files, shuffle=shuffle, num_shards=s, shard_id=k), s, 2)
+        csv = os.path.join(folder, "all.csv")
+        with open(csv, "w") as out:
+            out.write("x\n" + "".join(f"{i}\n" for i in range(n)))
+        csv_epochs = _epochs(lambda k: md.CSVDataset(csv, shuffle=shuffle, num_shards=s, shard_id=k), s, 1)
+    for epoch in epochs + csv_epochs:
+        if shuffle:
+            _check_counts(epoch, n)
+        else:
+            _check_dealt(epoch, n, False)
