@@ -21,7 +21,7 @@ import sys
 import textwrap
 from dataclasses import dataclass
 
-__all__ = ["main", "run_one", "SCRIPTS"]
+__all__ = ["PEERS", "Peer", "find_peer", "main", "run_one", "SCRIPTS"]
 
 PIPELINES = ("train", "infer224", "yolo416")
 
@@ -103,7 +103,84 @@ n = min(n, count)
 _report(n, t0, c0)
 """
 
-SCRIPTS = {"minddata": _MINDDATA, "minddata-unfused": _MINDDATA, "mindspore": _MINDSPORE, "dali-cpu": _DALI}
+# torchvision's transforms on PIL images in DataLoader worker processes, as PyTorch users write it;
+# ToTensor scales to [0, 1], so the mean/std are scaled alike.
+_TORCH = _MEASURE + """
+import torch
+from torchvision import datasets, transforms as T
+torch.manual_seed(1)
+torch.set_num_threads(1)
+norm = T.Normalize([m / 255 for m in MEAN], [s / 255 for s in STD])
+tf = {
+    "train": T.Compose([T.RandomResizedCrop(224), T.RandomHorizontalFlip(), T.ToTensor(), norm]),
+    "infer224": T.Compose([T.Resize(256), T.CenterCrop(224), T.ToTensor(), norm]),
+    "yolo416": T.Compose([T.Resize((416, 416)), T.ToTensor(), norm]),
+}[PIPE]
+t0, c0 = time.perf_counter(), _cpu()
+d = datasets.ImageFolder(DATA, transform=tf)
+loader = torch.utils.data.DataLoader(d, batch_size=BATCH, shuffle=False, num_workers=WORKERS)
+n = 0
+for images, labels in loader:
+    n += images.shape[0]
+del loader  # joins (reaps) the worker processes, so their CPU time is counted
+_report(n, t0, c0)
+"""
+
+SCRIPTS = {
+    "minddata": _MINDDATA, "minddata-unfused": _MINDDATA, "mindspore": _MINDSPORE, "dali-cpu": _DALI, "torch": _TORCH,
+}
+
+
+@dataclass(frozen=True)
+class Peer:
+    """Another data-loading library ``minddata bench --compare`` can run: the script it runs
+    (``impl``), the module that must import, where to look for a Python that has it, how to install it."""
+
+    name: str
+    impl: str
+    module: str
+    env: str
+    default: str
+    pip: str
+
+
+PEERS = {
+    "mindspore": Peer("mindspore", "mindspore", "mindspore.dataset", "MINDDATA_MINDSPORE_PYTHON",
+                      "/opt/msvenv/bin/python", "pip install mindspore"),
+    "dali": Peer("dali", "dali-cpu", "nvidia.dali", "MINDDATA_DALI_PYTHON", "/opt/dalivenv/bin/python",
+                 "pip install nvidia-dali-cuda120"),
+    "torch": Peer("torch", "torch", "torchvision", "MINDDATA_TORCH_PYTHON", "/opt/torchvenv/bin/python",
+                  "pip install torch torchvision"),
+}
+
+
+def find_peer(name: str, timeout: float = 120.0) -> tuple[str | None, str]:
+    """``(python, version)`` of an interpreter that imports peer ``name``, or ``(None, why not)``.
+
+    Looks at ``$<PEER>_PYTHON`` when set (and only there), else the peer's default virtual
+    environment, else this interpreter. Peers live in their own environments (MindSpore needs numpy<2).
+    """
+    peer = PEERS[name]
+    explicit = os.environ.get(peer.env)
+    candidates = [explicit] if explicit else [peer.default, sys.executable]
+    root = peer.module.split(".")[0]
+    code = (f"import {peer.module} as m, {root} as r; "
+            "print(getattr(m, '__version__', '') or getattr(r, '__version__', '') or '?')")
+    tried = []
+    for python in dict.fromkeys(candidates):
+        if not python or not os.path.exists(python):
+            tried.append(f"{python} (no such file)")
+            continue
+        try:
+            proc = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=timeout, cwd="/")
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            tried.append(f"{python} ({type(exc).__name__})")
+            continue
+        if proc.returncode == 0:
+            return python, proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "?"
+        tried.append(f"{python} (no {peer.module})")
+    return None, (f"not installed ({'; '.join(tried)}): {peer.pip} in a virtual environment, "
+                  f"then set {peer.env} to its python")
 
 
 @dataclass

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["PIPELINES", "PipelineSpec", "build", "describe", "make_ops"]
+__all__ = ["PIPELINES", "CustomPipeline", "PipelineSpec", "build", "describe", "load_pipeline_file", "make_ops", "place"]
 
 MEAN = [123.675, 116.28, 103.53]
 STD = [58.395, 57.12, 57.375]
@@ -114,14 +114,81 @@ def make_ops(name: str) -> list[Any]:
     return _OPS[name](vision)
 
 
-def build(name: str, data_dir: str | os.PathLike, workers: int = 2, batch_size: int = 64) -> Any:
+def place(ops: list[Any], device: str) -> list[Any]:
+    """Put each op that has a kernel on ``device`` there (``"auto"``: let placement choose); the rest
+    stay on the CPU. ``"cpu"`` leaves every op as it is."""
+    device = device.lower()
+    if device == "cpu":
+        return ops
+    from minddata.ops.base import canonical_device
+    from minddata.ops.registry import has_kernel
+
+    target = canonical_device(device, where="bench --device")
+    for op in ops:
+        if target == "auto" or has_kernel(op.name, target):
+            op.device(target)
+    return ops
+
+
+def build(
+    name: str, data_dir: str | os.PathLike, workers: int = 2, batch_size: int = 64, device: str = "cpu"
+) -> Any:
     """The dataset for pipeline ``name`` over the image folder ``data_dir`` (``<class>/<image>``).
 
     Source and map both get ``workers``; batches keep the last partial batch so every image is counted.
+    ``workers=minddata.AUTOTUNE`` starts every stage, the batch included, at one worker and lets
+    autotune adjust them. ``device``: see :func:`place`.
     """
-    ops = make_ops(name)
+    ops = place(make_ops(name), device)
     import minddata as md
 
     ds = md.ImageFolderDataset(os.fspath(data_dir), shuffle=False, num_parallel_workers=workers)
     ds = ds.map(operations=ops, input_columns="image", num_parallel_workers=workers)
-    return ds.batch(batch_size, drop_remainder=False)
+    batch_workers = workers if workers is md.AUTOTUNE else None
+    return ds.batch(batch_size, drop_remainder=False, num_parallel_workers=batch_workers)
+
+
+@dataclass(frozen=True)
+class CustomPipeline:
+    """A pipeline defined in a Python file: ``build(data_dir, workers, batch_size)`` returning a
+    dataset whose first column (or ``"image"``) is a batch of images. ``name`` is the file's stem."""
+
+    name: str
+    path: str
+    summary: str
+    build: Callable[..., Any]
+
+
+def load_pipeline_file(path: str | os.PathLike) -> CustomPipeline:
+    """Load a pipeline file (see :class:`CustomPipeline`). Raises ``ValueError`` naming the problem.
+
+    Example file::
+
+        import minddata as md
+        from minddata import vision
+
+        def build(data_dir, workers, batch_size):
+            ds = md.ImageFolderDataset(data_dir, num_parallel_workers=workers)
+            ds = ds.map([vision.Decode(), vision.Resize((96, 96))], input_columns="image",
+                        num_parallel_workers=workers)
+            return ds.batch(batch_size)
+    """
+    import importlib.util
+
+    file = os.fspath(path)
+    if not os.path.isfile(file):
+        raise ValueError(f"{file}: no such file")
+    stem = os.path.splitext(os.path.basename(file))[0]
+    spec = importlib.util.spec_from_file_location(f"minddata_bench_pipeline_{stem}", file)
+    if spec is None or spec.loader is None:
+        raise ValueError(f"{file}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # the user's file: report it as bad input, with its error
+        raise ValueError(f"{file}: failed to load: {type(exc).__name__}: {exc}") from exc
+    fn = getattr(module, "build", None)
+    if not callable(fn):
+        raise ValueError(f"{file}: defines no build(data_dir, workers, batch_size) function")
+    doc = (module.__doc__ or "").strip().splitlines()
+    return CustomPipeline(stem, file, doc[0] if doc else f"build() from {file}", fn)

@@ -22,12 +22,15 @@ import os
 import resource
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from minddata.bench import pipelines
 from minddata.bench.images import list_images
+from minddata.engine.autotune import is_autotune
 
 __all__ = ["BenchResult", "decode_reference", "run"]
 
@@ -52,6 +55,14 @@ class BenchResult:
     output_dtype: str = ""
     worker_processes: int = 0
     worker_peak_rss_mb: float = 0.0
+    device: str = "cpu"
+    workers_setting: str = ""
+    # The profiler's verdict: the limiting stage (None: the consumer, or not profiled) and why.
+    bottleneck_stage: str | None = None
+    bottleneck: str = ""
+    autotune: list = field(default_factory=list)
+    # Queue occupancy over time, for plots: {"t": [s], "series": {queue name: [fraction of capacity]}}.
+    queues: dict = field(default_factory=dict, repr=False)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -159,6 +170,42 @@ class _Meter:
 # --- running --------------------------------------------------------------------------------------
 
 
+def _check_custom(name: str, batch: dict, batch_size: int) -> tuple[list[int], str]:
+    """A pipeline file's output: its "image" column (else its first) must be a batch of at most
+    ``batch_size`` rows."""
+    if not batch:
+        raise RuntimeError(f"bench {name}: the pipeline produced rows with no columns")
+    image = batch.get("image", next(iter(batch.values())))
+    shape = list(getattr(image, "shape", ()))
+    if not shape or not 0 < shape[0] <= batch_size:
+        raise RuntimeError(
+            f"bench {name}: expected batches of at most batch_size={batch_size} images (a leading batch axis); "
+            f"found an output of shape {tuple(shape)}: does build() end with .batch(batch_size)?"
+        )
+    return shape, str(image.dtype)
+
+
+def _count(batch: dict) -> int:
+    image = batch.get("image", next(iter(batch.values())))
+    return int(image.shape[0])
+
+
+def _queues(snapshot: dict, max_points: int = 500) -> dict:
+    """Occupancy (fraction of capacity) of each parallel stage's output queue and of the prefetch
+    queue, thinned to at most ``max_points`` samples."""
+    t = snapshot["samples"]["t"]
+    if not t:
+        return {}
+    step = max(1, len(t) // max_points)
+    names = {str(s["index"]): s["name"] for s in snapshot["stages"]}
+    series = {
+        names[k]: [s[0] / s[2] if s[2] else 0.0 for s in v[::step]]
+        for k, v in snapshot["samples"]["stages"].items()
+    }
+    series["prefetch queue"] = [n / c if c else 0.0 for n, c in snapshot["samples"]["prefetch"][::step]]
+    return {"t": t[::step], "series": series}
+
+
 def _check_batch(name: str, batch: dict, batch_size: int) -> tuple[list[int], str]:
     """A fast wrong pipeline must not pass for a fast pipeline: check what comes out."""
     if "image" not in batch or "label" not in batch:
@@ -190,44 +237,71 @@ def _preload_kernels() -> None:
 
 
 def run(
-    name: str,
+    name: str | pipelines.CustomPipeline,
     data_dir: str | os.PathLike,
     workers: int = 2,
     batch_size: int = 64,
     epochs: int = 1,
+    *,
+    device: str = "cpu",
+    profile: bool = True,
+    progress: Callable[[int], Any] | None = None,
 ) -> BenchResult:
-    """Build pipeline ``name`` over ``data_dir``, iterate it ``epochs`` times, and measure.
+    """Build pipeline ``name`` (a standard one, or a :class:`~minddata.bench.pipelines.CustomPipeline`)
+    over ``data_dir``, iterate it ``epochs`` times, and measure.
 
     The clock starts before the dataset is built, so first-batch latency includes every start-up cost
-    (listing files, starting workers, filling the first batch).
+    (listing files, starting workers, filling the first batch). With ``profile`` (the default) the
+    run is profiled (a few per cent of cost at most) and the result names its bottleneck.
+    ``progress(images_so_far)`` is called after each batch.
     """
+    from minddata.profiler import Profiler
+
+    custom = name if isinstance(name, pipelines.CustomPipeline) else None
+    label = custom.name if custom is not None else str(name)
+    check = (lambda b: _check_custom(label, b, batch_size)) if custom else (lambda b: _check_batch(label, b, batch_size))
     _preload_kernels()
     meter = _Meter()
     meter.start()
-    ds = pipelines.build(name, data_dir, workers=workers, batch_size=batch_size)
-    it = ds.create_dict_iterator(num_epochs=epochs, output_numpy=True)
+    if custom is not None:
+        ds = custom.build(os.fspath(data_dir), workers, batch_size)
+    else:
+        ds = pipelines.build(label, data_dir, workers=workers, batch_size=batch_size, device=device)
+    prof = Profiler().start() if profile else None
+    it = None
     images = batches = 0
     first_batch_s = 0.0
     shape: list[int] = []
     dtype = ""
     try:
+        it = ds.create_dict_iterator(num_epochs=epochs, output_numpy=True)
         for _ in range(epochs):
             for batch in it:
                 if batches == 0:
                     first_batch_s = time.perf_counter() - meter.t0
-                    shape, dtype = _check_batch(name, batch, batch_size)
+                    shape, dtype = check(batch)
                 else:
-                    _check_batch(name, batch, batch_size)
-                images += int(batch["image"].shape[0])
+                    check(batch)
+                images += _count(batch)
                 batches += 1
+                if progress is not None:
+                    progress(images)
         # Measure before closing, while worker processes can still be read.
         meter.stop()
     finally:
-        it.close()
+        if prof is not None:
+            prof.stop()
+        if it is not None:
+            it.close()
     if images == 0:
-        raise RuntimeError(f"bench {name}: the pipeline produced no images from {os.fspath(data_dir)}")
+        raise RuntimeError(f"bench {label}: the pipeline produced no images from {os.fspath(data_dir)}")
+    verdict: dict[str, Any] = {}
+    if prof is not None and prof.runs:
+        summary = prof.summary()
+        verdict = {"bottleneck_stage": summary.bottleneck.stage, "bottleneck": str(summary.bottleneck),
+                   "autotune": summary.autotune, "queues": _queues(prof.runs[-1])}
     return BenchResult(
-        pipeline=name,
+        pipeline=label,
         images=images,
         seconds=meter.seconds,
         images_per_s=images / meter.seconds,
@@ -235,7 +309,7 @@ def run(
         images_per_cpu_s=images / meter.cpu_seconds if meter.cpu_seconds > 0 else float("nan"),
         peak_rss_mb=meter.peak_rss_mb,
         first_batch_s=first_batch_s,
-        workers=workers,
+        workers=int(workers),
         batch_size=batch_size,
         epochs=epochs,
         batches=batches,
@@ -243,6 +317,9 @@ def run(
         output_dtype=dtype,
         worker_processes=meter.worker_processes,
         worker_peak_rss_mb=meter.worker_peak_rss_mb,
+        device=device,
+        workers_setting="auto" if is_autotune(workers) else str(workers),
+        **verdict,
     )
 
 

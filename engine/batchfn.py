@@ -11,7 +11,7 @@ import numpy as np
 from minddata.engine.chunk import Chunk, FailedRow
 from minddata.errors import PipelineError
 
-__all__ = ["BatchInfo", "Collate", "stack_column"]
+__all__ = ["BatchInfo", "Collate", "stack_column", "pad_column"]
 
 
 class BatchInfo:
@@ -68,6 +68,10 @@ def stack_column(
 ) -> np.ndarray:
     first = values[0]
     if type(first) is not np.ndarray:
+        if type(first).__module__.startswith("torch") and hasattr(first, "is_cuda"):
+            import torch  # a GPU map's rows: the batch is stacked on the GPU
+
+            return torch.stack(values)
         try:
             out = np.asarray(values)
         except ValueError:
@@ -93,6 +97,65 @@ def stack_column(
         ) from None
 
 
+def pad_column(
+    values: list[Any],
+    shape: tuple[int | None, ...] | None,
+    pad_value: Any,
+    label: str,
+    column: str,
+    batch_num: int,
+    pool: BufferPool | None = None,
+) -> np.ndarray:
+    """Stack rows of one column after padding each to one shape (MindSpore's ``pad_info`` rule).
+
+    ``shape``: the shape to pad to; ``None`` (or a ``None`` dimension) pads to the largest row of the
+    batch in that dimension. Rows must share a rank; a row larger than ``shape`` is an error.
+    ``pad_value`` fills the padding (``None``: 0, or ``""`` for strings).
+    """
+    arrays = [v if type(v) is np.ndarray else np.asarray(v) for v in values]
+    rank = arrays[0].ndim
+    for i, a in enumerate(arrays):
+        if a.ndim != rank:
+            raise PipelineError(
+                f"{label}: rows of column {column!r} in batch {batch_num} have different ranks (row 0 has shape "
+                f"{arrays[0].shape}, row {i} has {a.shape}); padding needs one rank per column."
+            )
+    if shape is not None and len(shape) != rank:
+        raise PipelineError(
+            f"{label}: pad_info shape {list(shape)} for column {column!r} has rank {len(shape)}, but its rows "
+            f"have rank {rank} (e.g. shape {arrays[0].shape}). Give one size (or None) per dimension."
+        )
+    largest = tuple(max(a.shape[d] for a in arrays) for d in range(rank)) if arrays else ()
+    target = tuple(largest[d] if shape is None or shape[d] is None else int(shape[d]) for d in range(rank))
+    for i, a in enumerate(arrays):
+        if any(n > t for n, t in zip(a.shape, target)):
+            raise PipelineError(
+                f"{label}: row {i} of column {column!r} in batch {batch_num} has shape {a.shape}, larger than the "
+                f"pad shape {target}; padding never truncates. Enlarge pad_info's shape (or use None)."
+            )
+    kinds = {a.dtype.kind for a in arrays}
+    if kinds & {"U", "S", "O"}:
+        dtype = np.result_type(*[a.dtype for a in arrays]) if kinds <= {"U"} or kinds <= {"S"} else np.dtype(object)
+        fill = ("" if "U" in kinds else b"") if pad_value is None else pad_value
+        if dtype.kind in "US":
+            dtype = np.result_type(dtype, np.asarray(fill).dtype)
+    else:
+        dtype = np.result_type(*[a.dtype for a in arrays])
+        fill = 0 if pad_value is None else pad_value
+    full = (len(arrays), *target)
+    if pool is not None and dtype.kind not in "USO" and dtype.itemsize * int(np.prod(full)) >= 1 << 20:
+        out = pool.empty(full, dtype)
+        out.fill(fill)
+    else:
+        out = np.full(full, fill, dtype=dtype)
+    for i, a in enumerate(arrays):
+        if a.shape == target:
+            out[i] = a
+        else:
+            out[(i, *(slice(0, n) for n in a.shape))] = a
+    return out
+
+
 class Collate:
     """``(chunk holding one row: the list of rows of a batch) -> chunk holding the batched row``."""
 
@@ -106,6 +169,7 @@ class Collate:
         layout: list[tuple[int, int]],
         num_outputs: int,
         epilogues: dict[int, tuple[Any, bool, np.dtype]] | None = None,
+        pad_info: dict[str, tuple[Any, Any]] | None = None,
     ):
         self.label = label
         self.columns = columns
@@ -117,6 +181,14 @@ class Collate:
         # Column index -> (Normalize op, to CHW, dtype): normalization moved here by the optimizer.
         self.epilogues = epilogues or {}
         self.pool = BufferPool()
+        # Column index -> (pad shape or None, pad value or None); an empty pad_info pads every column.
+        self.padding: dict[int, tuple[Any, Any]] = {}
+        if pad_info is not None:
+            self.padding = {
+                i: pad_info.get(name, (None, None))
+                for i, name in enumerate(output_names)
+                if not pad_info or name in pad_info
+            }
 
     def __call__(self, chunk: Chunk, pass_index: int, row_start: int) -> Chunk:
         out = []
@@ -128,11 +200,13 @@ class Collate:
             columns = [list(col) for col in zip(*rows)] if rows else [[] for _ in self.columns]
             if self.per_batch_map is not None:
                 columns = self._apply_per_batch_map(columns, batch_num, pass_index)
-            epilogues = self.epilogues
+            epilogues, padding = self.epilogues, self.padding
             out.append(
                 tuple(
                     self._normalize_column(col, epilogues[i], name, batch_num)
                     if i in epilogues
+                    else pad_column(col, padding[i][0], padding[i][1], self.label, name, batch_num, self.pool)
+                    if i in padding
                     else stack_column(col, self.label, name, batch_num, self.pool)
                     for i, (col, name) in enumerate(zip(columns, self.output_names))
                 )

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable
 
 import numpy as np
 
 from minddata import config
 from minddata.engine import ir
+from minddata.engine.autotune import is_autotune
 from minddata.engine.batchfn import BatchInfo, Collate
 from minddata.engine.chunk import Chunk, FailedRow
+from minddata.engine.devicemap import build_device_map, needs_device_build
 from minddata.engine.mapfn import MapErrorPolicy, MapFunction, column_layout, op_label
 from minddata.engine.optimizer import flatten_operations, lower
 from minddata.engine.parallel import ParallelApplyStage
+from minddata.engine.profiling import op_label as profiled_op_label
 from minddata.engine.runtime import Runtime
 from minddata.engine.stages import (
     ConcatStage,
@@ -30,26 +34,14 @@ from minddata.engine.stages import (
 )
 from minddata.errors import DeviceError, GraphError, PipelineError, RowError
 from minddata.ops.base import Op
-from minddata.ops.registry import has_kernel, ops_on
 
 __all__ = ["compile_plan", "validate", "plan_tree"]
 
 
 def validate(root: ir.Node) -> None:
-    """Schema checks (raise :class:`GraphError`) and device checks (raise :class:`DeviceError`)."""
+    """Schema checks (raise :class:`GraphError`). Devices are checked by the placement pass
+    (:mod:`minddata.engine.placement`), which runs in :func:`lower` and raises :class:`DeviceError`."""
     _ = root.columns
-    for node in root.walk():
-        if isinstance(node, ir.MapNode):
-            for op in flatten_operations(node.operations):
-                if isinstance(op, Op) and op.device_target not in ("CPU", "auto"):
-                    device = op.device_target
-                    if not has_kernel(op.name, device):
-                        have = ", ".join(ops_on(device)) or "none yet"
-                        raise DeviceError(
-                            f"{node.label}: op {op.name} is placed on {device}, which has no {op.name} kernel "
-                            f"on this machine. Ops with a {device} kernel: {have}. Place it with "
-                            f".device('CPU'), or run `minddata devices` to see what this machine has."
-                        )
 
 
 class _Builder:
@@ -65,11 +57,11 @@ class _Builder:
 
     def build(self, node: ir.Node) -> Stage:
         if isinstance(node, ir.MapNode) and getattr(node, "reads_source", False):
-            return self._build_map_reading_source(node)
+            return _named(self._build_map_reading_source(node), node)
         children = [self.build(child) for child in node.children]
         position = self._position()
         method = getattr(self, f"_build_{type(node).__name__}")
-        return method(node, children, position)
+        return _named(method(node, children, position), node)
 
     # Sources ---------------------------------------------------------------------------------
 
@@ -97,6 +89,8 @@ class _Builder:
         source = node.children[0]
         indices, read, finish_read = self._source_parts(source, self._position())  # type: ignore[arg-type]
         position = self._position()
+        if needs_device_build(node):
+            return build_device_map(self, node, indices, read=(read, finish_read))
         stage = self._build_MapNode(node, [indices], position)
         map_work, map_finish = stage.work, stage.finish
 
@@ -119,7 +113,12 @@ class _Builder:
         return ParallelApplyStage(rt, indices, work, node.num_workers, node.name, finish=finish, remotes=remotes)
 
     def _build_IterableSourceNode(self, node: ir.IterableSourceNode, children, position) -> Stage:
-        return IterableSourceStage(self.rt, node.open_iter, node.to_row, self.chunk_rows, node.num_samples, node.name)
+        open_iter = node.open_iter
+        if getattr(node, "seeded", False):
+            # As for samplers: shards of one source (same seed, same graph) draw the same order.
+            node_seed = int(np.random.SeedSequence([self.rt.seed, position]).generate_state(1)[0])
+            open_iter = functools.partial(node.open_iter, seed=node_seed)
+        return IterableSourceStage(self.rt, open_iter, node.to_row, self.chunk_rows, node.num_samples, node.name)
 
     def _build_OnlineSourceNode(self, node: ir.OnlineSourceNode, children, position) -> Stage:
         if self.online_source is None:
@@ -142,6 +141,8 @@ class _Builder:
         return [worker.call for worker in workers]
 
     def _build_MapNode(self, node: ir.MapNode, children, position) -> Stage:
+        if needs_device_build(node):  # ops off the CPU: a stage per device part
+            return build_device_map(self, node, children[0])
         rt = self.rt
         operations = node.operations
         positions = node.op_positions  # type: ignore[attr-defined]
@@ -161,7 +162,7 @@ class _Builder:
         )
         policy = MapErrorPolicy(rt, rt.error_mode, node.label, [op_label(op) for op in operations])
         remotes = self._process_workers(node.label, fn, node.num_workers) if node.python_multiprocessing else None
-        return ParallelApplyStage(
+        stage = ParallelApplyStage(
             rt,
             children[0],
             lambda chunk, p, r: fn((chunk.rows, p, r), rt.stop_event),
@@ -171,6 +172,10 @@ class _Builder:
             ordered=policy.replace_in_order if rt.error_mode == "replace" else None,
             remotes=remotes,
         )
+        # For the profiler's per-op times.
+        stage.map_function = fn  # type: ignore[attr-defined]
+        stage.op_names = [profiled_op_label(op) for op in operations]  # type: ignore[attr-defined]
+        return stage
 
     def _build_BatchNode(self, node: ir.BatchNode, children, position) -> Stage:
         rt = self.rt
@@ -187,10 +192,34 @@ class _Builder:
             column_layout(have, inputs, outputs),
             len(outputs),
             epilogues=getattr(node, "epilogues", None),
+            pad_info=node.pad_info,
         )
-        if node.num_workers <= 1:
+        if node.num_workers <= 1 and not is_autotune(node.num_workers):
             return InlineApplyStage(rt, group, collate, node.label)
         return ParallelApplyStage(rt, group, collate, node.num_workers, node.label)
+
+    def _build_BucketBatchNode(self, node: ir.BucketBatchNode, children, position) -> Stage:
+        from minddata.engine.bucketing import BucketCollate, BucketGroupStage
+
+        have = node.children[0].columns
+        picks = [have.index(c) for c in node.column_names]
+        fn = node.element_length_function
+        if fn is None:
+            only = picks[0]
+
+            def length_of(row: tuple) -> Any:
+                return np.shape(row[only])[0]
+        else:
+
+            def length_of(row: tuple) -> Any:
+                return fn(*[row[i] for i in picks])
+
+        group = BucketGroupStage(
+            self.rt, children[0], length_of, list(node.bucket_boundaries), list(node.bucket_batch_sizes),
+            node.drop_remainder, f"{node.label}.group",
+        )
+        collate = BucketCollate(node.label, have, node.pad_info, list(node.bucket_boundaries), node.pad_to_bucket_boundary)
+        return InlineApplyStage(self.rt, group, collate, node.label)
 
     def _build_ShuffleNode(self, node: ir.ShuffleNode, children, position) -> Stage:
         return ShuffleStage(self.rt, children[0], node.buffer_size, position, self.chunk_rows, node.label)
@@ -251,9 +280,16 @@ class _Builder:
                 None if chunk.origins is None else [chunk.origins[i] for i in kept],
             )
 
-        if node.num_workers <= 1:
+        if node.num_workers <= 1 and not is_autotune(node.num_workers):
             return InlineApplyStage(self.rt, children[0], keep, label)
         return ParallelApplyStage(self.rt, children[0], keep, node.num_workers, label)
+
+
+def _named(stage: Stage, node: ir.Node) -> Stage:
+    # A node that builds no stage of its own (rename) returns its child's: keep the child's node.
+    if stage.node is None:
+        stage.node = node
+    return stage
 
 
 def plan_tree(root: ir.Node) -> ir.Node:

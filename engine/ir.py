@@ -18,6 +18,7 @@ __all__ = [
     "OnlineSourceNode",
     "MapNode",
     "BatchNode",
+    "BucketBatchNode",
     "ShuffleNode",
     "RepeatNode",
     "TakeNode",
@@ -135,6 +136,7 @@ class IterableSourceNode(Node):
         to_row: Callable[[Any, int], tuple],
         num_samples: int | None = None,
         size: Callable[[], int | None] | None = None,
+        seeded: bool = False,
     ):
         super().__init__([])
         self.name = name
@@ -143,6 +145,9 @@ class IterableSourceNode(Node):
         self.to_row = to_row
         self.num_samples = num_samples
         self.size = size
+        # Seeded sources are opened as ``open_iter(pass_index, seed=...)``: the seed is the pipeline's,
+        # mixed with the node's position, so every shard of a data-parallel job draws the same order.
+        self.seeded = seeded
 
     def _compute_columns(self) -> list[str]:
         return list(self._column_names)
@@ -269,6 +274,45 @@ class BatchNode(Node):
         if n is None or callable(self.batch_size):
             return None
         return n // self.batch_size if self.drop_remainder else -(-n // self.batch_size)
+
+
+class BucketBatchNode(Node):
+    """``bucket_batch_by_length``: rows grouped by length into buckets, each batched and padded."""
+
+    name = "BucketBatch"
+
+    def __init__(
+        self,
+        child: Node,
+        column_names: list[str],
+        bucket_boundaries: list[int],
+        bucket_batch_sizes: list[int],
+        element_length_function: Callable[..., Any] | None,
+        pad_info: dict | None,
+        pad_to_bucket_boundary: bool,
+        drop_remainder: bool,
+    ):
+        super().__init__([child])
+        self.column_names = column_names
+        self.bucket_boundaries = bucket_boundaries
+        self.bucket_batch_sizes = bucket_batch_sizes
+        self.element_length_function = element_length_function
+        self.pad_info = pad_info
+        self.pad_to_bucket_boundary = pad_to_bucket_boundary
+        self.drop_remainder = drop_remainder
+
+    @property
+    def label(self) -> str:
+        return f"BucketBatch({self.bucket_boundaries})"
+
+    def _compute_columns(self) -> list[str]:
+        _check_columns(self, self.column_names, "column_names")
+        if self.pad_info:
+            _check_columns(self, list(self.pad_info), "pad_info")
+        return self.children[0].columns
+
+    def static_size(self) -> int | None:
+        return None
 
 
 class ShuffleNode(Node):

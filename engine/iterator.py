@@ -6,11 +6,13 @@ import collections
 import logging
 import os
 import threading
+import time
 from contextlib import closing
 from typing import Any, Callable
 
 from minddata import config
-from minddata.engine import ir
+from minddata.engine import ir, profiling
+from minddata.engine.autotune import Autotuner, default_budget
 from minddata.engine.compiler import compile_plan
 from minddata.engine.runtime import POLL_SECONDS, PipelineStopped, Runtime
 from minddata.errors import EpochsExhaustedError, PipelineError
@@ -60,9 +62,72 @@ class PipelineRun:
         self.epochs_done = 0
         self._failed: BaseException | None = None
         self._thread: threading.Thread | None = None
+        # Set when the run starts if it is profiled or autotuned (minddata.engine.profiling).
+        self.profile: profiling.RunProfile | None = None
+        self._autotuner: Autotuner | None = None
 
     def _start(self) -> None:
+        self._begin_profile()
         self._thread = self.rt.start_thread(self._produce, "minddata-prefetch")
+        profile = self.profile
+        if profile is not None:
+            if profile.sample_interval:
+                self.rt.start_thread(profile.sampler_loop, "minddata-profiler-sampler", self.rt.stop_event)
+            if self._autotuner is not None:
+                self.rt.start_thread(self._autotuner.loop, "minddata-autotune", self.rt.stop_event, self._producing)
+
+    def _producing(self) -> bool:
+        thread = self._thread
+        return thread is not None and thread.is_alive()
+
+    def _stages(self) -> list[Any]:
+        found, todo = [], [self.stage]
+        while todo:
+            stage = todo.pop()
+            found.append(stage)
+            todo.extend(stage.children)
+        return found
+
+    def _begin_profile(self) -> None:
+        """Profile this run if a Profiler is active or profiling/autotune is configured."""
+        sinks = profiling.active_sinks()
+        profiled = bool(sinks) or config.get_profiling()
+        tune_all = config.get_autotune()
+        tuned = tune_all or any(getattr(s, "autotune", False) for s in self._stages())
+        if not (profiled or tuned):
+            return
+        intervals = [getattr(s, "sample_interval", profiling.SAMPLE_INTERVAL) for s in sinks]
+        profile = profiling.RunProfile(
+            self.stage,
+            self.max_chunks,
+            record_spans=profiled,
+            sample_interval=min(intervals, default=profiling.SAMPLE_INTERVAL) if profiled else None,
+        )
+        profile.set_queue_len(self._items.__len__)
+        profile.attach()
+        self.profile = profile
+        # From now on the consumer's calls go through the timed path; the unprofiled path stays as is.
+        self.next_item = self._next_item_profiled  # type: ignore[method-assign]
+        if tuned:
+            cpu, memory = default_budget(*config.get_autotune_budget())
+            self._autotuner = Autotuner(profile, tune_all=tune_all, cpu_budget=cpu, memory_budget=memory)
+        for sink in sinks:
+            sink._add_run(profile)
+
+    def _next_item_profiled(self) -> Any:
+        profile = self.profile
+        assert profile is not None
+        t_request = time.perf_counter()
+        profile.request(t_request)
+        item = PipelineRun.next_item(self)
+        t_ready = time.perf_counter()
+        if item is EPOCH_END:
+            profile.epoch_end(t_request, t_ready)
+            if 0 < self.num_epochs <= self.epochs_done:
+                profile.finish()
+        else:
+            profile.step_ready(t_request, t_ready)
+        return item
 
     def _put(self, item: Any) -> None:
         with self._cond:
@@ -75,12 +140,21 @@ class PipelineRun:
 
     def _produce(self) -> None:
         convert = self.convert
+        profile = self.profile
+        perf = time.perf_counter
         epoch = 0
         try:
             while self.num_epochs < 0 or epoch < self.num_epochs:
                 with closing(self.stage.run()) as chunks:
                     for chunk in chunks:
-                        self._put([convert(row) for row in chunk.rows])
+                        if profile is None:
+                            self._put([convert(row) for row in chunk.rows])
+                        else:
+                            t0 = perf()
+                            items = [convert(row) for row in chunk.rows]
+                            t1 = perf()
+                            self._put(items)
+                            profile.prefetched(t0, t1, perf())
                 self._put(EPOCH_END)
                 epoch += 1
         except PipelineStopped:
@@ -112,6 +186,8 @@ class PipelineRun:
             raise PipelineError("the iterator was closed; create a new iterator to read the dataset again")
         if self._thread is None:
             self._start()
+            if self.profile is not None:
+                return self._next_item_profiled()
         while True:
             with self._cond:
                 while not self._items:
@@ -143,6 +219,8 @@ class PipelineRun:
             )
 
     def close(self) -> None:
+        if self.profile is not None:
+            self.profile.finish()
         self.rt.close()
         with self._cond:
             self._items.clear()

@@ -15,6 +15,10 @@ Rewrites (each checked fused vs unfused by tests/engine/test_fusion.py):
 
 Op positions (which key random streams) are assigned before any rewrite, so fused and unfused
 plans draw identical random numbers.
+
+Placement (:mod:`minddata.engine.placement`) runs first: it settles each op's device, so fusion
+joins only ops on the same device into a fused op that device can run, and then cuts each map into
+its device parts.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from typing import Any
 import numpy as np
 
 from minddata.engine import ir
+from minddata.engine.autotune import is_autotune
+from minddata.engine.placement import Machine, _unsupported, place, plan_parts
 from minddata.ops.base import Op
 from minddata.ops.fused import FusedDecodeRandomResizedCrop, FusedDecodeResize, NormalizeInputCheck
 
@@ -62,11 +68,13 @@ def lower(root: ir.Node, fusion: bool) -> ir.Node:
         return clone
 
     tree = visit(root)
+    place(tree, fusion)
     if fusion:
         tree = _merge_maps(tree)
         _fuse_ops(tree)
         _move_normalize_into_batch(tree)
         _absorb_sources(tree)
+    plan_parts(tree)
     return tree
 
 
@@ -91,7 +99,11 @@ def _merge_maps(node: ir.Node) -> ir.Node:
         merged = copy.copy(child)
         merged.operations = child.operations + node.operations
         merged.op_positions = child.op_positions + node.op_positions  # type: ignore[attr-defined]
-        merged.num_workers = max(child.num_workers, node.num_workers)
+        # AUTOTUNE (an int equal to 1) would lose to any fixed count under max(): it wins instead.
+        merged.num_workers = next(
+            (n for n in (child.num_workers, node.num_workers) if is_autotune(n)),
+            max(child.num_workers, node.num_workers),
+        )
         merged.fusion_notes = child.fusion_notes + node.fusion_notes + [  # type: ignore[attr-defined]
             f"merged the adjacent map over {_single_column(node)!r} into this one"
         ]
@@ -100,8 +112,22 @@ def _merge_maps(node: ir.Node) -> ir.Node:
     return node
 
 
-def _is(op: Any, name: str) -> bool:
-    return isinstance(op, Op) and op.name == name and op.device_target in ("CPU", "auto")
+def _is(op: Any, name: str, device: str = "CPU") -> bool:
+    return isinstance(op, Op) and op.name == name and op.device_target in (device, "auto" if device == "CPU" else device)
+
+
+def _on_device(fused: Op, device: str) -> Op | None:
+    """``fused`` placed on ``device``, or ``None`` when that device can't run it (then the ops stay
+    unfused). Only the media engine and the GPU gain from these fusions besides the CPU."""
+    if device == "CPU":
+        return fused
+    machine = Machine()
+    if device == "Dvpp":
+        machine.probe("Dvpp")
+    if _unsupported(fused, device, machine) is not None:
+        return None
+    fused._device = device
+    return fused
 
 
 def _fuse_ops(node: ir.Node) -> None:
@@ -116,21 +142,25 @@ def _fuse_ops(node: ir.Node) -> None:
     while i < len(ops):
         op = ops[i]
         nxt = ops[i + 1] if i + 1 < len(ops) else None
-        if _is(op, "Decode") and not getattr(op, "to_pil", False) and nxt is not None:
-            if _is(nxt, "Resize"):
-                out_ops.append(FusedDecodeResize(op, nxt))
-                out_positions.append(positions[i + 1])
-                node.fusion_notes.append("Decode+Resize: decode JPEGs at a reduced DCT scale, then resize")  # type: ignore[attr-defined]
-                i += 2
-                continue
-            if _is(nxt, "RandomResizedCrop"):
-                out_ops.append(FusedDecodeRandomResizedCrop(op, nxt))
-                # The crop's random stream: the fused op draws exactly what the crop would.
-                out_positions.append(positions[i + 1])
-                node.fusion_notes.append(  # type: ignore[attr-defined]
+        device = op.device_target if isinstance(op, Op) else "CPU"
+        if _is(op, "Decode", device) and not getattr(op, "to_pil", False) and nxt is not None:
+            fused = None
+            if _is(nxt, "Resize", device):
+                fused = _on_device(FusedDecodeResize(op, nxt), device)
+                note = "Decode+Resize: decode JPEGs at a reduced DCT scale, then resize"
+            elif _is(nxt, "RandomResizedCrop", device):
+                fused = _on_device(FusedDecodeRandomResizedCrop(op, nxt), device)
+                note = (
                     "Decode+RandomResizedCrop: crop drawn from the JPEG header, only that region decoded "
                     "at a reduced DCT scale"
                 )
+            if fused is not None:
+                if device != "CPU":
+                    note = f"{fused.label} on {device}: one fused op (decode and resize on the engine)"
+                out_ops.append(fused)
+                # The resize/crop's random stream: the fused op draws exactly what the crop would.
+                out_positions.append(positions[i + 1])
+                node.fusion_notes.append(note)  # type: ignore[attr-defined]
                 i += 2
                 continue
         out_ops.append(op)

@@ -5,6 +5,14 @@ runs in the workers, serially), do the work outside the lock, and file the resul
 chunk's sequence number. The consumer takes results strictly in sequence, so output order never
 depends on the number of workers or their timing. Slots bound the chunks in flight: memory is
 bounded by ``slots * chunk size`` whatever the dataset size.
+
+Workers and slots can change while a pass runs (:meth:`ParallelApplyStage.resize`, used by autotune):
+a new worker joins the same pull loop, a retiring worker leaves at the top of its loop, and since
+sequence numbers and row indices are assigned under the pull lock, output never depends on how many
+workers there were or when they changed.
+
+When the stage is profiled (``self.prof`` set), each worker times, per chunk, its wait for a slot, its
+wait for input and its work, into its own record (:mod:`minddata.engine.profiling`).
 """
 
 from __future__ import annotations
@@ -13,7 +21,9 @@ import threading
 import time
 from typing import Any, Callable, Iterator
 
+from minddata.engine.autotune import is_autotune
 from minddata.engine.chunk import Chunk
+from minddata.engine.profiling import DONE, WAIT_INPUT, WAIT_SLOT, WORKING
 from minddata.engine.runtime import POLL_SECONDS, PipelineStopped, Runtime
 from minddata.engine.stages import Stage
 
@@ -38,11 +48,20 @@ class _Failure:
 
 
 class _PassState:
-    def __init__(self, slots: int):
+    def __init__(self, slots: int, source: Iterator[Chunk], pass_index: int):
         self.lock = threading.Lock()  # guards pulling from the child
-        self.cond = threading.Condition()  # guards results
+        self.cond = threading.Condition()  # guards results, retire and slot_debt
         self.results: dict[int, Any] = {}
         self.slots = threading.Semaphore(slots)
+        self.capacity = slots
+        # Slots to withhold instead of releasing (after the capacity was lowered mid-pass).
+        self.slot_debt = 0
+        # Workers asked to leave (after the worker count was lowered mid-pass).
+        self.retire = 0
+        self.threads: list[threading.Thread] = []
+        self.started = 0
+        self.source = source
+        self.pass_index = pass_index
         self.next_seq = 0
         self.rows_pulled = 0
         self.exhausted = False
@@ -55,6 +74,8 @@ class ParallelApplyStage(Stage):
     ``remotes``: optional per-worker callables ``remote(arg, stop_event)``; worker ``i`` then runs its
     work as ``remotes[i]((rows, pass_index, row_start), stop_event)`` (a worker process) instead of
     calling ``work`` in the thread.
+
+    ``num_workers`` may be :data:`~minddata.engine.autotune.AUTOTUNE` (starts at 1, autotune adjusts).
     """
 
     def __init__(
@@ -74,24 +95,80 @@ class ParallelApplyStage(Stage):
         self.work = work
         self.finish = finish
         self.ordered = ordered
-        self.num_workers = num_workers
-        self.slots = slots if slots is not None else 2 * num_workers + 2
+        self.autotune = is_autotune(num_workers)
+        self.num_workers = int(num_workers)
+        self.slots = slots if slots is not None else 2 * self.num_workers + 2
         self.remotes = remotes
+        self._live: _PassState | None = None
+        self._resize_lock = threading.Lock()
+
+    @property
+    def resizable(self) -> bool:
+        """Whether :meth:`resize` may change the worker count (not for worker processes)."""
+        return self.remotes is None
+
+    def resize(self, workers: int | None = None, slots: int | None = None) -> None:
+        """Change the worker count and/or slots, for this pass (if running) and the next ones."""
+        with self._resize_lock:
+            state = self._live
+            live = state is not None and not state.stop
+            if workers is not None and workers != self.num_workers:
+                if workers < 1:
+                    raise ValueError(f"{self.label}: workers must be at least 1. Found: {workers}")
+                if not self.resizable:
+                    raise ValueError(f"{self.label}: worker processes can't be added or removed while running")
+                delta = workers - self.num_workers
+                self.num_workers = workers
+                if live:
+                    assert state is not None
+                    start = 0
+                    with state.cond:
+                        if delta > 0:
+                            cancelled = min(state.retire, delta)
+                            state.retire -= cancelled
+                            start = delta - cancelled
+                        else:
+                            state.retire += -delta
+                    for _ in range(start):
+                        self._start_worker(state)
+            if slots is not None and slots != self.slots:
+                if slots < 1:
+                    raise ValueError(f"{self.label}: slots must be at least 1. Found: {slots}")
+                delta = slots - self.slots
+                self.slots = slots
+                if live:
+                    assert state is not None
+                    with state.cond:
+                        state.capacity = slots
+                        if delta > 0:
+                            paid = min(state.slot_debt, delta)
+                            state.slot_debt -= paid
+                            if delta > paid:
+                                state.slots.release(delta - paid)
+                        else:
+                            state.slot_debt += -delta
+
+    def _start_worker(self, state: _PassState) -> None:
+        index = state.started
+        state.started += 1
+        thread = self.rt.start_thread(
+            self._worker, f"minddata-{self.label}-{index}", index, state, state.source, state.pass_index
+        )
+        state.threads.append(thread)
 
     def _run(self, pass_index: int) -> Iterator[Chunk]:
-        state = _PassState(self.slots)
         source = self.children[0].run()
-        threads = [
-            self.rt.start_thread(self._worker, f"minddata-{self.label}-{i}", i, state, source, pass_index)
-            for i in range(self.num_workers)
-        ]
+        state = _PassState(self.slots, source, pass_index)
+        with self._resize_lock:
+            self._live = state
+            for _ in range(self.num_workers):
+                self._start_worker(state)
         ordered_state: dict = {}
         try:
             seq = 0
             while True:
-                result = self._wait_for(state, seq)
+                result = self._take(state, seq)
                 seq += 1
-                state.slots.release()
                 if result is _END:
                     break
                 if type(result) is _Failure:
@@ -105,10 +182,13 @@ class ParallelApplyStage(Stage):
                 if tail is not None and len(tail):
                     yield tail
         finally:
-            state.stop = True
+            with self._resize_lock:
+                state.stop = True
+                if self._live is state:
+                    self._live = None
+                threads = list(state.threads)
             # Free every slot so no worker stays blocked on one.
-            for _ in range(self.num_workers):
-                state.slots.release()
+            state.slots.release(len(threads))
             deadline = time.monotonic() + 2.0
             for thread in threads:
                 if thread is not threading.current_thread():
@@ -123,12 +203,17 @@ class ParallelApplyStage(Stage):
                 finally:
                     state.lock.release()
 
-    def _wait_for(self, state: _PassState, seq: int) -> Any:
+    def _take(self, state: _PassState, seq: int) -> Any:
+        """Result ``seq``, once filed; frees its slot (or keeps it, to lower the capacity)."""
         with state.cond:
             while seq not in state.results:
                 if self.rt.stopped:
                     raise PipelineStopped("pipeline stopped")
                 state.cond.wait(POLL_SECONDS)
+            if state.slot_debt:
+                state.slot_debt -= 1
+            else:
+                state.slots.release()
             return state.results.pop(seq)
 
     def _post(self, state: _PassState, seq: int, value: Any) -> None:
@@ -136,12 +221,35 @@ class ParallelApplyStage(Stage):
             state.results[seq] = value
             state.cond.notify_all()
 
+    def _retiring(self, state: _PassState) -> bool:
+        with state.cond:
+            if state.retire > 0:
+                state.retire -= 1
+                return True
+            return False
+
     def _worker(self, index: int, state: _PassState, source: Iterator[Chunk], pass_index: int) -> None:
+        prof = self.prof
+        if prof is None:
+            self._work_loop(index, state, source, pass_index)
+            return
+        record = prof.new_worker(threading.current_thread().name)
+        try:
+            self._work_loop_profiled(index, state, source, pass_index, record)
+        finally:
+            record.end = time.perf_counter()
+            record.state = DONE
+
+    def _work_loop(self, index: int, state: _PassState, source: Iterator[Chunk], pass_index: int) -> None:
         rt = self.rt
         remote = self.remotes[index] if self.remotes is not None else None
         while True:
+            if state.retire and self._retiring(state):
+                return
             while not state.slots.acquire(timeout=POLL_SECONDS):
                 if state.stop or rt.stopped:
+                    return
+                if state.retire and self._retiring(state):
                     return
             if state.stop or rt.stopped:
                 return
@@ -174,3 +282,58 @@ class ParallelApplyStage(Stage):
             if type(out) is _Failure:
                 return
 
+    def _work_loop_profiled(
+        self, index: int, state: _PassState, source: Iterator[Chunk], pass_index: int, record: Any
+    ) -> None:
+        # _work_loop with a clock at each hand-off; kept separate so the unprofiled loop pays nothing.
+        rt = self.rt
+        remote = self.remotes[index] if self.remotes is not None else None
+        perf = time.perf_counter
+        thread_time = time.thread_time
+        while True:
+            if state.retire and self._retiring(state):
+                return
+            t_slot = perf()
+            record.state = WAIT_SLOT
+            while not state.slots.acquire(timeout=POLL_SECONDS):
+                if state.stop or rt.stopped:
+                    return
+                if state.retire and self._retiring(state):
+                    return
+            if state.stop or rt.stopped:
+                return
+            t_pull = perf()
+            record.state = WAIT_INPUT
+            with state.lock:
+                if state.exhausted:
+                    return
+                seq = state.next_seq
+                state.next_seq += 1
+                try:
+                    chunk = next(source)
+                except StopIteration:
+                    state.exhausted = True
+                    self._post(state, seq, _END)
+                    return
+                except BaseException as error:  # noqa: BLE001 - handed to the consumer in order
+                    state.exhausted = True
+                    self._post(state, seq, _Failure(error))
+                    return
+                row_start = state.rows_pulled
+                state.rows_pulled += len(chunk)
+            t_work = perf()
+            cpu0 = thread_time() if record.chunks & 7 == 0 else None
+            record.state = WORKING
+            try:
+                if remote is not None:
+                    result = remote((chunk.rows, pass_index, row_start), rt.stop_event)
+                else:
+                    result = self.work(chunk, pass_index, row_start)
+                out = self.finish(chunk, result, pass_index, row_start) if self.finish else result
+            except BaseException as error:  # noqa: BLE001 - handed to the consumer in order
+                out = _Failure(error)
+            record.add(t_slot, t_pull, t_work, perf(), None if cpu0 is None else thread_time() - cpu0, len(chunk))
+            record.state = WAIT_SLOT
+            self._post(state, seq, out)
+            if type(out) is _Failure:
+                return

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from minddata.errors import PipelineError
 
-__all__ = ["Runtime", "PipelineStopped", "ErrorStats", "POLL_SECONDS"]
+__all__ = ["Runtime", "PipelineStopped", "ErrorStats", "DeviceStats", "POLL_SECONDS"]
 
 _logger = logging.getLogger("minddata")
 
@@ -41,6 +41,27 @@ class ErrorStats:
             self.samples.append(message)
 
 
+@dataclass
+class DeviceStats:
+    """What crossed between devices, in rows (DESIGN.md §5).
+
+    ``transfers``: ``"CPU->GPU"``-style boundary -> rows that crossed it (a row crosses each boundary
+    between its map's device parts once). ``cpu_rows``: op name -> rows a device op ran on the CPU
+    instead (Dvpp's ``set_dvpp_policy("cpu")``).
+    """
+
+    transfers: dict[str, int] = field(default_factory=dict)
+    cpu_rows: dict[str, int] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def add(self, transfers: dict[str, int] | None = None, cpu_rows: dict[str, int] | None = None) -> None:
+        with self._lock:
+            for key, n in (transfers or {}).items():
+                self.transfers[key] = self.transfers.get(key, 0) + n
+            for key, n in (cpu_rows or {}).items():
+                self.cpu_rows[key] = self.cpu_rows.get(key, 0) + n
+
+
 class Runtime:
     """One per iterator. Stages read ``seed`` and ``stopped``; resources register a closer here."""
 
@@ -49,6 +70,7 @@ class Runtime:
         self.error_mode = error_mode
         self.stop_event = threading.Event()
         self.errors = ErrorStats()
+        self.device_stats = DeviceStats()
         self._lock = threading.Lock()
         self._closers: list[Callable[[], Any]] = []
         self._threads: list[threading.Thread] = []

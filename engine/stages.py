@@ -42,6 +42,10 @@ def node_rng(seed: int, pass_index: int, position: int) -> np.random.Generator:
 
 class Stage:
     label = "Stage"
+    # The plan node this stage was built from (the compiler sets it; the profiler names stages by it).
+    node: Any = None
+    # The stage's profile while a profiled run uses it (minddata.engine.profiling.StageProfile).
+    prof: Any = None
 
     def __init__(self, rt: Runtime, children: list[Stage], label: str | None = None):
         self.rt = rt
@@ -53,7 +57,9 @@ class Stage:
     def run(self) -> Iterator[Chunk]:
         pass_index = self.passes
         self.passes += 1
-        return self._run(pass_index)
+        if self.prof is None:
+            return self._run(pass_index)
+        return self.prof.wrap(self._run(pass_index))
 
     def _run(self, pass_index: int) -> Iterator[Chunk]:  # pragma: no cover - abstract
         raise NotImplementedError

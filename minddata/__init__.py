@@ -10,16 +10,32 @@ Example:
 from minddata import config, errors
 from minddata._devices import DeviceInfo, DriverInfo, devices
 from minddata._version import __version__
+from minddata.engine.autotune import AUTOTUNE
 from minddata.dataset import (
     BatchInfo,
+    Cifar10Dataset,
+    Cifar100Dataset,
+    CocoDataset,
+    CSVDataset,
     Dataset,
+    FakeImageDataset,
     GeneratorDataset,
     ImageFolderDataset,
+    MindDataset,
+    MnistDataset,
     NumpySlicesDataset,
     OnlineDataset,
+    PaddedDataset,
+    ParquetDataset,
+    RandomDataset,
+    Schema,
+    Shuffle,
+    TextFileDataset,
+    TFRecordDataset,
     concat,
     zip,
 )
+from minddata.profiler import Profiler
 from minddata.samplers import (
     DistributedSampler,
     RandomSampler,
@@ -31,15 +47,31 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "AUTOTUNE",
     "BatchInfo",
+    "CSVDataset",
+    "Cifar100Dataset",
+    "Cifar10Dataset",
+    "CocoDataset",
     "Dataset",
     "DeviceInfo",
     "DistributedSampler",
     "DriverInfo",
+    "FakeImageDataset",
     "GeneratorDataset",
     "ImageFolderDataset",
+    "MindDataset",
+    "MnistDataset",
     "NumpySlicesDataset",
     "OnlineDataset",
+    "PaddedDataset",
+    "ParquetDataset",
+    "RandomDataset",
+    "Schema",
+    "Shuffle",
+    "TFRecordDataset",
+    "TextFileDataset",
+    "Profiler",
     "RandomSampler",
     "Sampler",
     "SequentialSampler",
@@ -57,7 +89,7 @@ __all__ = [
 
 def __getattr__(name: str):
     # vision/transforms import lazily so `import minddata` stays light.
-    if name in ("vision", "transforms"):
+    if name in ("vision", "transforms", "record"):
         import importlib
 
         return importlib.import_module(f"minddata.{name}")

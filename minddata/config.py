@@ -40,6 +40,19 @@ __all__ = [
     "get_framework",
     "set_max_image_pixels",
     "get_max_image_pixels",
+    "set_device_fallback",
+    "get_device_fallback",
+    "set_dvpp_driver",
+    "get_dvpp_driver",
+    "set_dvpp_policy",
+    "get_dvpp_policy",
+    "set_gpu_emulation",
+    "get_gpu_emulation",
+    "set_profiling",
+    "get_profiling",
+    "set_autotune",
+    "get_autotune",
+    "get_autotune_budget",
     "load_defaults",
 ]
 
@@ -86,6 +99,14 @@ def load_defaults() -> None:
             worker_shm_size=16 << 20,
             framework="numpy",
             max_image_pixels=DEFAULT_MAX_IMAGE_PIXELS,
+            device_fallback="error",
+            dvpp_driver="auto",
+            dvpp_policy="error",
+            gpu_emulation=False,
+            profiling=False,
+            autotune=False,
+            autotune_cpu_budget=None,
+            autotune_memory_budget=None,
         )
 
 
@@ -246,3 +267,144 @@ def get_max_image_pixels() -> int | None:
     """The limit set by :func:`set_max_image_pixels` (``None``: no limit)."""
     value = _state["max_image_pixels"]
     return None if value is None else int(value)  # type: ignore[call-overload]
+
+
+# --- devices (DESIGN.md §5) -----------------------------------------------------------------------
+
+_FALLBACKS = ("error", "cpu")
+_DVPP_DRIVERS = ("auto", "nvjpg", "ascend", "reference")
+_DVPP_POLICIES = ("error", "cpu")
+
+
+def _choice(name: str, value: object, choices: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value.lower() not in choices:
+        raise ValueError(f"config.{name}: the value must be one of {choices}. Found: {value!r}")
+    return value.lower()
+
+
+def set_device_fallback(mode: str) -> None:
+    """What a pipeline does when an op is placed on a device this machine lacks.
+
+    ``"error"`` (default): creating the iterator raises :class:`~minddata.errors.DeviceError` naming
+    the op, the device, what is missing and the fix. ``"cpu"``: the op runs on the CPU instead, with
+    one warning per iterator in the ``minddata`` log.
+
+    Example:
+        >>> import minddata as md
+        >>> md.config.set_device_fallback("cpu")
+        >>> md.config.get_device_fallback()
+        'cpu'
+        >>> md.config.load_defaults()
+    """
+    _state["device_fallback"] = _choice("set_device_fallback", mode, _FALLBACKS)
+
+
+def get_device_fallback() -> str:
+    return str(_state["device_fallback"])
+
+
+def set_dvpp_driver(name: str) -> None:
+    """Which driver runs ops placed on ``"Dvpp"``.
+
+    ``"auto"`` (default): the first hardware engine found (``"nvjpg"``: NVIDIA's hardware JPEG decoder
+    through DALI; ``"ascend"``: Huawei DVPP through CANN's ``acl``); none found means Dvpp is absent.
+    ``"reference"``: a CPU model of DVPP's rules (JPEG-only decode, size limits, alignment, YUV420SP
+    output); never chosen automatically, it previews how a pipeline behaves on Dvpp and tests placement.
+
+    Example:
+        >>> import minddata as md
+        >>> md.config.set_dvpp_driver("reference")
+        >>> md.config.get_dvpp_driver()
+        'reference'
+        >>> md.config.load_defaults()
+    """
+    _state["dvpp_driver"] = _choice("set_dvpp_driver", name, _DVPP_DRIVERS)
+
+
+def get_dvpp_driver() -> str:
+    return str(_state["dvpp_driver"])
+
+
+def set_dvpp_policy(policy: str) -> None:
+    """What a Dvpp op does with a row its engine can't take (a PNG for Decode, an image outside the
+    size limits): ``"error"`` (default) fails the row, naming the row and the rule (then
+    ``set_error_samples_mode`` applies); ``"cpu"`` runs that row alone on the CPU kernel and counts it
+    (``iterator.device_stats.cpu_rows``)."""
+    _state["dvpp_policy"] = _choice("set_dvpp_policy", policy, _DVPP_POLICIES)
+
+
+def get_dvpp_policy() -> str:
+    return str(_state["dvpp_policy"])
+
+
+def set_gpu_emulation(enable: bool) -> None:
+    """Run ops placed on ``"GPU"`` through DALI's CPU backend (``device_id=None``) when no GPU is
+    visible: the same translated DALI pipeline, on the CPU. For testing the translation and previewing
+    output on machines without a GPU (CI); never faster than the CPU kernels, and placement
+    (``device="auto"``) never chooses it."""
+    if not isinstance(enable, bool):
+        raise TypeError(f"config.set_gpu_emulation: enable must be a bool. Found: {enable!r}")
+    _state["gpu_emulation"] = enable
+
+
+def get_gpu_emulation() -> bool:
+    return bool(_state["gpu_emulation"])
+
+
+def set_profiling(enable: bool) -> None:
+    """Profile every iterator started afterwards, as if each ran inside a ``minddata.Profiler``.
+
+    Each iterator's profile is then ``iterator.profiler`` (a :class:`minddata.Profiler`).
+
+    Example:
+        >>> import minddata as md
+        >>> md.config.set_profiling(True)
+        >>> it = md.NumpySlicesDataset({"x": [1, 2, 3]}).create_dict_iterator(num_epochs=1)
+        >>> rows = list(it)
+        >>> it.profiler.summary().rows
+        3
+        >>> md.config.load_defaults()
+    """
+    if not isinstance(enable, bool):
+        raise TypeError(f"config.set_profiling: enable must be a bool. Found: {enable!r}")
+    _state["profiling"] = enable
+
+
+def get_profiling() -> bool:
+    return bool(_state["profiling"])
+
+
+def set_autotune(enable: bool, cpu_budget: float | None = None, memory_budget: int | None = None) -> None:
+    """Let autotune adjust the workers and slots of every parallel stage of pipelines started afterwards.
+
+    Without this, only stages given ``num_parallel_workers=minddata.AUTOTUNE`` are tuned.
+    ``cpu_budget``: cores the pipeline may keep busy (default: the cores this process may use);
+    ``memory_budget``: bytes the chunks held in stage queues may take (default: a quarter of RAM).
+    Decisions are logged on the ``minddata.autotune`` logger and listed in the profiler summary.
+
+    Example:
+        >>> import minddata as md
+        >>> md.config.set_autotune(True, cpu_budget=2)
+        >>> md.config.get_autotune(), md.config.get_autotune_budget()
+        (True, (2.0, None))
+        >>> md.config.load_defaults()
+    """
+    if not isinstance(enable, bool):
+        raise TypeError(f"config.set_autotune: enable must be a bool. Found: {enable!r}")
+    if cpu_budget is not None:
+        if isinstance(cpu_budget, bool) or not isinstance(cpu_budget, (int, float, np.integer, np.floating)) \
+                or not cpu_budget > 0:
+            raise ValueError(f"config.set_autotune: cpu_budget must be a number of cores > 0. Found: {cpu_budget!r}")
+        cpu_budget = float(cpu_budget)
+    if memory_budget is not None:
+        memory_budget = _positive_int("set_autotune: memory_budget", memory_budget)
+    _state.update(autotune=enable, autotune_cpu_budget=cpu_budget, autotune_memory_budget=memory_budget)
+
+
+def get_autotune() -> bool:
+    return bool(_state["autotune"])
+
+
+def get_autotune_budget() -> tuple[float | None, int | None]:
+    """``(cpu_budget, memory_budget)`` as set by :func:`set_autotune`; ``None`` means the default."""
+    return _state["autotune_cpu_budget"], _state["autotune_memory_budget"]  # type: ignore[return-value]

@@ -15,6 +15,7 @@ __all__ = [
     "EpochsExhaustedError",
     "DeviceError",
     "WorkerDiedError",
+    "DataFormatError",
 ]
 
 
@@ -61,3 +62,22 @@ class DeviceError(MinddataError, RuntimeError):
 
 class WorkerDiedError(PipelineError):
     """A worker process ended without answering (crash, kill, out of memory)."""
+
+
+class DataFormatError(MinddataError, ValueError):
+    """A data file is missing, truncated, corrupted or not in the expected format or schema.
+
+    The message names the file, where in it (record, row, byte offset) and what is wrong; ``path``
+    holds the file.
+    """
+
+    def __init__(self, message: str, *, path: str | None = None):
+        super().__init__(message)
+        self.path = path
+
+    def __reduce__(self):
+        return (_rebuild_format_error, (str(self), self.path))
+
+
+def _rebuild_format_error(message, path):
+    return DataFormatError(message, path=path)

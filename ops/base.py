@@ -51,7 +51,7 @@ class KernelContext:
     The engine reuses one context per worker and op position, moving ``row_index`` as rows pass.
     """
 
-    __slots__ = ("seed", "pass_index", "row_index", "op_position", "_rng", "_rng_row", "scratch")
+    __slots__ = ("seed", "pass_index", "row_index", "op_position", "_rng", "_rng_row", "scratch", "counts")
 
     def __init__(self, seed: int = 0, pass_index: int = 0, row_index: int = 0, op_position: int = 0):
         self.seed = seed
@@ -61,6 +61,15 @@ class KernelContext:
         self._rng: np.random.Generator | None = None
         self._rng_row = -1
         self.scratch: dict[str, Any] = {}
+        # Events a kernel reports to the engine (e.g. a Dvpp row run on the CPU): name -> count. The
+        # engine adds them to the iterator's device statistics.
+        self.counts: dict[str, int] | None = None
+
+    def count(self, name: str, n: int = 1) -> None:
+        """Report ``n`` more of event ``name`` for the engine's statistics."""
+        if self.counts is None:
+            self.counts = {}
+        self.counts[name] = self.counts.get(name, 0) + n
 
     @property
     def rng(self) -> np.random.Generator:

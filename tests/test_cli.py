@@ -514,3 +514,189 @@ def test_first_batch_clock_starts_before_build(monkeypatch):
     monkeypatch.setattr(pipelines, "build", slow_build)
     r = runner.run("train", "unused", batch_size=4)
     assert r.first_batch_s >= 0.2 and r.seconds >= 0.2
+
+
+# --- minddata bench: profiler verdicts, pipeline files, devices, plots, peers ---------------------
+
+
+def test_bench_names_each_pipelines_bottleneck(capsys, tiny_images, tmp_path):
+    out_json = tmp_path / "r.json"
+    rc, out, err = _run(capsys, "bench", "--data", str(tiny_images), "--pipeline", "train", "--batch-size", "4",
+                        "--json", str(out_json))
+    assert rc == 0, err
+    header = next(line for line in out.splitlines() if line.startswith("pipeline ") and "images/s" in line)
+    assert header.endswith("bottleneck")
+    assert "\nbottlenecks (the profiler's verdict for each pipeline):\n  train: " in out
+    (result,) = json.loads(out_json.read_text())["results"]
+    assert result["bottleneck"].startswith(("Map[Decode, RandomResizedCrop, RandomHorizontalFlip]", "Batch(4)",
+                                            "the pipeline is not the bottleneck"))
+
+
+_PIPELINE_FILE = '''"""Decode and resize to 32x32."""
+import minddata as md
+from minddata import vision
+
+
+def build(data_dir, workers, batch_size):
+    ds = md.ImageFolderDataset(data_dir, shuffle=False, num_parallel_workers=workers)
+    ds = ds.map([vision.Decode(), vision.Resize((32, 32))], input_columns="image", num_parallel_workers=workers)
+    return ds.batch(batch_size)
+'''
+
+
+def test_bench_runs_a_pipeline_file(capsys, tiny_images, tmp_path):
+    path = tmp_path / "small32.py"
+    path.write_text(_PIPELINE_FILE)
+    out_json = tmp_path / "r.json"
+    rc, out, err = _run(capsys, "bench", "--data", str(tiny_images), "--pipeline", str(path), "--batch-size", "4",
+                        "--json", str(out_json))
+    assert rc == 0, err
+    assert "small32   Decode and resize to 32x32." in out
+    (result,) = json.loads(out_json.read_text())["results"]
+    assert (result["pipeline"], result["images"], result["output_shape"]) == ("small32", 8, [4, 32, 32, 3])
+
+
+def test_bench_pipeline_file_without_build(capsys, tiny_images, tmp_path):
+    path = tmp_path / "empty.py"
+    path.write_text("x = 1\n")
+    _assert_one_line_error(*_run(capsys, "bench", "--data", str(tiny_images), "--pipeline", str(path)),
+                           "empty.py", "defines no build(data_dir, workers, batch_size)")
+
+
+def test_bench_missing_pipeline_file(capsys, tiny_images, tmp_path):
+    _assert_one_line_error(*_run(capsys, "bench", "--data", str(tiny_images), "--pipeline", str(tmp_path / "p.py")),
+                           "p.py", "no such file")
+
+
+def test_bench_device_that_is_absent(capsys, tiny_images, monkeypatch):
+    monkeypatch.setattr(_devices, "visible_gpus", lambda: ([], "no NVIDIA GPU visible"))
+    _assert_one_line_error(*_run(capsys, "bench", "--data", str(tiny_images), "--device", "gpu"),
+                           "--device gpu", "GPU is absent here", "minddata devices")
+
+
+def test_bench_unknown_device(capsys):
+    _assert_one_line_error(*_run(capsys, "bench", "--device", "tpu"), "--device", "tpu")
+
+
+def test_bench_workers_auto(capsys, tiny_images, tmp_path):
+    out_json = tmp_path / "r.json"
+    rc, out, err = _run(capsys, "bench", "--data", str(tiny_images), "--pipeline", "infer224", "--batch-size", "4",
+                        "--workers", "auto", "--json", str(out_json))
+    assert rc == 0, err
+    assert "autotuned workers (starting at 1)" in out
+    (result,) = json.loads(out_json.read_text())["results"]
+    assert result["workers_setting"] == "auto" and result["images"] == 8
+
+
+def test_bench_plot(capsys, tiny_images, tmp_path):
+    png = tmp_path / "b.png"
+    rc, out, err = _run(capsys, "bench", "--data", str(tiny_images), "--pipeline", "infer224", "--batch-size", "4",
+                        "--plot", str(png))
+    assert rc == 0, err
+    with Image.open(png) as im:
+        assert im.format == "PNG" and im.size[0] > 500
+
+
+def test_bench_plot_without_matplotlib(capsys, tiny_images, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # what an environment without it looks like
+    _assert_one_line_error(*_run(capsys, "bench", "--data", str(tiny_images), "--plot", str(tmp_path / "b.png")),
+                           "--plot needs matplotlib", "pip install 'minddata[plot]'")
+
+
+def test_bench_unknown_peer(capsys):
+    _assert_one_line_error(*_run(capsys, "bench", "--compare", "mindspore,tensorflow"), "tensorflow",
+                           "mindspore, dali, torch")
+
+
+def test_bench_reports_a_peer_that_is_not_installed(capsys, tiny_images, tmp_path, monkeypatch):
+    monkeypatch.setenv("MINDDATA_TORCH_PYTHON", str(tmp_path / "no-python"))
+    rc, out, err = _run(capsys, "bench", "--data", str(tiny_images), "--pipeline", "infer224", "--batch-size", "4",
+                        "--compare", "torch")
+    assert rc == 0, err
+    assert "torch: not installed" in out and "pip install torch torchvision" in out and "MINDDATA_TORCH_PYTHON" in out
+
+
+def test_bench_compares_with_a_peer(capsys, tiny_images, tmp_path, monkeypatch):
+    # A stand-in interpreter that answers like a peer: its version when probed, a result when run.
+    python = _fake_python(tmp_path, """
+        import json, sys
+        if "_report(" not in sys.argv[2]:
+            print("9.9")
+        else:
+            print("RESULT " + json.dumps(dict(images=8, seconds=0.5, cpu_seconds=1.0, peak_rss_mb=100.0)))
+    """)
+    monkeypatch.setenv("MINDDATA_MINDSPORE_PYTHON", python)
+    rc, out, err = _run(capsys, "bench", "--data", str(tiny_images), "--pipeline", "infer224", "--batch-size", "4",
+                        "--compare", "mindspore")
+    assert rc == 0, err
+    assert f"peer:      mindspore: 9.9 ({python})" in out
+    row = next(line for line in out.splitlines() if line.startswith("infer224") and "mindspore" in line)
+    assert row.split()[2] == "16" and row.split()[-1].endswith("x")  # 8 images in 0.5 s; minddata / peer
+
+
+def test_bench_progress_bar_only_on_a_terminal(monkeypatch):
+    import io
+
+    from minddata.cli import _BenchProgress
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.delenv("CI", raising=False)
+    term, log = Terminal(), io.StringIO()
+    for stream in (term, log):
+        bar = _BenchProgress("train", 100, stream)
+        bar(50)
+        bar.close()
+    assert "\rtrain     [##############..............] 50/100 images" in term.getvalue()
+    assert log.getvalue() == ""
+    monkeypatch.setenv("CI", "true")
+    ci = Terminal()
+    _BenchProgress("train", 100, ci)(50)
+    assert ci.getvalue() == ""
+
+
+# --- bench/profiler_overhead.py and bench/autotune.py ---------------------------------------------
+
+
+def test_profiler_overhead_runs_both_pipelines(capsys, tiny_images, tmp_path):
+    from minddata.bench import profiler_overhead
+
+    out_json = tmp_path / "o.json"
+    rc = profiler_overhead.main(["--data", str(tiny_images), "--rounds", "1", "--rows", "2000", "--batch-size", "4",
+                                 "--json", str(out_json)])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    results = json.loads(out_json.read_text())["results"]
+    assert list(results) == ["train", "engine overhead (map lambda, batch 32)"]
+    assert all(len(r["off"]) == len(r["on"]) == 1 and r["median_off"] > 0 for r in results.values())
+    assert "target (train: under 3% lower throughput with profiling on): " in out
+
+
+def test_autotune_benchmark_runs_and_reports_decisions(capsys, tiny_images, tmp_path):
+    from minddata.bench import autotune as autotune_bench
+
+    out_json = tmp_path / "a.json"
+    rc = autotune_bench.main(["--data", str(tiny_images), "--grid", "1", "--repeats", "1", "--batch-size", "4",
+                              "--json", str(out_json)])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    (round_,) = json.loads(out_json.read_text())["rounds"]
+    assert set(round_["fixed"]) == {"map 1, batch inline", "map 1, batch 2"}
+    assert round_["images_per_epoch"] == 8 and isinstance(round_["decisions"], list)
+    assert "target (first epoch's second half >= 90% of the best by hand): " in out
+
+
+def test_autotune_benchmark_window_rate():
+    from minddata.bench.autotune import Timeline
+
+    # 100 images per 0.1 s for 1 s, then 200 per 0.1 s.
+    marks, n = [], 0
+    for i in range(1, 21):
+        n += 100 if i <= 10 else 200
+        marks.append((i * 0.1, n))
+    timeline = Timeline([marks])
+    assert timeline.first_reaching(0, 1500, window=256) == 1400
+    assert timeline.first_reaching(0, 5000, window=256) is None
+    assert timeline.rate(0, 1000) == pytest.approx(2000)

@@ -21,6 +21,14 @@ MODULES = [
     "minddata.vision._erase_mix",
     "minddata.ops.base",
     "minddata.engine.procpool",
+    "minddata.engine.autotune",
+    "minddata.profiler",
+    "minddata._devices",
+    "minddata.ops.probe",
+    "minddata.ops.formats",
+    "minddata.ops.dvpp.rules",
+    "minddata.ops.gpu.segment",
+    "minddata.engine.placement",
 ]
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from minddata.engine.autotune import is_autotune
 from minddata.errors import ArgumentError
 
 
@@ -60,6 +61,8 @@ def workers(where: str, value: Any) -> int:
 
     if value is None:
         return config.get_num_parallel_workers()
+    if is_autotune(value):
+        return value  # starts at 1; autotune adjusts it while the pipeline runs
     count = positive_int(where, "num_parallel_workers", value)
     config.warn_if_oversubscribed(count)  # type: ignore[arg-type]
     return count  # type: ignore[return-value]

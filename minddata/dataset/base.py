@@ -40,6 +40,8 @@ class Dataset:
         output_columns: str | Sequence[str] | None = None,
         num_parallel_workers: int | None = None,
         python_multiprocessing: bool = False,
+        *,
+        device: str | None = None,
         **kwargs: Any,
     ) -> Dataset:
         """Apply ``operations`` (op specs or Python callables) in order to ``input_columns``.
@@ -49,6 +51,19 @@ class Dataset:
         its input's place; otherwise outputs come first, then the other columns (as MindSpore).
         ``python_multiprocessing=True`` runs the ops in worker processes (arrays travel through shared
         memory); callables are sent with cloudpickle, so lambdas work.
+
+        ``device`` places every op of this map that was not placed itself (``op.device(...)`` wins):
+        ``"CPU"``, ``"GPU"``, ``"Dvpp"`` (alias ``"Ascend"``) or ``"auto"`` (the placement pass chooses
+        per op by cost among the devices this machine has). Python callables always run on the CPU.
+        Devices are checked when an iterator is created (``minddata devices`` lists what is here).
+
+        Example:
+            >>> import minddata as md
+            >>> from minddata import vision
+            >>> ds = md.NumpySlicesDataset({"image": [[[[1, 2, 3]]]]}, shuffle=False)
+            >>> ds = ds.map([vision.HorizontalFlip()], input_columns="image", device="auto")
+            >>> next(iter(ds))[0].shape
+            (1, 1, 3)
         """
         where = "map"
         ops = operations if isinstance(operations, (list, tuple)) else [operations]
@@ -62,6 +77,8 @@ class Dataset:
         unknown = set(kwargs) - {"max_rowsize", "cache", "callbacks", "offload"}
         if unknown:
             raise ArgumentError(f"map: unexpected argument(s) {sorted(unknown)}")
+        if device is not None:
+            ops = _placed_ops(ops, device)
         node = ir.MapNode(
             self._node,
             list(ops),
@@ -111,6 +128,144 @@ class Dataset:
             output_columns,
         )
         return self._checked(node)
+
+    def padded_batch(
+        self,
+        batch_size: int | Callable[[Any], int],
+        drop_remainder: bool = False,
+        num_parallel_workers: int | None = None,
+        pad_info: dict[str, tuple[Any, Any]] | None = None,
+    ) -> Dataset:
+        """:meth:`batch`, padding rows of a column to one shape first (MindSpore's ``padded_batch``).
+
+        ``pad_info`` maps a column to ``(pad_shape, pad_value)``: ``pad_shape`` is a list with one size
+        per dimension, where ``None`` means "the largest row of this batch"; ``pad_shape=None`` pads every
+        dimension that way. ``pad_value`` fills the padding (``None``: 0, or ``""`` for strings).
+        Columns not named are batched as they are (their rows must share a shape); ``pad_info={}``
+        pads every column to its largest row; ``pad_info=None`` pads nothing. A row larger than its
+        ``pad_shape`` is an error (padding never truncates).
+
+        Example:
+            >>> import minddata as md
+            >>> ds = md.NumpySlicesDataset({"n": [1, 3, 2]}, shuffle=False)
+            >>> ds = ds.map(lambda n: np.arange(n), input_columns="n", output_columns="seq")
+            >>> ds = ds.padded_batch(3, pad_info={"seq": ([None], -1)})
+            >>> next(iter(ds.create_dict_iterator(output_numpy=True)))["seq"].tolist()
+            [[0, -1, -1], [0, 1, 2], [0, 1, -1]]
+        """
+        where = "padded_batch"
+        if not callable(batch_size):
+            v.positive_int(where, "batch_size", batch_size)
+        v.bool_arg(where, "drop_remainder", drop_remainder)
+        info = _pad_info(where, pad_info)
+        if info:
+            missing = [c for c in info if c not in self.get_col_names()]
+            if missing:
+                raise GraphError(
+                    f"{where}: pad_info names column(s) {missing} that the input does not have. "
+                    f"Input columns: {self.get_col_names()}."
+                )
+        workers = 1 if num_parallel_workers is None else v.workers(where, num_parallel_workers)
+        node = ir.BatchNode(
+            self._node,
+            batch_size if callable(batch_size) else int(batch_size),
+            bool(drop_remainder),
+            workers,
+            None,
+            None,
+            None,
+            pad_info=info,
+        )
+        return self._checked(node)
+
+    def bucket_batch_by_length(
+        self,
+        column_names: str | Sequence[str],
+        bucket_boundaries: Sequence[int],
+        bucket_batch_sizes: Sequence[int],
+        element_length_function: Callable[..., Any] | None = None,
+        pad_info: dict[str, tuple[Any, Any]] | None = None,
+        pad_to_bucket_boundary: bool = False,
+        drop_remainder: bool = False,
+    ) -> Dataset:
+        """Batch rows of similar length together (MindSpore's ``bucket_batch_by_length``).
+
+        A row's length is ``element_length_function(*column_names)`` or, without a function, the
+        first dimension of the single column in ``column_names``. ``bucket_boundaries`` (strictly
+        increasing ints > 0) cut lengths into ``len(bucket_boundaries) + 1`` buckets:
+        ``[0, b0), [b0, b1), ..., [b_last, inf)``; ``bucket_batch_sizes`` gives each bucket's batch
+        size. A full bucket is emitted as a batch at once; at the end of a pass the rest of each bucket
+        is emitted in bucket order, unless ``drop_remainder``. ``pad_info`` is as in
+        :meth:`padded_batch`; with ``pad_to_bucket_boundary`` its ``None`` dimensions pad to the
+        bucket's upper boundary minus 1 (a row in the last bucket is then an error).
+
+        Example:
+            >>> import minddata as md
+            >>> ds = md.NumpySlicesDataset({"n": [1, 5, 2, 6]}, shuffle=False)
+            >>> ds = ds.map(lambda n: np.ones(n, np.int32), input_columns="n", output_columns="seq")
+            >>> ds = ds.bucket_batch_by_length("seq", [4], [2, 2], pad_info={"seq": ([None], 0)})
+            >>> [b["seq"].shape for b in ds.create_dict_iterator(num_epochs=1, output_numpy=True)]
+            [(2, 2), (2, 6)]
+        """
+        where = "bucket_batch_by_length"
+        names = v.column_list(where, "column_names", column_names, allow_none=False)
+        if isinstance(bucket_boundaries, (str, bytes)) or not isinstance(bucket_boundaries, (list, tuple)):
+            raise ArgumentError(f"{where}: `bucket_boundaries` must be a list of ints. Found: {bucket_boundaries!r}")
+        if not bucket_boundaries:
+            raise ArgumentError(f"{where}: `bucket_boundaries` must name at least one boundary. Found: []")
+        bounds = [v.positive_int(where, "bucket_boundaries", b) for b in bucket_boundaries]
+        if any(b >= c for b, c in _builtin_zip(bounds, bounds[1:])):
+            raise ArgumentError(f"{where}: `bucket_boundaries` must be strictly increasing. Found: {bounds}")
+        if isinstance(bucket_batch_sizes, (str, bytes)) or not isinstance(bucket_batch_sizes, (list, tuple)):
+            raise ArgumentError(f"{where}: `bucket_batch_sizes` must be a list of ints. Found: {bucket_batch_sizes!r}")
+        sizes = [v.positive_int(where, "bucket_batch_sizes", b) for b in bucket_batch_sizes]
+        if len(sizes) != len(bounds) + 1:
+            raise ArgumentError(
+                f"{where}: `bucket_batch_sizes` needs one size per bucket, len(bucket_boundaries) + 1 = "
+                f"{len(bounds) + 1}. Found {len(sizes)}: {sizes}"
+            )
+        if element_length_function is None and len(names) != 1:  # type: ignore[arg-type]
+            raise ArgumentError(
+                f"{where}: without `element_length_function` the length is the first dimension of one column, "
+                f"so `column_names` must name exactly one. Found: {names}"
+            )
+        if element_length_function is not None and not callable(element_length_function):
+            raise ArgumentError(f"{where}: `element_length_function` must be callable. Found: {element_length_function!r}")
+        v.bool_arg(where, "pad_to_bucket_boundary", pad_to_bucket_boundary)
+        v.bool_arg(where, "drop_remainder", drop_remainder)
+        node = ir.BucketBatchNode(
+            self._node,
+            names,  # type: ignore[arg-type]
+            bounds,  # type: ignore[arg-type]
+            sizes,  # type: ignore[arg-type]
+            element_length_function,
+            _pad_info(where, pad_info),
+            bool(pad_to_bucket_boundary),
+            bool(drop_remainder),
+        )
+        return self._checked(node)
+
+    def save(self, file_name: str, num_files: int = 1, file_type: str = "mindrecord") -> None:
+        """Write one epoch of this pipeline's output to record files (``minddata.record``).
+
+        ``num_files`` shards are written (``file_name`` itself for one, else ``file_name0``,
+        ``file_name1``, ...), each with its ``.meta.json`` index; read them back with
+        :class:`MindDataset`. Column types come from the rows: 1-D uint8 arrays are stored as bytes,
+        strings as strings, other arrays as typed tensors (a dimension that varies between rows is
+        stored as variable, -1). Files appear only once every row is written.
+
+        Example:
+            >>> import minddata as md, tempfile, os
+            >>> path = os.path.join(tempfile.mkdtemp(), "nums.mindrecord")
+            >>> md.NumpySlicesDataset({"x": [1, 2, 3]}, shuffle=False).save(path)
+            >>> [int(r["x"]) for r in md.MindDataset(path, shuffle=False).create_dict_iterator(output_numpy=True)]
+            [1, 2, 3]
+        """
+        if file_type != "mindrecord":
+            raise ArgumentError(f"save: `file_type` must be 'mindrecord'. Found: {file_type!r}")
+        from minddata.record.writer import save_dataset
+
+        save_dataset(self, file_name, v.positive_int("save", "num_files", num_files))  # type: ignore[arg-type]
 
     def shuffle(self, buffer_size: int) -> Dataset:
         """Shuffle rows through a buffer of ``buffer_size`` rows; a new order every epoch.
@@ -315,6 +470,55 @@ class Dataset:
     def _checked(self, node: ir.Node) -> Dataset:
         _ = node.columns  # schema errors surface where the graph is built, naming the node
         return Dataset(node)
+
+
+def _pad_info(where: str, pad_info: Any) -> dict[str, tuple[Any, Any]] | None:
+    """``pad_info`` checked and normalized to ``{column: (tuple shape or None, value or None)}``."""
+    if pad_info is None:
+        return None
+    if not isinstance(pad_info, dict):
+        raise ArgumentError(f"{where}: `pad_info` must be a dict {{column: (pad_shape, pad_value)}} or None. Found: {pad_info!r}")
+    out: dict[str, tuple[Any, Any]] = {}
+    for name, spec in pad_info.items():
+        if not isinstance(name, str) or not name:
+            raise ArgumentError(f"{where}: `pad_info` keys must be column names. Found: {name!r}")
+        if not isinstance(spec, (tuple, list)) or len(spec) != 2:
+            raise ArgumentError(
+                f"{where}: pad_info[{name!r}] must be a (pad_shape, pad_value) pair. Found: {spec!r}"
+            )
+        shape, value = spec
+        if shape is not None:
+            if isinstance(shape, (str, bytes)) or not isinstance(shape, (list, tuple)) or not all(
+                d is None or (v.is_int(d) and d > 0) for d in shape
+            ):
+                raise ArgumentError(
+                    f"{where}: pad_info[{name!r}] pad_shape must be None or a list of ints > 0 (or None per "
+                    f"dimension). Found: {shape!r}"
+                )
+            shape = tuple(None if d is None else int(d) for d in shape)
+        if value is not None and not isinstance(value, (int, float, str, bytes, np.generic)) or isinstance(value, bool):
+            raise ArgumentError(
+                f"{where}: pad_info[{name!r}] pad_value must be a number, a string or None. Found: {value!r}"
+            )
+        out[name] = (shape, value)
+    return out
+
+
+def _placed_ops(ops: Sequence[Any], device: str) -> list[Any]:
+    """``map(device=...)``: copies of the ops not placed themselves, placed on ``device``."""
+    import copy
+
+    from minddata.engine.optimizer import flatten_operations
+    from minddata.ops.base import canonical_device
+
+    target = canonical_device(device, where="map")
+    out: list[Any] = []
+    for op in flatten_operations(list(ops)):
+        if isinstance(op, Op) and "_device" not in vars(op):
+            op = copy.copy(op)
+            op._device = target
+        out.append(op)
+    return out
 
 
 def zip(datasets: Sequence[Dataset]) -> Dataset:

@@ -9,7 +9,7 @@ import numpy as np
 
 from minddata import config
 from minddata.engine.iterator import EPOCH_END, PipelineRun
-from minddata.engine.runtime import ErrorStats
+from minddata.engine.runtime import DeviceStats, ErrorStats
 
 __all__ = ["DictIterator", "TupleIterator"]
 
@@ -25,7 +25,10 @@ def _tensor_adapter(output_numpy: bool) -> Callable[[np.ndarray], Any] | None:
             "output_numpy=True"
         ) from None
 
-    def to_torch(array: np.ndarray) -> Any:
+    def to_torch(array: Any) -> Any:
+        if isinstance(array, torch.Tensor):
+            return array  # e.g. a GPU map's output: it stays on the GPU
+        array = _as_array(array)
         if array.dtype.kind in "biuf" or array.dtype == np.bool_:
             return torch.from_numpy(np.ascontiguousarray(array))
         return array
@@ -46,6 +49,8 @@ class _Iterator:
         self._names = names
         self._convert = self._make_converter(names, _tensor_adapter(output_numpy))
         self._run = PipelineRun(dataset._node, num_epochs, self._convert)
+        self._profiler: Any = None
+        self._profiler_run: Any = None
         # The run must not hold the iterator, so an abandoned iterator is collected and closes its run.
         self._finalizer = weakref.finalize(self, self._run.close)
 
@@ -95,12 +100,39 @@ class _Iterator:
     def epochs_done(self) -> int:
         return self._run.epochs_done
 
+    @property
+    def device_stats(self) -> DeviceStats:
+        """Rows that crossed between devices (``transfers``, e.g. ``{"CPU->GPU": 64}``) and rows a
+        device op ran on the CPU instead (``cpu_rows``), so far."""
+        return self._run.rt.device_stats
+
+    @property
+    def profiler(self) -> Any:
+        """This iterator's profile as a :class:`minddata.Profiler`, when it was profiled
+        (``config.set_profiling(True)``, an active ``Profiler``, or autotune); else ``None``.
+        Available once the first item was read."""
+        run = self._run.profile
+        if run is None:
+            return None
+        if self._profiler is None or self._profiler_run is not run:
+            from minddata.profiler import Profiler
+
+            self._profiler, self._profiler_run = Profiler._of_run(run), run
+        return self._profiler
+
     def get_col_names(self) -> list[str]:
         return list(self._names)
 
 
 def _as_array(value: Any) -> np.ndarray:
-    return value if type(value) is np.ndarray else np.asarray(value)
+    return value if type(value) is np.ndarray else _host_array(value)
+
+
+def _host_array(value: Any) -> np.ndarray:
+    # A GPU map's output (a torch CUDA tensor) comes to the host for NumPy consumers.
+    if type(value).__module__.startswith("torch") and hasattr(value, "cpu"):
+        return value.detach().cpu().numpy()
+    return np.asarray(value)
 
 
 class DictIterator(_Iterator):
@@ -110,7 +142,7 @@ class DictIterator(_Iterator):
     def _make_converter(names: list[str], adapt: Callable | None) -> Callable:
         if adapt is None:
             return lambda row: {name: _as_array(value) for name, value in zip(names, row)}
-        return lambda row: {name: adapt(_as_array(value)) for name, value in zip(names, row)}
+        return lambda row: {name: adapt(value) for name, value in zip(names, row)}
 
 
 class TupleIterator(_Iterator):
@@ -120,4 +152,4 @@ class TupleIterator(_Iterator):
     def _make_converter(names: list[str], adapt: Callable | None) -> Callable:
         if adapt is None:
             return lambda row: [_as_array(value) for value in row]
-        return lambda row: [adapt(_as_array(value)) for value in row]
+        return lambda row: [adapt(value) for value in row]

@@ -1,0 +1,8 @@
+"""Dvpp kernels: the accelerator's fixed-function media engine (DESIGN.md §5).
+
+Importing this package registers a Dvpp kernel for each op a media engine runs
+(:mod:`minddata.ops.dvpp.kernels`); drivers load lazily (``acl``, DALI). The ``reference`` driver,
+:mod:`minddata.ops.dvpp.rules`, models DVPP's rules and output on the CPU.
+"""
+
+import minddata.ops.dvpp.kernels  # noqa: F401  (imported to register its kernels)

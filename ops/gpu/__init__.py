@@ -1,0 +1,8 @@
+"""GPU kernels: NVIDIA DALI translations of the op specs (``minddata[gpu]``).
+
+Importing this package registers a GPU kernel for every op with a translation
+(:mod:`minddata.ops.gpu.translate`); it does not import DALI, which is loaded when a pipeline is
+built, so ``minddata devices`` can list the GPU's ops on machines without it.
+"""
+
+import minddata.ops.gpu.kernels  # noqa: F401  (imported to register its kernels)

@@ -6,18 +6,25 @@ how the op meets odd inputs. A kernel registered without an entry fails
 
 - the output matches ``output_spec`` (shape, with ``None`` as a wildcard, and dtype), for inputs with
   known sizes and with unknown ones;
-- a non-CPU kernel matches the CPU kernel within ``DEVICE_TOLERANCE``;
+- a non-CPU kernel matches the CPU kernel within ``device_tolerance`` (stated per device and op);
 - the spec pickles, and the unpickled op gives the same output;
 - the same (seed, pass, row, position) gives the same output; random ops vary with the row, other
   ops don't;
 - odd inputs (``ODD_KINDS``) either work and match ``output_spec``, or raise a ValueError/TypeError
   whose message names the op. ``Case.rejects`` lists the kinds an op legitimately rejects.
+
+Devices without their hardware: GPU kernels (DALI translations) run on DALI's CPU backend
+(``config.set_gpu_emulation``), skipped with the reason when DALI is not installed; on a machine with
+an NVIDIA GPU they run on it. Dvpp kernels run on the reference model of DVPP
+(``config.set_dvpp_driver("reference")``), with inputs that meet DVPP's size rules (``DEVICE_CASES``)
+and the rules' rejections as expected errors.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import os
 import pickle
 import pkgutil
 from collections.abc import Callable, Mapping
@@ -28,15 +35,68 @@ import cv2
 import numpy as np
 import pytest
 
+import minddata as md
 import minddata.ops.cpu
 from minddata import transforms, vision
 from minddata.ops import KernelContext, Op, TensorSpec, available_devices, get_kernel, ops_on
 from minddata.ops.fused import FusedDecodeRandomResizedCrop, FusedDecodeResize, NormalizeInputCheck
 from minddata.vision import Border, ConvertMode, ImageBatchFormat, Inter
 
-# A non-CPU kernel may differ from the CPU reference by at most this much per element, on the data's
-# own scale (0-255 for uint8 images): hardware resamplers and colour converters round differently.
-DEVICE_TOLERANCE: dict[str, float] = {"GPU": 1.0, "Dvpp": 2.0}
+# How far a non-CPU kernel may be from the CPU reference, per element on the data's own scale (0-255
+# for uint8 images): (largest difference, mean difference). Measured with DALI 2.4 and the reference
+# Dvpp model; the reasons are in minddata/ops/gpu/translate.py and minddata/ops/dvpp/rules.py.
+Tolerance = tuple[float, float]
+DEVICE_TOLERANCE: dict[str, dict[str, Tolerance]] = {
+    # DALI's CPU backend: exact for geometry, flips, decode and pixel arithmetic; BILINEAR resampling
+    # within 1 level (OpenCV's fixed-point weights).
+    "GPU": {
+        "*": (1.0, 0.25),
+        # Inter.AREA: DALI's antialiased linear filter vs OpenCV's exact box average.
+        "RandomResizedCrop": (8.0, 1.5),
+        # NEAREST warps: a few pixels on exact half-pixel boundaries pick the neighbour.
+        "RandomRotation": (255.0, 0.05),
+    },
+    # A real GPU decodes with nvJPEG (its own IDCT and chroma upsampling), the rest as above.
+    "GPU-cuda": {
+        "Decode": (32.0, 1.5),
+        "FusedDecodeResize": (32.0, 1.5),
+        "FusedDecodeRandomResizedCrop": (32.0, 1.5),
+        "RandomCropDecodeResize": (32.0, 1.5),
+    },
+    # The reference model keeps the CPU's geometry; the NV12 intermediate loses colour detail finer
+    # than 2x2 pixels: 2-3 levels on average on photo_jpeg() (sensor noise included), more where the
+    # op resizes without antialiasing, and more again against the CPU's fused kernels, which decode
+    # at a reduced DCT scale where DVPP decodes in full.
+    "Dvpp": {"*": (32.0, 4.0), "Resize": (48.0, 6.0), "FusedDecodeResize": (48.0, 6.5),
+             "FusedDecodeRandomResizedCrop": (40.0, 5.5), "RandomCropDecodeResize": (40.0, 5.5)},
+}
+
+
+def device_tolerance(name: str, device: str) -> Tolerance:
+    table = DEVICE_TOLERANCE[device]
+    if device == "GPU":
+        from minddata.ops.gpu.kernels import row_backend
+
+        if row_backend() == "cuda" and name in DEVICE_TOLERANCE["GPU-cuda"]:
+            return DEVICE_TOLERANCE["GPU-cuda"][name]
+    return table.get(name, table["*"])
+
+
+def _dali_missing() -> str | None:
+    from minddata.ops.probe import dali_status
+
+    ok, why = dali_status()
+    if not ok and os.environ.get("MINDDATA_REQUIRE_DALI"):
+        raise RuntimeError(f"MINDDATA_REQUIRE_DALI is set but nvidia.dali is not importable: {why}")
+    return None if ok else f"GPU kernels are DALI translations and nvidia.dali is not importable: {why}"
+
+
+@pytest.fixture(autouse=True)
+def _devices_here() -> None:
+    """Non-CPU kernels on what this machine has: DALI's CPU backend when there is no GPU, and the
+    reference model of DVPP (config is reset around every test by conftest.py)."""
+    md.config.set_gpu_emulation(True)
+    md.config.set_dvpp_driver("reference")
 
 ODD_KINDS = ("empty", "one_pixel", "large", "gray", "gray_hw1", "rgba")
 
@@ -246,6 +306,73 @@ CASES: dict[str, Case] = {
 }
 
 
+
+@functools.cache
+def photo_jpeg() -> np.ndarray:
+    """A photograph-like JPEG of about 256x192 (the benchmark image generator's), as DVPP would be fed."""
+    from minddata.bench.images import ImageSetInfo, _draw_image
+
+    _, data = _draw_image(0, ImageSetInfo(num_images=1, num_classes=1, seed=9, size=(256, 192)))
+    return np.frombuffer(data, np.uint8)
+
+
+@functools.cache
+def photo_image() -> np.ndarray:
+    return cv2.cvtColor(cv2.imdecode(photo_jpeg(), cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
+
+
+# DVPP refuses what its rules refuse: images under 32 pixels wide, not 3-channel uint8, not JPEG.
+DVPP_SMALL = {"empty": ValueError, "one_pixel": ValueError, "gray": ValueError, "gray_hw1": ValueError,
+              "rgba": ValueError}
+DVPP_PNG = {kind: ValueError for kind in ODD_KINDS}
+_dvpp_jpeg = lambda: (photo_jpeg(),)  # noqa: E731
+_dvpp_image = lambda: (photo_image(),)  # noqa: E731
+
+# Cases for devices whose rules the CPU cases break (DVPP: output 32-4096 wide, 6-4096 high; JPEG only;
+# BILINEAR/NEAREST only). Ops without an entry use their CPU case.
+DEVICE_CASES: dict[str, dict[str, Case]] = {
+    "Dvpp": {
+        "Decode": Case(vision.Decode, _dvpp_jpeg, _as_png, DVPP_PNG),
+        "Resize": Case(lambda: vision.Resize((96, 128)), _dvpp_image, rejects=DVPP_SMALL),
+        "CenterCrop": Case(lambda: vision.CenterCrop((96, 128)), _dvpp_image, rejects=DVPP_SMALL),
+        "Crop": Case(lambda: vision.Crop((4, 6), (96, 128)), _dvpp_image, rejects=DVPP_SMALL),
+        "ResizedCrop": Case(lambda: vision.ResizedCrop(2, 4, 120, 150, (96, 128)), _dvpp_image, rejects=DVPP_SMALL),
+        "RandomResizedCrop": Case(
+            lambda: vision.RandomResizedCrop((96, 128), scale=(0.3, 1.0)), _dvpp_image, rejects=DVPP_SMALL
+        ),
+        "FusedDecodeResize": Case(
+            lambda: FusedDecodeResize(vision.Decode(), vision.Resize((96, 128))), _dvpp_jpeg, _as_png, DVPP_PNG,
+            reported_as=("Decode", "Resize"),
+        ),
+        "FusedDecodeRandomResizedCrop": Case(
+            lambda: FusedDecodeRandomResizedCrop(vision.Decode(), vision.RandomResizedCrop((96, 128), scale=(0.3, 1.0))),
+            _dvpp_jpeg, _as_png, DVPP_PNG, reported_as=("Decode", "RandomResizedCrop"),
+        ),
+        "RandomCropDecodeResize": Case(
+            lambda: vision.RandomCropDecodeResize((96, 128), scale=(0.3, 1.0)), _dvpp_jpeg, _as_png, DVPP_PNG
+        ),
+    },
+}
+
+
+def _large_cut(img: np.ndarray) -> tuple[Any, ...]:
+    """The odd inputs, with the large one cut to 0.4 MP: DALI's CPU backend runs RandomColorAdjust's
+    graph of some 200 operators at a fraction of a megapixel per second (a GPU does not care)."""
+    return (img[:500, :750] if img is odd_image("large") else img,)
+
+
+DEVICE_CASES["GPU"] = {
+    "RandomColorAdjust": Case(
+        lambda: vision.RandomColorAdjust(brightness=0.4, contrast=0.4, saturation=0.4, hue=0.1),
+        adapt=_large_cut, rejects=NOT_3_CHANNELS,
+    ),
+}
+
+
+def case_for(name: str, device: str) -> Case:
+    return DEVICE_CASES.get(device, {}).get(name, CASES[name])
+
+
 # ---------------------------------------------------------------------------------------------- helpers
 
 
@@ -325,8 +452,12 @@ KERNEL_IMPORT_FAILURES = _import_kernel_modules()
 
 
 def _pairs(devices: Callable[[str], bool]) -> list[Any]:
+    missing = _dali_missing()
     return [
-        pytest.param(name, dev, id=f"{name}-{dev}")
+        pytest.param(
+            name, dev, id=f"{name}-{dev}",
+            marks=[pytest.mark.skip(reason=missing)] if dev == "GPU" and missing else [],
+        )
         for name in sorted(CASES)
         for dev in available_devices(name)
         if devices(dev)
@@ -350,6 +481,9 @@ def test_every_contract_entry_has_a_cpu_kernel_and_builds_its_op() -> None:
         op = case.make()
         assert op.name == name, f"CASES[{name!r}] builds a {op.name}"
         assert "CPU" in available_devices(name), f"{name}: no CPU kernel"
+    for device, cases in DEVICE_CASES.items():
+        for name, case in cases.items():
+            assert case.make().name == name and device in available_devices(name), f"DEVICE_CASES[{device!r}][{name!r}]"
 
 
 # ---------------------------------------------------------------------------------------------- per (op, device)
@@ -357,7 +491,7 @@ def test_every_contract_entry_has_a_cpu_kernel_and_builds_its_op() -> None:
 
 @pytest.mark.parametrize(("name", "device"), ALL)
 def test_output_matches_output_spec(name: str, device: str) -> None:
-    case = CASES[name]
+    case = case_for(name, device)
     op, inputs = case.make(), case.inputs()
     outputs = run_kernel(op, *inputs, device=device)
     assert_matches_spec(op, outputs, expected_specs(op, inputs))
@@ -375,9 +509,9 @@ def test_output_matches_output_spec(name: str, device: str) -> None:
     ],
 )
 def test_matches_the_cpu_kernel(name: str, device: str) -> None:
-    case = CASES[name]
+    case = case_for(name, device)
     op, inputs = case.make(), case.inputs()
-    tolerance = DEVICE_TOLERANCE[device]
+    largest, mean = device_tolerance(name, device)
     for row in range(3):
         want = run_kernel(op, *inputs, row=row)
         got = run_kernel(op, *inputs, row=row, device=device)
@@ -385,12 +519,13 @@ def test_matches_the_cpu_kernel(name: str, device: str) -> None:
         for g, w in zip(got, want, strict=True):
             assert g.shape == w.shape and g.dtype == w.dtype
             diff = np.abs(g.astype(np.float64) - w.astype(np.float64))
-            assert float(diff.max(initial=0.0)) <= tolerance, f"{name} on {device}: off by {diff.max()}"
+            assert float(diff.max(initial=0.0)) <= largest, f"{name} on {device}: off by up to {diff.max()}"
+            assert float(diff.mean()) <= mean, f"{name} on {device}: off by {diff.mean():.3f} on average"
 
 
 @pytest.mark.parametrize(("name", "device"), ALL)
 def test_spec_pickles_and_the_copy_computes_the_same(name: str, device: str) -> None:
-    case = CASES[name]
+    case = case_for(name, device)
     op, inputs = case.make(), case.inputs()
     back = pickle.loads(pickle.dumps(op))
     assert back == op and type(back) is type(op) and repr(back) == repr(op)
@@ -402,7 +537,7 @@ def test_spec_pickles_and_the_copy_computes_the_same(name: str, device: str) -> 
 
 @pytest.mark.parametrize(("name", "device"), ALL)
 def test_same_context_same_output(name: str, device: str) -> None:
-    case = CASES[name]
+    case = case_for(name, device)
     op, inputs = case.make(), case.inputs()
     for row in range(4):
         context = {"seed": 3, "pass_index": 1, "row": row, "position": 2, "device": device}
@@ -411,7 +546,7 @@ def test_same_context_same_output(name: str, device: str) -> None:
 
 @pytest.mark.parametrize(("name", "device"), ALL)
 def test_only_random_ops_depend_on_the_context(name: str, device: str) -> None:
-    case = CASES[name]
+    case = case_for(name, device)
     op, inputs = case.make(), case.inputs()
     outputs = {
         b"".join(a.tobytes() for a in run_kernel(op, *inputs, seed=seed, row=row, device=device))
@@ -429,7 +564,7 @@ def test_only_random_ops_depend_on_the_context(name: str, device: str) -> None:
 def test_odd_input_works_or_is_rejected_naming_the_op(
     name: str, device: str, kind: str, request: pytest.FixtureRequest
 ) -> None:
-    case = CASES[name]
+    case = case_for(name, device)
     if kind in case.known_bugs:
         request.applymarker(pytest.mark.xfail(strict=True, reason=case.known_bugs[kind]))
     op = case.make()

@@ -474,34 +474,35 @@ def _usable_cpus() -> int:
 
 
 @needs_ext
-@pytest.mark.skipif(_usable_cpus() < 2, reason="needs 2 CPUs to see two decodes run at once")
 def test_gil_is_released_while_decoding():
-    """Two threads decoding at once beat one thread doing the same work: 2x is the ideal, a held GIL
-    gives at most 1x (a pure-Python control measured 0.97-1.04x here). Released, this shared 2-vCPU
-    machine measured 1.4-1.8x under a load of ~1, so the bar is a loose 1.3x, compared as fastest
-    serial run / fastest threaded run over up to 7 interleaved rounds (minima filter out the noise)."""
-    data = _encode(_photo(768, 1024, seed=5), quality=90)
+    """While one thread decodes a large JPEG, the main thread keeps running Python.
+
+    A C call that held the GIL would freeze the main thread for the whole decode (CPython cannot
+    switch threads inside C code), leaving one gap as long as the decode between two of its loop
+    iterations. Released, the longest gap is a scheduling slice. Not a speed measurement, so a busy
+    machine does not make it flaky.
+    """
+    data = _encode(_photo(2000, 2500, seed=5), quality=90)
+    started = time.perf_counter()
     jpeg.decode(data)
-    n = 6
+    decode_seconds = time.perf_counter() - started
+    done = threading.Event()
 
     def work():
-        for _ in range(n):
+        for _ in range(3):
             jpeg.decode(data)
+        done.set()
 
-    serial, parallel = [], []
-    for _ in range(7):
-        t0 = time.perf_counter()
-        work()
-        work()
-        serial.append(time.perf_counter() - t0)
-        threads = [threading.Thread(target=work) for _ in range(2)]
-        t0 = time.perf_counter()
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        parallel.append(time.perf_counter() - t0)
-        if len(serial) >= 3 and min(serial) / min(parallel) > 1.3:
-            break
-    speedup = min(serial) / min(parallel)
-    assert speedup > 1.3, f"two decoding threads were only {speedup:.2f}x faster than one: is the GIL held?"
+    thread = threading.Thread(target=work)
+    last = time.perf_counter()
+    longest_gap = 0.0
+    thread.start()
+    while not done.is_set():
+        now = time.perf_counter()
+        longest_gap = max(longest_gap, now - last)
+        last = now
+    thread.join()
+    assert longest_gap < 0.5 * decode_seconds, (
+        f"the main thread stalled {longest_gap * 1e3:.0f} ms during {decode_seconds * 1e3:.0f} ms decodes: "
+        "is the GIL held while decoding?"
+    )

@@ -1,0 +1,373 @@
+"""The placement pass: which device runs each op, and how a map splits into device segments.
+
+Runs inside :func:`minddata.engine.optimizer.lower`, so devices are settled when an iterator is
+created, not deep inside a worker:
+
+1. :func:`place` (before fusion) resolves every op's device. An explicit ``"GPU"``/``"Dvpp"`` must be
+   present and have a kernel for the op with its parameters; otherwise a
+   :class:`~minddata.errors.DeviceError` names the map, the op, the device, what is missing and the
+   fix (``config.set_device_fallback("cpu")`` turns an *absent* device into a logged CPU fallback).
+   ``"auto"`` picks per op by a cost estimate (:func:`choose`) among the devices this machine has;
+   it never picks the Dvpp reference model or an emulated GPU, which are previews, not accelerators.
+   Ops are copied before being re-placed: the user's op objects are never changed.
+2. :func:`plan_parts` (after fusion) cuts each map into parts: ``"row"`` parts run their ops per row
+   in the map's workers (CPU kernels, and Dvpp's ``reference``/``ascend`` kernels); ``"dali"`` parts
+   are runs of consecutive GPU ops (and Dvpp ops on the ``nvjpg`` driver), each compiled into one
+   DALI pipeline that the engine feeds batch by batch. Data crosses between host and device once per
+   boundary between parts; the iterator counts it (``iterator.device_stats``).
+
+Example:
+    >>> from minddata import vision
+    >>> from minddata.engine.placement import choose
+    >>> [op.device_target for op in choose([vision.Decode(), vision.Resize(256)], {"CPU"})]
+    ['CPU', 'CPU']
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from minddata import config
+from minddata.engine import ir
+from minddata.errors import DeviceError
+from minddata.ops.base import Op
+from minddata.ops.registry import has_kernel, ops_on
+
+__all__ = ["DevicePart", "Machine", "choose", "place", "plan_parts"]
+
+_logger = logging.getLogger("minddata")
+
+# Estimated cost of each op in milliseconds per megapixel on one CPU core, and the factor a GPU or
+# the media engine runs it at (smaller is cheaper). Only the ratios matter: every op's cost scales
+# with the pixel count. The point of offload is to free the CPU, so device time is weighted lightly.
+_CPU_MS_PER_MP = {
+    "Decode": 8.0, "FusedDecodeResize": 5.0, "FusedDecodeRandomResizedCrop": 4.0, "RandomCropDecodeResize": 4.0,
+    "Resize": 2.0, "RandomResizedCrop": 1.5, "ResizedCrop": 1.5, "Rotate": 3.0, "RandomRotation": 3.0,
+    "Normalize": 1.2, "Rescale": 1.0, "HWC2CHW": 0.6, "TypeCast": 0.5, "ToType": 0.5, "Pad": 0.4,
+    "CenterCrop": 0.2, "Crop": 0.2, "HorizontalFlip": 0.3, "RandomHorizontalFlip": 0.2, "VerticalFlip": 0.1,
+    "RandomVerticalFlip": 0.1, "RandomColorAdjust": 4.0,
+}
+_DEVICE_FACTOR = {"GPU": 0.05, "Dvpp": 0.03}
+# Host <-> device copy, ms per megapixel of uint8 RGB (3 MB at ~12 GB/s, plus a synchronisation).
+_TRANSFER_MS_PER_MP = 0.4
+# Bytes per pixel after an op, relative to uint8 RGB: float outputs cost 4x to move; encoded input 0.1x.
+_FLOAT_OUTPUT = ("Normalize", "Rescale")
+_DECODERS = ("Decode", "FusedDecodeResize", "FusedDecodeRandomResizedCrop", "RandomCropDecodeResize")
+
+
+@dataclass
+class Machine:
+    """What this machine offers, probed once per compile and only when a non-CPU device is asked for."""
+
+    gpu_backend: str | None = None  # "cuda", "dali-cpu" (emulation) or None
+    gpu_why: str = ""
+    dvpp_driver: str | None = None  # "nvjpg", "ascend", "reference" or None
+    dvpp_why: str = ""
+    probed: set = field(default_factory=set)
+
+    def probe(self, device: str) -> None:
+        if device in self.probed:
+            return
+        self.probed.add(device)
+        from minddata.ops import probe
+
+        if device == "GPU":
+            self.gpu_backend, self.gpu_why = probe.gpu_backend()
+        elif device == "Dvpp":
+            self.dvpp_driver, self.dvpp_why = probe.dvpp_driver()
+
+    def accelerators(self) -> set[str]:
+        """Devices ``"auto"`` may choose: real hardware only."""
+        self.probe("GPU")
+        self.probe("Dvpp")
+        found = {"CPU"}
+        if self.gpu_backend == "cuda":
+            found.add("GPU")
+        if self.dvpp_driver in ("nvjpg", "ascend"):
+            found.add("Dvpp")
+        return found
+
+
+@dataclass(frozen=True)
+class DevicePart:
+    """A slice ``ops[start:end]`` of a map's ops and how it runs: ``kind`` ``"row"`` or ``"dali"``;
+    for ``"dali"``, the DALI ``backend`` (``"cuda"``/``"dali-cpu"``)."""
+
+    kind: str
+    start: int
+    end: int
+    backend: str | None = None
+
+
+# ---------------------------------------------------------------------------------------------- support
+
+
+def _unsupported(op: Op, device: str, machine: Machine) -> str | None:
+    """Why ``device`` can't run ``op`` (no kernel, or not with these parameters), or ``None``."""
+    if not has_kernel(op.name, device):
+        return f"no {op.name} kernel"
+    if device == "GPU":
+        from minddata.ops.gpu.translate import unsupported_reason
+
+        return unsupported_reason(op)
+    if device == "Dvpp":
+        from minddata.ops.dvpp.kernels import DRIVER_OPS, unsupported_reason
+
+        driver = machine.dvpp_driver or "reference"
+        if op.name not in DRIVER_OPS.get(driver, ()):
+            return f"no {op.name} kernel on its {driver!r} driver"
+        return unsupported_reason(op, driver)
+    return None
+
+
+def _device_ops(device: str, machine: Machine) -> list[str]:
+    if device == "Dvpp":
+        from minddata.ops.dvpp.kernels import DRIVER_OPS
+
+        return sorted(DRIVER_OPS.get(machine.dvpp_driver or "reference", ()))
+    return ops_on(device)
+
+
+def _absent(device: str, machine: Machine) -> str | None:
+    """Why ``device`` can't be used here, or ``None`` when it can."""
+    machine.probe(device)
+    if device == "GPU":
+        return None if machine.gpu_backend else machine.gpu_why
+    if device == "Dvpp":
+        return None if machine.dvpp_driver else machine.dvpp_why
+    return None
+
+
+def _fix(device: str) -> str:
+    if device == "GPU":
+        return ("run on a machine with an NVIDIA GPU and `pip install 'minddata[gpu]'`, place the op with "
+                ".device('CPU'), or minddata.config.set_device_fallback('cpu') to run it on the CPU with a warning")
+    return ("run where a media engine is (an A100/H100/H200 GPU with `pip install 'minddata[gpu]'`, or Ascend "
+            "with CANN), place the op with .device('CPU'), minddata.config.set_device_fallback('cpu') to run it on "
+            "the CPU with a warning, or minddata.config.set_dvpp_driver('reference') to preview it on the CPU "
+            "model of DVPP")
+
+
+# ---------------------------------------------------------------------------------------------- choosing
+
+
+def _placed(op: Op, device: str) -> Op:
+    if op.device_target == device:
+        return op
+    clone = copy.copy(op)
+    clone._device = device
+    return clone
+
+
+def choose(ops: list[Any], devices: set[str], machine: Machine | None = None) -> list[Any]:
+    """Place a map's ``"auto"`` ops (others are kept) on ``devices`` by the cost estimate.
+
+    Dynamic programming over the op sequence: each op's estimated cost on each device that can run
+    it, plus a host <-> device copy wherever consecutive ops sit on different sides (data starts and
+    ends on the host). Costs are per megapixel, so the choice does not depend on the image size.
+    """
+    machine = machine or Machine()
+    inf = float("inf")
+    # state: device of the previous op -> (total cost, placement so far)
+    states: dict[str, tuple[float, list[str]]] = {"CPU": (0.0, [])}
+    first = getattr(ops[0], "name", "") if ops else ""
+    width = 0.1 if first in _DECODERS else 1.0  # data size relative to uint8 RGB (encoded: ~0.1)
+    for op in ops:
+        options: list[str]
+        if not isinstance(op, Op):
+            options = ["CPU"]
+        elif op.device_target != "auto":
+            options = [op.device_target]
+        else:
+            options = [
+                d for d in ("CPU", "GPU", "Dvpp")
+                if d in devices and (d == "CPU" or _unsupported(op, d, machine) is None)
+            ]
+        name = getattr(op, "name", "")
+        base = _CPU_MS_PER_MP.get(name, 1.0)
+        new: dict[str, tuple[float, list[str]]] = {}
+        for device in options:
+            run = base * _DEVICE_FACTOR.get(device, 1.0)
+            best: tuple[float, list[str]] = (inf, [])
+            for prev, (cost, path) in states.items():
+                move = 0.0 if _side(prev) == _side(device) else _TRANSFER_MS_PER_MP * width
+                if cost + move + run < best[0]:
+                    best = (cost + move + run, path + [device])
+            new[device] = best
+        states = new
+        if name in _FLOAT_OUTPUT:
+            width = 4.0
+        elif name in _DECODERS:
+            width = 1.0
+    total = {d: c + (0.0 if _side(d) == "host" else _TRANSFER_MS_PER_MP * width) for d, (c, _) in states.items()}
+    best_device = min(total, key=total.get)
+    path = states[best_device][1]
+    return [_placed(op, device) if isinstance(op, Op) else op for op, device in zip(ops, path, strict=True)]
+
+
+def _side(device: str) -> str:
+    # The Dvpp engine and the GPU share device memory on NVIDIA (nvjpg); Ascend's DVPP output is also
+    # device memory. Only the CPU's data is on the host.
+    return "host" if device == "CPU" else "device"
+
+
+# ---------------------------------------------------------------------------------------------- the pass
+
+
+def place(tree: ir.Node, fusion: bool = True) -> None:
+    """Resolve every op's device in ``tree`` (a private plan tree), or raise :class:`DeviceError`.
+
+    With ``fusion``, an op a device runs only fused with the Decode before it (Resize or
+    RandomResizedCrop on Dvpp's ``nvjpg`` driver, a decoder) is accepted: the fusion pass joins them.
+    """
+    machine = Machine()
+    warned: set[tuple[str, str]] = set()
+    for node in tree.walk():
+        if not isinstance(node, ir.MapNode):
+            continue
+        ops = list(node.operations)
+        if any(isinstance(op, Op) and op.device_target == "auto" for op in ops):
+            ops = choose(ops, machine.accelerators(), machine)
+        placed: list[Any] = []
+        for op in ops:
+            if isinstance(op, Op) and op.device_target not in ("CPU", "auto"):
+                prev = placed[-1] if placed else None
+                op = _check(node, op, machine, warned, prev, fusion)
+            elif isinstance(op, Op) and op.device_target == "auto":
+                op = _placed(op, "CPU")
+            placed.append(op)
+        node.operations = placed
+        notes = [f"{op.name} on {op.device_target}" for op in placed if isinstance(op, Op) and op.device_target != "CPU"]
+        if notes:
+            node.fusion_notes.append("placed: " + ", ".join(notes))  # type: ignore[attr-defined]
+
+
+def _fused_with(prev: Any, op: Op) -> Op | None:
+    """The fused op the fusion pass makes of ``prev`` (a Decode) and ``op``, or ``None``."""
+    if not (isinstance(prev, Op) and prev.name == "Decode" and prev.device_target == op.device_target):
+        return None
+    from minddata.ops.fused import FusedDecodeRandomResizedCrop, FusedDecodeResize
+
+    if op.name == "Resize":
+        return FusedDecodeResize(prev, op)
+    if op.name == "RandomResizedCrop":
+        return FusedDecodeRandomResizedCrop(prev, op)
+    return None
+
+
+def _check(node: ir.MapNode, op: Op, machine: Machine, warned: set[tuple[str, str]], prev: Any = None,
+           fusion: bool = True) -> Op:
+    device = op.device_target
+    absent = _absent(device, machine)
+    if absent is not None:
+        if config.get_device_fallback() == "cpu":
+            if (op.name, device) not in warned:
+                warned.add((op.name, device))
+                _logger.warning(
+                    "minddata: %s: op %s is placed on %s, which this machine lacks (%s); running it on the CPU "
+                    "(config.set_device_fallback('cpu'))", node.label, op.name, device, absent,
+                )
+            return _placed(op, "CPU")
+        raise DeviceError(
+            f"{node.label}: op {op.name} is placed on {device}, which this machine lacks: {absent}. Fix: {_fix(device)}."
+        )
+    reason = _unsupported(op, device, machine)
+    if reason is not None and isinstance(prev, Op) and prev.device_target == device:
+        fused = _fused_with(prev, op)
+        if fused is not None and _unsupported(fused, device, machine) is None:
+            if fusion:
+                return op  # runs as one fused op with the Decode before it
+            reason += " (it runs only fused with the Decode before it, and fusion is off: " \
+                "minddata.config.set_enable_fusion(True))"
+    if reason is not None:
+        have = ", ".join(_device_ops(device, machine)) or "none"
+        driver = f" (driver {machine.dvpp_driver!r})" if device == "Dvpp" else ""
+        raise DeviceError(
+            f"{node.label}: op {op.name} is placed on {device}{driver}, which can't run it: {reason}. "
+            f"Ops with a {device} kernel: {have}. Place {op.name} with .device('CPU')"
+            + (" or change the parameter named above." if "kernel" not in reason else ".")
+        )
+    return op
+
+
+def _with_dvpp_settings(op: Any, driver: str) -> Any:
+    if not (isinstance(op, Op) and op.device_target == "Dvpp"):
+        return op
+    clone = copy.copy(op)
+    clone._dvpp_driver = driver
+    clone._dvpp_policy = config.get_dvpp_policy()
+    return clone
+
+
+def execution(op: Any, machine_driver: str | None) -> str:
+    """``"dali"`` for ops that run inside DALI pipelines (GPU, Dvpp on nvjpg), else ``"row"``."""
+    if not isinstance(op, Op):
+        return "row"
+    if op.device_target == "GPU" or (op.device_target == "Dvpp" and machine_driver == "nvjpg"):
+        return "dali"
+    return "row"
+
+
+def plan_parts(tree: ir.Node) -> None:
+    """Cut every map of ``tree`` into :class:`DevicePart` s (after fusion, which may merge maps)."""
+    machine = Machine()
+    parents: dict[int, ir.Node | None] = {id(tree): None}
+    for node in tree.walk():
+        for child in node.children:
+            parents[id(child)] = node
+    for node in tree.walk():
+        if not isinstance(node, ir.MapNode):
+            continue
+        ops = node.operations
+        if not any(isinstance(op, Op) and op.device_target in ("GPU", "Dvpp") for op in ops):
+            node.device_parts = [DevicePart("row", 0, len(ops))]  # type: ignore[attr-defined]
+            continue
+        if any(isinstance(op, Op) and op.device_target == "Dvpp" for op in ops):
+            machine.probe("Dvpp")
+        if any(isinstance(op, Op) and op.device_target == "GPU" for op in ops):
+            machine.probe("GPU")
+        if machine.dvpp_driver is not None:
+            # The driver and the row policy travel with the op: worker processes don't see this
+            # process's config.
+            ops = node.operations = [_with_dvpp_settings(op, machine.dvpp_driver) for op in ops]
+        kinds = [execution(op, machine.dvpp_driver) for op in ops]
+        parts: list[DevicePart] = []
+        start = 0
+        for i in range(1, len(ops) + 1):
+            if i == len(ops) or kinds[i] != kinds[start]:
+                backend = None
+                if kinds[start] == "dali":
+                    # Dvpp on nvjpg needs the real GPU; GPU ops may run emulated on DALI's CPU backend.
+                    backend = "cuda" if any(
+                        isinstance(op, Op) and op.device_target == "Dvpp" for op in ops[start:i]
+                    ) else (machine.gpu_backend or "cuda")
+                parts.append(DevicePart(kinds[start], start, i, backend))
+                start = i
+        node.device_parts = parts  # type: ignore[attr-defined]
+        if parts[0].kind == "dali" and getattr(node, "reads_source", False):
+            # Files are read by the source's workers and merged into DALI-sized batches instead of
+            # being read chunk by chunk in the DALI part's one thread.
+            node.reads_source = False  # type: ignore[attr-defined]
+            node.fusion_notes = [n for n in node.fusion_notes if "in its own workers" not in n]  # type: ignore[attr-defined]
+        parent = parents.get(id(node))
+        # A GPU segment ending the map hands its rows on still on the GPU (as torch CUDA tensors) when
+        # the consumer takes torch tensors (config.set_framework("torch")) and what follows only
+        # stacks them (a plain batch) or hands them over. Anything else gets host arrays.
+        node.device_output = config.get_framework() == "torch" and (  # type: ignore[attr-defined]
+            parent is None
+            or (isinstance(parent, ir.BatchNode) and parent.per_batch_map is None and not parent.pad_info
+                and not getattr(parent, "epilogues", None))
+        )
+        if isinstance(parent, ir.BatchNode) and isinstance(parent.batch_size, int):
+            # One DALI run per batch of the pipeline: the size the consumer wants anyway.
+            node.segment_rows = min(max(parent.batch_size, 8), 512)  # type: ignore[attr-defined]
+        for part in parts:
+            if part.kind == "dali":
+                names = ", ".join(op.name for op in ops[part.start : part.end])
+                node.fusion_notes.append(  # type: ignore[attr-defined]
+                    f"{names}: one DALI pipeline on {'the GPU' if part.backend == 'cuda' else 'DALI CPU (emulation)'}, "
+                    "fed a batch of rows per run"
+                )

@@ -1,0 +1,96 @@
+"""Per-row GPU kernels: one op as a one-op DALI segment, for eager calls and the contract test.
+
+The engine never calls these for pipelines: it groups consecutive GPU ops into one
+:class:`~minddata.ops.gpu.segment.DaliSegment` and runs it batch by batch. A per-row kernel runs the
+same translation on a batch of one row, with the row's own context, so it draws the same random
+parameters as the CPU kernel and as the engine's segment. Results come back as NumPy arrays.
+
+Segments are cached per (op, backend) and closed when evicted (at most ``_CACHE_SIZE``) or by
+:func:`close_cached_segments`.
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from minddata import config
+from minddata.errors import DeviceError
+from minddata.ops.base import KernelContext, Op
+from minddata.ops.gpu.segment import DaliSegment, RowFailure
+from minddata.ops.gpu.translate import TRANSLATIONS
+from minddata.ops.registry import register_kernel
+
+__all__ = ["close_cached_segments", "gpu_kernel", "row_backend"]
+
+_CACHE_SIZE = 32
+_cache: OrderedDict[tuple, DaliSegment] = OrderedDict()
+_lock = threading.Lock()
+_backends: dict[bool, tuple[str | None, str]] = {}
+
+
+def row_backend() -> str:
+    """``"cuda"`` or ``"dali-cpu"`` for per-row GPU kernels here, or a :class:`DeviceError`."""
+    from minddata.ops import probe
+
+    emulate = config.get_gpu_emulation()
+    found = _backends.get(emulate)
+    if found is None or found[0] is None:  # an absent GPU is asked about again: it may be fixed now
+        found = _backends[emulate] = probe.gpu_backend()
+    backend, why = found
+    if backend is None:
+        raise DeviceError(
+            f"GPU: not available here ({why}). Place the op on the CPU, or, to run the GPU translation on "
+            "DALI's CPU backend, minddata.config.set_gpu_emulation(True)"
+        )
+    return backend
+
+
+def _segment(op: Op, backend: str, hw_decoder_load: float) -> DaliSegment:
+    key = (op.name, repr(op), backend, hw_decoder_load)
+    with _lock:
+        seg = _cache.get(key)
+        if seg is not None:
+            _cache.move_to_end(key)
+            return seg
+        seg = _cache[key] = DaliSegment([op], backend=backend, hw_decoder_load=hw_decoder_load, batch_size=1,
+                                        num_threads=1)
+        while len(_cache) > _CACHE_SIZE:
+            _, old = _cache.popitem(last=False)
+            with old.lock:
+                old.close()
+        return seg
+
+
+def close_cached_segments() -> None:
+    """Release the DALI pipelines of per-row GPU kernels."""
+    with _lock:
+        segments = list(_cache.values())
+        _cache.clear()
+    for seg in segments:
+        with seg.lock:
+            seg.close()
+
+
+atexit.register(close_cached_segments)
+
+
+def run_one(op: Op, ctx: KernelContext, value: Any, *, hw_decoder_load: float = 0.0) -> Any:
+    """``op`` on one row through DALI, as a host array; the row's error is raised as it is."""
+    seg = _segment(op, row_backend(), hw_decoder_load)
+    with seg.lock:
+        results, _ = seg.run([value], [[ctx]])
+    result = results[0]
+    if isinstance(result, RowFailure):
+        raise result.error
+    return result
+
+
+def gpu_kernel(op: Op, ctx: KernelContext, image: Any) -> Any:
+    return run_one(op, ctx, image)
+
+
+for _name in TRANSLATIONS:
+    register_kernel(_name, "GPU")(gpu_kernel)

@@ -1,0 +1,393 @@
+"""A run of ops as one NVIDIA DALI pipeline, fed batch by batch through ``external_source``.
+
+:class:`DaliSegment` is what the engine runs for consecutive GPU-placed ops (and for Dvpp ops on the
+``nvjpg`` driver), and what the per-row GPU kernels run for one op. For each batch it:
+
+1. plans every row on the host (:mod:`minddata.ops.gpu.translate`): checks it as the CPU kernels
+   would, draws its random parameters from the row's RNG, works out every shape;
+2. feeds the rows and their parameters to the pipeline built for their kind (layout, dtype, channels:
+   rows of another kind get a pipeline of their own) and runs it once;
+3. hands back one result per row: the output array, or a :class:`RowFailure` naming the op.
+
+Backends: ``"cuda"`` runs on the GPU (Decode on DALI's ``mixed`` decoder); ``"dali-cpu"`` builds the
+same graph with DALI's CPU operators (``device_id=None``), which is how CI checks the translation
+without a GPU. Pipelines are built on first use and released by :meth:`DaliSegment.close`.
+
+DALI pipelines are not thread-safe: a segment serves one thread at a time (``lock``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from minddata.errors import DeviceError, PipelineError
+from minddata.ops.base import KernelContext, Op
+from minddata.ops.gpu.translate import TRANSLATIONS, Kind, Sample, dali_type
+from minddata.ops.probe import DALI_INSTALL_HINT
+
+__all__ = ["DaliSegment", "RowFailure", "SegmentStats", "import_dali", "to_host"]
+
+
+def import_dali() -> Any:
+    """``nvidia.dali``, or a :class:`DeviceError` naming the extra to install."""
+    try:
+        import nvidia.dali as dali
+        import nvidia.dali.fn  # noqa: F401
+        import nvidia.dali.math  # noqa: F401
+        import nvidia.dali.types  # noqa: F401
+    except ImportError as exc:
+        raise DeviceError(
+            f"the GPU device runs ops through NVIDIA DALI, which is not installed ({exc}): {DALI_INSTALL_HINT}"
+        ) from None
+    return dali
+
+
+class RowFailure:
+    """A row a segment could not process: ``op_index`` is the op (in the segment) that failed."""
+
+    __slots__ = ("op_index", "error")
+
+    def __init__(self, op_index: int, error: BaseException):
+        self.op_index = op_index
+        self.error = error
+
+    def __repr__(self) -> str:
+        return f"RowFailure(op {self.op_index}: {type(self.error).__name__}: {self.error})"
+
+
+@dataclass
+class SegmentStats:
+    """What one :meth:`DaliSegment.run` moved: rows fed host → device and handed back device → host
+    (notional on DALI's CPU backend), and rows that ran on the CPU kernels instead (per op name)."""
+
+    to_device: int = 0
+    to_host: int = 0
+    cpu_rows: dict[str, int] | None = None
+
+
+@dataclass
+class _Env:
+    """What a translation's ``build`` sees."""
+
+    fn: Any
+    types: Any
+    math: Any
+    device: str  # "gpu" or "cpu": where pixel operators run
+    decoder: str  # "mixed" or "cpu"
+    hw_decoder_load: float
+    const_device: str
+    kind_in: Kind
+
+
+class _UsedArgs(dict):
+    """A translation's argument inputs, noting which ones its ``build`` reads."""
+
+    def __init__(self, k: int, used: list[tuple[int, str]], nodes: dict[str, Any]):
+        super().__init__(nodes)
+        self.k = k
+        self.used = used
+
+    def __getitem__(self, name: str) -> Any:
+        self.used.append((self.k, name))
+        return super().__getitem__(name)
+
+
+def _entry_sample(op: Op, value: Any) -> Sample:
+    """The first op's view of a row: encoded bytes, or an image carried as ``<H, W, C>``."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        buf = np.frombuffer(value, np.uint8)
+        return Sample((buf.size,), Kind("encoded", np.dtype(np.uint8), None), buf)
+    if hasattr(value, "getbands") and hasattr(value, "mode"):  # a PIL image
+        value = np.array(value)
+    value = to_host(value)
+    if not isinstance(value, np.ndarray):
+        raise TypeError(f"{op.name}: expected a numpy array or encoded bytes. Found: {type(value).__name__}")
+    if value.ndim == 0 and value.dtype.kind == "S":
+        buf = np.frombuffer(value.item(), np.uint8)
+        return Sample((buf.size,), Kind("encoded", np.dtype(np.uint8), None), buf)
+    if value.ndim == 1 and value.dtype in (np.uint8, np.int8):
+        buf = np.ascontiguousarray(value).view(np.uint8)
+        return Sample((buf.size,), Kind("encoded", np.dtype(np.uint8), None), buf)
+    # DALI takes dense arrays only: views (crops, flips) are copied here.
+    if value.ndim == 2:
+        image = np.ascontiguousarray(value)[:, :, None]
+        return Sample(image.shape, Kind("HWC", value.dtype, 1, gray2d=True), image)
+    if value.ndim == 3:
+        return Sample(value.shape, Kind("HWC", value.dtype, value.shape[2]), np.ascontiguousarray(value))
+    raise ValueError(
+        f"{op.name}: expected an image of shape <H, W> or <H, W, C>. Found shape {value.shape} "
+        f"({value.ndim}-D, {value.dtype})"
+    )
+
+
+def to_host(value: Any) -> Any:
+    """A NumPy copy of a device array (torch CUDA tensor, CuPy array, DALI tensor); anything else as is."""
+    if isinstance(value, np.ndarray):
+        return value
+    if hasattr(value, "as_cpu"):  # DALI TensorGPU / TensorListGPU
+        return np.array(value.as_cpu())
+    if type(value).__module__.startswith("cupy") and hasattr(value, "get"):
+        return value.get()
+    if type(value).__module__.startswith("torch") and hasattr(value, "cpu"):
+        return value.detach().cpu().numpy()
+    return value
+
+
+class DaliSegment:
+    """Ops ``ops`` (each with a translation) as DALI pipelines; see the module docstring.
+
+    ``contexts`` passed to :meth:`run` are per row, one :class:`KernelContext` per op; random ops draw
+    from them exactly as their CPU kernels would. ``output="device"`` keeps results on the GPU as
+    torch CUDA tensors (the engine asks for that only when the consumer takes torch tensors).
+    ``cpu_fallback(op_index, error)`` says whether a row whose planning raised ``error`` at op
+    ``op_index`` runs on the CPU kernels instead (Dvpp's ``set_dvpp_policy("cpu")``); ``cpu_kernels``
+    are the ops' CPU kernels for that. ``hw_decoder_load`` (one value, or one per op) is DALI's share
+    of decoding given to the hardware JPEG decoder: 1.0 for Dvpp's ``nvjpg``, 0.0 (CUDA) for the GPU.
+
+    Example:
+        >>> import numpy as np
+        >>> from minddata import vision
+        >>> from minddata.ops import KernelContext
+        >>> from minddata.ops.gpu.segment import DaliSegment
+        >>> seg = DaliSegment([vision.HorizontalFlip()], backend="dali-cpu")  # doctest: +SKIP
+        >>> results, _ = seg.run([np.arange(6, dtype=np.uint8).reshape(1, 2, 3)], [[KernelContext()]])  # doctest: +SKIP
+        >>> results[0].tolist()  # doctest: +SKIP
+        [[[3, 4, 5], [0, 1, 2]]]
+        >>> seg.close()  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        ops: list[Op],
+        *,
+        backend: str,
+        hw_decoder_load: float | list[float] = 0.0,
+        batch_size: int = 32,
+        num_threads: int = 2,
+        device_id: int = 0,
+        output: str = "host",
+        cpu_fallback: Callable[[int, BaseException], bool] | None = None,
+        cpu_kernels: list[Callable[..., Any]] | None = None,
+    ):
+        if backend not in ("cuda", "dali-cpu"):
+            raise ValueError(f"DaliSegment: backend must be 'cuda' or 'dali-cpu'. Found: {backend!r}")
+        missing = [op.name for op in ops if op.name not in TRANSLATIONS]
+        if missing:
+            raise DeviceError(f"{', '.join(missing)}: no GPU kernel (DALI translation)")
+        self.ops = list(ops)
+        self.translations = [TRANSLATIONS[op.name] for op in ops]
+        self.backend = backend
+        # Per op: 1.0 sends a decoder's work to NVJPG (Dvpp), 0.0 to CUDA cores (GPU).
+        loads = hw_decoder_load if isinstance(hw_decoder_load, list) else [hw_decoder_load] * len(ops)
+        self.hw_decoder_loads = [float(x) for x in loads]
+        self.batch_size = max(1, int(batch_size))
+        self.num_threads = max(1, int(num_threads))
+        self.device_id = device_id
+        self.output = output
+        self.cpu_fallback = cpu_fallback
+        self.cpu_kernels = cpu_kernels
+        self.lock = threading.Lock()
+        self._pipelines: dict[Kind, Any] = {}
+        self._fed: dict[Kind, list[tuple[int, str]]] = {}
+        self._closed = False
+
+    # -- pipelines -------------------------------------------------------------------------------
+
+    def _pipeline(self, kind: Kind) -> Any:
+        pipe = self._pipelines.get(kind)
+        if pipe is None:
+            pipe = self._pipelines[kind] = self._build(kind)
+        return pipe
+
+    def _build(self, kind: Kind) -> Any:
+        dali = import_dali()
+        fn, types = dali.fn, dali.types
+        cuda = self.backend == "cuda"
+        pipe = dali.Pipeline(
+            batch_size=self.batch_size,
+            num_threads=self.num_threads,
+            device_id=self.device_id if cuda else None,
+            exec_dynamic=True,
+            # One batch in flight: the engine feeds a batch and takes its result in the same call.
+            prefetch_queue_depth=1,
+        )
+        with pipe:
+            layout = None if kind.layout == "encoded" else "HWC"
+            node = fn.external_source(name="in", dtype=dali_type(kind.dtype, types), layout=layout, device="cpu")
+            on_gpu = False
+            current = kind
+            used: list[tuple[int, str]] = []
+            for k, (op, tr) in enumerate(zip(self.ops, self.translations, strict=True)):
+                args = _UsedArgs(k, used, {
+                    name: fn.external_source(name=f"arg{k}_{name}", dtype=dali_type(np.dtype(dt), types), device="cpu")
+                    for name, dt in tr.args.items()
+                })
+                if cuda and not on_gpu and not tr.first_only:
+                    node = node.gpu()  # the one host -> device copy of this segment
+                    on_gpu = True
+                env = _Env(
+                    fn=fn,
+                    types=types,
+                    math=dali.math,
+                    device="gpu" if on_gpu else "cpu",
+                    decoder="mixed" if cuda else "cpu",
+                    hw_decoder_load=self.hw_decoder_loads[k],
+                    const_device="gpu" if on_gpu else "cpu",
+                    kind_in=current,
+                )
+                node = tr.build(op, node, args, env)
+                if cuda and tr.first_only:
+                    on_gpu = True  # the mixed decoder's output is on the GPU
+                current = tr.static(op, current)
+            pipe.set_outputs(node)
+        pipe.build()
+        # DALI drops inputs the graph does not read (e.g. RandomColorAdjust's unused adjustments); only
+        # the ones read may be fed.
+        self._fed[kind] = sorted(set(used))
+        return pipe
+
+    def _discard(self, kind: Kind) -> None:
+        # After an error DALI's pipeline object is no longer valid; the next batch builds a new one.
+        pipe = self._pipelines.pop(kind, None)
+        del pipe
+
+    def close(self) -> None:
+        """Release every pipeline (and the device memory it holds). Idempotent."""
+        self._closed = True
+        self._pipelines.clear()
+
+    # -- running ---------------------------------------------------------------------------------
+
+    def run(self, values: list[Any], contexts: list[list[KernelContext]]) -> tuple[list[Any], SegmentStats]:
+        """Process one batch: a result per row (array or :class:`RowFailure`), and what moved."""
+        if self._closed:
+            raise PipelineError("DaliSegment: run() after close()")
+        stats = SegmentStats()
+        results: list[Any] = [None] * len(values)
+        groups: dict[Kind, list[tuple[int, Any, list[dict], Sample]]] = {}
+        for i, value in enumerate(values):
+            planned = self._plan_row(value, contexts[i])
+            if isinstance(planned, RowFailure):
+                if self.cpu_fallback is not None and self.cpu_fallback(planned.op_index, planned.error):
+                    results[i] = self._on_cpu(value, contexts[i], stats, planned)
+                else:
+                    results[i] = planned
+                continue
+            kind, feed, argsets, final = planned
+            groups.setdefault(kind, []).append((i, feed, argsets, final))
+        for kind, rows in groups.items():
+            for start in range(0, len(rows), self.batch_size):
+                self._run_rows(kind, rows[start : start + self.batch_size], results, stats)
+        return results, stats
+
+    def _plan_row(self, value: Any, ctxs: list[KernelContext]) -> Any:
+        try:
+            sample = _entry_sample(self.ops[0], value)
+        except Exception as error:  # noqa: BLE001 - a bad row, reported per row
+            return RowFailure(0, error)
+        kind = sample.kind
+        argsets = []
+        feed = None
+        for k, (op, tr) in enumerate(zip(self.ops, self.translations, strict=True)):
+            try:
+                args, out = tr.plan(op, ctxs[k], sample)
+            except Exception as error:  # noqa: BLE001
+                return RowFailure(k, error)
+            if k == 0:
+                feed = sample.value  # the first plan may have normalized it (bytes -> uint8 array)
+            argsets.append(args)
+            sample = out
+        return kind, feed, argsets, sample
+
+    def _on_cpu(self, value: Any, ctxs: list[KernelContext], stats: SegmentStats, failure: RowFailure) -> Any:
+        """The row on the ops' CPU kernels (Dvpp's per-row fallback), with the same random draws."""
+        if self.cpu_kernels is None:
+            return failure
+        out = value
+        try:
+            for kernel, op, ctx in zip(self.cpu_kernels, self.ops, ctxs, strict=True):
+                out = kernel(op, ctx, out)
+        except Exception as error:  # noqa: BLE001
+            return RowFailure(failure.op_index, error)
+        counts = stats.cpu_rows if stats.cpu_rows is not None else {}
+        op = self.ops[failure.op_index]
+        name = getattr(op, "label", op.name)
+        counts[name] = counts.get(name, 0) + 1
+        stats.cpu_rows = counts
+        return out
+
+    def _run_rows(self, kind: Kind, rows: list[tuple], results: list[Any], stats: SegmentStats) -> None:
+        try:
+            pipe = self._pipeline(kind)
+            pipe.feed_input("in", [feed for _, feed, _, _ in rows])
+            for k, name in self._fed[kind]:
+                pipe.feed_input(f"arg{k}_{name}", [argsets[k][name] for _, _, argsets, _ in rows])
+            (out,) = pipe.run()
+        except Exception as error:  # noqa: BLE001 - DALI reports bad data for the whole batch
+            self._discard(kind)
+            if isinstance(error, DeviceError):
+                raise
+            if len(rows) == 1:
+                results[rows[0][0]] = RowFailure(self._blame(error), _dali_error(self.ops, error))
+                return
+            for row in rows:  # find the bad row(s): each row alone
+                self._run_rows(kind, [row], results, stats)
+            return
+        # Counted per row and boundary on either backend (on DALI's CPU backend the copies are
+        # notional), so a pipeline's transfer counts are the same with or without a GPU.
+        cuda = self.backend == "cuda"
+        stats.to_device += len(rows)
+        keep_on_device = cuda and self.output == "device"
+        if not keep_on_device:
+            stats.to_host += len(rows)
+            if cuda:
+                out = out.as_cpu()
+        for j, (i, _, _, final) in enumerate(rows):
+            array = _device_copy(out[j]) if keep_on_device else np.array(out[j])
+            shape = tuple(array.shape)
+            if shape != final.shape or (not keep_on_device and array.dtype != final.kind.dtype):
+                results[i] = RowFailure(
+                    len(self.ops) - 1,
+                    PipelineError(
+                        f"{self.ops[-1].name} on the GPU: DALI produced {shape} {getattr(array, 'dtype', '')}, "
+                        f"the plan said {final.shape} {final.kind.dtype} (a bug in minddata's DALI translation)"
+                    ),
+                )
+                continue
+            if final.kind.gray2d:
+                array = array.reshape(shape[:2])
+            results[i] = array
+
+    def _blame(self, error: BaseException) -> int:
+        # DALI's message names the operator that failed; decoders are the usual culprit (bad data).
+        text = str(error).lower()
+        if "decod" in text:
+            for k, tr in enumerate(self.translations):
+                if tr.first_only:
+                    return k
+        return 0
+
+
+def _dali_error(ops: list[Op], error: BaseException) -> ValueError:
+    first = str(error).strip().splitlines()
+    detail = next((line for line in first if "rror" in line and "Critical" not in line), first[0] if first else "")
+    names = ", ".join(op.name for op in ops)
+    return ValueError(f"{names} on the GPU: DALI failed on this row: {detail.strip()[:300]}")
+
+
+def _device_copy(tensor: Any) -> Any:
+    """A torch CUDA copy of one DALI GPU sample (it must outlive the pipeline's next run, which reuses
+    DALI's buffers); a host array when torch is missing."""
+    try:
+        import torch
+        from nvidia.dali.plugin.pytorch import feed_ndarray, to_torch_type
+    except ImportError:
+        return np.array(tensor.as_cpu())
+    out = torch.empty(tuple(tensor.shape()), dtype=to_torch_type[tensor.dtype], device="cuda")
+    feed_ndarray(tensor, out)
+    return out

@@ -1,0 +1,750 @@
+"""Op specs → NVIDIA DALI operators: the GPU kernels, written once as translations.
+
+A run of GPU-placed ops becomes one DALI pipeline (:mod:`minddata.ops.gpu.segment`). Each op here has
+a :class:`Translation` with three parts:
+
+* ``plan(op, ctx, sample)`` runs on the host, per row, before the batch goes to DALI. It checks the
+  row as the CPU kernel would (same errors, naming the op), draws the op's random parameters from the
+  row's RNG with the *same functions the CPU kernels use* (``random_resized_crop_box``, the flip
+  draw, ...), and works out the output's shape. What it returns is fed to DALI as per-sample
+  arguments through ``external_source``, so a seeded pipeline crops and flips the same rows the same
+  way on the CPU and on the GPU, and every output shape is known before DALI runs.
+* ``build(op, node, args, env)`` adds the DALI operators to the pipeline graph (once per pipeline).
+* ``supports(op)`` says, before anything runs, whether the op's parameters have a DALI equivalent
+  (e.g. ``Pad`` with ``padding_mode=EDGE`` does not); the placement pass turns a reason into an error
+  at iterator creation, or keeps an ``"auto"`` op on the CPU.
+
+Numerics against the CPU kernels (checked by tests/ops/test_gpu_dali.py with DALI's CPU backend,
+which runs these same translations; measured with DALI 2.4):
+
+* exact: crops, pads, flips, ``HWC2CHW``, ``Normalize`` and ``Rescale`` (the same float32 operations),
+  ``TypeCast`` of in-range values, decode on DALI's CPU backend (libjpeg-turbo, as OpenCV), and ``RandomColorAdjust`` (OpenCV's
+  uint8 HSV conversion and rounding reproduced step by step; ties may round the other way);
+* NEAREST resizes pick the same source pixels except about 0.5% of them (DALI's NN samples pixel
+  centres, OpenCV's ``INTER_NEAREST`` the top-left corner: the region is shifted by half a source
+  pixel to match; what is left is OpenCV's double rounding at exact pixel edges);
+* within 1 level: BILINEAR resizes and rotations (OpenCV rounds its fixed-point weights);
+* resampling filters that differ by design (stated tolerances in tests/ops/test_contract.py): BICUBIC
+  (DALI's cubic uses a = -0.5, OpenCV's a = -0.75), LANCZOS (DALI's Lanczos-3 vs OpenCV's Lanczos-4),
+  AREA (DALI's antialiased linear filter vs OpenCV's exact box average), PILCUBIC/ANTIALIAS;
+* decode on a real GPU (nvJPEG's IDCT and chroma upsampling differ from libjpeg-turbo's by a few levels);
+* ``TypeCast``: out-of-range values saturate on the GPU where NumPy wraps around.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from minddata.ops.base import KernelContext, Op
+from minddata.ops.cpu.geometry import fill_values, rotated_size
+from minddata.ops.cpu.image import (
+    _encoded_bytes,
+    _interp_name,
+    _square,
+    check_image_pixels,
+    image_header_size,
+    random_resized_crop_box,
+    resize_output_size,
+)
+from minddata.ops.formats import sniff_format
+
+__all__ = ["Kind", "Sample", "Translation", "TRANSLATIONS", "translation", "unsupported_reason"]
+
+# What DALI's image decoder reads (no GIF): a GIF row fails on the GPU with a message saying so.
+DALI_DECODE_FORMATS = ("JPEG", "PNG", "BMP", "TIFF", "WebP", "PNM", "JPEG 2000")
+# dtypes DALI's resampling operators (resize, warp_affine) take.
+RESAMPLE_DTYPES = frozenset(np.dtype(t) for t in (np.uint8, np.int16, np.uint16, np.float32))
+NUMERIC = frozenset(
+    np.dtype(t)
+    for t in (np.bool_, np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.uint64, np.int64,
+              np.float16, np.float32, np.float64)
+)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What every sample of a pipeline's input (and of each op's output) is, statically.
+
+    ``layout``: ``"encoded"`` (1-D bytes), ``"HWC"`` or ``"CHW"``; ``gray2d``: the row was an
+    ``<H, W>`` array, carried through DALI as ``<H, W, 1>`` and given back 2-D.
+    """
+
+    layout: str
+    dtype: np.dtype
+    channels: int | None
+    gray2d: bool = False
+
+
+@dataclass
+class Sample:
+    """One row as the host plans it: its shape as DALI holds it (``(H, W, C)``, ``(C, H, W)`` or the
+    byte count), its kind, and, for the segment's first op only, the value itself (decoders read the
+    header)."""
+
+    shape: tuple[int, ...]
+    kind: Kind
+    value: Any = None
+
+
+Args = dict[str, np.ndarray]
+
+
+@dataclass(frozen=True)
+class Translation:
+    plan: Callable[[Op, KernelContext, Sample], tuple[Args, Sample]]
+    build: Callable[[Op, Any, dict[str, Any], Any], Any]
+    args: dict[str, Any]  # per-sample argument name -> numpy dtype
+    static: Callable[[Op, Kind], Kind] = lambda op, kind: kind
+    supports: Callable[[Op], str | None] = lambda op: None
+    first_only: bool = False  # reads encoded bytes: must be its segment's first op
+
+
+TRANSLATIONS: dict[str, Translation] = {}
+
+
+def translation(name: str) -> Translation | None:
+    return TRANSLATIONS.get(name)
+
+
+def unsupported_reason(op: Op) -> str | None:
+    """``None`` when ``op`` (with these parameters) has a DALI translation, else why not."""
+    tr = TRANSLATIONS.get(op.name)
+    if tr is None:
+        return f"{op.name} has no GPU kernel"
+    return tr.supports(op)
+
+
+def _register(*names: str, **kwargs: Any) -> Callable[[Callable], Callable]:
+    def wrap(plan: Callable) -> Callable:
+        for name in names:
+            TRANSLATIONS[name] = Translation(plan=plan, **kwargs)
+        return plan
+
+    return wrap
+
+
+# ---------------------------------------------------------------------------------------------- checks
+
+
+def _image(op_name: str, s: Sample, *, numeric: bool = False, resample: bool = False) -> tuple[int, int]:
+    """(H, W) of an HWC sample, with the CPU kernels' checks and messages."""
+    if s.kind.layout == "encoded":
+        raise TypeError(
+            f"{op_name}: expected an image as a numpy array. Found encoded bytes ({s.shape[0]} bytes); "
+            "put Decode first"
+        )
+    if s.kind.layout != "HWC":
+        raise ValueError(
+            f"{op_name}: on the GPU, expected an HWC image. Found a {s.kind.layout} tensor of shape {s.shape} "
+            f"(an earlier HWC2CHW); move HWC2CHW after {op_name}"
+        )
+    h, w, c = s.shape
+    if h == 0 or w == 0 or c == 0:
+        shape = (h, w) if s.kind.gray2d else (h, w, c)
+        raise ValueError(f"{op_name}: expected a non-empty image. Found shape {shape}")
+    dtype = s.kind.dtype
+    if (numeric or resample) and dtype.kind not in "biuf":
+        raise TypeError(f"{op_name}: expected a numeric image. Found dtype {dtype} (shape {s.shape})")
+    if resample and dtype not in RESAMPLE_DTYPES:
+        raise TypeError(
+            f"{op_name}: DALI resamples uint8, int16, uint16 and float32 images on the GPU. Found dtype {dtype}; "
+            f"cast first (TypeCast) or place {op_name} on the CPU"
+        )
+    return h, w
+
+
+def _hwc(s: Sample, h: int, w: int, dtype: np.dtype | None = None) -> Sample:
+    kind = s.kind if dtype is None else replace(s.kind, dtype=np.dtype(dtype))
+    return Sample((h, w, s.shape[2]), kind)
+
+
+def _layout(kind: Kind) -> str:
+    return "HW" if kind.layout in ("HWC", "encoded") else kind.layout
+
+
+# ---------------------------------------------------------------------------------------------- resize
+
+# DESIGN: interpolation name -> (DALI interp attribute, antialias). OpenCV's filters are not
+# antialiased, so neither are these, except AREA and Pillow's (antialiased) filters.
+_INTERP = {
+    "NEAREST": ("INTERP_NN", False),
+    "BILINEAR": ("INTERP_LINEAR", False),
+    "LINEAR": ("INTERP_LINEAR", False),
+    "BICUBIC": ("INTERP_CUBIC", False),
+    "CUBIC": ("INTERP_CUBIC", False),
+    "AREA": ("INTERP_LINEAR", True),
+    "LANCZOS": ("INTERP_LANCZOS3", False),
+    "PILCUBIC": ("INTERP_CUBIC", True),
+    "ANTIALIAS": ("INTERP_LANCZOS3", True),
+}
+RESIZE_ARGS = {"size": np.float32, "roi_start": np.float32, "roi_end": np.float32}
+
+
+def _interp_supported(op: Op, attr: str = "interpolation") -> str | None:
+    name = _interp_name(getattr(op, attr))
+    return None if name in _INTERP else f"{op.name}: interpolation {name} has no GPU equivalent"
+
+
+def resize_args(h: int, w: int, out_h: int, out_w: int, interpolation: Any) -> Args:
+    """Output size and source region of a resize from ``h x w`` to ``out_h x out_w``."""
+    if _interp_name(interpolation) == "NEAREST":
+        # OpenCV's INTER_NEAREST takes source pixel floor(dst * scale); DALI's NN takes
+        # floor((dst + 0.5) * scale) over its region. Shifting the region by half a scaled pixel
+        # makes them the same pixel.
+        # A sample landing exactly on a pixel edge (dst * in / out a whole number) is where float32
+        # and OpenCV's double arithmetic may disagree; a quarter of the smallest gap between sample
+        # positions (1/out of a pixel) puts it after the edge, as exact arithmetic does, without
+        # moving any other sample. OpenCV (floor(dst * (1 / (out / in))) in double) still takes
+        # the pixel before the edge for some ratios: about 0.5% of pixels differ.
+        sy, sx = h / out_h, w / out_w
+        ey, ex = 0.25 / out_h, 0.25 / out_w
+        start, end = [-0.5 * sy + ey, -0.5 * sx + ex], [h - 0.5 * sy + ey, w - 0.5 * sx + ex]
+    else:
+        start, end = [0.0, 0.0], [float(h), float(w)]
+    return {
+        "size": np.array([out_h, out_w], np.float32),
+        "roi_start": np.array(start, np.float32),
+        "roi_end": np.array(end, np.float32),
+    }
+
+
+def build_resize(node: Any, args: dict[str, Any], interpolation: Any, env: Any) -> Any:
+    interp, antialias = _INTERP[_interp_name(interpolation)]
+    return env.fn.resize(
+        node,
+        size=args["size"],
+        roi_start=args["roi_start"],
+        roi_end=args["roi_end"],
+        roi_relative=False,
+        interp_type=getattr(env.types, interp),
+        antialias=antialias,
+        device=env.device,
+    )
+
+
+@_register("Resize", args=RESIZE_ARGS, supports=_interp_supported,
+           build=lambda op, node, args, env: build_resize(node, args, op.interpolation, env))
+def _plan_resize(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    h, w = _image("Resize", s, resample=True)
+    out_h, out_w = resize_output_size(h, w, op.size)
+    return resize_args(h, w, out_h, out_w, op.interpolation), _hwc(s, out_h, out_w)
+
+
+# ---------------------------------------------------------------------------------------------- crops
+
+SLICE_ARGS = {"anchor": np.int32, "shape": np.int32}
+
+
+def build_slice(node: Any, args: dict[str, Any], env: Any, fill: Any = 0) -> Any:
+    return env.fn.slice(
+        node, args["anchor"], args["shape"], axis_names="HW", out_of_bounds_policy="pad",
+        fill_values=fill, device=env.device,
+    )
+
+
+def _slice_args(top: int, left: int, h: int, w: int) -> Args:
+    return {"anchor": np.array([top, left], np.int32), "shape": np.array([h, w], np.int32)}
+
+
+@_register("CenterCrop", args=SLICE_ARGS, build=lambda op, node, args, env: build_slice(node, args, env))
+def _plan_center_crop(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    h, w = _image("CenterCrop", s)
+    ch, cw = _square(op.size)
+    # MindSpore pads a too-small image with zeros around it, the odd pixel first: a negative anchor
+    # into the zero padding of DALI's slice is exactly that.
+    top = (h - ch) // 2 if ch <= h else -((ch - h + 1) // 2)
+    left = (w - cw) // 2 if cw <= w else -((cw - w + 1) // 2)
+    return _slice_args(top, left, ch, cw), _hwc(s, ch, cw)
+
+
+@_register("Crop", args=SLICE_ARGS, build=lambda op, node, args, env: build_slice(node, args, env))
+def _plan_crop(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    h, w = _image("Crop", s)
+    top, left = op.coordinates
+    ch, cw = _square(op.size)
+    if top + ch > h or left + cw > w:
+        shape = (h, w) if s.kind.gray2d else s.shape
+        raise ValueError(
+            f"Crop: the crop box (top={top}, left={left}, height={ch}, width={cw}) must lie inside the image. "
+            f"Found image shape {shape}"
+        )
+    return _slice_args(top, left, ch, cw), _hwc(s, ch, cw)
+
+
+CROP_RESIZE_ARGS = {**SLICE_ARGS, **RESIZE_ARGS}
+
+
+def _build_crop_resize(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+    return build_resize(build_slice(node, args, env), args, op.interpolation, env)
+
+
+def _crop_resize_args(box: tuple[int, int, int, int], out: tuple[int, int], interpolation: Any) -> Args:
+    top, left, ch, cw = box
+    return {**_slice_args(top, left, ch, cw), **resize_args(ch, cw, out[0], out[1], interpolation)}
+
+
+@_register("RandomResizedCrop", args=CROP_RESIZE_ARGS, supports=_interp_supported, build=_build_crop_resize)
+def _plan_random_resized_crop(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    h, w = _image("RandomResizedCrop", s, resample=True)
+    box = random_resized_crop_box(ctx.rng, h, w, op.scale, op.ratio, op.max_attempts)
+    out = _square(op.size)
+    return _crop_resize_args(box, out, op.interpolation), _hwc(s, *out)
+
+
+@_register("ResizedCrop", args=CROP_RESIZE_ARGS, supports=_interp_supported, build=_build_crop_resize)
+def _plan_resized_crop(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    h, w = _image("ResizedCrop", s, resample=True)
+    if op.top + op.height > h or op.left + op.width > w:
+        raise ValueError(
+            f"ResizedCrop: the crop box (top={op.top}, left={op.left}, height={op.height}, width={op.width}) "
+            f"must lie inside the image. Found image shape {s.shape}"
+        )
+    out = _square(op.size)
+    return _crop_resize_args((op.top, op.left, op.height, op.width), out, op.interpolation), _hwc(s, *out)
+
+
+# ---------------------------------------------------------------------------------------------- decode
+
+
+def _decode_static(op: Op, kind: Kind) -> Kind:
+    return Kind("HWC", np.dtype(np.uint8), 3)
+
+
+def encoded_header(op_name: str, s: Sample) -> tuple[np.ndarray, int, int]:
+    """The row's bytes and (height, width) from its header, checked as the CPU decoder checks them."""
+    if s.value is None or s.kind.layout != "encoded":
+        raise TypeError(
+            f"{op_name}: expected encoded image bytes (a 1-D uint8 array or bytes). "
+            f"Found a decoded {s.kind.layout} image of shape {s.shape}"
+        )
+    buf = np.ascontiguousarray(_encoded_bytes(s.value, op_name))
+    if buf.size == 0:
+        raise ValueError(f"{op_name}: the input is empty (0 bytes); expected an encoded image")
+    fmt = sniff_format(buf)
+    if fmt not in DALI_DECODE_FORMATS:
+        head = " ".join(f"{b:02x}" for b in buf[:8].tolist())
+        what = f"a {fmt} image" if fmt != "unknown" else f"not an image DALI can decode (first bytes {head})"
+        raise ValueError(
+            f"{op_name}: the GPU decoder (DALI) reads {', '.join(DALI_DECODE_FORMATS)}; this row is {what}, "
+            f"{buf.size} bytes. Place {op_name} on the CPU for it"
+        )
+    size = image_header_size(buf, op_name)
+    if size is None:
+        head = " ".join(f"{b:02x}" for b in buf[:8].tolist())
+        raise ValueError(
+            f"{op_name}: the input is not a decodable image (first bytes {head}, {buf.size} bytes): its "
+            f"{fmt} header can't be read"
+        )
+    width, height = size
+    check_image_pixels(op_name, width, height)
+    return buf, height, width
+
+
+def build_decode(node: Any, env: Any, anchor: Any = None, shape: Any = None) -> Any:
+    kwargs: dict[str, Any] = {"device": env.decoder, "output_type": env.types.RGB, "adjust_orientation": False}
+    if env.decoder == "mixed":
+        # The GPU device decodes on CUDA cores; Dvpp (nvjpg) sends everything to the hardware engine.
+        kwargs["hw_decoder_load"] = env.hw_decoder_load
+    if anchor is None:
+        return env.fn.decoders.image(node, **kwargs)
+    return env.fn.decoders.image_slice(node, anchor, shape, axis_names="HW", **kwargs)
+
+
+@_register("Decode", args={}, static=_decode_static, first_only=True,
+           supports=lambda op: "Decode(to_pil=True) has no GPU kernel: PIL images live on the host"
+           if getattr(op, "to_pil", False) else None,
+           build=lambda op, node, args, env: build_decode(node, env))
+def _plan_decode(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    buf, h, w = encoded_header("Decode", s)
+    s.value = buf
+    return {}, Sample((h, w, 3), _decode_static(op, s.kind))
+
+
+@_register("FusedDecodeResize", args=RESIZE_ARGS, static=_decode_static, first_only=True,
+           supports=lambda op: _interp_supported(op.resize),
+           build=lambda op, node, args, env: build_resize(build_decode(node, env), args, op.resize.interpolation, env))
+def _plan_decode_resize(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    buf, h, w = encoded_header("Decode", s)
+    s.value = buf
+    out_h, out_w = resize_output_size(h, w, op.resize.size)
+    return resize_args(h, w, out_h, out_w, op.resize.interpolation), Sample((out_h, out_w, 3), _decode_static(op, s.kind))
+
+
+def _crop_spec(op: Op) -> Op:
+    return op.crop if op.name == "FusedDecodeRandomResizedCrop" else op
+
+
+def _build_decode_crop(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+    region = build_decode(node, env, args["anchor"], args["shape"])
+    return build_resize(region, args, _crop_spec(op).interpolation, env)
+
+
+@_register("FusedDecodeRandomResizedCrop", "RandomCropDecodeResize", args=CROP_RESIZE_ARGS, static=_decode_static,
+           first_only=True, supports=lambda op: _interp_supported(_crop_spec(op)), build=_build_decode_crop)
+def _plan_decode_crop(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    crop = _crop_spec(op)
+    name = "Decode" if op.name == "FusedDecodeRandomResizedCrop" else op.name
+    buf, h, w = encoded_header(name, s)
+    s.value = buf
+    # The crop is drawn from the header's size with the crop op's stream, as the CPU kernel draws it;
+    # DALI then decodes only that region (decoders.image_slice).
+    box = random_resized_crop_box(ctx.rng, h, w, crop.scale, crop.ratio, crop.max_attempts)
+    out = _square(crop.size)
+    return _crop_resize_args(box, out, crop.interpolation), Sample((*out, 3), _decode_static(op, s.kind))
+
+
+# ---------------------------------------------------------------------------------------------- flips
+
+FLIP_ARGS = {"flip": np.int32}
+
+
+def _build_flip(horizontal: bool) -> Callable:
+    def build(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+        if horizontal:
+            return env.fn.flip(node, horizontal=args["flip"], vertical=0, device=env.device)
+        return env.fn.flip(node, horizontal=0, vertical=args["flip"], device=env.device)
+
+    return build
+
+
+def _plan_flip(name: str, random: bool) -> Callable:
+    def plan(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+        _image(name, s)  # validate before drawing, as the CPU kernel does
+        flip = bool(ctx.rng.random() < op.prob) if random else True
+        return {"flip": np.array(int(flip), np.int32)}, Sample(s.shape, s.kind)
+
+    return plan
+
+
+for _name, _h, _random in (
+    ("HorizontalFlip", True, False),
+    ("RandomHorizontalFlip", True, True),
+    ("VerticalFlip", False, False),
+    ("RandomVerticalFlip", False, True),
+):
+    _register(_name, args=FLIP_ARGS, build=_build_flip(_h))(_plan_flip(_name, _random))
+
+
+# ---------------------------------------------------------------------------------------------- pixels
+
+
+def _float_static(op: Op, kind: Kind) -> Kind:
+    return replace(kind, dtype=np.dtype(np.float32))
+
+
+def _build_normalize(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+    n = len(op.mean)
+    shape = (-1,) if op.is_hwc else (-1, 1, 1)
+    mean = np.asarray(op.mean, np.float32).reshape(shape if n > 1 else ())
+    std = np.asarray(op.std, np.float32).reshape(shape if n > 1 else ())
+    # (x - mean) / std in float32, as the CPU kernel computes it: the results are bit-identical.
+    x = env.fn.cast(node, dtype=env.types.FLOAT, device=env.device)
+    return (x - env.types.Constant(mean, device=env.const_device)) / env.types.Constant(std, device=env.const_device)
+
+
+@_register("Normalize", args={}, static=_float_static, build=_build_normalize)
+def _plan_normalize(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    if s.kind.layout == "encoded":
+        _image("Normalize", s)
+    if any(d == 0 for d in s.shape):
+        raise ValueError(f"Normalize: expected a non-empty image. Found shape {s.shape}")
+    if s.kind.dtype.kind not in "biuf":
+        raise TypeError(f"Normalize: expected a numeric image. Found dtype {s.kind.dtype} (shape {s.shape})")
+    n = len(op.mean)
+    layout = "HWC" if op.is_hwc else "CHW"
+    if s.kind.gray2d:
+        channels = 1
+    else:
+        channels = s.shape[2] if op.is_hwc else s.shape[0]
+    if n != 1 and channels != n:
+        shape = s.shape[:2] if s.kind.gray2d else s.shape
+        raise ValueError(
+            f"Normalize: expected an {layout} image with {n} channels matching mean/std of length {n}. "
+            f"Found shape {shape}"
+        )
+    return {}, Sample(s.shape, _float_static(op, s.kind))
+
+
+def _build_rescale(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+    x = env.fn.cast(node, dtype=env.types.FLOAT, device=env.device)
+    scale = env.types.Constant(np.float32(op.rescale), device=env.const_device)
+    shift = env.types.Constant(np.float32(op.shift), device=env.const_device)
+    return x * scale + shift
+
+
+@_register("Rescale", args={}, static=_float_static, build=_build_rescale)
+def _plan_rescale(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    if s.kind.layout == "encoded" or s.kind.dtype.kind not in "biuf":
+        raise TypeError(f"Rescale: expected a numeric array. Found dtype {s.kind.dtype} (shape {s.shape})")
+    return {}, Sample(s.shape, _float_static(op, s.kind))
+
+
+def _chw_static(op: Op, kind: Kind) -> Kind:
+    return kind if kind.gray2d else replace(kind, layout="CHW")
+
+
+def _build_hwc2chw(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+    if env.kind_in.gray2d:
+        return node  # HWC2CHW leaves a 2-D image as it is
+    return env.fn.transpose(node, perm=[2, 0, 1], output_layout="CHW", device=env.device)
+
+
+@_register("HWC2CHW", args={}, static=_chw_static, build=_build_hwc2chw)
+def _plan_hwc2chw(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    h, w = _image("HWC2CHW", s)
+    if s.kind.gray2d:
+        return {}, Sample(s.shape, s.kind)
+    return {}, Sample((s.shape[2], h, w), _chw_static(op, s.kind))
+
+
+# DALI's type names for the dtypes it holds.
+_DALI_TYPES = {
+    "bool": "BOOL", "uint8": "UINT8", "int8": "INT8", "uint16": "UINT16", "int16": "INT16",
+    "uint32": "UINT32", "int32": "INT32", "uint64": "UINT64", "int64": "INT64",
+    "float16": "FLOAT16", "float32": "FLOAT", "float64": "FLOAT64",
+}
+
+
+def dali_type(dtype: np.dtype, types: Any) -> Any:
+    return getattr(types, _DALI_TYPES[np.dtype(dtype).name])
+
+
+def _cast_supported(op: Op) -> str | None:
+    dtype = np.dtype(op.data_type)
+    return None if dtype.name in _DALI_TYPES else f"{op.name}: DALI has no {dtype} type"
+
+
+def _build_cast(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+    target = np.dtype(op.data_type)
+    source = env.kind_in.dtype
+    if source.kind == "f" and target.kind in "iub" and target != np.bool_:
+        # DALI's cast rounds to nearest; NumPy's astype (and MindSpore's C++ cast) truncates toward
+        # zero: truncate first, so the cast only sees whole numbers.
+        dmath = env.math
+        positive = env.fn.cast(node >= 0, dtype=dali_type(source, env.types), device=env.device)
+        node = dmath.floor(node) * positive + dmath.ceil(node) * (1 - positive)
+    return env.fn.cast(node, dtype=dali_type(target, env.types), device=env.device)
+
+
+@_register("TypeCast", "ToType", args={}, supports=_cast_supported, build=_build_cast,
+           static=lambda op, kind: replace(kind, dtype=np.dtype(op.data_type)))
+def _plan_cast(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    if s.kind.dtype not in NUMERIC:
+        raise ValueError(f"{op.name}: cannot cast an array of dtype {s.kind.dtype} (shape {s.shape}) to {op.data_type}")
+    return {}, Sample(s.shape, replace(s.kind, dtype=np.dtype(op.data_type)))
+
+
+# ---------------------------------------------------------------------------------------------- Pad
+
+
+def _pad_supported(op: Op) -> str | None:
+    mode = str(getattr(op.padding_mode, "value", op.padding_mode)).lower()
+    if mode != "constant":
+        return f"Pad: padding_mode={mode!r} has no GPU equivalent (DALI pads with a constant only)"
+    return None
+
+
+def _build_pad(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+    fill = list(fill_values(op.fill_value, env.kind_in.channels or 1))
+    return build_slice(node, args, env, fill=fill)
+
+
+@_register("Pad", args=SLICE_ARGS, supports=_pad_supported, build=_build_pad)
+def _plan_pad(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    h, w = _image("Pad", s)
+    left, top, right, bottom = op.padding
+    return _slice_args(-top, -left, h + top + bottom, w + left + right), _hwc(s, h + top + bottom, w + left + right)
+
+
+# ---------------------------------------------------------------------------------------------- rotations
+
+WARP_ARGS = {"matrix": np.float32, "size": np.float32}
+_WARP_INTERP = {"NEAREST": "INTERP_NN", "BILINEAR": "INTERP_LINEAR", "LINEAR": "INTERP_LINEAR", "AREA": "INTERP_LINEAR"}
+
+
+def _rotate_supported(op: Op) -> str | None:
+    name = _interp_name(op.resample)
+    if name not in _WARP_INTERP:
+        return f"{op.name}: resample={name} has no GPU equivalent (DALI warps with NEAREST or BILINEAR)"
+    fill = op.fill_value
+    if not isinstance(fill, (int, np.integer)) and len(set(fill)) > 1:
+        return f"{op.name}: a per-channel fill_value {fill} has no GPU equivalent (DALI fills with one value)"
+    return None
+
+
+def warp_matrix(forward: np.ndarray) -> np.ndarray:
+    """OpenCV's forward matrix (pixel indices) in DALI's coordinates, where pixel (0, 0) spans
+    [0, 1) and its centre is 0.5: ``T(+0.5) · M · T(-0.5)``."""
+    m = np.vstack([np.asarray(forward, np.float64), [0.0, 0.0, 1.0]])
+    shift = np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 0.5], [0.0, 0.0, 1.0]])
+    back = np.array([[1.0, 0.0, -0.5], [0.0, 1.0, -0.5], [0.0, 0.0, 1.0]])
+    return (shift @ m @ back)[:2].astype(np.float32)
+
+
+def _build_rotate(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+    fill = op.fill_value if isinstance(op.fill_value, (int, np.integer)) else op.fill_value[0]
+    return env.fn.warp_affine(
+        node, matrix=args["matrix"], size=args["size"], fill_value=float(fill), inverse_map=False,
+        interp_type=getattr(env.types, _WARP_INTERP[_interp_name(op.resample)]), device=env.device,
+    )
+
+
+def _plan_rotation(name: str, random: bool) -> Callable:
+    def plan(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+        h, w = _image(name, s, resample=True)
+        degrees = float(ctx.rng.uniform(op.degrees[0], op.degrees[1])) if random else op.degrees
+        # rotate_image's matrix (ops/cpu/geometry.py), so both devices rotate about the same point.
+        cx, cy = ((w - 1) / 2.0, (h - 1) / 2.0) if op.center is None else op.center
+        rad = math.radians(degrees)
+        a, b = math.cos(rad), math.sin(rad)
+        matrix = np.array([[a, b, (1 - a) * cx - b * cy], [-b, a, b * cx + (1 - a) * cy]])
+        out_h, out_w = h, w
+        if op.expand:
+            out_h, out_w = rotated_size(h, w, degrees)
+            matrix[0, 2] += (out_w - w) / 2.0
+            matrix[1, 2] += (out_h - h) / 2.0
+        args = {"matrix": warp_matrix(matrix), "size": np.array([out_h, out_w], np.float32)}
+        return args, _hwc(s, out_h, out_w)
+
+    return plan
+
+
+_register("Rotate", args=WARP_ARGS, supports=_rotate_supported, build=_build_rotate)(_plan_rotation("Rotate", False))
+_register("RandomRotation", args=WARP_ARGS, supports=_rotate_supported, build=_build_rotate)(
+    _plan_rotation("RandomRotation", True)
+)
+
+
+# ---------------------------------------------------------------------------------------------- RandomColorAdjust
+
+# The CPU kernel applies brightness, contrast, saturation and hue in an order shuffled per row. The DALI
+# graph is fixed, so it has four slots; each slot can apply any of the four, and the row's plan makes
+# slot s apply the s-th adjustment of the row's order, with every other adjustment at its identity
+# (which is exact: x * 1 and x + 0 round back to x). Each step rounds to uint8 as the CPU's does.
+_ADJUSTMENTS = ("brightness", "contrast", "saturation", "hue")
+COLOR_ARGS = {f"{name}{s}": np.float32 for s in range(4) for name in (*_ADJUSTMENTS, "hue_on")}
+
+
+def _u8(x: Any, env: Any) -> Any:
+    """Round half away from zero and saturate, as OpenCV's saturate_cast does (up to ties)."""
+    return env.fn.cast(env.math.clamp(x, 0.0, 255.0), dtype=env.types.UINT8, device=env.device)
+
+
+def _gray(image: Any, env: Any) -> Any:
+    gray = env.fn.color_space_conversion(image, image_type=env.types.RGB, output_type=env.types.GRAY,
+                                         device=env.device)
+    return env.fn.cast(gray, dtype=env.types.FLOAT, device=env.device)
+
+
+def _arg(args: dict[str, Any], name: str, env: Any) -> Any:
+    # Per-sample scalars come from the host; arithmetic on the GPU wants its operands there too.
+    node = args[name]
+    return node.gpu() if env.device == "gpu" else node
+
+
+def _hue_shift(image: Any, shift: Any, env: Any) -> Any:
+    """OpenCV's RGB -> HSV_FULL (uint8) -> H + shift -> RGB, in arithmetic: its fixed-point divisions
+    (12-bit tables, in float64 where the products outgrow float32's integers) and its float HSV -> RGB."""
+    m, fn, T = env.math, env.fn, env.types
+    x = fn.cast(image, dtype=T.FLOAT64, device=env.device)
+    r, g, b = x[:, :, 0], x[:, :, 1], x[:, :, 2]
+    v = m.max(r, m.max(g, b))
+    diff = v - m.min(r, m.min(g, b))
+    # sdiv_table[v] = round((255 << 12) / v); s = (diff * sdiv + (1 << 11)) >> 12
+    sdiv = m.floor(255.0 * 4096.0 / m.max(v, 1.0) + 0.5)
+    s = m.floor((diff * sdiv + 2048.0) / 4096.0)
+    is_r = fn.cast(v == r, dtype=T.FLOAT64, device=env.device)
+    is_g = fn.cast(v == g, dtype=T.FLOAT64, device=env.device) * (1.0 - is_r)
+    raw = is_r * (g - b) + (1.0 - is_r) * (is_g * (b - r + 2.0 * diff) + (1.0 - is_g) * (r - g + 4.0 * diff))
+    # hdiv_table[diff] = round((256 << 12) / (6 * diff)); h = (raw * hdiv + (1 << 11)) >> 12
+    has = fn.cast(diff > 0.0, dtype=T.FLOAT64, device=env.device)
+    hdiv = m.floor(256.0 * 4096.0 / (6.0 * m.max(diff, 1.0)) + 0.5) * has
+    h = m.floor((raw * hdiv + 2048.0) / 4096.0)
+    h = h + 256.0 * fn.cast(h < 0.0, dtype=T.FLOAT64, device=env.device)
+    h = h + fn.cast(shift, dtype=T.FLOAT64, device=env.device)
+    h = h - 256.0 * fn.cast(h >= 256.0, dtype=T.FLOAT64, device=env.device)
+    # HSV -> RGB as OpenCV's HSV2RGB_FULL for uint8: float32, and h in 255ths of the circle (OpenCV's
+    # forward conversion divides the circle in 256, its inverse in 255).
+    h = fn.cast(h, dtype=T.FLOAT, device=env.device) * np.float32(6.0 / 255.0)
+    h = h - 6.0 * fn.cast(h >= 6.0, dtype=T.FLOAT, device=env.device)  # h = 255 is a full turn
+    sv = fn.cast(s, dtype=T.FLOAT, device=env.device) * np.float32(1.0 / 255.0)
+    vv = fn.cast(v, dtype=T.FLOAT, device=env.device) * np.float32(1.0 / 255.0)
+    sector = m.floor(h)
+    f = h - sector
+    p, q, t = vv * (1.0 - sv), vv * (1.0 - sv * f), vv * (1.0 - sv * (1.0 - f))
+    picks = ((vv, t, p), (q, vv, p), (p, vv, t), (p, q, vv), (t, p, vv), (vv, p, q))
+    channels = []
+    for c in range(3):
+        total = None
+        for k, values in enumerate(picks):
+            term = fn.cast(sector == float(k), dtype=T.FLOAT, device=env.device) * values[c]
+            total = term if total is None else total + term
+        channels.append(total * 255.0)
+    return fn.stack(*channels, axis=2)
+
+
+def _active(op: Op) -> list[str]:
+    """The adjustments ``op`` can apply (an identity range never draws, on either device)."""
+    identities = dict(zip(_ADJUSTMENTS, (1.0, 1.0, 1.0, 0.0), strict=True))
+    return [name for name in _ADJUSTMENTS if tuple(getattr(op, name)) != (identities[name],) * 2]
+
+
+def _build_color_adjust(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+    x = node
+    active = _active(op)
+    for s in range(len(active)):  # one slot per adjustment the row may apply
+        if "brightness" in active:
+            xf = env.fn.cast(x, dtype=env.types.FLOAT, device=env.device)
+            x = _u8(xf * _arg(args, f"brightness{s}", env), env)
+        if "contrast" in active:
+            c = _arg(args, f"contrast{s}", env)
+            mean = env.math.floor(env.fn.reductions.mean(_gray(x, env), device=env.device) + 0.5)
+            xf = env.fn.cast(x, dtype=env.types.FLOAT, device=env.device)
+            x = _u8(xf * c + mean * (1.0 - c), env)
+        if "saturation" in active:
+            sat = _arg(args, f"saturation{s}", env)
+            gray = _gray(x, env)
+            xf = env.fn.cast(x, dtype=env.types.FLOAT, device=env.device)
+            gray3 = env.fn.stack(gray[:, :, 0], gray[:, :, 0], gray[:, :, 0], axis=2)
+            x = _u8(xf * sat + gray3 * (1.0 - sat), env)
+        if "hue" in active:
+            hue_on = _arg(args, f"hue_on{s}", env)
+            shifted = env.fn.cast(_u8(_hue_shift(x, _arg(args, f"hue{s}", env), env), env),
+                                  dtype=env.types.FLOAT, device=env.device)
+            xf = env.fn.cast(x, dtype=env.types.FLOAT, device=env.device)
+            x = _u8(shifted * hue_on + xf * (1.0 - hue_on), env)
+    return x
+
+
+@_register("RandomColorAdjust", args=COLOR_ARGS, build=_build_color_adjust)
+def _plan_color_adjust(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    h, w = _image("RandomColorAdjust", s)
+    if s.kind.gray2d or s.shape[2] != 3 or s.kind.dtype != np.uint8:
+        shape = (h, w) if s.kind.gray2d else s.shape
+        raise ValueError(
+            f"RandomColorAdjust: expected an RGB uint8 image of shape <H, W, 3>. Found shape {shape}, "
+            f"dtype {s.kind.dtype}"
+        )
+    args = {name: np.array(1.0 if not name.startswith("hue") else 0.0, np.float32) for name in COLOR_ARGS}
+    rng = ctx.rng
+    slot = 0
+    # The CPU kernel's draws, in its order (ops/cpu/color.py: random_color_adjust).
+    identities = (1.0, 1.0, 1.0, 0.0)
+    for k in rng.permutation(4):
+        name = _ADJUSTMENTS[k]
+        lo, hi = getattr(op, name)
+        if lo == hi == identities[k]:
+            continue
+        factor = float(rng.uniform(lo, hi))
+        if name == "hue":
+            args[f"hue{slot}"] = np.array(int(factor * 255) % 256, np.float32)  # as adjust_hue shifts
+            args[f"hue_on{slot}"] = np.array(1.0, np.float32)
+        else:
+            args[f"{name}{slot}"] = np.array(factor, np.float32)
+        slot += 1
+    return args, Sample(s.shape, s.kind)

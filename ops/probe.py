@@ -1,0 +1,208 @@
+"""What this machine has for the GPU and Dvpp devices: NVIDIA GPUs, DALI, NVJPG, Ascend's ``acl``.
+
+Everything here is cheap to import, never raises, and imports DALI or ``acl`` only to check that they
+import. ``minddata.devices()`` (the report) and the engine's placement pass (the decisions) both read
+these probes, so what ``minddata devices`` prints is what pipelines get.
+
+Example:
+    >>> from minddata.ops import probe
+    >>> ok, why = probe.gpu_backend()
+    >>> ok in ("cuda", "dali-cpu", None)
+    True
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from minddata import config
+
+__all__ = [
+    "DALI_INSTALL_HINT",
+    "GPU_INSTALL_HINT",
+    "NVJPG_GPUS",
+    "DriverInfo",
+    "ascend_driver",
+    "dali_status",
+    "dvpp_driver",
+    "dvpp_drivers",
+    "gpu_backend",
+    "nvjpg_driver",
+    "visible_gpus",
+]
+
+DALI_INSTALL_HINT = "pip install 'minddata[gpu]' (NVIDIA DALI, nvidia-dali-cuda120)"
+GPU_INSTALL_HINT = "nvidia-dali-cuda120 not installed: pip install 'minddata[gpu]'"
+# GPUs with NVJPG, the fixed-function JPEG decoder DALI drives through ``hw_decoder_load``.
+NVJPG_GPUS = ("A100", "A800", "A30", "H100", "H800", "H200", "GH200")
+_NVIDIA_SMI_TIMEOUT_S = 5.0
+
+
+@dataclass(frozen=True)
+class DriverInfo:
+    """One way a device can be driven (Dvpp has several): whether it is usable here, and why (not)."""
+
+    name: str
+    available: bool
+    detail: str
+
+
+def dali_status() -> tuple[bool, str]:
+    """Whether ``nvidia.dali`` imports, and ``"DALI <version>"`` or why not."""
+    try:
+        if importlib.util.find_spec("nvidia.dali") is None:
+            return False, GPU_INSTALL_HINT
+    except (ImportError, ValueError):  # the ``nvidia`` namespace itself is missing
+        return False, GPU_INSTALL_HINT
+    try:
+        dali = importlib.import_module("nvidia.dali")
+    except Exception as exc:
+        return False, f"nvidia.dali is installed but failed to import ({type(exc).__name__}: {exc})"
+    return True, f"DALI {getattr(dali, '__version__', '?')}"
+
+
+def _cuda_visible_filter(gpus: list[tuple[int, str, str]]) -> list[tuple[int, str, str]]:
+    """Apply ``CUDA_VISIBLE_DEVICES`` (indices or UUIDs, comma-separated) the way CUDA does: an
+    entry that names no device ends the list."""
+    spec = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if spec is None:
+        return gpus
+    chosen = []
+    for token in (t.strip() for t in spec.split(",")):
+        match = [g for g in gpus if (token.isdigit() and g[0] == int(token)) or (token and g[2].startswith(token))]
+        if not match:
+            break
+        chosen.append(match[0])
+    return chosen
+
+
+def visible_gpus() -> tuple[list[str], str]:
+    """Names of the NVIDIA GPUs CUDA would see here, and, when there are none, why.
+
+    Asks ``nvidia-smi -L`` (with a short timeout), falling back to the driver's ``/proc`` entries;
+    honours ``CUDA_VISIBLE_DEVICES``.
+    """
+    found: list[tuple[int, str, str]] = []  # (index, name, uuid)
+    why = "no NVIDIA GPU visible"
+    smi = shutil.which("nvidia-smi")
+    if smi:
+        try:
+            out = subprocess.run(
+                [smi, "-L"], capture_output=True, text=True, timeout=_NVIDIA_SMI_TIMEOUT_S, check=False
+            )
+            for line in out.stdout.splitlines():
+                m = re.match(r"GPU (\d+): (.+?) \(UUID: ([^)]+)\)", line.strip())
+                if m:
+                    found.append((int(m.group(1)), m.group(2), m.group(3)))
+            if not found:
+                why = f"no NVIDIA GPU visible (nvidia-smi -L: {(out.stderr or out.stdout).strip()[:120] or 'none'})"
+        except subprocess.TimeoutExpired:
+            why = f"no NVIDIA GPU visible (nvidia-smi -L did not answer in {_NVIDIA_SMI_TIMEOUT_S:.0f} s)"
+        except OSError as exc:
+            why = f"no NVIDIA GPU visible (nvidia-smi failed: {exc})"
+    else:
+        # No nvidia-smi (e.g. a container without the utilities): the driver still lists its GPUs.
+        proc = Path("/proc/driver/nvidia/gpus")
+        try:
+            for i, entry in enumerate(sorted(proc.iterdir())):
+                info = (entry / "information").read_text()
+                model = re.search(r"Model:\s*(.+)", info)
+                uuid = re.search(r"GPU UUID:\s*(\S+)", info)
+                found.append((i, model.group(1).strip() if model else "NVIDIA GPU", uuid.group(1) if uuid else ""))
+        except OSError:
+            pass
+        if not found:
+            why = "no NVIDIA GPU visible (no nvidia-smi, no NVIDIA driver in /proc)"
+    visible = _cuda_visible_filter(found)
+    if found and not visible:
+        why = f"no NVIDIA GPU visible (CUDA_VISIBLE_DEVICES={os.environ.get('CUDA_VISIBLE_DEVICES')!r} hides all)"
+    return [name for _, name, _ in visible], ("" if visible else why)
+
+
+def nvjpg_driver(gpus: list[str], dali_ok: bool, dali_why: str) -> DriverInfo:
+    hw = [g for g in gpus if any(re.search(rf"\b{m}\b", g) for m in NVJPG_GPUS)]
+    if not gpus:
+        return DriverInfo("nvjpg", False, "no NVIDIA GPU visible")
+    if not hw:
+        return DriverInfo(
+            "nvjpg", False, f"{gpus[0]} has no hardware JPEG decoder (needs an A100/H100/H200-class GPU)"
+        )
+    if not dali_ok:
+        return DriverInfo("nvjpg", False, f"{hw[0]} has NVJPG, but {dali_why}")
+    return DriverInfo("nvjpg", True, f"{hw[0]} NVJPG through {dali_why}")
+
+
+def ascend_driver() -> DriverInfo:
+    """Huawei DVPP through the CANN toolkit's ``acl`` module: detected, never assumed."""
+    try:
+        if importlib.util.find_spec("acl") is None:
+            return DriverInfo("ascend", False, "CANN toolkit's 'acl' module not found: install Ascend CANN")
+        acl = importlib.import_module("acl")
+    except Exception as exc:
+        return DriverInfo("ascend", False, f"'acl' module failed to import ({type(exc).__name__}: {exc})")
+    version = ""
+    try:  # pyACL >= CANN 6 reports its version; older ones don't, which is fine
+        major, minor, patch, _ = acl.get_version()
+        version = f" {major}.{minor}.{patch}"
+    except Exception:  # noqa: BLE001 - the version is informative only
+        pass
+    return DriverInfo("ascend", True, f"Ascend DVPP through CANN 'acl'{version}")
+
+
+REFERENCE_DRIVER = DriverInfo("reference", True, "CPU model of DVPP's rules; used only when selected explicitly")
+
+
+def dvpp_drivers(gpus: list[str] | None = None, dali: tuple[bool, str] | None = None) -> list[DriverInfo]:
+    """Every Dvpp driver and whether it is usable here (``reference`` always is)."""
+    if gpus is None:
+        gpus, _ = visible_gpus()
+    dali_ok, dali_why = dali if dali is not None else dali_status()
+    return [nvjpg_driver(gpus, dali_ok, dali_why), ascend_driver(), REFERENCE_DRIVER]
+
+
+def dvpp_driver() -> tuple[str | None, str]:
+    """The driver Dvpp ops run on under ``config.get_dvpp_driver()``, or ``None`` and why not.
+
+    ``"auto"`` takes the first hardware driver found and never the reference model, which is a
+    preview, not an accelerator.
+    """
+    wanted = config.get_dvpp_driver()
+    if wanted == "reference":
+        return "reference", REFERENCE_DRIVER.detail
+    if wanted == "ascend":
+        info = ascend_driver()
+        return ("ascend", info.detail) if info.available else (None, f"ascend: {info.detail}")
+    gpus, gpu_why = visible_gpus()
+    dali = dali_status()
+    nvjpg = nvjpg_driver(gpus, *dali)
+    if wanted == "nvjpg":
+        return ("nvjpg", nvjpg.detail) if nvjpg.available else (None, f"nvjpg: {nvjpg.detail}")
+    ascend = ascend_driver()
+    for info in (nvjpg, ascend):
+        if info.available:
+            return info.name, info.detail
+    return None, (
+        f"no hardware JPEG engine (nvjpg: {nvjpg.detail}; ascend: {ascend.detail}); "
+        "minddata.config.set_dvpp_driver('reference') runs Dvpp ops on a CPU model of DVPP's rules"
+    )
+
+
+def gpu_backend() -> tuple[str | None, str]:
+    """How GPU-placed ops run here: ``"cuda"`` (DALI on a visible NVIDIA GPU), ``"dali-cpu"`` (DALI's
+    CPU backend, only with ``config.set_gpu_emulation(True)``), or ``None`` with what is missing."""
+    dali_ok, dali_why = dali_status()
+    if not dali_ok:
+        return None, dali_why
+    gpus, gpu_why = visible_gpus()
+    if gpus:
+        return "cuda", f"{gpus[0]}; {dali_why}"
+    if config.get_gpu_emulation():
+        return "dali-cpu", f"{gpu_why}; emulated on {dali_why}'s CPU backend (config.set_gpu_emulation)"
+    return None, gpu_why

@@ -1,0 +1,247 @@
+"""The GPU device's DALI translation, run on DALI's CPU backend (``config.set_gpu_emulation``).
+
+The same pipelines run on a real GPU in tests/ops/test_gpu_device.py (marked ``gpu``). Pipelines are
+small and shared where possible: building a DALI pipeline costs a few milliseconds on the CPU backend.
+Skipped, with the reason, where NVIDIA DALI is not installed (``pip install 'minddata[gpu]'``).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image
+
+import minddata as md
+from minddata import vision
+from minddata.errors import RowError
+from minddata.ops import KernelContext
+from minddata.ops.probe import dali_status
+
+_ok, _why = dali_status()
+if not _ok and os.environ.get("MINDDATA_REQUIRE_DALI"):
+    # CI installs DALI to test the translation; a skip there would hide that nothing was tested.
+    raise RuntimeError(f"MINDDATA_REQUIRE_DALI is set but nvidia.dali is not importable: {_why}")
+pytestmark = pytest.mark.skipif(not _ok, reason=f"nvidia.dali not importable ({_why})")
+
+MEAN, STD = [123.675, 116.28, 103.53], [58.395, 57.12, 57.375]
+
+
+@pytest.fixture(autouse=True)
+def _emulate():
+    md.config.set_gpu_emulation(True)
+
+
+def _noise(h: int, w: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    y, x = np.mgrid[0:h, 0:w]
+    base = np.stack([(3 * x + y) % 256, (x + 5 * y) % 256, (2 * x + 2 * y) % 256], -1)
+    return np.clip(base + rng.integers(0, 40, (h, w, 3)), 0, 255).astype(np.uint8)
+
+
+def _jpeg(pixels: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    Image.fromarray(pixels).save(buf, "JPEG", quality=92)
+    return buf.getvalue()
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    """20 JPEGs of assorted sizes, a PNG (row 5) and a grayscale JPEG (row 9), in one class."""
+    root = tmp_path_factory.mktemp("gpu") / "images"
+    (root / "c").mkdir(parents=True)
+    for i in range(20):
+        pixels = _noise(40 + 3 * i, 56 + 5 * (i % 4), seed=i)
+        if i == 5:
+            data = cv2.imencode(".png", pixels[..., ::-1])[1].tobytes()
+        elif i == 9:
+            data = _jpeg(pixels[..., 0])
+        else:
+            data = _jpeg(pixels)
+        (root / "c" / f"{i:02d}.{'png' if i == 5 else 'jpg'}").write_bytes(data)
+    return root
+
+
+def _run(folder, ops, *, workers=2, batch=None, columns="image"):
+    ds = md.ImageFolderDataset(str(folder), shuffle=False, num_parallel_workers=workers)
+    ds = ds.map(ops, input_columns=columns, num_parallel_workers=workers)
+    if batch:
+        ds = ds.batch(batch)
+    it = ds.create_dict_iterator(num_epochs=1, output_numpy=True)
+    rows = [row["image"] for row in it]
+    return rows, it.device_stats
+
+
+def _gpu(*ops):
+    return [op.device("GPU") for op in ops]
+
+
+# --- a seeded pipeline gives the CPU's crops and flips --------------------------------------------
+
+
+def test_geometry_and_flips_are_exactly_the_cpus(folder):
+    md.config.set_seed(11)
+
+    def ops():
+        return [vision.Decode(), vision.CenterCrop((30, 44)), vision.RandomHorizontalFlip(), vision.RandomVerticalFlip(),
+                vision.Pad((1, 2, 3, 4), fill_value=(9, 8, 7)), vision.Crop((1, 1), (28, 40)), vision.HWC2CHW()]
+
+    want, _ = _run(folder, ops())
+    got, stats = _run(folder, _gpu(*ops()))
+    assert len(got) == 20 and all(np.array_equal(a, b) for a, b in zip(got, want, strict=True))
+    assert stats.transfers == {"CPU->GPU": 20, "GPU->CPU": 20}
+
+
+def test_random_resized_crop_and_normalize_match_within_a_level(folder):
+    md.config.set_seed(12)
+
+    def ops():
+        return [vision.Decode(), vision.RandomResizedCrop((32, 48), scale=(0.2, 1.0)), vision.RandomHorizontalFlip(),
+                vision.Normalize(MEAN, STD), vision.HWC2CHW()]
+
+    md.config.set_enable_fusion(False)  # the CPU's fused decode-crop resamples at a reduced DCT scale
+    want, _ = _run(folder, ops(), batch=4)
+    md.config.set_enable_fusion(True)
+    got, _ = _run(folder, _gpu(*ops()), batch=4)
+    diff = np.abs(np.concatenate(got) - np.concatenate(want)) * np.asarray(STD, np.float32)[:, None, None]
+    # BILINEAR within 1 level: a different crop or flip would be off by tens of levels.
+    assert diff.max() <= 1.0 + 1e-3 and diff.mean() < 0.2
+
+
+def test_output_does_not_depend_on_worker_count_or_chunking(folder):
+    md.config.set_seed(13)
+
+    def ops():
+        return _gpu(vision.Decode(), vision.RandomResizedCrop(24), vision.RandomRotation(20, expand=True),
+                    vision.RandomColorAdjust(0.3, 0.3, 0.3, 0.05))
+
+    one, _ = _run(folder, ops(), workers=1)
+    md.config.set_rows_per_chunk(3)
+    three, _ = _run(folder, ops(), workers=3)
+    assert all(np.array_equal(a, b) for a, b in zip(one, three, strict=True))
+
+
+# --- segments, boundaries and transfers -----------------------------------------------------------
+
+
+def test_a_map_splits_into_device_parts_and_moves_rows_once_per_boundary(folder):
+    ops = [vision.Decode(), vision.Resize((32, 32)).device("GPU"), vision.Rescale(1 / 255, 0),
+           vision.HorizontalFlip().device("GPU"), vision.HWC2CHW().device("GPU")]
+    ds = md.ImageFolderDataset(str(folder), shuffle=False).map(ops, input_columns="image")
+    text = ds.explain()
+    assert text.count("one DALI pipeline") == 2
+    rows, stats = _run(folder, ops)
+    assert stats.transfers == {"CPU->GPU": 40, "GPU->CPU": 40}
+    want = [
+        np.ascontiguousarray(cv2.resize(vision.Decode()(np.fromfile(f, np.uint8)), (32, 32)).astype(np.float32)
+                             [:, ::-1].transpose(2, 0, 1) / np.float32(255))
+        for f in sorted((folder / "c").iterdir())
+    ]
+    assert all(np.abs(a - b).max() <= 1.0 / 255 + 1e-6 for a, b in zip(rows, want, strict=True))
+
+
+def test_png_and_grayscale_rows_decode_on_the_gpu(folder):
+    rows, _ = _run(folder, _gpu(vision.Decode()))
+    cpu, _ = _run(folder, [vision.Decode()])
+    assert rows[5].shape == cpu[5].shape and rows[9].shape == cpu[9].shape == (67, 56 + 5 * 1, 3)
+    assert all(np.array_equal(a, b) for a, b in zip(rows, cpu, strict=True))
+
+
+def test_a_bad_row_fails_alone_naming_op_row_and_file(folder, tmp_path):
+    bad = tmp_path / "bad" / "c"
+    bad.mkdir(parents=True)
+    for i in range(6):
+        data = _jpeg(_noise(40, 48, i))
+        if i == 3:
+            data = data[: len(data) // 3]  # truncated: the header reads, the data does not
+        if i == 4:
+            data = b"GIF89a" + bytes(40)
+        (bad / f"{i}.jpg").write_bytes(data)
+    with pytest.raises(RowError) as caught:
+        _run(tmp_path / "bad", _gpu(vision.Decode(), vision.Resize((16, 16))))
+    assert "failed on row 3" in str(caught.value) and "3.jpg" in str(caught.value)
+    md.config.set_error_samples_mode("skip")
+    ds = md.ImageFolderDataset(str(tmp_path / "bad"), shuffle=False).map(
+        _gpu(vision.Decode(), vision.Resize((16, 16))), input_columns="image"
+    )
+    it = ds.create_dict_iterator(num_epochs=1, output_numpy=True)
+    assert len(list(it)) == 4 and it.skipped_rows == 2
+    assert any("GIF image" in s and "Place Decode on the CPU" in s for s in it.error_stats.samples)
+
+
+def test_an_error_in_an_earlier_part_keeps_row_order_and_index(folder):
+    def fail_on_row_7(image):
+        if image.shape[0] == 40 + 3 * 7:
+            raise ValueError("row 7 is refused")
+        return image
+
+    md.config.set_error_samples_mode("replace")
+    rows, _ = _run(folder, [vision.Decode(), fail_on_row_7, vision.Resize((20, 20)).device("GPU"), vision.HWC2CHW()])
+    assert len(rows) == 20 and np.array_equal(rows[7], rows[6])
+    md.config.set_error_samples_mode("raise")
+    with pytest.raises(RowError, match="op fail_on_row_7 failed on row 7"):
+        _run(folder, [vision.Decode(), fail_on_row_7, vision.Resize((20, 20)).device("GPU")])
+
+
+def test_segments_batch_rows_and_close_with_the_iterator(folder):
+    from minddata.ops.gpu import segment
+
+    runs: list[int] = []
+    made: list[segment.DaliSegment] = []
+    original_run, original_init = segment.DaliSegment.run, segment.DaliSegment.__init__
+
+    def init(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        made.append(self)
+
+    def run(self, values, contexts):
+        runs.append(len(values))
+        return original_run(self, values, contexts)
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(segment.DaliSegment, "__init__", init)
+    mp.setattr(segment.DaliSegment, "run", run)
+    try:
+        ds = md.ImageFolderDataset(str(folder), shuffle=False).map(
+            _gpu(vision.Decode(), vision.Resize((16, 16))), input_columns="image"
+        ).batch(8)
+        it = ds.create_dict_iterator(num_epochs=1, output_numpy=True)
+        assert [b["image"].shape[0] for b in it] == [8, 8, 4]
+        it.close()
+    finally:
+        mp.undo()
+    # The following batch's size is the DALI batch: 20 rows in 3 runs, not one per source chunk.
+    assert runs == [8, 8, 4]
+    assert made and all(seg._closed for seg in made)
+
+
+# --- the per-row kernels --------------------------------------------------------------------------
+
+
+def test_per_row_kernels_draw_what_the_cpu_kernels_draw():
+    from minddata.ops import get_kernel
+
+    image = _noise(60, 80, 1)
+    op = vision.RandomResizedCrop((20, 30), scale=(0.1, 1.0), interpolation=vision.Inter.NEAREST)
+    for row in range(6):
+        ctx = dict(seed=5, pass_index=2, row_index=row, op_position=3)
+        got = get_kernel(op.name, "GPU")(op, KernelContext(**ctx), image)
+        want = get_kernel(op.name, "CPU")(op, KernelContext(**ctx), image)
+        # NEAREST: the same box, the same source pixels but at OpenCV's double-rounded pixel edges.
+        differ = np.any(got != want, axis=-1)
+        assert differ.any(axis=1).sum() <= 2 or differ.any(axis=0).sum() <= 2  # a column or two, a row or two
+
+
+def test_per_row_kernel_needs_a_gpu_or_emulation(monkeypatch):
+    from minddata.errors import DeviceError
+    from minddata.ops import get_kernel, probe
+    from minddata.ops.gpu import kernels
+
+    md.config.set_gpu_emulation(False)
+    monkeypatch.setattr(probe, "visible_gpus", lambda: ([], "no NVIDIA GPU visible (nvidia-smi -L found none)"))
+    monkeypatch.setattr(kernels, "_backends", {})
+    with pytest.raises(DeviceError, match="GPU: not available here.*set_gpu_emulation"):
+        get_kernel("HorizontalFlip", "GPU")(vision.HorizontalFlip(), KernelContext(), _noise(4, 4, 0))

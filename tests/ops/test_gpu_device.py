@@ -1,0 +1,102 @@
+"""GPU and Dvpp (nvjpg) on a real NVIDIA GPU: marked ``gpu``, skipped where none is visible.
+
+What needs no GPU (the translation, the numerics on DALI's CPU backend, placement) is tested in
+tests/ops/test_gpu_dali.py and tests/engine/test_placement.py; bench/device_check.sh runs this file
+on a machine with a GPU. Tolerances here are for nvJPEG's decoder, whose IDCT and chroma upsampling
+differ from libjpeg-turbo's by a few levels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minddata as md
+from minddata import vision
+from minddata.ops import probe
+
+_gpus, _why = probe.visible_gpus()
+_dali_ok, _dali_why = probe.dali_status()
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not _gpus, reason=_why or "no NVIDIA GPU visible (nvidia-smi -L found none)"),
+    pytest.mark.skipif(not _dali_ok, reason=f"nvidia.dali not importable ({_dali_why})"),
+]
+
+MEAN, STD = [123.675, 116.28, 103.53], [58.395, 57.12, 57.375]
+
+
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory):
+    from minddata.bench import images
+
+    folder = tmp_path_factory.mktemp("gpu_photos")
+    images.generate(folder, num_images=48, num_classes=2, seed=3, size=(640, 480))
+    return folder
+
+
+def _rows(folder, ops, batch=16, **config):
+    for name, value in config.items():
+        getattr(md.config, f"set_{name}")(value)
+    ds = md.ImageFolderDataset(str(folder), shuffle=False, num_parallel_workers=4)
+    ds = ds.map(ops, input_columns="image", num_parallel_workers=4).batch(batch)
+    it = ds.create_dict_iterator(num_epochs=1, output_numpy=True)
+    out = np.concatenate([b["image"] for b in it])
+    return out, it.device_stats
+
+
+def test_decode_on_the_mixed_backend_matches_the_cpu(photos):
+    ops = lambda: [vision.Decode(), vision.CenterCrop(256)]  # noqa: E731
+    want, _ = _rows(photos, ops())
+    got, stats = _rows(photos, [op.device("GPU") for op in ops()])
+    diff = np.abs(got.astype(int) - want)
+    assert diff.mean() <= 1.5, diff.mean()
+    assert stats.transfers == {"CPU->GPU": 48, "GPU->CPU": 48}
+
+
+def test_standard_pipelines_on_the_gpu_draw_the_cpus_crops(photos):
+    md.config.set_seed(7)
+
+    def train():
+        return [vision.Decode(), vision.RandomResizedCrop(224), vision.RandomHorizontalFlip(),
+                vision.Normalize(MEAN, STD), vision.HWC2CHW()]
+
+    want, _ = _rows(photos, train(), enable_fusion=False)
+    md.config.set_seed(7)
+    got, _ = _rows(photos, [op.device("GPU") for op in train()])
+    diff = np.abs(got - want) * np.asarray(STD, np.float32)[:, None, None]
+    assert got.shape == want.shape == (48, 3, 224, 224)
+    assert diff.mean() <= 2.0, diff.mean()  # a different crop or flip would be tens of levels off
+
+
+def test_per_row_kernels_run_on_the_gpu():
+    from minddata.ops.gpu.kernels import row_backend
+
+    md.config.set_gpu_emulation(False)
+    assert row_backend() == "cuda"
+
+
+def test_nvjpg_decodes_on_the_hardware_engine(photos):
+    driver, why = probe.dvpp_driver()
+    if driver != "nvjpg":
+        pytest.skip(f"no NVJPG here: {why}")
+    ops = lambda: [vision.Decode(), vision.Resize((416, 416))]  # noqa: E731
+    md.config.set_enable_fusion(False)
+    want, _ = _rows(photos, ops())
+    md.config.set_enable_fusion(True)
+    got, stats = _rows(photos, [op.device("Dvpp") for op in ops()])
+    assert np.abs(got.astype(int) - want).mean() <= 2.0
+    assert stats.transfers == {"CPU->Dvpp": 48, "Dvpp->CPU": 48}
+
+
+def test_outputs_stay_on_the_gpu_for_torch(photos):
+    torch = pytest.importorskip("torch", reason="torch not installed: device outputs are torch CUDA tensors")
+    md.config.set_framework("torch")
+    ds = md.ImageFolderDataset(str(photos), shuffle=False).map(
+        [op.device("GPU") for op in (vision.Decode(), vision.Resize((64, 64)), vision.HWC2CHW())], input_columns="image"
+    ).batch(16)
+    it = ds.create_dict_iterator(num_epochs=1)
+    batch = next(iter(it))["image"]
+    assert isinstance(batch, torch.Tensor) and batch.is_cuda and tuple(batch.shape) == (16, 3, 64, 64)
+    assert "GPU->CPU" not in it.device_stats.transfers
+    it.close()
