@@ -108,9 +108,13 @@ class _Builder:
         fetch = node.fetch
 
         if node.inline:
-            return InlineApplyStage(rt, indices, lambda c, p, r: finish(c, work(c, p, r), p, r), node.name)
+            return InlineApplyStage(
+                rt, indices, lambda c, p, r: finish(c, work(c, p, r), p, r), node.name, one_to_one=True
+            )
         remotes = self._process_workers(node.name, lambda arg: fetch(arg[0]), node.num_workers) if node.python_multiprocessing else None
-        return ParallelApplyStage(rt, indices, work, node.num_workers, node.name, finish=finish, remotes=remotes)
+        return ParallelApplyStage(
+            rt, indices, work, node.num_workers, node.name, finish=finish, remotes=remotes, one_to_one=True
+        )
 
     def _build_IterableSourceNode(self, node: ir.IterableSourceNode, children, position) -> Stage:
         open_iter = node.open_iter
@@ -171,6 +175,9 @@ class _Builder:
             finish=policy.finish,
             ordered=policy.replace_in_order if rt.error_mode == "replace" else None,
             remotes=remotes,
+            # "skip" drops rows, so row counts stop lining up with the input; "replace" looks back
+            # at earlier rows: a resume replays those instead of skipping ahead.
+            one_to_one=rt.error_mode in ("raise", "deliver"),
         )
         # For the profiler's per-op times.
         stage.map_function = fn  # type: ignore[attr-defined]
@@ -195,8 +202,8 @@ class _Builder:
             pad_info=node.pad_info,
         )
         if node.num_workers <= 1 and not is_autotune(node.num_workers):
-            return InlineApplyStage(rt, group, collate, node.label)
-        return ParallelApplyStage(rt, group, collate, node.num_workers, node.label)
+            return InlineApplyStage(rt, group, collate, node.label, one_to_one=True)
+        return ParallelApplyStage(rt, group, collate, node.num_workers, node.label, one_to_one=True)
 
     def _build_BucketBatchNode(self, node: ir.BucketBatchNode, children, position) -> Stage:
         from minddata.engine.bucketing import BucketCollate, BucketGroupStage

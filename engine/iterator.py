@@ -22,6 +22,28 @@ __all__ = ["PipelineRun", "EPOCH_END", "new_runtime"]
 _logger = logging.getLogger("minddata")
 
 EPOCH_END = object()
+STATE_VERSION = 1
+
+
+def check_state(state: Any, num_epochs: int) -> tuple[int, int, int]:
+    """(epoch, row, seed) from an iterator state, or a clear error saying what is wrong with it."""
+    if not isinstance(state, dict) or state.get("version") != STATE_VERSION:
+        raise ValueError(
+            f"state must be a dict returned by iterator.get_state() (version {STATE_VERSION}). Found: {state!r}"
+        )
+    values = []
+    for key in ("epoch", "row", "seed"):
+        value = state.get(key)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"state[{key!r}] must be an int of 0 or more. Found: {value!r}")
+        values.append(value)
+    epoch, row, seed = values
+    if 0 < num_epochs <= epoch:
+        raise ValueError(
+            f"state is at epoch {epoch}, but the iterator runs only num_epochs={num_epochs}; create it with a "
+            "larger num_epochs (epochs count from the first, not from the resume point)"
+        )
+    return epoch, row, seed
 
 
 class _Failed:
@@ -46,11 +68,19 @@ class PipelineRun:
     or :data:`EPOCH_END` once per epoch. The caller owns :meth:`close`.
     """
 
-    def __init__(self, root: ir.Node, num_epochs: int, convert: Callable[[Any], Any]):
+    def __init__(
+        self, root: ir.Node, num_epochs: int, convert: Callable[[Any], Any], state: dict | None = None
+    ):
         if num_epochs == 0 or num_epochs < -1:
             raise ValueError(f"num_epochs must be -1 (endless) or greater than 0. Found: {num_epochs}")
         self.rt = new_runtime()
+        start_epoch, start_row = 0, 0
+        if state is not None:
+            start_epoch, start_row, seed = check_state(state, num_epochs)
+            # The seed decides every shuffle and random op: the resumed stream needs the same one.
+            self.rt.seed = seed
         self.stage = compile_plan(root, self.rt)
+        self._start_epoch, self._start_row = start_epoch, start_row
         self.num_epochs = num_epochs
         self.convert = convert
         chunk_rows = config.get_rows_per_chunk()
@@ -59,7 +89,9 @@ class PipelineRun:
         self._cond = threading.Condition()
         self._buffer: list[Any] = []
         self._pos = 0
-        self.epochs_done = 0
+        # Rows of this epoch handed out before the current buffer (for get_state).
+        self._rows_before = start_row
+        self.epochs_done = start_epoch
         self._failed: BaseException | None = None
         self._thread: threading.Thread | None = None
         # Set when the run starts if it is profiled or autotuned (minddata.engine.profiling).
@@ -142,10 +174,14 @@ class PipelineRun:
         convert = self.convert
         profile = self.profile
         perf = time.perf_counter
-        epoch = 0
+        epoch, skip = self._start_epoch, self._start_row
         try:
+            if epoch:
+                # Pass counters key every reshuffle: count the finished epochs as run.
+                self.stage.skip_passes(epoch)
             while self.num_epochs < 0 or epoch < self.num_epochs:
-                with closing(self.stage.run()) as chunks:
+                with closing(self.stage.run(skip)) as chunks:
+                    skip = 0
                     for chunk in chunks:
                         if profile is None:
                             self._put([convert(row) for row in chunk.rows])
@@ -198,6 +234,8 @@ class PipelineRun:
                 self._cond.notify_all()
             if item is EPOCH_END:
                 self.epochs_done += 1
+                self._rows_before = 0
+                self._buffer, self._pos = [], 0
                 self._log_errors()
                 return EPOCH_END
             if type(item) is _Failed:
@@ -205,9 +243,20 @@ class PipelineRun:
                 self.close()
                 raise item.error
             if item:
+                self._rows_before += self._pos
                 self._buffer = item
                 self._pos = 1
                 return item[0]
+
+    def get_state(self) -> dict:
+        """Where the consumer is: small and JSON-serializable. A new iterator created with it
+        continues with exactly the rows (and random augmentations) this one would give next."""
+        return {
+            "version": STATE_VERSION,
+            "seed": self.rt.seed,
+            "epoch": self.epochs_done,
+            "row": self._rows_before + self._pos,
+        }
 
     def _log_errors(self) -> None:
         stats = self.rt.errors

@@ -90,8 +90,11 @@ class ParallelApplyStage(Stage):
         ordered: Ordered | None = None,
         slots: int | None = None,
         remotes: list[Callable[[Any, threading.Event], Any]] | None = None,
+        one_to_one: bool = False,
     ):
         super().__init__(rt, [child], label)
+        # One output row per input row: a resume can skip in the child instead of replaying.
+        self.fast_skip = one_to_one and ordered is None
         self.work = work
         self.finish = finish
         self.ordered = ordered
@@ -156,9 +159,11 @@ class ParallelApplyStage(Stage):
         )
         state.threads.append(thread)
 
-    def _run(self, pass_index: int) -> Iterator[Chunk]:
-        source = self.children[0].run()
+    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
+        source = self.children[0].run(skip)
         state = _PassState(self.slots, source, pass_index)
+        # Row indices (which key random ops) continue from where the resumed pass starts.
+        state.rows_pulled = skip
         with self._resize_lock:
             self._live = state
             for _ in range(self.num_workers):

@@ -54,15 +54,54 @@ class Stage:
         if label is not None:
             self.label = label
 
-    def run(self) -> Iterator[Chunk]:
+    # Whether ``_run(pass_index, skip)`` starts ``skip`` rows into the pass without computing them
+    # (resume skips at the source); other stages replay the rows and drop them.
+    fast_skip = False
+
+    def run(self, skip: int = 0) -> Iterator[Chunk]:
+        """One pass over this stage's output, starting ``skip`` rows in (for resume)."""
         pass_index = self.passes
         self.passes += 1
+        if not skip:
+            chunks = self._run(pass_index)
+        elif self.fast_skip:
+            chunks = self._run(pass_index, skip)  # type: ignore[call-arg]
+        else:
+            chunks = _drop_rows(self._run(pass_index), skip)
         if self.prof is None:
-            return self._run(pass_index)
-        return self.prof.wrap(self._run(pass_index))
+            return chunks
+        return self.prof.wrap(chunks)
+
+    def skip_passes(self, count: int) -> None:
+        """Count ``count`` passes as done without running them, here and below (resume at an epoch)."""
+        self.passes += count
+        for child in self.children:
+            child.skip_passes(count * self.child_passes_per_pass())
+
+    def child_passes_per_pass(self) -> int:
+        return 1
+
+    def _child_sizes(self) -> list[int | None]:
+        node = self.node
+        if node is None:
+            return [None] * len(self.children)
+        return [child.static_size() for child in node.children]
 
     def _run(self, pass_index: int) -> Iterator[Chunk]:  # pragma: no cover - abstract
+        """One pass. Stages with ``fast_skip`` also take ``skip``: start that many rows in."""
         raise NotImplementedError
+
+
+def _drop_rows(chunks: Iterator[Chunk], count: int) -> Iterator[Chunk]:
+    with closing(chunks):
+        for chunk in chunks:
+            if count:
+                if len(chunk) <= count:
+                    count -= len(chunk)
+                    continue
+                chunk = chunk.slice(count, len(chunk))
+                count = 0
+            yield chunk
 
 
 class IndexSourceStage(Stage):
@@ -75,8 +114,10 @@ class IndexSourceStage(Stage):
         self.sampler = sampler
         self.chunk_rows = chunk_rows
 
-    def _run(self, pass_index: int) -> Iterator[Chunk]:
-        indices = self.sampler._indices(self.num_rows, self.seed, pass_index)
+    fast_skip = True
+
+    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
+        indices = self.sampler._indices(self.num_rows, self.seed, pass_index)[skip:]
         step = self.chunk_rows
         for start in range(0, len(indices), step):
             ids = indices[start : start + step].tolist()
@@ -101,7 +142,7 @@ class IterableSourceStage(Stage):
         self.chunk_rows = chunk_rows
         self.num_samples = num_samples
 
-    def _run(self, pass_index: int) -> Iterator[Chunk]:
+    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
         limit = self.num_samples
         source = self.open_iter(pass_index)
         to_row = self.to_row
@@ -128,14 +169,23 @@ class IterableSourceStage(Stage):
 class InlineApplyStage(Stage):
     """Applies ``fn(chunk, pass_index, row_start) -> chunk`` in the pulling thread (cheap work only)."""
 
-    def __init__(self, rt: Runtime, child: Stage, fn: Callable[[Chunk, int, int], Chunk | None], label: str):
+    def __init__(
+        self,
+        rt: Runtime,
+        child: Stage,
+        fn: Callable[[Chunk, int, int], Chunk | None],
+        label: str,
+        one_to_one: bool = False,
+    ):
         super().__init__(rt, [child], label)
         self.fn = fn
+        # One output row per input row: a resume can skip in the child instead of replaying.
+        self.fast_skip = one_to_one
 
-    def _run(self, pass_index: int) -> Iterator[Chunk]:
+    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
         fn = self.fn
-        row_start = 0
-        with closing(self.children[0].run()) as source:
+        row_start = skip
+        with closing(self.children[0].run(skip)) as source:
             for chunk in source:
                 n = len(chunk)
                 out = fn(chunk, pass_index, row_start)
@@ -149,11 +199,15 @@ class TakeStage(Stage):
         super().__init__(rt, [child], label)
         self.count = count
 
-    def _run(self, pass_index: int) -> Iterator[Chunk]:
-        left = self.count
+    fast_skip = True
+
+    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
+        left = self.count - skip
         if left <= 0:
+            # The child's pass still counts, as if it had run up to the take.
+            self.children[0].skip_passes(1)
             return
-        with closing(self.children[0].run()) as source:
+        with closing(self.children[0].run(skip)) as source:
             for chunk in source:
                 if len(chunk) >= left:
                     yield chunk.slice(0, left)
@@ -167,9 +221,11 @@ class SkipStage(Stage):
         super().__init__(rt, [child], label)
         self.count = count
 
-    def _run(self, pass_index: int) -> Iterator[Chunk]:
-        left = self.count
-        with closing(self.children[0].run()) as source:
+    fast_skip = True
+
+    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
+        left = 0
+        with closing(self.children[0].run(self.count + skip)) as source:
             for chunk in source:
                 if left:
                     if len(chunk) <= left:
@@ -185,11 +241,23 @@ class RepeatStage(Stage):
         super().__init__(rt, [child], label)
         self.count = count
 
-    def _run(self, pass_index: int) -> Iterator[Chunk]:
+    @property
+    def fast_skip(self) -> bool:  # type: ignore[override]
+        size = self._child_sizes()[0]
+        return size is not None and size > 0
+
+    def child_passes_per_pass(self) -> int:
+        return max(self.count, 0)
+
+    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
         done = 0
+        if skip:
+            done, skip = divmod(skip, self._child_sizes()[0])  # type: ignore[operator]
+            self.children[0].skip_passes(done)
         while self.count < 0 or done < self.count:
             produced = 0
-            with closing(self.children[0].run()) as source:
+            offset, skip = skip, 0
+            with closing(self.children[0].run(offset)) as source:
                 for chunk in source:
                     produced += len(chunk)
                     yield chunk
@@ -200,17 +268,29 @@ class RepeatStage(Stage):
 
 
 class ConcatStage(Stage):
-    def _run(self, pass_index: int) -> Iterator[Chunk]:
-        for child in self.children:
-            with closing(child.run()) as source:
+    @property
+    def fast_skip(self) -> bool:  # type: ignore[override]
+        return all(size is not None for size in self._child_sizes())
+
+    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
+        sizes = self._child_sizes() if skip else [None] * len(self.children)
+        for child, size in zip(self.children, sizes):
+            if skip and size is not None and skip >= size:
+                child.skip_passes(1)
+                skip -= size
+                continue
+            offset, skip = skip, 0
+            with closing(child.run(offset)) as source:
                 yield from source
 
 
 class ZipStage(Stage):
     """Joins the i-th rows of every child; ends with the shortest child."""
 
-    def _run(self, pass_index: int) -> Iterator[Chunk]:
-        sources = [child.run() for child in self.children]
+    fast_skip = True
+
+    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
+        sources = [child.run(skip) for child in self.children]
         buffers: list[list[Any]] = [[] for _ in sources]
         try:
             while True:
@@ -245,9 +325,11 @@ class ProjectStage(Stage):
         else:
             self.pick = operator.itemgetter(*indices)
 
-    def _run(self, pass_index: int) -> Iterator[Chunk]:
+    fast_skip = True
+
+    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
         pick = self.pick
-        with closing(self.children[0].run()) as source:
+        with closing(self.children[0].run(skip)) as source:
             for chunk in source:
                 rows = [row if type(row) is FailedRow else pick(row) for row in chunk.rows]
                 yield Chunk(rows, chunk.ids, chunk.origins)
@@ -266,7 +348,7 @@ class ShuffleStage(Stage):
         self.position = position
         self.chunk_rows = chunk_rows
 
-    def _run(self, pass_index: int) -> Iterator[Chunk]:
+    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
         rng = node_rng(self.rt.seed, pass_index, self.position)
         uniforms = rng.random(1024)
         used = 0
@@ -334,11 +416,15 @@ class GroupStage(Stage):
             )
         return int(size)
 
-    def _run(self, pass_index: int) -> Iterator[Chunk]:
-        batch_num = 0
+    @property
+    def fast_skip(self) -> bool:  # type: ignore[override]
+        return not callable(self.batch_size)
+
+    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
+        batch_num = skip
         want = self._size(batch_num, pass_index)
         rows: list[Any] = []
-        with closing(self.children[0].run()) as source:
+        with closing(self.children[0].run(skip * want if skip else 0)) as source:
             for chunk in source:
                 pending = chunk.rows
                 while pending:

@@ -347,11 +347,35 @@ class Dataset:
 
     # -- running -----------------------------------------------------------------------------
 
-    def create_dict_iterator(self, num_epochs: int = -1, output_numpy: bool = False, do_copy: bool = True) -> Any:
-        """Iterate rows as ``{column: array}``. Each ``for`` loop over the iterator reads one epoch."""
+    def create_dict_iterator(
+        self,
+        num_epochs: int = -1,
+        output_numpy: bool = False,
+        do_copy: bool = True,
+        state: dict | None = None,
+    ) -> Any:
+        """Iterate rows as ``{column: array}``. Each ``for`` loop over the iterator reads one epoch.
+
+        ``state`` (from ``iterator.get_state()``) resumes exactly where that iterator was: the same
+        rows and random augmentations follow, whatever the worker counts. Sources and one-row-in,
+        one-row-out ops skip ahead without computing the skipped rows; shuffle buffers, filters and
+        error modes "skip"/"replace" replay them.
+
+        Example:
+            >>> import minddata as md
+            >>> md.config.set_seed(7)
+            >>> ds = md.NumpySlicesDataset({"x": list(range(10))}).map(lambda x: x * 2, input_columns="x")
+            >>> it = ds.create_dict_iterator(num_epochs=1, output_numpy=True)
+            >>> first = [int(next(it)["x"]) for _ in range(4)]
+            >>> state = it.get_state()
+            >>> rest = [int(r["x"]) for r in it]
+            >>> resumed = ds.create_dict_iterator(num_epochs=1, output_numpy=True, state=state)
+            >>> [int(r["x"]) for r in resumed] == rest
+            True
+        """
         from minddata.dataset.iterators import DictIterator
 
-        return DictIterator(self, num_epochs=num_epochs, output_numpy=output_numpy)
+        return DictIterator(self, num_epochs=num_epochs, output_numpy=output_numpy, state=self._start_state(state))
 
     def create_tuple_iterator(
         self,
@@ -359,12 +383,40 @@ class Dataset:
         num_epochs: int = -1,
         output_numpy: bool = False,
         do_copy: bool = True,
+        state: dict | None = None,
     ) -> Any:
-        """Iterate rows as lists of arrays, in ``columns`` order (default: all columns)."""
+        """Iterate rows as lists of arrays, in ``columns`` order (default: all columns). ``state``
+        resumes as in :meth:`create_dict_iterator`."""
         from minddata.dataset.iterators import TupleIterator
 
         source = self.project(columns) if columns is not None else self
-        return TupleIterator(source, num_epochs=num_epochs, output_numpy=output_numpy)
+        return TupleIterator(source, num_epochs=num_epochs, output_numpy=output_numpy, state=self._start_state(state))
+
+    def set_init_step(self, init_step: int) -> None:
+        """Start iterators created afterwards at global step ``init_step`` (MindSpore's failover reset):
+        epoch ``init_step // get_dataset_size()``, row ``init_step % get_dataset_size()``. Needs
+        ``config.set_seed`` so that the restarted job draws the same shuffles and augmentations."""
+        from minddata import config
+
+        if isinstance(init_step, bool) or not isinstance(init_step, int) or init_step < 0:
+            raise ArgumentError(f"set_init_step: `init_step` must be an int of 0 or more. Found: {init_step!r}")
+        if not config.seed_is_set():
+            raise ArgumentError(
+                "set_init_step: call minddata.config.set_seed(...) first: without a fixed seed the restarted "
+                "pipeline would shuffle and augment differently from the one that stopped."
+            )
+        self._init_step = init_step
+
+    def _start_state(self, state: dict | None) -> dict | None:
+        step = getattr(self, "_init_step", None)
+        if state is not None or not step:
+            return state
+        from minddata import config
+        from minddata.engine.iterator import STATE_VERSION
+
+        size = self.get_dataset_size()
+        epoch, row = divmod(step, size) if size else (0, 0)
+        return {"version": STATE_VERSION, "seed": config.get_seed(), "epoch": epoch, "row": row}
 
     def __iter__(self) -> Any:
         return iter(self.create_tuple_iterator(num_epochs=1))

@@ -44,11 +44,11 @@ class _Iterator:
     ``close()`` (or leaving a ``with`` block, or garbage collection) stops every worker.
     """
 
-    def __init__(self, dataset: Any, num_epochs: int, output_numpy: bool):
+    def __init__(self, dataset: Any, num_epochs: int, output_numpy: bool, state: dict | None = None):
         names = dataset.get_col_names()
         self._names = names
         self._convert = self._make_converter(names, _tensor_adapter(output_numpy))
-        self._run = PipelineRun(dataset._node, num_epochs, self._convert)
+        self._run = PipelineRun(dataset._node, num_epochs, self._convert, state)
         self._profiler: Any = None
         self._profiler_run: Any = None
         # The run must not hold the iterator, so an abandoned iterator is collected and closes its run.
@@ -82,6 +82,11 @@ class _Iterator:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+    def get_state(self) -> dict:
+        """Where this iterator is (epoch, row, seed): small and JSON-serializable. Pass it as
+        ``state=`` to ``create_dict_iterator``/``create_tuple_iterator`` to continue from here."""
+        return self._run.get_state()
 
     @property
     def error_stats(self) -> ErrorStats:
