@@ -84,24 +84,14 @@ def _ops(pipeline: str) -> list[Any]:
 
 
 def _place(ops: list[Any], device: str) -> list[Any]:
-    from minddata.engine.placement import Machine, _unsupported
+    from minddata.engine.placement import cannot_run
 
     if device == "CPU":
         return ops
-    from minddata.engine.placement import _fused_with
-
-    machine = Machine()
-    machine.probe(device)
     prev = None
     for op in ops:
-        if device == "Dvpp" and op.name not in _DVPP_OPS:
-            prev = op
-            continue
-        fused = _fused_with(prev, op.device(device)) if prev is not None else None
-        ok = _unsupported(op, device, machine) is None or (
-            fused is not None and _unsupported(fused, device, machine) is None
-        )
-        op.device(device if ok else "CPU")
+        wanted = device == "GPU" or op.name in _DVPP_OPS
+        op.device(device if wanted and cannot_run(op, device, prev) is None else "CPU")
         prev = op
     return ops
 

@@ -14,7 +14,7 @@ from minddata.engine.batchfn import BatchInfo, Collate
 from minddata.engine.chunk import Chunk, FailedRow
 from minddata.engine.devicemap import build_device_map, needs_device_build
 from minddata.engine.mapfn import MapErrorPolicy, MapFunction, column_layout, op_label
-from minddata.engine.optimizer import flatten_operations, lower
+from minddata.engine.optimizer import lower
 from minddata.engine.parallel import ParallelApplyStage
 from minddata.engine.profiling import op_label as profiled_op_label
 from minddata.engine.runtime import Runtime
@@ -33,7 +33,6 @@ from minddata.engine.stages import (
     ZipStage,
 )
 from minddata.errors import DeviceError, GraphError, PipelineError, RowError
-from minddata.ops.base import Op
 
 __all__ = ["compile_plan", "validate", "plan_tree"]
 

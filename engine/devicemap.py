@@ -278,14 +278,16 @@ class SegmentWork:
 class RechunkStage(Stage):
     """Merges consecutive chunks into chunks of at least ``rows`` rows (the DALI batch), in order."""
 
+    fast_skip = True  # the same rows in bigger chunks: a resume skips in the child
+
     def __init__(self, rt: Runtime, child: Stage, rows: int, label: str):
         super().__init__(rt, [child], label)
         self.rows = rows
 
-    def _run(self, pass_index: int) -> Iterator[Chunk]:
+    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
         held: list[Chunk] = []
         count = 0
-        with closing(self.children[0].run()) as source:
+        with closing(self.children[0].run(skip)) as source:
             for chunk in source:
                 held.append(chunk)
                 count += len(chunk)
@@ -402,6 +404,9 @@ def build_device_map(builder: Any, node: ir.MapNode, child: Stage,
             rt, stage, work, workers, label, finish=finish,
             ordered=policy.replace_in_order if last and rt.error_mode == "replace" else None,
             remotes=remotes,
+            # Parts before the last keep every row (failures travel as placeholders); the last drops
+            # rows only under skip/replace. One-to-one parts let a resume skip instead of replaying.
+            one_to_one=not last or rt.error_mode in ("raise", "deliver"),
         )
         stage.node = node
         if part.kind == "row":

@@ -36,7 +36,7 @@ from minddata.errors import DeviceError
 from minddata.ops.base import Op
 from minddata.ops.registry import has_kernel, ops_on
 
-__all__ = ["DevicePart", "Machine", "choose", "place", "plan_parts"]
+__all__ = ["DevicePart", "Machine", "cannot_run", "choose", "place", "plan_parts"]
 
 _logger = logging.getLogger("minddata")
 
@@ -302,6 +302,33 @@ def _with_dvpp_settings(op: Any, driver: str) -> Any:
     return clone
 
 
+def cannot_run(op: Op, device: str, previous: Any = None) -> str | None:
+    """Why ``device`` can't run ``op`` on this machine (absent, no kernel on its driver, parameters it
+    can't honour), or ``None`` when it can. ``previous``: the op before it in the map, for ops a
+    device runs only fused with the Decode before them (Resize after Decode on Dvpp's ``nvjpg``).
+
+    For tools that place ops themselves (benchmarks): the same checks the placement pass makes.
+
+    Example:
+        >>> from minddata import vision
+        >>> from minddata.engine.placement import cannot_run
+        >>> cannot_run(vision.HWC2CHW(), "CPU") is None
+        True
+    """
+    machine = Machine()
+    absent = _absent(device, machine)
+    if absent is not None:
+        return absent
+    reason = _unsupported(op, device, machine)
+    if reason is not None and isinstance(previous, Op):
+        prev = copy.copy(previous)
+        prev._device = device
+        fused = _fused_with(prev, _placed(op, device))
+        if fused is not None and _unsupported(fused, device, machine) is None:
+            return None
+    return reason
+
+
 def execution(op: Any, machine_driver: str | None) -> str:
     """``"dali"`` for ops that run inside DALI pipelines (GPU, Dvpp on nvjpg), else ``"row"``."""
     if not isinstance(op, Op):
@@ -309,6 +336,24 @@ def execution(op: Any, machine_driver: str | None) -> str:
     if op.device_target == "GPU" or (op.device_target == "Dvpp" and machine_driver == "nvjpg"):
         return "dali"
     return "row"
+
+
+# Nodes that pass rows on without looking into them.
+_PASS_THROUGH = (ir.RepeatNode, ir.TakeNode, ir.SkipNode, ir.ProjectNode, ir.RenameNode, ir.ShuffleNode)
+
+
+def _hands_over(node: ir.Node | None, parents: dict[int, ir.Node | None]) -> bool:
+    """Whether rows reaching ``node`` go to the consumer untouched but for one plain batch."""
+    batched = False
+    while node is not None:
+        if isinstance(node, ir.BatchNode) and not batched:
+            if node.per_batch_map is not None or node.pad_info or getattr(node, "epilogues", None):
+                return False
+            batched = True
+        elif not isinstance(node, _PASS_THROUGH):
+            return False
+        node = parents.get(id(node))
+    return True
 
 
 def plan_parts(tree: ir.Node) -> None:
@@ -356,11 +401,7 @@ def plan_parts(tree: ir.Node) -> None:
         # A GPU segment ending the map hands its rows on still on the GPU (as torch CUDA tensors) when
         # the consumer takes torch tensors (config.set_framework("torch")) and what follows only
         # stacks them (a plain batch) or hands them over. Anything else gets host arrays.
-        node.device_output = config.get_framework() == "torch" and (  # type: ignore[attr-defined]
-            parent is None
-            or (isinstance(parent, ir.BatchNode) and parent.per_batch_map is None and not parent.pad_info
-                and not getattr(parent, "epilogues", None))
-        )
+        node.device_output = config.get_framework() == "torch" and _hands_over(parent, parents)  # type: ignore[attr-defined]
         if isinstance(parent, ir.BatchNode) and isinstance(parent.batch_size, int):
             # One DALI run per batch of the pipeline: the size the consumer wants anyway.
             node.segment_rows = min(max(parent.batch_size, 8), 512)  # type: ignore[attr-defined]

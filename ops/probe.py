@@ -198,11 +198,9 @@ def gpu_backend() -> tuple[str | None, str]:
     """How GPU-placed ops run here: ``"cuda"`` (DALI on a visible NVIDIA GPU), ``"dali-cpu"`` (DALI's
     CPU backend, only with ``config.set_gpu_emulation(True)``), or ``None`` with what is missing."""
     dali_ok, dali_why = dali_status()
-    if not dali_ok:
-        return None, dali_why
     gpus, gpu_why = visible_gpus()
-    if gpus:
+    if dali_ok and gpus:
         return "cuda", f"{gpus[0]}; {dali_why}"
-    if config.get_gpu_emulation():
+    if dali_ok and config.get_gpu_emulation():
         return "dali-cpu", f"{gpu_why}; emulated on {dali_why}'s CPU backend (config.set_gpu_emulation)"
-    return None, gpu_why
+    return None, "; ".join(why for why in (gpu_why, "" if dali_ok else dali_why) if why)

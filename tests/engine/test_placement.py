@@ -195,3 +195,32 @@ def test_nvjpg_takes_a_resize_only_fused_with_its_decode(monkeypatch):
     )
     with pytest.raises(DeviceError, match=r"no Resize kernel on its 'nvjpg' driver.*Ops with a Dvpp kernel: Decode"):
         alone.explain()
+
+
+def test_gpu_output_stays_on_the_gpu_only_for_torch_consumers(monkeypatch):
+    from minddata.engine.optimizer import lower
+
+    monkeypatch.setattr(probe, "gpu_backend", lambda: ("cuda", "NVIDIA H200; DALI 2.4.0"))
+    source = md.NumpySlicesDataset({"image": [np.zeros((4, 4, 3), np.uint8)]})
+    gpu_map = source.map([vision.HorizontalFlip().device("GPU")], input_columns="image")
+
+    def kept(ds) -> bool:
+        tree = lower(ds._node, True)
+        gpu = [n for n in tree.walk() if any(p.kind == "dali" for p in getattr(n, "device_parts", []))]
+        return gpu[0].device_output
+
+    assert not kept(gpu_map.batch(2))  # NumPy consumers: host arrays
+    md.config.set_framework("torch")
+    assert kept(gpu_map.batch(2).repeat(2)) and kept(gpu_map)
+    assert not kept(gpu_map.batch(2).map(abs, input_columns="image"))  # a CPU op reads it next
+    assert not kept(gpu_map.batch(2).batch(2))
+
+
+def test_cannot_run_answers_as_the_placement_pass_would(monkeypatch, no_gpu):
+    from minddata.engine.placement import cannot_run
+
+    assert "no NVIDIA GPU visible" in cannot_run(vision.Resize(8), "GPU")
+    monkeypatch.setattr(probe, "dvpp_driver", lambda: ("nvjpg", "NVIDIA H200 NVJPG through DALI 2.4.0"))
+    assert "no Resize kernel on its 'nvjpg' driver" in cannot_run(vision.Resize(8), "Dvpp")
+    assert cannot_run(vision.Resize(8), "Dvpp", previous=vision.Decode()) is None  # fused with it
+    assert cannot_run(vision.Decode(), "Dvpp") is None

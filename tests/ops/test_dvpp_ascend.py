@@ -49,7 +49,7 @@ class _FakeAcl:
             dvpp_set_pic_desc_width_stride=lambda d, v: d.__setitem__("ws", v),
             dvpp_set_pic_desc_height_stride=lambda d, v: d.__setitem__("hs", v),
             dvpp_set_pic_desc_size=lambda d, v: d.__setitem__("size", v),
-            dvpp_jpeg_decode_async=self._decode, dvpp_create_roi_config=lambda l, r, t, b: (l, r, t, b),
+            dvpp_jpeg_decode_async=self._decode, dvpp_create_roi_config=lambda left, right, top, bottom: (left, right, top, bottom),
             dvpp_destroy_roi_config=lambda c: None, dvpp_vpc_crop_and_paste_async=self._crop_and_paste,
         )
 

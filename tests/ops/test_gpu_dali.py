@@ -245,3 +245,30 @@ def test_per_row_kernel_needs_a_gpu_or_emulation(monkeypatch):
     monkeypatch.setattr(kernels, "_backends", {})
     with pytest.raises(DeviceError, match="GPU: not available here.*set_gpu_emulation"):
         get_kernel("HorizontalFlip", "GPU")(vision.HorizontalFlip(), KernelContext(), _noise(4, 4, 0))
+
+
+def test_resume_mid_epoch_gives_the_rest_of_the_uninterrupted_run(folder):
+    md.config.set_seed(21)
+    ops = lambda: [vision.Decode(), vision.RandomResizedCrop(24).device("GPU"), vision.Rescale(1 / 255, 0),  # noqa: E731
+                   vision.RandomHorizontalFlip().device("GPU")]
+    ds = md.ImageFolderDataset(str(folder), shuffle=False).map(ops(), input_columns="image").batch(4)
+    whole = [b["image"] for b in ds.create_dict_iterator(num_epochs=1, output_numpy=True)]
+    it = ds.create_dict_iterator(num_epochs=1, output_numpy=True)
+    first = [next(it)["image"] for _ in range(2)]
+    state = it.get_state()
+    it.close()
+    rest = [b["image"] for b in ds.create_dict_iterator(num_epochs=1, output_numpy=True, state=state)]
+    assert len(first) + len(rest) == len(whole) == 5
+    assert all(np.array_equal(a, b) for a, b in zip(first + rest, whole, strict=True))
+
+
+def test_online_session_runs_gpu_ops_and_delivers_a_bad_rows_error(folder):
+    pipe = md.OnlineDataset(["image"]).map(_gpu(vision.Decode(), vision.Resize((20, 20))) + [vision.HWC2CHW()],
+                                           input_columns="image")
+    files = sorted((folder / "c").iterdir())[:3]
+    with pipe.serve() as session:
+        good = [session.submit({"image": np.fromfile(f, np.uint8)}) for f in files]
+        bad = session.submit({"image": np.frombuffer(b"not an image at all", np.uint8)})
+        assert [f.result(timeout=30)["image"].shape for f in good] == [(3, 20, 20)] * 3
+        with pytest.raises(RowError, match="op Decode\\+Resize failed"):
+            bad.result(timeout=30)
