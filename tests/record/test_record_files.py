@@ -220,7 +220,8 @@ def test_killed_writer_leaves_nothing_that_reads(tmp_path):
         os.kill(os.getpid(), signal.SIGKILL)
         """
     )
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60)
+    # Outside the repo root, where the bare minddata/ folder would shadow the installed package.
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60, cwd=tmp_path)
     assert proc.returncode == -9
     assert not any(n.endswith(("mindrecord0", "mindrecord1", ".meta.json")) for n in os.listdir(tmp_path))
     leftovers = os.listdir(tmp_path)
