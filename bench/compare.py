@@ -18,7 +18,6 @@ import os
 import statistics
 import subprocess
 import sys
-import textwrap
 from dataclasses import dataclass
 
 __all__ = ["PEERS", "Peer", "find_peer", "main", "run_one", "SCRIPTS"]

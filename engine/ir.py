@@ -7,7 +7,8 @@ each use compiles to its own stages, iterated independently.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from minddata.errors import GraphError
 

@@ -7,8 +7,9 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from contextlib import closing
-from typing import Any, Callable
+from typing import Any
 
 from minddata import config
 from minddata.engine import ir, profiling

@@ -7,7 +7,8 @@ import pickle
 import threading
 import time
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from minddata.engine.chunk import Chunk, FailedRow
 from minddata.engine.runtime import PipelineStopped, Runtime
@@ -118,7 +119,7 @@ class MapFunction:
         indices = self.input_indices
         if len(indices) == 1:
             only = indices[0]
-            pick: Callable[[tuple], tuple] = lambda row: (row[only],)
+            pick: Callable[[tuple], tuple] = lambda row: (row[only],)  # noqa: E731
         else:
             pick = operator.itemgetter(*indices) if indices else (lambda row: ())
         n_out = self.num_outputs
@@ -142,7 +143,7 @@ class MapFunction:
             step_index = 0
             try:
                 values = pick(row)
-                for step_index, ((fn, op, _, multi), ctx) in enumerate(plan):
+                for step_index, ((fn, op, _, multi), ctx) in enumerate(plan):  # noqa: B007 (read by the handler)
                     if op is None:
                         result = fn(*values)
                         values = result if type(result) is tuple else (result,)

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import collections
 import threading
+from collections.abc import Iterator
 from concurrent.futures import Future
 from contextlib import closing
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 

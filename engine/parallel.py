@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from minddata.engine.autotune import is_autotune
 from minddata.engine.chunk import Chunk

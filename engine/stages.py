@@ -9,8 +9,9 @@ thread pulls from them; stages that do real work run in worker threads or proces
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable, Iterator
 from contextlib import closing
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import numpy as np
 

@@ -10,7 +10,6 @@ Example:
 from minddata import config, errors
 from minddata._devices import DeviceInfo, DriverInfo, devices
 from minddata._version import __version__
-from minddata.engine.autotune import AUTOTUNE
 from minddata.dataset import (
     BatchInfo,
     Cifar10Dataset,
@@ -35,6 +34,7 @@ from minddata.dataset import (
     concat,
     zip,
 )
+from minddata.engine.autotune import AUTOTUNE
 from minddata.profiler import Profiler
 from minddata.samplers import (
     DistributedSampler,

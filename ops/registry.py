@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import importlib
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from minddata.errors import DeviceError
 

@@ -20,7 +20,6 @@ import numpy as np
 import pytest
 from PIL import Image, JpegImagePlugin
 
-import minddata
 from minddata import _devices
 from minddata._version import __version__
 from minddata.bench import images, overhead, pipelines, runner

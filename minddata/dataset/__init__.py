@@ -4,8 +4,8 @@ from minddata.dataset._files import Shuffle
 from minddata.dataset.arrow_sources import MindDataset, ParquetDataset
 from minddata.dataset.base import Dataset, concat, zip
 from minddata.dataset.iterators import DictIterator, TupleIterator
-from minddata.dataset.sources import GeneratorDataset, ImageFolderDataset, NumpySlicesDataset, OnlineDataset
 from minddata.dataset.schema import Schema
+from minddata.dataset.sources import GeneratorDataset, ImageFolderDataset, NumpySlicesDataset, OnlineDataset
 from minddata.dataset.standard import (
     Cifar10Dataset,
     Cifar100Dataset,

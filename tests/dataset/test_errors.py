@@ -6,10 +6,10 @@ import logging
 
 import numpy as np
 import pytest
+from conftest import column
 
 import minddata as md
 from minddata.errors import PipelineError, RowError
-from conftest import column
 
 
 def fails_on(bad):

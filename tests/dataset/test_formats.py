@@ -16,10 +16,10 @@ import zlib
 
 import numpy as np
 import pytest
+from conftest import column
 
 import minddata as md
 from minddata.errors import ArgumentError, DataFormatError, PipelineError
-from conftest import column
 
 
 def _rows(ds):

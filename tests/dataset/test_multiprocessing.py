@@ -8,10 +8,10 @@ import time
 
 import numpy as np
 import pytest
+from conftest import column, shm_segments
 
 import minddata as md
 from minddata.errors import RowError
-from conftest import column, shm_segments
 
 
 def big_rows():

@@ -12,13 +12,13 @@ import json
 
 import numpy as np
 import pytest
+from conftest import make_jpeg
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import minddata as md
 from minddata import transforms, vision
 from minddata.errors import EpochsExhaustedError
-from conftest import make_jpeg
 
 
 def _read(it, limit=None):

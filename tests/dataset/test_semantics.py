@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import column
 
 import minddata as md
 from minddata.errors import ArgumentError, EpochsExhaustedError, GraphError
-from conftest import column
 
 
 def five():

@@ -9,9 +9,9 @@ import time
 
 import numpy as np
 import pytest
+from conftest import shm_segments
 
 import minddata as md
-from conftest import shm_segments
 
 
 def minddata_threads():
@@ -68,7 +68,7 @@ def test_exception_in_consumer_loop_and_close():
     it = busy_pipeline().create_tuple_iterator(num_epochs=1)
     with pytest.raises(ZeroDivisionError):
         for _ in it:
-            1 / 0
+            raise ZeroDivisionError("the consumer failed")
     it.close()
     assert wait_until_clean(2.0)
 

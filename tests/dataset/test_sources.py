@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import column
 
 import minddata as md
 from minddata.errors import ArgumentError, GraphError, RowError
-from conftest import column
-
 
 # NumpySlicesDataset ---------------------------------------------------------------------------
 

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import make_jpeg
 
 import minddata as md
 from minddata import transforms, vision
 from minddata.errors import RowError
-from conftest import make_jpeg
 
 
 def photo_like_jpeg(width, height, seed):

@@ -12,11 +12,11 @@ import textwrap
 
 import numpy as np
 import pytest
+from conftest import column
 
 import minddata as md
 from minddata.errors import ArgumentError, DataFormatError
 from minddata.record import FileReader, FileWriter
-from conftest import column
 
 SCHEMA = {
     "image": {"type": "bytes"},
