@@ -17,7 +17,6 @@ Usage:
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
@@ -27,9 +26,10 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from typing import NoReturn
 
 import numpy as np
+
+from minddata.bench._args import OneLineParser, positive_int
 
 __all__ = ["OverheadResult", "main", "run_mindspore", "run_minddata", "run_python_loop"]
 
@@ -190,28 +190,12 @@ def _table(results: list[OverheadResult], reference: OverheadResult) -> list[str
     return lines
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, found {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, found {value}")
-    return value
-
-
-class _Parser(argparse.ArgumentParser):
-    # One line, not argparse's usage block: the project's rule for bad input.
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m minddata.bench.overhead``: print the table; exit 2 on bad arguments."""
-    parser = _Parser(prog="python -m minddata.bench.overhead", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rows", type=_positive_int, default=100_000, help="rows in the source (default 100000)")
-    parser.add_argument("--repeats", type=_positive_int, default=3, help="runs per measurement; the median is kept")
-    parser.add_argument("--workers", type=_positive_int, nargs="+", default=[1, 2], help="map worker counts (default 1 2)")
+    parser = OneLineParser(prog="python -m minddata.bench.overhead", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", type=positive_int, default=100_000, help="rows in the source (default 100000)")
+    parser.add_argument("--repeats", type=positive_int, default=3, help="runs per measurement; the median is kept")
+    parser.add_argument("--workers", type=positive_int, nargs="+", default=[1, 2], help="map worker counts (default 1 2)")
     parser.add_argument("--mindspore", metavar="PYTHON", help="interpreter with mindspore installed, to run the peer")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     args = parser.parse_args(argv)

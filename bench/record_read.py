@@ -21,7 +21,6 @@ Usage:
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
@@ -31,7 +30,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
+
+from minddata.bench._args import OneLineParser, positive_int
 
 __all__ = ["ReadResult", "main", "ensure_record", "run"]
 
@@ -142,29 +143,14 @@ def _table(results: list[ReadResult]) -> list[str]:
     return lines
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, found {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, found {value}")
-    return value
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m minddata.bench.record_read``: print the table; exit 2 on bad arguments."""
-    parser = _Parser(prog="python -m minddata.bench.record_read", description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(prog="python -m minddata.bench.record_read", description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", metavar="DIR", help="image folder (default: the generated bench set)")
-    parser.add_argument("--num-images", type=_positive_int, default=2000, help="size of the generated set (default 2000)")
-    parser.add_argument("--workers", type=_positive_int, nargs="+", default=[1, 2], help="reader/decoder workers (default 1 2)")
-    parser.add_argument("--repeats", type=_positive_int, default=3, help="runs per measurement; the median is kept")
-    parser.add_argument("--shards", type=_positive_int, default=1, help="record files to convert into (default 1)")
+    parser.add_argument("--num-images", type=positive_int, default=2000, help="size of the generated set (default 2000)")
+    parser.add_argument("--workers", type=positive_int, nargs="+", default=[1, 2], help="reader/decoder workers (default 1 2)")
+    parser.add_argument("--repeats", type=positive_int, default=3, help="runs per measurement; the median is kept")
+    parser.add_argument("--shards", type=positive_int, default=1, help="record files to convert into (default 1)")
     parser.add_argument("--modes", nargs="+", choices=["read", "decode"], default=["read", "decode"])
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     args = parser.parse_args(argv)
