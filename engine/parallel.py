@@ -246,44 +246,58 @@ class ParallelApplyStage(Stage):
             record.end = time.perf_counter()
             record.state = DONE
 
-    def _work_loop(self, index: int, state: _PassState, source: Iterator[Chunk], pass_index: int) -> None:
+    def _acquire_slot(self, state: _PassState) -> bool:
+        """Wait for a free slot; False when the pass stops or this worker is retired meanwhile."""
         rt = self.rt
-        remote = self.remotes[index] if self.remotes is not None else None
-        while True:
-            if state.retire and self._retiring(state):
-                return
-            while not state.slots.acquire(timeout=POLL_SECONDS):
-                if state.stop or rt.stopped:
-                    return
-                if state.retire and self._retiring(state):
-                    return
+        if state.retire and self._retiring(state):
+            return False
+        while not state.slots.acquire(timeout=POLL_SECONDS):
             if state.stop or rt.stopped:
-                return
-            with state.lock:
-                if state.exhausted:
-                    return
-                seq = state.next_seq
-                state.next_seq += 1
-                try:
-                    chunk = next(source)
-                except StopIteration:
-                    state.exhausted = True
-                    self._post(state, seq, _END)
-                    return
-                except BaseException as error:  # noqa: BLE001 - handed to the consumer in order
-                    state.exhausted = True
-                    self._post(state, seq, _Failure(error))
-                    return
-                row_start = state.rows_pulled
-                state.rows_pulled += len(chunk)
+                return False
+            if state.retire and self._retiring(state):
+                return False
+        return not (state.stop or rt.stopped)
+
+    def _pull(self, state: _PassState, source: Iterator[Chunk]) -> tuple[int, Chunk, int] | None:
+        """(sequence number, chunk, row index of its first row), or None at the end of the pass (the
+        end, or the child's error, is filed for the consumer under the next sequence number)."""
+        with state.lock:
+            if state.exhausted:
+                return None
+            seq = state.next_seq
+            state.next_seq += 1
             try:
-                if remote is not None:
-                    result = remote((chunk.rows, pass_index, row_start), rt.stop_event)
-                else:
-                    result = self.work(chunk, pass_index, row_start)
-                out = self.finish(chunk, result, pass_index, row_start) if self.finish else result
+                chunk = next(source)
+            except StopIteration:
+                state.exhausted = True
+                self._post(state, seq, _END)
+                return None
             except BaseException as error:  # noqa: BLE001 - handed to the consumer in order
-                out = _Failure(error)
+                state.exhausted = True
+                self._post(state, seq, _Failure(error))
+                return None
+            row_start = state.rows_pulled
+            state.rows_pulled += len(chunk)
+        return seq, chunk, row_start
+
+    def _compute(self, remote: Any, chunk: Chunk, pass_index: int, row_start: int) -> Any:
+        try:
+            if remote is not None:
+                result = remote((chunk.rows, pass_index, row_start), self.rt.stop_event)
+            else:
+                result = self.work(chunk, pass_index, row_start)
+            return self.finish(chunk, result, pass_index, row_start) if self.finish else result
+        except BaseException as error:  # noqa: BLE001 - handed to the consumer in order
+            return _Failure(error)
+
+    def _work_loop(self, index: int, state: _PassState, source: Iterator[Chunk], pass_index: int) -> None:
+        remote = self.remotes[index] if self.remotes is not None else None
+        while self._acquire_slot(state):
+            pulled = self._pull(state, source)
+            if pulled is None:
+                return
+            seq, chunk, row_start = pulled
+            out = self._compute(remote, chunk, pass_index, row_start)
             self._post(state, seq, out)
             if type(out) is _Failure:
                 return
@@ -292,52 +306,24 @@ class ParallelApplyStage(Stage):
         self, index: int, state: _PassState, source: Iterator[Chunk], pass_index: int, record: Any
     ) -> None:
         # _work_loop with a clock at each hand-off; kept separate so the unprofiled loop pays nothing.
-        rt = self.rt
         remote = self.remotes[index] if self.remotes is not None else None
         perf = time.perf_counter
         thread_time = time.thread_time
         while True:
-            if state.retire and self._retiring(state):
-                return
             t_slot = perf()
             record.state = WAIT_SLOT
-            while not state.slots.acquire(timeout=POLL_SECONDS):
-                if state.stop or rt.stopped:
-                    return
-                if state.retire and self._retiring(state):
-                    return
-            if state.stop or rt.stopped:
+            if not self._acquire_slot(state):
                 return
             t_pull = perf()
             record.state = WAIT_INPUT
-            with state.lock:
-                if state.exhausted:
-                    return
-                seq = state.next_seq
-                state.next_seq += 1
-                try:
-                    chunk = next(source)
-                except StopIteration:
-                    state.exhausted = True
-                    self._post(state, seq, _END)
-                    return
-                except BaseException as error:  # noqa: BLE001 - handed to the consumer in order
-                    state.exhausted = True
-                    self._post(state, seq, _Failure(error))
-                    return
-                row_start = state.rows_pulled
-                state.rows_pulled += len(chunk)
+            pulled = self._pull(state, source)
+            if pulled is None:
+                return
+            seq, chunk, row_start = pulled
             t_work = perf()
             cpu0 = thread_time() if record.chunks & 7 == 0 else None
             record.state = WORKING
-            try:
-                if remote is not None:
-                    result = remote((chunk.rows, pass_index, row_start), rt.stop_event)
-                else:
-                    result = self.work(chunk, pass_index, row_start)
-                out = self.finish(chunk, result, pass_index, row_start) if self.finish else result
-            except BaseException as error:  # noqa: BLE001 - handed to the consumer in order
-                out = _Failure(error)
+            out = self._compute(remote, chunk, pass_index, row_start)
             record.add(t_slot, t_pull, t_work, perf(), None if cpu0 is None else thread_time() - cpu0, len(chunk))
             record.state = WAIT_SLOT
             self._post(state, seq, out)
