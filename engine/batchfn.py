@@ -73,6 +73,10 @@ def stack_column(
             import torch  # a GPU map's rows: the batch is stacked on the GPU
 
             return torch.stack(values)
+        if type(first).__module__.startswith("cupy"):
+            import cupy  # a GPU map's rows for CuPy/JAX consumers: stacked on the GPU
+
+            return cupy.stack(values)
         try:
             out = np.asarray(values)
         except ValueError:

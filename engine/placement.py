@@ -398,10 +398,11 @@ def plan_parts(tree: ir.Node) -> None:
             node.reads_source = False  # type: ignore[attr-defined]
             node.fusion_notes = [n for n in node.fusion_notes if "in its own workers" not in n]  # type: ignore[attr-defined]
         parent = parents.get(id(node))
-        # A GPU segment ending the map hands its rows on still on the GPU (as torch CUDA tensors) when
-        # the consumer takes torch tensors (config.set_framework("torch")) and what follows only
-        # stacks them (a plain batch) or hands them over. Anything else gets host arrays.
-        node.device_output = config.get_framework() == "torch" and _hands_over(parent, parents)  # type: ignore[attr-defined]
+        # A GPU segment ending the map hands its rows on still on the GPU (torch CUDA tensors, or CuPy
+        # arrays for CuPy and JAX consumers) when the consumer takes such tensors
+        # (config.set_framework) and what follows only stacks them (a plain batch) or hands them over.
+        # Anything else gets host arrays.
+        node.device_output = config.get_framework() in ("torch", "cupy", "jax") and _hands_over(parent, parents)  # type: ignore[attr-defined]
         if isinstance(parent, ir.BatchNode) and isinstance(parent.batch_size, int):
             # One DALI run per batch of the pipeline: the size the consumer wants anyway.
             node.segment_rows = min(max(parent.batch_size, 8), 512)  # type: ignore[attr-defined]

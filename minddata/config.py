@@ -229,11 +229,14 @@ def get_worker_shm_size() -> int:
     return int(_state["worker_shm_size"])
 
 
-_FRAMEWORKS = ("numpy", "torch")
+_FRAMEWORKS = ("numpy", "torch", "jax", "cupy")
 
 
 def set_framework(name: str) -> None:
-    """Tensor type returned by iterators created with ``output_numpy=False``: ``"numpy"`` or ``"torch"``."""
+    """Tensor type returned by iterators created with ``output_numpy=False``: ``"numpy"`` (default),
+    ``"torch"``, ``"jax"`` or ``"cupy"``. Rows made on the GPU reach torch and CuPy (and JAX, through
+    CuPy and DLPack) without leaving the GPU; host rows are handed over without a copy where the
+    framework allows (torch, JAX on the CPU) and copied to the device otherwise."""
     if name not in _FRAMEWORKS:
         raise ValueError(f"config.set_framework: name must be one of {_FRAMEWORKS}. Found: {name!r}")
     _state["framework"] = name

@@ -15,26 +15,72 @@ from minddata.engine.runtime import DeviceStats, ErrorStats
 __all__ = ["DictIterator", "TupleIterator"]
 
 
+_FRAMEWORK_EXTRAS = {
+    "torch": "pip install 'minddata[torch]'",
+    "jax": "pip install jax",
+    "cupy": "pip install cupy-cuda12x (needs an NVIDIA GPU)",
+}
+
+
+def _numeric(array: np.ndarray) -> bool:
+    return array.dtype.kind in "biuf" or array.dtype == np.bool_
+
+
 def _tensor_adapter(output_numpy: bool) -> Callable[[np.ndarray], Any] | None:
-    if output_numpy or config.get_framework() == "numpy":
+    framework = config.get_framework()
+    if output_numpy or framework == "numpy":
         return None
     try:
-        import torch
+        module = __import__(framework)
     except ImportError:
         raise ImportError(
-            "config.set_framework('torch') needs PyTorch: pip install 'minddata[torch]', or use "
-            "output_numpy=True"
+            f"config.set_framework({framework!r}) needs {framework}: {_FRAMEWORK_EXTRAS[framework]}, or "
+            "create the iterator with output_numpy=True"
         ) from None
+    return {"torch": _to_torch, "jax": _to_jax, "cupy": _to_cupy}[framework](module)
 
+
+def _on_device(value: Any) -> bool:
+    # A GPU map's row: a torch CUDA tensor or a CuPy array (see minddata.ops.gpu.segment).
+    module = type(value).__module__
+    return module.startswith("cupy") or (module.startswith("torch") and getattr(value, "is_cuda", False))
+
+
+def _to_torch(torch: Any) -> Callable[[Any], Any]:
     def to_torch(array: Any) -> Any:
         if isinstance(array, torch.Tensor):
             return array  # e.g. a GPU map's output: it stays on the GPU
+        if _on_device(array):
+            return torch.from_dlpack(array)
         array = _as_array(array)
-        if array.dtype.kind in "biuf" or array.dtype == np.bool_:
-            return torch.from_numpy(np.ascontiguousarray(array))
-        return array
+        return torch.from_numpy(np.ascontiguousarray(array)) if _numeric(array) else array
 
     return to_torch
+
+
+def _to_jax(jax: Any) -> Callable[[Any], Any]:
+    import jax.dlpack
+    import jax.numpy as jnp
+
+    def to_jax(array: Any) -> Any:
+        if _on_device(array):
+            return jax.dlpack.from_dlpack(array)  # zero-copy from the GPU map's output
+        array = _as_array(array)
+        return jnp.asarray(array) if _numeric(array) else array
+
+    return to_jax
+
+
+def _to_cupy(cupy: Any) -> Callable[[Any], Any]:
+    def to_cupy(array: Any) -> Any:
+        if type(array).__module__.startswith("cupy"):
+            return array
+        if _on_device(array):
+            return cupy.from_dlpack(array)
+        array = _as_array(array)
+        return cupy.asarray(array) if _numeric(array) else array
+
+    return to_cupy
 
 
 class _Iterator:
@@ -135,9 +181,12 @@ def _as_array(value: Any) -> np.ndarray:
 
 
 def _host_array(value: Any) -> np.ndarray:
-    # A GPU map's output (a torch CUDA tensor) comes to the host for NumPy consumers.
-    if type(value).__module__.startswith("torch") and hasattr(value, "cpu"):
+    # A GPU map's output (a torch CUDA tensor or a CuPy array) comes to the host for NumPy consumers.
+    module = type(value).__module__
+    if module.startswith("torch") and hasattr(value, "cpu"):
         return value.detach().cpu().numpy()
+    if module.startswith("cupy") and hasattr(value, "get"):
+        return value.get()
     return np.asarray(value)
 
 

@@ -18,6 +18,7 @@ DALI pipelines are not thread-safe: a segment serves one thread at a time (``loc
 
 from __future__ import annotations
 
+import ctypes
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -381,8 +382,19 @@ def _dali_error(ops: list[Op], error: BaseException) -> ValueError:
 
 
 def _device_copy(tensor: Any) -> Any:
-    """A torch CUDA copy of one DALI GPU sample (it must outlive the pipeline's next run, which reuses
-    DALI's buffers); a host array when torch is missing."""
+    """A device copy of one DALI GPU sample (it must outlive the pipeline's next run, which reuses
+    DALI's buffers): a torch CUDA tensor for torch consumers, a CuPy array for CuPy and JAX ones (JAX
+    takes it through DLPack); a host array when that library is missing."""
+    from minddata import config
+
+    if config.get_framework() in ("cupy", "jax"):
+        try:
+            import cupy
+        except ImportError:
+            return np.array(tensor.as_cpu())
+        out = cupy.empty(tuple(tensor.shape()), dtype=_numpy_dtype(tensor))
+        tensor.copy_to_external(ctypes.c_void_p(out.data.ptr))  # a blocking copy: safe to use at once
+        return out
     try:
         import torch
         from nvidia.dali.plugin.pytorch import feed_ndarray, to_torch_type
@@ -391,3 +403,9 @@ def _device_copy(tensor: Any) -> Any:
     out = torch.empty(tuple(tensor.shape()), dtype=to_torch_type[tensor.dtype], device="cuda")
     feed_ndarray(tensor, out)
     return out
+
+
+def _numpy_dtype(tensor: Any) -> np.dtype:
+    from nvidia.dali import types
+
+    return np.dtype(types.to_numpy_type(tensor.dtype))
