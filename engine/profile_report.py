@@ -21,6 +21,7 @@ full, output empty) followed by a cheap Batch makes Batch's input look empty, wh
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from dataclasses import asdict, dataclass, field
@@ -404,15 +405,27 @@ def _advice(s: StageStats, summary: ProfileSummary) -> str:
             return f"{more}: its workers are on the CPU only {s.cpu:.0%} of their busy time (waiting on I/O or sleeping)"
         if op is not None and op.share >= 0.3:
             first = op.name.split("+")[0]
-            if "Decode" in op.name:
-                where = f"move {first} ({op.share:.0%} of its time) to another device (.device('GPU') or .device('Dvpp'))"
-            else:
+            targets = _offload_targets()
+            if "Decode" in op.name and targets:
+                where = f"move {first} ({op.share:.0%} of its time) to another device ({' or '.join(targets)})"
+            elif "Decode" in op.name:
+                fused = "+" in op.name  # already a reduced-size/cropped decode
+                where = (
+                    f"{first} is {op.share:.0%} of its time and this machine has no GPU or media engine to move it "
+                    "to: more cores or smaller images"
+                    + ("" if fused else ", or a Resize/RandomResizedCrop right after Decode, which the optimizer "
+                       "turns into a reduced-size decode")
+                )
+            elif targets:
                 where = f"make {op.name} ({op.share:.0%} of its time) cheaper or move it to another device"
+            else:
+                where = f"make {op.name} ({op.share:.0%} of its time) cheaper"
             if workers >= cores:
                 return f"the {cores} cores are saturated ({workers} workers): {where}"
             return f"{more} or {where}"
         if workers >= cores:
-            return f"the {cores} cores are saturated ({workers} workers): make its ops cheaper or move them to another device"
+            also = " or move them to another device" if _offload_targets() else ""
+            return f"the {cores} cores are saturated ({workers} workers): make its ops cheaper{also}"
         return more
     if s.node_type == "IterableSourceNode":
         return ("its rows are produced serially: make the generator faster, or give the dataset random access "
@@ -574,3 +587,17 @@ def chrome_trace(snapshots: list[dict[str, Any]]) -> dict[str, Any]:
 
 def dumps_trace(snapshots: list[dict[str, Any]]) -> str:
     return json.dumps(chrome_trace(snapshots))
+
+
+@functools.lru_cache(maxsize=1)
+def _offload_targets() -> tuple[str, ...]:
+    """The devices this machine could take work to, as the placement calls that would do it."""
+    from minddata.ops.probe import dvpp_driver, gpu_backend
+
+    targets = []
+    if gpu_backend()[0] == "cuda":
+        targets.append(".device('GPU')")
+    driver, _ = dvpp_driver()
+    if driver in ("nvjpg", "ascend"):
+        targets.append(".device('Dvpp')")
+    return tuple(targets)
