@@ -98,3 +98,26 @@ def test_slow_consumer_means_the_pipeline_is_not_the_bottleneck():
     verdict = _profile(ds, consumer_nap=0.02).bottleneck
     assert verdict.stage is None and not verdict.pipeline_bound
     assert "the pipeline is not the bottleneck" in str(verdict)
+
+
+def test_advice_never_names_a_device_this_machine_lacks(tmp_path):
+    import os
+
+    from conftest import make_jpeg
+
+    from minddata import vision
+    from minddata.engine.profile_report import _offload_targets
+
+    data = make_jpeg(1280, 960, seed=1)
+    for c in ("a", "b"):
+        (tmp_path / c).mkdir()
+        for i in range(40):
+            (tmp_path / c / f"{i}.jpg").write_bytes(data)
+    workers = os.cpu_count() or 1
+    ds = md.ImageFolderDataset(tmp_path, shuffle=False)
+    ds = ds.map(vision.Decode(), "image", num_parallel_workers=workers).batch(8)
+    verdict = _profile(ds).bottleneck
+    assert verdict.pipeline_bound and "Decode" in verdict.stage, str(verdict)
+    # Whatever the heuristics conclude on a busy machine, they never send work to an absent device.
+    for target in (".device('GPU')", ".device('Dvpp')"):
+        assert target not in verdict.advice or target in _offload_targets(), verdict.advice
