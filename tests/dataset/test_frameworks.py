@@ -26,6 +26,17 @@ def test_jax_rows_are_jax_arrays_with_the_same_values():
     assert isinstance(batch["s"], np.ndarray)  # strings have no JAX dtype: they stay NumPy
 
 
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="PyTorch is not installed (pip install torch)")
+def test_torch_rows_share_memory_with_the_batch():
+    import torch
+
+    md.config.set_framework("torch")
+    batch = next(iter(rows().create_dict_iterator(num_epochs=1)))
+    assert isinstance(batch["x"], torch.Tensor) and batch["x"].dtype == torch.int32
+    assert batch["x"].tolist() == [[0, 1], [2, 3], [4, 5]]
+    assert isinstance(batch["s"], np.ndarray)
+
+
 def test_output_numpy_overrides_the_framework():
     md.config.set_framework("jax")
     batch = next(iter(rows().create_dict_iterator(num_epochs=1, output_numpy=True)))
