@@ -36,6 +36,14 @@ class Chunk:
             None if self.origins is None else self.origins[start:stop],
         )
 
+    def take(self, indices: list[int]) -> Chunk:
+        """The rows at ``indices`` (in that order), with their provenance."""
+        return Chunk(
+            [self.rows[i] for i in indices],
+            None if self.ids is None else [self.ids[i] for i in indices],
+            None if self.origins is None else [self.origins[i] for i in indices],
+        )
+
     def where(self, index: int) -> str:
         """``"source row 12, file a.jpg"`` for error messages; empty when nothing is known."""
         parts = []

@@ -281,11 +281,7 @@ class _Builder:
                     ) from error
             if len(kept) == len(chunk):
                 return chunk
-            return Chunk(
-                [chunk.rows[i] for i in kept],
-                None if chunk.ids is None else [chunk.ids[i] for i in kept],
-                None if chunk.origins is None else [chunk.origins[i] for i in kept],
-            )
+            return chunk.take(kept)
 
         if node.num_workers <= 1 and not is_autotune(node.num_workers):
             return InlineApplyStage(self.rt, children[0], keep, label)

@@ -32,7 +32,6 @@ from minddata import config
 from minddata.engine import ir
 from minddata.engine.chunk import Chunk, FailedRow
 from minddata.engine.mapfn import (
-    _REPLACE,
     MapErrorPolicy,
     MapFunction,
     _OutputCountError,
@@ -191,28 +190,7 @@ class PartPolicy(MapErrorPolicy):
             for i, row in enumerate(out_rows):
                 if type(row) is FailedRow:
                     errors[i] = row.error
-        if not errors:
-            return Chunk(out_rows, chunk.ids, chunk.origins)
-        for i in sorted(errors):
-            error = errors[i]
-            if self.mode == "raise":
-                raise error
-            if self.mode == "deliver":
-                out_rows[i] = FailedRow(error)
-            elif self.mode == "replace":
-                out_rows[i] = _REPLACE
-                self.rt.record_error("replace", str(error))
-            else:
-                out_rows[i] = None
-                self.rt.record_error("skip", str(error))
-        if self.mode == "skip":
-            keep = [i for i, row in enumerate(out_rows) if row is not None]
-            return Chunk(
-                [out_rows[i] for i in keep],
-                None if chunk.ids is None else [chunk.ids[i] for i in keep],
-                None if chunk.origins is None else [chunk.origins[i] for i in keep],
-            )
-        return Chunk(out_rows, chunk.ids, chunk.origins)
+        return self.apply(chunk, out_rows, errors)
 
 
 def _row_boundaries(ops: list[Any]) -> list[tuple[int, str]]:

@@ -251,28 +251,31 @@ class MapErrorPolicy:
 
     def finish(self, chunk: Chunk, result: tuple[list[Any], list[tuple]], pass_index: int, row_start: int) -> Chunk:
         out_rows, failures = result
-        if not failures:
-            return Chunk(out_rows, chunk.ids, chunk.origins)
+        errors: dict[int, BaseException] = {}
         for i, op_index, error, text in failures:
             if isinstance(error, _OutputCountError):
                 raise error
-            row_error = self.row_error(chunk, i, row_start + i, op_index, error, text)
+            errors[i] = self.row_error(chunk, i, row_start + i, op_index, error, text)
+        return self.apply(chunk, out_rows, errors)
+
+    def apply(self, chunk: Chunk, out_rows: list[Any], errors: dict[int, BaseException]) -> Chunk:
+        """The chunk of ``out_rows`` after the policy for the rows that failed (``errors``: row → error)."""
+        if not errors:
+            return Chunk(out_rows, chunk.ids, chunk.origins)
+        for i in sorted(errors):
+            error = errors[i]
             if self.mode == "raise":
-                raise row_error
+                raise error
             if self.mode == "deliver":
-                out_rows[i] = FailedRow(row_error)
+                out_rows[i] = FailedRow(error)
             elif self.mode == "replace":
                 out_rows[i] = _REPLACE
-                self.rt.record_error("replace", str(row_error))
+                self.rt.record_error("replace", str(error))
             else:
-                self.rt.record_error("skip", str(row_error))
+                out_rows[i] = None
+                self.rt.record_error("skip", str(error))
         if self.mode == "skip":
-            keep = [i for i, row in enumerate(out_rows) if row is not None]
-            return Chunk(
-                [out_rows[i] for i in keep],
-                None if chunk.ids is None else [chunk.ids[i] for i in keep],
-                None if chunk.origins is None else [chunk.origins[i] for i in keep],
-            )
+            return Chunk(out_rows, chunk.ids, chunk.origins).take([i for i, row in enumerate(out_rows) if row is not None])
         return Chunk(out_rows, chunk.ids, chunk.origins)
 
     def replace_in_order(self, chunk: Chunk | None, state: dict) -> Chunk | None:

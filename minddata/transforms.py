@@ -172,7 +172,25 @@ class TypeCast(Op):
         return TensorSpec(tuple(data.shape), self.data_type)
 
 
-class Compose(Op):
+class _ChainArity:
+    """Arity of ops that run ``self.transforms`` in sequence: the first's inputs, the last's outputs."""
+
+    transforms: list[Any]
+
+    @property
+    def num_inputs(self) -> int:
+        first = self.transforms[0]
+        return first.num_inputs if isinstance(first, Op) else -1
+
+    @property
+    def num_outputs(self) -> int:
+        # The engine reads num_outputs != 1 as "the kernel returns a sequence of outputs", so a chain
+        # ending in a one-output op must say 1, or its single array would be split along axis 0.
+        last = self.transforms[-1]
+        return last.num_outputs if isinstance(last, Op) else -1
+
+
+class Compose(_ChainArity, Op):  # type: ignore[misc]
     """Apply ``transforms`` in order, as one op.
 
     Each element is an op spec or a plain callable. An element returning a tuple feeds the next one
@@ -200,18 +218,6 @@ class Compose(Op):
     def random(self) -> bool:  # type: ignore[override]
         # Plain callables are opaque to the engine: their randomness is not ours to control or seed.
         return any(isinstance(t, Op) and t.random for t in self.transforms)
-
-    @property  # type: ignore[override]
-    def num_inputs(self) -> int:  # type: ignore[override]
-        first = self.transforms[0]
-        return first.num_inputs if isinstance(first, Op) else -1
-
-    @property  # type: ignore[override]
-    def num_outputs(self) -> int:  # type: ignore[override]
-        # The engine reads num_outputs != 1 as "the kernel returns a sequence of outputs", so a chain
-        # ending in a one-output op must say 1, or its single array would be split along axis 0.
-        last = self.transforms[-1]
-        return last.num_outputs if isinstance(last, Op) else -1
 
     def output_spec(self, *inputs: TensorSpec) -> TensorSpec | tuple[TensorSpec, ...]:
         return _unwrap(self, _chain_spec(self.name, self.transforms, range(len(self.transforms)), inputs))
@@ -432,7 +438,7 @@ class _RandomGroup(Op):
         return result[0] if type(result) is tuple and len(result) == 1 else result
 
 
-class RandomApply(_RandomGroup):
+class RandomApply(_ChainArity, _RandomGroup):  # type: ignore[misc]
     """With probability ``prob``, apply ``transforms`` in order (as :class:`Compose` would); otherwise
     pass the input through unchanged.
 
@@ -458,16 +464,6 @@ class RandomApply(_RandomGroup):
                 f"RandomApply: `transforms` must give as many outputs as they take inputs, because the input "
                 f"passes through unchanged when they are not applied. Found: {n_in} input(s), {n_out} output(s)"
             )
-
-    @property  # type: ignore[override]
-    def num_inputs(self) -> int:  # type: ignore[override]
-        first = self.transforms[0]
-        return first.num_inputs if isinstance(first, Op) else -1
-
-    @property  # type: ignore[override]
-    def num_outputs(self) -> int:  # type: ignore[override]
-        last = self.transforms[-1]
-        return last.num_outputs if isinstance(last, Op) else -1
 
     def output_spec(self, *inputs: TensorSpec) -> TensorSpec | tuple[TensorSpec, ...]:
         applied = _chain_spec(self.name, self.transforms, range(len(self.transforms)), inputs)

@@ -339,18 +339,13 @@ class _ParquetFiles:
         n = index.size
         if n == 0:
             return []
-        files = np.searchsorted(self.starts, index, side="right") - 1
-        local = index - self.starts[files]
+        from minddata.record.reader import locate_rows
+
         out: list[list[Any]] = [[None] * n for _ in self.columns]
-        for f in np.unique(files).tolist():
-            where = np.nonzero(files == f)[0]
-            rows = local[where]
-            groups = np.searchsorted(self.group_starts[f], rows, side="right") - 1
+        for f, where, rows in locate_rows(self.starts, index):
             path = self.files[f]
-            for g in np.unique(groups).tolist():
-                mask = groups == g
-                positions = where[mask].tolist()
-                in_group = rows[mask] - self.group_starts[f][g]
+            for g, within, in_group in locate_rows(self.group_starts[f], rows):
+                positions = where[within].tolist()
                 base = int(self.group_starts[f][g])
 
                 def name(r: int, base: int = base, path: str = path) -> str:

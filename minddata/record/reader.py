@@ -315,25 +315,34 @@ class RecordSet:
         n = index.size
         if n == 0:
             return []
-        files = np.searchsorted(self.starts, index, side="right") - 1
-        local = index - self.starts[files]
         width = len(self.columns)
         out: list[list[Any]] = [[None] * n for _ in range(width)]
         key = self._key
-        single_file = files[0] == files[-1] and (files == files[0]).all()
-        for f in (files[:1] if single_file else np.unique(files)).tolist():
-            where = np.arange(n) if single_file else np.nonzero(files == f)[0]
+        for f, where, rows in locate_rows(self.starts, index):
             shard = self.shards[f]
-            rows = local if single_file else local[where]
-            batches = np.searchsorted(shard.batch_starts, rows, side="right") - 1
-            for b in np.unique(batches).tolist():
-                mask = batches == b
-                positions = where[mask].tolist()
-                in_batch = rows[mask] - shard.batch_starts[b]
+            for b, within, in_batch in locate_rows(shard.batch_starts, rows):
+                positions = where[within].tolist()
                 view = shard.view(b, key)
                 for c in range(width):
                     view.put(c, in_batch, positions, out[c])
         return list(zip(*out))
+
+
+def locate_rows(starts: np.ndarray, rows: np.ndarray) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    """Group row numbers by the block holding them (``starts``: each block's first row, then the end).
+
+    Returns ``[(block, positions in rows, offsets within the block)]``; one block (the common case
+    for a chunk of consecutive rows) takes no grouping pass.
+    """
+    blocks = np.searchsorted(starts, rows, side="right") - 1
+    first = int(blocks[0])
+    if first == blocks[-1] and (blocks == first).all():
+        return [(first, np.arange(rows.size), rows - starts[first])]
+    located = []
+    for block in np.unique(blocks).tolist():
+        positions = np.nonzero(blocks == block)[0]
+        located.append((block, positions, rows[positions] - starts[block]))
+    return located
 
 
 class FileReader:

@@ -15,6 +15,7 @@ import numpy as np
 
 from minddata.errors import ArgumentError
 from minddata.ops.base import Op, TensorSpec
+from minddata.vision._ops import set_random_crop_params
 from minddata.vision._utils import Inter
 from minddata.vision._validators import (
     check_bool,
@@ -393,12 +394,7 @@ class RandomCropDecodeResize(Op):
         interpolation: Inter = Inter.BILINEAR,
         max_attempts: int = 10,
     ) -> None:
-        # The same attributes and rules as RandomResizedCrop: its box function reads them.
-        self.size = check_size(self.name, size)
-        self.scale = check_range(self.name, "scale", scale, low=0.0, need_positive_high=True)
-        self.ratio = check_range(self.name, "ratio", ratio, low=0.0, low_open=True)
-        self.interpolation = check_inter(self.name, interpolation)
-        self.max_attempts = check_int(self.name, "max_attempts", max_attempts, low=1, high=2**31 - 1)
+        set_random_crop_params(self, size, scale, ratio, interpolation, max_attempts)
 
     def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
         if len(inputs) != 1:

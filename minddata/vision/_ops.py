@@ -242,6 +242,16 @@ class RandomHorizontalFlip(Op):
         return TensorSpec(tuple(image.shape), spec_dtype(image))
 
 
+def set_random_crop_params(op: Op, size: Any, scale: Any, ratio: Any, interpolation: Any, max_attempts: Any) -> None:
+    """Validate and store RandomResizedCrop's parameters on ``op`` (RandomCropDecodeResize shares them:
+    one crop-drawing function reads these attributes for both)."""
+    op.size = check_size(op.name, size)
+    op.scale = check_range(op.name, "scale", scale, low=0.0, need_positive_high=True)
+    op.ratio = check_range(op.name, "ratio", ratio, low=0.0, low_open=True)
+    op.interpolation = check_inter(op.name, interpolation)
+    op.max_attempts = check_int(op.name, "max_attempts", max_attempts, low=1, high=2**31 - 1)
+
+
 class RandomResizedCrop(Op):
     """Crop a random region of random area and aspect ratio, then resize it to ``size``.
 
@@ -274,11 +284,7 @@ class RandomResizedCrop(Op):
         interpolation: Inter = Inter.BILINEAR,
         max_attempts: int = 10,
     ) -> None:
-        self.size = check_size(self.name, size)
-        self.scale = check_range(self.name, "scale", scale, low=0.0, need_positive_high=True)
-        self.ratio = check_range(self.name, "ratio", ratio, low=0.0, low_open=True)
-        self.interpolation = check_inter(self.name, interpolation)
-        self.max_attempts = check_int(self.name, "max_attempts", max_attempts, low=1, high=2**31 - 1)
+        set_random_crop_params(self, size, scale, ratio, interpolation, max_attempts)
 
     def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
         image = one_spec(self.name, inputs)

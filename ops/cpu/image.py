@@ -343,16 +343,21 @@ def center_crop(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     return out
 
 
+def check_crop_box(op_name: str, img: np.ndarray, top: int, left: int, height: int, width: int) -> None:
+    """The fixed crop box must lie inside the image (shared by the CPU and Dvpp Crop kernels)."""
+    if top + height > img.shape[0] or left + width > img.shape[1]:
+        raise ValueError(
+            f"{op_name}: the crop box (top={top}, left={left}, height={height}, width={width}) must lie inside "
+            f"the image. Found image shape {img.shape}"
+        )
+
+
 @register_kernel("Crop", "CPU")
 def crop(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("Crop", image)
     top, left = op.coordinates
     ch, cw = _square(op.size)
-    if top + ch > img.shape[0] or left + cw > img.shape[1]:
-        raise ValueError(
-            f"Crop: the crop box (top={top}, left={left}, height={ch}, width={cw}) must lie inside the image. "
-            f"Found image shape {img.shape}"
-        )
+    check_crop_box("Crop", img, top, left, ch, cw)
     # A copy, not a view: a view would pin the whole source image and let in-place ops alias it.
     return img[top : top + ch, left : left + cw].copy()
 

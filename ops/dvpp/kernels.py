@@ -30,6 +30,7 @@ from minddata.ops.cpu.image import (
     _encoded_bytes,
     _interp_name,
     _square,
+    check_crop_box,
     check_image_pixels,
     decode_image,
     random_resized_crop_box,
@@ -199,11 +200,7 @@ def _crop_kernel(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     img = rules.check_vpc_input("Crop", image)
     top, left = op.coordinates
     ch, cw = _square(op.size)
-    if top + ch > img.shape[0] or left + cw > img.shape[1]:
-        raise ValueError(
-            f"Crop: the crop box (top={top}, left={left}, height={ch}, width={cw}) must lie inside the image. "
-            f"Found image shape {img.shape}"
-        )
+    check_crop_box("Crop", img, top, left, ch, cw)
     return _vpc_crop("Crop", img, top, left, ch, cw)
 
 
