@@ -7,7 +7,8 @@ Example:
     [10, 20, 30]
 """
 
-from minddata import config, errors
+# _checkout first: from a source checkout it serves minddata.ops/engine/... from the sibling folders.
+from minddata import _checkout, config, errors  # noqa: F401  (isort: _checkout sorts first on purpose)
 from minddata._devices import DeviceInfo, DriverInfo, devices
 from minddata._version import __version__
 from minddata.dataset import (
