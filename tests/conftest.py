@@ -54,6 +54,12 @@ def column(dataset, name=None, epochs=1):
 
 
 def shm_segments() -> set[str]:
+    """Shared-memory segments this test process owns (``minddata_<our pid>_...``).
+
+    Only our own: other processes on the machine (another test run, a pipeline in a container sharing
+    /dev/shm) have segments of their own that no test here may count.
+    """
     if not os.path.isdir("/dev/shm"):
         return set()
-    return {n for n in os.listdir("/dev/shm") if n.startswith("minddata_")}
+    own = f"minddata_{os.getpid()}_"
+    return {n for n in os.listdir("/dev/shm") if n.startswith(own)}

@@ -54,7 +54,7 @@ def test_break_leaves_no_process_or_shared_memory():
     next(it)
     assert multiprocessing.active_children()
     it.close()
-    deadline = time.monotonic() + 2.0
+    deadline = time.monotonic() + 15.0  # an upper bound for a loaded machine, not a speed check
     while multiprocessing.active_children() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not multiprocessing.active_children()

@@ -18,7 +18,12 @@ def minddata_threads():
     return [t for t in threading.enumerate() if t.name.startswith("minddata-")]
 
 
-def wait_until_clean(timeout=2.0):
+# Waits are upper bounds for a loaded machine, not speed checks: a pipeline that really stopped is
+# clean well within them, one that keeps running never is.
+CLEAN_WITHIN_S = 15.0
+
+
+def wait_until_clean(timeout=CLEAN_WITHIN_S):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if not minddata_threads():
@@ -39,15 +44,20 @@ def _no_threads_left_before():
 
 
 def test_break_then_close_stops_every_thread():
-    it = busy_pipeline().create_tuple_iterator(num_epochs=1)
+    def slow(x):
+        time.sleep(0.05)
+        return x
+
+    # 100,000 rows at 50 ms each: a close that waited for the work to finish would take over an hour,
+    # so being clean within the generous bound shows the workers stopped instead of finishing.
+    ds = md.NumpySlicesDataset(np.arange(100_000), column_names=["x"], shuffle=False)
+    it = ds.map(slow, input_columns="x", num_parallel_workers=2).create_tuple_iterator(num_epochs=1)
     for i, _ in enumerate(it):
         if i == 3:
             break
     assert minddata_threads()
-    start = time.monotonic()
     it.close()
-    assert wait_until_clean(2.0)
-    assert time.monotonic() - start < 2.0
+    assert wait_until_clean()
 
 
 def test_garbage_collected_iterator_stops_its_threads():
@@ -55,13 +65,13 @@ def test_garbage_collected_iterator_stops_its_threads():
     next(it)
     del it
     gc.collect()
-    assert wait_until_clean(2.0), minddata_threads()
+    assert wait_until_clean(), minddata_threads()
 
 
 def test_with_block_closes():
     with busy_pipeline().create_dict_iterator(num_epochs=1) as it:
         next(it)
-    assert wait_until_clean(2.0)
+    assert wait_until_clean()
 
 
 def test_exception_in_consumer_loop_and_close():
@@ -70,7 +80,7 @@ def test_exception_in_consumer_loop_and_close():
         for _ in it:
             raise ZeroDivisionError("the consumer failed")
     it.close()
-    assert wait_until_clean(2.0)
+    assert wait_until_clean()
 
 
 def test_failing_op_stops_the_pipeline():
@@ -80,7 +90,7 @@ def test_failing_op_stops_the_pipeline():
     it = md.NumpySlicesDataset(np.arange(1000), shuffle=False).map(boom, num_parallel_workers=3).create_tuple_iterator()
     with pytest.raises(md.errors.RowError):
         next(it)
-    assert wait_until_clean(2.0)
+    assert wait_until_clean()
 
 
 def test_keyboard_interrupt_while_waiting_stops_everything():
@@ -88,7 +98,7 @@ def test_keyboard_interrupt_while_waiting_stops_everything():
         time.sleep(0.2)
         return x
 
-    ds = md.NumpySlicesDataset(np.arange(100), shuffle=False).map(slow, num_parallel_workers=2)
+    ds = md.NumpySlicesDataset(np.arange(1000), shuffle=False).map(slow, num_parallel_workers=2)
     it = ds.create_tuple_iterator(num_epochs=1)
     timer = threading.Timer(0.3, _thread.interrupt_main)
     timer.start()
@@ -96,8 +106,8 @@ def test_keyboard_interrupt_while_waiting_stops_everything():
     with pytest.raises(KeyboardInterrupt):
         for _ in it:
             pass
-    assert wait_until_clean(2.5)
-    assert time.monotonic() - start < 5
+    assert wait_until_clean()
+    assert time.monotonic() - start < 60  # finishing 1,000 rows x 0.2 s takes 100 s: it stopped
 
 
 def test_completed_epochs_leave_no_threads():
@@ -105,7 +115,7 @@ def test_completed_epochs_leave_no_threads():
     list(it)
     list(it)
     it.close()
-    assert wait_until_clean(2.0)
+    assert wait_until_clean()
     assert not shm_segments()
 
 
@@ -114,4 +124,4 @@ def test_take_closes_upstream_workers_each_pass():
     it = ds.create_tuple_iterator(num_epochs=1)
     assert len(list(it)) == 10
     it.close()
-    assert wait_until_clean(2.0)
+    assert wait_until_clean()

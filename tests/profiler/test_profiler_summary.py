@@ -91,8 +91,10 @@ def test_cpu_fraction_tells_computing_from_sleeping():
         _drain(ds)
     summary = prof.summary()
     burning, dozing = summary.stage("Map[burn]"), summary.stage("Map[doze]")
-    # A loaded machine takes the CPU away at times; sleeping uses next to none of it.
-    assert burning.cpu > 0.5 and dozing.cpu < 0.2
+    # A loaded machine takes the CPU away from the burning thread (its fraction falls with the load),
+    # while sleeping uses next to none of it whatever the load: compare the two, not a fixed bar.
+    assert dozing.cpu < 0.2
+    assert burning.cpu > 3 * dozing.cpu
 
 
 def test_summary_is_plain_data():
