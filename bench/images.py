@@ -28,9 +28,11 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter
@@ -226,11 +228,12 @@ def generate(
     seed: int = 0,
     size: tuple[int, int] = (500, 375),
     threads: int | None = None,
+    progress: Callable[[int], Any] | None = None,
 ) -> ImageSetInfo:
     """Write ``num_images`` JPEGs into ``out_dir/<class>/<n>.jpg`` and the marker file (last).
 
     Images are spread round-robin over ``num_classes`` classes. ``threads`` defaults to the number of
-    usable cores; the files do not depend on it.
+    usable cores; the files do not depend on it. ``progress(images_written)`` is called as they are.
     """
     size = tuple(size)  # type: ignore[assignment]
     _check_params(num_images, num_classes, seed, size)
@@ -245,8 +248,12 @@ def generate(
         return len(data)
 
     # NumPy and Pillow's encoder release the GIL for most of the work, so threads scale.
+    total = 0
     with ThreadPoolExecutor(max_workers=threads or _usable_cores()) as pool:
-        total = sum(pool.map(work, range(num_images)))
+        for done, nbytes in enumerate(pool.map(work, range(num_images)), start=1):
+            total += nbytes
+            if progress is not None:
+                progress(done)
     marker = info.to_json() | {"total_bytes": total, "pillow": Image.__version__}
     (out / MARKER_NAME).write_text(json.dumps(marker, indent=1, sort_keys=True) + "\n")
     return info
@@ -273,6 +280,7 @@ def ensure_images(
     seed: int = 0,
     size: tuple[int, int] = (500, 375),
     cache_dir: str | os.PathLike | None = None,
+    progress: Callable[[int], Any] | None = None,
 ) -> tuple[Path, bool]:
     """The cached generated folder for these parameters, generating it first when needed.
 
@@ -298,7 +306,7 @@ def ensure_images(
     root.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=folder.name + ".tmp-", dir=root))
     try:
-        generate(tmp, num_images=num_images, num_classes=num_classes, seed=seed, size=size)
+        generate(tmp, num_images=num_images, num_classes=num_classes, seed=seed, size=size, progress=progress)
         try:
             tmp.rename(folder)
         except OSError:

@@ -6,8 +6,9 @@ still running when the last batch arrives (read from ``/proc``) and those that e
 first, so runs in one process do not inherit each other's peak), plus the peaks of worker processes.
 
 Also here: :func:`decode_reference`, the physical limit DESIGN.md §6 asks throughput to be quoted
-against: Pillow (libjpeg-turbo) reading and decoding the same files, full size, on the same number of
-threads, with no pipeline around it.
+against: the fastest full-size decoder available here (minddata's own libjpeg-turbo extension for JPEGs
+when it is built, else Pillow) reading and decoding the same files on the same number of threads, with
+no pipeline around it.
 
 Example:
     >>> from minddata.bench.runner import run
@@ -18,6 +19,7 @@ Example:
 from __future__ import annotations
 
 import io
+import logging
 import os
 import resource
 import sys
@@ -61,6 +63,18 @@ class BenchResult:
     bottleneck_stage: str | None = None
     bottleneck: str = ""
     autotune: list = field(default_factory=list)
+    # False when several rounds named different bottlenecks (then bottleneck_stage is None).
+    bottleneck_agreed: bool = True
+    # What fusion did to the user's ops in the bottleneck stage, in the user's terms ("" when nothing).
+    fusion_note: str = ""
+    # images/s of every round, when the pipeline ran several (the figures above are the median round's).
+    rounds_images_per_s: list = field(default_factory=list)
+    # Rows an op failed on, skipped (bench --data runs in skip mode), and the first few messages.
+    skipped_rows: int = 0
+    skipped_samples: list = field(default_factory=list)
+    # decode-only: the decoder used, and the files it could not decode (skipped).
+    decoder: str = ""
+    bad_images: list = field(default_factory=list)
     # Queue occupancy over time, for plots: {"t": [s], "series": {queue name: [fraction of capacity]}}.
     queues: dict = field(default_factory=dict, repr=False)
 
@@ -70,7 +84,7 @@ class BenchResult:
 
 # --- measuring ------------------------------------------------------------------------------------
 
-_CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 def _descendants() -> dict[int, tuple[float, float]]:
@@ -106,7 +120,7 @@ def _descendants() -> dict[int, tuple[float, float]]:
         for pid, ppid in parents.items():
             if ppid == parent and pid not in out:
                 rest = stats[pid]
-                cpu = (int(rest[11]) + int(rest[12])) / _CLK_TCK  # utime + stime
+                cpu = (int(rest[11]) + int(rest[12])) / CLK_TCK  # utime + stime
                 out[pid] = (cpu, _peak_rss_mb(pid))
                 frontier.append(pid)
     return out
@@ -137,7 +151,8 @@ def _reset_peak_rss() -> None:
         pass
 
 
-def _children_cpu() -> float:
+def children_cpu() -> float:
+    """CPU-seconds of this process's reaped children (``RUSAGE_CHILDREN``)."""
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     return ru.ru_utime + ru.ru_stime
 
@@ -148,7 +163,7 @@ class _Meter:
     def start(self) -> None:
         _reset_peak_rss()
         self._procs0 = _descendants()
-        self._reaped0 = _children_cpu()
+        self._reaped0 = children_cpu()
         self.t0 = time.perf_counter()
         self._cpu0 = time.process_time()
 
@@ -156,7 +171,7 @@ class _Meter:
         self.seconds = time.perf_counter() - self.t0
         cpu_self = time.process_time() - self._cpu0
         procs = _descendants()
-        reaped = _children_cpu() - self._reaped0
+        reaped = children_cpu() - self._reaped0
         # Workers alive now: their CPU since start. Workers alive at start that have since been reaped:
         # RUSAGE_CHILDREN holds their whole life, so take off what they had used before start.
         live = sum(cpu - self._procs0.get(pid, (0.0, 0.0))[0] for pid, (cpu, _) in procs.items())
@@ -246,6 +261,7 @@ def run(
     device: str = "cpu",
     profile: bool = True,
     progress: Callable[[int], Any] | None = None,
+    skip_bad_images: bool = False,
 ) -> BenchResult:
     """Build pipeline ``name`` (a standard one, or a :class:`~minddata.bench.pipelines.CustomPipeline`)
     over ``data_dir``, iterate it ``epochs`` times, and measure.
@@ -253,8 +269,11 @@ def run(
     The clock starts before the dataset is built, so first-batch latency includes every start-up cost
     (listing files, starting workers, filling the first batch). With ``profile`` (the default) the
     run is profiled (a few per cent of cost at most) and the result names its bottleneck.
-    ``progress(images_so_far)`` is called after each batch.
+    ``progress(images_so_far)`` is called after each batch. ``skip_bad_images`` runs the pipeline with
+    ``config.set_error_samples_mode("skip")``: rows an op fails on (a corrupt file in a user's folder)
+    are skipped and counted in ``skipped_rows`` instead of ending the run.
     """
+    from minddata import config
     from minddata.profiler import Profiler
 
     custom = name if isinstance(name, pipelines.CustomPipeline) else None
@@ -262,11 +281,18 @@ def run(
     check = (lambda b: _check_custom(label, b, batch_size)) if custom else (lambda b: _check_batch(label, b, batch_size))
     _preload_kernels()
     meter = _Meter()
+    previous_mode = config.get_error_samples_mode()
+    logger = logging.getLogger("minddata")
+    previous_level = logger.level
+    if skip_bad_images:
+        config.set_error_samples_mode("skip")
+        logger.setLevel(logging.ERROR)  # bench reports skipped rows itself, once, after the table
     meter.start()
     if custom is not None:
         ds = custom.build(os.fspath(data_dir), workers, batch_size)
     else:
         ds = pipelines.build(label, data_dir, workers=workers, batch_size=batch_size, device=device)
+    fusion_note = _fusion_note(ds)
     prof = Profiler().start() if profile else None
     it = None
     images = batches = 0
@@ -288,7 +314,11 @@ def run(
                     progress(images)
         # Measure before closing, while worker processes can still be read.
         meter.stop()
+        stats = getattr(it, "error_stats", None)  # a custom pipeline's own iterator may not count errors
+        skipped = (stats.skipped, list(stats.samples)) if stats is not None else (0, [])
     finally:
+        config.set_error_samples_mode(previous_mode)
+        logger.setLevel(previous_level)
         if prof is not None:
             prof.stop()
         if it is not None:
@@ -319,35 +349,87 @@ def run(
         worker_peak_rss_mb=meter.worker_peak_rss_mb,
         device=device,
         workers_setting="auto" if is_autotune(workers) else str(workers),
+        fusion_note=fusion_note,
+        skipped_rows=skipped[0],
+        skipped_samples=skipped[1],
         **verdict,
     )
 
 
-def decode_reference(data_dir: str | os.PathLike, workers: int = 2) -> BenchResult:
-    """Read and decode every image once with Pillow on ``workers`` threads: the decoder limit.
+def _fusion_note(ds: Any) -> str:
+    """What the graph optimizer did to the user's ops, from ``Dataset.explain()`` ("" if nothing)."""
+    explain = getattr(ds, "explain", None)
+    if explain is None:
+        return ""
+    try:
+        notes = [line.split("fused: ", 1)[1] for line in explain().splitlines() if "fused: " in line]
+    except Exception:  # explaining is a courtesy; the run itself reports real problems
+        return ""
+    return ("fusion: " + "; ".join(notes)) if notes else ""
 
-    Full-size decode to RGB, nothing else; Pillow releases the GIL while decoding, so threads scale.
-    """
+
+def _reference_decoder() -> tuple[str, Callable[[bytes], Any]]:
+    """The fastest full-size decoder available here, and its name: minddata's libjpeg-turbo extension
+    for JPEGs (bit-equal to Pillow, without Pillow's per-image overhead) when it is built, else Pillow."""
     from PIL import Image
 
+    def pillow(data: bytes) -> Any:
+        with Image.open(io.BytesIO(data)) as im:
+            return im.convert("RGB").size
+
+    try:
+        from minddata.ops.cpu import jpeg
+    except ImportError:
+        jpeg = None  # type: ignore[assignment]
+    if jpeg is None or not jpeg.AVAILABLE:
+        return "Pillow (libjpeg-turbo)", pillow
+
+    def extension(data: bytes) -> Any:
+        if jpeg.is_jpeg(data):
+            return jpeg.decode(data).shape
+        return pillow(data)
+
+    return "minddata's libjpeg-turbo extension (JPEG; Pillow for other formats)", extension
+
+
+def decode_reference(data_dir: str | os.PathLike, workers: int = 2) -> BenchResult:
+    """Read and decode every image once at full size on ``workers`` threads: the decoder limit.
+
+    Full-size decode to RGB, nothing else, with the fastest decoder available (``decoder`` names it);
+    both decoders release the GIL, so threads scale. A file that cannot be decoded is skipped and named
+    in ``bad_images``, as the pipelines skip it.
+    """
     files = list_images(data_dir)
     if not files:
         raise RuntimeError(f"bench: no images in {os.fspath(data_dir)}")
+    name, decode_bytes = _reference_decoder()
 
-    def decode(path: Path) -> tuple[int, int]:
-        with Image.open(io.BytesIO(path.read_bytes())) as im:
-            return im.convert("RGB").size
+    def decode(path: Path) -> str | None:
+        try:
+            decode_bytes(path.read_bytes())
+        except Exception as error:  # a corrupt file: the reference skips it, as the pipelines do
+            if type(error).__name__ == "UnidentifiedImageError":  # Pillow's text names a BytesIO, not the file
+                return f"{path} (not an image format Pillow can identify)"
+            return f"{path} ({type(error).__name__}: {str(error).splitlines()[0] if str(error) else 'unreadable'})"
+        return None
 
     meter = _Meter()
     meter.start()
+    bad: list[str] = []
     with ThreadPoolExecutor(max_workers=workers) as pool:
         t_first = None
         n = 0
-        for _ in pool.map(decode, files):
+        for failure in pool.map(decode, files):
             if t_first is None:
                 t_first = time.perf_counter() - meter.t0
-            n += 1
+            if failure is None:
+                n += 1
+            else:
+                bad.append(failure)
     meter.stop()
+    if n == 0:
+        raise RuntimeError(f"bench: none of the {len(files)} images in {os.fspath(data_dir)} could be decoded; "
+                           f"first: {bad[0]}")
     return BenchResult(
         pipeline="decode-only",
         images=n,
@@ -361,4 +443,6 @@ def decode_reference(data_dir: str | os.PathLike, workers: int = 2) -> BenchResu
         batch_size=1,
         epochs=1,
         batches=n,
+        decoder=name,
+        bad_images=bad,
     )

@@ -81,3 +81,7 @@ class DataFormatError(MinddataError, ValueError):
 
 def _rebuild_format_error(message, path):
     return DataFormatError(message, path=path)
+
+
+class UsageError(MinddataError, ValueError):
+    """A bad command line: reported by ``minddata`` as one line naming the problem and the fix, exit 2."""

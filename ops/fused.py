@@ -58,5 +58,10 @@ class NormalizeInputCheck(Op):
     def __init__(self, normalize: Op):
         self.normalize = normalize
 
+    @property
+    def label(self) -> str:
+        # Errors and profiles name the op the user wrote; explain() says its arithmetic moved.
+        return self.normalize.name
+
     def output_spec(self, *inputs: TensorSpec) -> Any:
         return inputs[0]

@@ -525,7 +525,7 @@ def test_bench_names_each_pipelines_bottleneck(capsys, tiny_images, tmp_path):
     assert rc == 0, err
     header = next(line for line in out.splitlines() if line.startswith("pipeline ") and "images/s" in line)
     assert header.endswith("bottleneck")
-    assert "\nbottlenecks (the profiler's verdict for each pipeline):\n  train: " in out
+    assert "\nbottlenecks (the profiler's verdict for each pipeline, when its rounds agree):\n  train: " in out
     (result,) = json.loads(out_json.read_text())["results"]
     assert result["bottleneck"].startswith(("Map[Decode, RandomResizedCrop, RandomHorizontalFlip]", "Batch(4)",
                                             "the pipeline is not the bottleneck"))
@@ -636,7 +636,7 @@ def test_bench_compares_with_a_peer(capsys, tiny_images, tmp_path, monkeypatch):
 def test_bench_progress_bar_only_on_a_terminal(monkeypatch):
     import io
 
-    from minddata.cli import _BenchProgress
+    from minddata._progress import ProgressBar
 
     class Terminal(io.StringIO):
         def isatty(self):
@@ -645,15 +645,39 @@ def test_bench_progress_bar_only_on_a_terminal(monkeypatch):
     monkeypatch.delenv("CI", raising=False)
     term, log = Terminal(), io.StringIO()
     for stream in (term, log):
-        bar = _BenchProgress("train", 100, stream)
+        bar = ProgressBar("train", 100, unit="images", stream=stream, in_logs=False)
         bar(50)
         bar.close()
-    assert "\rtrain     [##############..............] 50/100 images" in term.getvalue()
+    assert "\rtrain [##############..............] 50/100 images" in term.getvalue()
     assert log.getvalue() == ""
     monkeypatch.setenv("CI", "true")
     ci = Terminal()
-    _BenchProgress("train", 100, ci)(50)
+    ProgressBar("train", 100, stream=ci, in_logs=False)(50)
     assert ci.getvalue() == ""
+
+
+def test_progress_bar_shows_rate_and_time_left():
+    import io
+
+    from minddata._progress import ProgressBar
+
+    bar = ProgressBar("preparing", 2000, unit="images", stream=io.StringIO())
+    line = bar.line(500, now=bar.start + 2.0)
+    assert line.endswith("500/2,000 images  250 images/s  6 s left")
+
+
+def test_progress_bar_in_a_log_writes_a_line_per_tenth():
+    import io
+
+    from minddata._progress import ProgressBar
+
+    log = io.StringIO()
+    bar = ProgressBar("converting", 100, unit="images", stream=log)
+    for done in range(1, 101):
+        bar(done)
+    bar.close()
+    lines = log.getvalue().splitlines()
+    assert len(lines) == 11 and lines[-1].startswith("converting [############################] 100/100 images")
 
 
 # --- bench/profiler_overhead.py and bench/autotune.py ---------------------------------------------
