@@ -27,11 +27,36 @@ def _pyplot() -> Any:
     return plt
 
 
-def plot(results: Sequence[Any], path: str | os.PathLike, peer_runs: Sequence[Any] = ()) -> None:
+def smooth(t: Sequence[float], values: Sequence[float], window_s: float = 0.1) -> list[float]:
+    """Rolling mean of ``values`` over the trailing ``window_s`` seconds of sample times ``t``.
+
+    Example:
+        >>> smooth([0.0, 0.05, 0.1, 0.2], [0.0, 1.0, 1.0, 0.0], window_s=0.1)
+        [0.0, 0.5, 0.6666666666666666, 0.5]
+    """
+    out: list[float] = []
+    start = 0
+    total = 0.0
+    for i, (ti, v) in enumerate(zip(t, values)):
+        total += v
+        while t[start] < ti - window_s - 1e-12:
+            total -= values[start]
+            start += 1
+        out.append(total / (i - start + 1))
+    return out
+
+
+def plot(results: Sequence[Any], path: str | os.PathLike, peer_runs: Sequence[Any] = (),
+         smooth_s: float = 0.1) -> None:
     """Write a PNG to ``path``: bars of images/s for each pipeline (minddata on its device, and each
-    peer run), and below, each pipeline's queue occupancy (fraction of capacity) over the run."""
+    peer run), and below, one small panel per pipeline with its queues' occupancy (fraction of
+    capacity) over the run, smoothed by a rolling mean over ``smooth_s`` seconds, legend beside it."""
     plt = _pyplot()
-    fig, (bars, queues) = plt.subplots(2, 1, figsize=(11, 8.5), gridspec_kw={"height_ratios": [1, 1.2]})
+    traced = [r for r in results if (r.queues or {}).get("t")]
+    panels = max(1, len(traced))
+    fig = plt.figure(figsize=(11, 4.2 + 2.1 * panels))
+    grid = fig.add_gridspec(1 + panels, 1, height_ratios=[2.2] + [1] * panels)
+    bars = fig.add_subplot(grid[0])
 
     pipelines = list(dict.fromkeys([r.pipeline for r in results] + [r.pipeline for r in peer_runs]))
     impls = list(dict.fromkeys([f"minddata ({r.device})" for r in results] + [r.impl for r in peer_runs]))
@@ -47,24 +72,26 @@ def plot(results: Sequence[Any], path: str | os.PathLike, peer_runs: Sequence[An
     bars.set_xticks(range(len(pipelines)), pipelines)
     bars.set_ylabel("images/s")
     bars.set_title("throughput per pipeline and device")
-    bars.legend(fontsize=8)
+    bars.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
 
-    drew = False
-    for r in results:
-        trace = r.queues or {}
-        t = trace.get("t", [])
-        for name, series in trace.get("series", {}).items():
-            if t and series:
-                queues.plot(t[: len(series)], series, label=f"{r.pipeline}: {name}", linewidth=1)
-                drew = True
-    queues.set_xlabel("seconds from the start of the run")
-    queues.set_ylabel("occupancy (fraction of capacity)")
-    queues.set_ylim(-0.05, 1.05)
-    queues.set_title("queue occupancy over time (a stage's ready results; the iterator's prefetch queue)")
-    if drew:
-        queues.legend(fontsize=7, loc="upper right")
-    else:
-        queues.text(0.5, 0.5, "no queue samples (runs were not profiled)", ha="center", transform=queues.transAxes)
+    if not traced:
+        ax = fig.add_subplot(grid[1])
+        ax.text(0.5, 0.5, "no queue samples (runs were not profiled)", ha="center", transform=ax.transAxes)
+        ax.set_axis_off()
+    for k, r in enumerate(traced):
+        ax = fig.add_subplot(grid[1 + k])
+        t = r.queues["t"]
+        for name, series in r.queues.get("series", {}).items():
+            if series:
+                n = min(len(t), len(series))
+                ax.plot(t[:n], smooth(t[:n], series[:n], smooth_s), label=name, linewidth=1.2)
+        ax.set_ylim(-0.05, 1.05)
+        ax.set_ylabel("occupancy")
+        ax.set_title(f"{r.pipeline}: queue occupancy (fraction of capacity, {smooth_s * 1e3:.0f} ms rolling mean)",
+                     fontsize=9, loc="left")
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+        if k == len(traced) - 1:
+            ax.set_xlabel("seconds from the start of the run")
     fig.tight_layout()
-    fig.savefig(os.fspath(path), dpi=100)
+    fig.savefig(os.fspath(path), dpi=100, bbox_inches="tight")
     plt.close(fig)

@@ -31,6 +31,7 @@ MODULES = [
     "minddata.engine.placement",
     "minddata._progress",
     "minddata.bench.command",
+    "minddata.bench.plot",
 ]
 
 
