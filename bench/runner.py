@@ -328,7 +328,9 @@ def run(
     verdict: dict[str, Any] = {}
     if prof is not None and prof.runs:
         summary = prof.summary()
-        verdict = {"bottleneck_stage": summary.bottleneck.stage, "bottleneck": str(summary.bottleneck),
+        neck = summary.bottleneck
+        stage = f"{neck.op} in {neck.stage}" if neck.op and neck.stage else neck.stage
+        verdict = {"bottleneck_stage": stage, "bottleneck": str(neck),
                    "autotune": summary.autotune, "queues": _queues(prof.runs[-1])}
     return BenchResult(
         pipeline=label,

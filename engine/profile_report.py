@@ -130,11 +130,14 @@ class Bottleneck:
     pipeline_bound: bool
     reason: str
     advice: str
+    # In a stage running several ops (adjacent maps merged into one), the op taking most of its time.
+    op: str | None = None
 
     def __str__(self) -> str:
         if self.stage is None:
             return f"{self.reason}{': ' + self.advice if self.advice else ''}"
-        return f"{self.stage} {self.reason}: {self.advice}"
+        where = f"{self.op} in {self.stage}" if self.op else self.stage
+        return f"{where} {self.reason}: {self.advice}"
 
 
 @dataclass
@@ -352,7 +355,17 @@ def _bottleneck(summary: ProfileSummary) -> Bottleneck:
     reason = _reason(best, summary)
     if wait < 0.5:
         reason += f" (the consumer waited for data {wait:.0%} of the time)"
-    return Bottleneck(best.name, True, reason, _advice(best, summary))
+    return Bottleneck(best.name, True, reason, _advice(best, summary), _dominant_op(best))
+
+
+def _dominant_op(s: StageStats) -> str | None:
+    """The op that takes most of a multi-op stage's time (at least half of it), else None: merged
+    maps are named by all their ops, and the verdict should point at the one to fix."""
+    real = [o for o in s.ops if not o.name.startswith("read ")]
+    if len(real) < 2:
+        return None
+    op = max(real, key=lambda o: o.seconds)
+    return op.name if op.share >= 0.5 else None
 
 
 def _reason(s: StageStats, summary: ProfileSummary) -> str:

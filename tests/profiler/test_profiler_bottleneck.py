@@ -121,3 +121,32 @@ def test_advice_never_names_a_device_this_machine_lacks(tmp_path):
     # Whatever the heuristics conclude on a busy machine, they never send work to an absent device.
     for target in (".device('GPU')", ".device('Dvpp')"):
         assert target not in verdict.advice or target in _offload_targets(), verdict.advice
+
+
+def fast_add_one(x):
+    return x + 1
+
+
+def slow_identity(x):
+    time.sleep(NAP)
+    return x
+
+
+def fast_double(x):
+    return x * 2
+
+
+def test_merged_maps_name_the_slow_op_inside_the_stage():
+    ds = md.NumpySlicesDataset({"x": np.arange(ROWS)}, shuffle=False)
+    for fn in (fast_add_one, slow_identity, fast_double):  # adjacent maps over one column: merged
+        ds = ds.map(fn, input_columns="x", num_parallel_workers=2)
+    verdict = _profile(ds.batch(8)).bottleneck
+    assert verdict.stage == "Map[fast_add_one, slow_identity, fast_double]", str(verdict)
+    assert verdict.op == "slow_identity"
+    assert str(verdict).startswith("slow_identity in Map[fast_add_one, slow_identity, fast_double]")
+
+
+def test_single_op_stage_names_no_op_inside():
+    ds = _two_columns().map(slow, input_columns="x", num_parallel_workers=2).batch(8)
+    verdict = _profile(ds).bottleneck
+    assert verdict.stage == "Map[slow]" and verdict.op is None
