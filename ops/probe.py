@@ -196,11 +196,15 @@ def dvpp_driver() -> tuple[str | None, str]:
 
 def gpu_backend() -> tuple[str | None, str]:
     """How GPU-placed ops run here: ``"cuda"`` (DALI on a visible NVIDIA GPU), ``"dali-cpu"`` (DALI's
-    CPU backend, only with ``config.set_gpu_emulation(True)``), or ``None`` with what is missing."""
+    CPU backend, whenever ``config.set_gpu_emulation(True)`` asks for it, GPU or not), or ``None`` with
+    what is missing."""
     dali_ok, dali_why = dali_status()
     gpus, gpu_why = visible_gpus()
+    # Emulation is asked for by name: it wins over a visible GPU, so tests that compare the DALI
+    # translation with the CPU kernels bit for bit run the same graph on a GPU machine.
+    if dali_ok and config.get_gpu_emulation():
+        where = gpus[0] if gpus else gpu_why
+        return "dali-cpu", f"{where}; emulated on {dali_why}'s CPU backend (config.set_gpu_emulation)"
     if dali_ok and gpus:
         return "cuda", f"{gpus[0]}; {dali_why}"
-    if dali_ok and config.get_gpu_emulation():
-        return "dali-cpu", f"{gpu_why}; emulated on {dali_why}'s CPU backend (config.set_gpu_emulation)"
     return None, "; ".join(why for why in (gpu_why, "" if dali_ok else dali_why) if why)

@@ -158,7 +158,7 @@ def test_auto_keeps_a_cheap_op_off_the_device_when_the_copy_costs_more():
     assert choose(_auto(vision.HorizontalFlip()), {"CPU", "GPU"}, machine)[0].device_target == "CPU"
 
 
-def test_auto_never_picks_the_reference_model_or_an_emulated_gpu(images):
+def test_auto_never_picks_the_reference_model_or_an_emulated_gpu(images, no_gpu):
     md.config.set_dvpp_driver("reference")
     md.config.set_gpu_emulation(True)
     ds = _pipeline(images, [vision.Decode(), vision.Resize((8, 10))], device="auto")
