@@ -125,8 +125,9 @@ def _gpu(gpus: list[str], gpu_why: str, dali_ok: bool, dali_why: str) -> DeviceI
         nvidia = _nvidia_driver_version()
         where = f"{', '.join(gpus)}" + (f" (NVIDIA driver {nvidia})" if nvidia else "")
         return DeviceInfo("GPU", True, f"{where}; {dali_why}", ops, driver="DALI", version=dali_version)
-    reasons = [r for r in (", ".join(gpus) if gpus else gpu_why, "" if dali_ok else dali_why) if r]
+    reasons = [r for r in (gpu_why, "" if dali_ok else dali_why) if r]
     if dali_ok and config.get_gpu_emulation():
+        reasons = reasons or [", ".join(gpus)]  # a visible GPU, not used: emulation was asked for
         detail = f"{'; '.join(reasons)}; emulated on {dali_why}'s CPU backend (config.set_gpu_emulation)"
         return DeviceInfo("GPU", True, detail, ops, driver="DALI (CPU backend)", version=dali_version)
     return DeviceInfo("GPU", False, "; ".join(reasons), ops)
