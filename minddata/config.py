@@ -50,6 +50,8 @@ __all__ = [
     "get_gpu_emulation",
     "set_gpu_device_id",
     "get_gpu_device_id",
+    "set_gpu_driver",
+    "get_gpu_driver",
     "set_profiling",
     "get_profiling",
     "set_autotune",
@@ -106,6 +108,7 @@ def load_defaults() -> None:
             dvpp_policy="error",
             gpu_emulation=False,
             gpu_device_id=None,
+            gpu_driver="auto",
             profiling=False,
             autotune=False,
             autotune_cpu_budget=None,
@@ -374,6 +377,28 @@ def set_gpu_device_id(device_id: int | None) -> None:
             raise ValueError(f"config.set_gpu_device_id: `device_id` must be None or an int >= 0. Found: {device_id!r}")
         device_id = int(device_id)
     _state["gpu_device_id"] = device_id
+
+
+_GPU_DRIVERS = ("auto", "dali", "torch")
+
+
+def set_gpu_driver(driver: str) -> None:
+    """What runs ops placed on ``"GPU"``: ``"dali"`` (NVIDIA DALI pipelines), ``"torch"`` (PyTorch CUDA
+    tensors), or ``"auto"`` (the default: DALI where it is installed, else torch). Both drivers run the
+    same per-row plans, so a seeded pipeline gives the same crops and flips on either and on the CPU.
+
+    Example:
+        >>> import minddata as md
+        >>> md.config.set_gpu_driver("torch")
+        >>> md.config.get_gpu_driver()
+        'torch'
+        >>> md.config.load_defaults()
+    """
+    _state["gpu_driver"] = _choice("set_gpu_driver", driver, _GPU_DRIVERS)
+
+
+def get_gpu_driver() -> str:
+    return str(_state["gpu_driver"])
 
 
 def get_gpu_device_id() -> int | None:

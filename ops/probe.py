@@ -34,6 +34,7 @@ __all__ = [
     "dvpp_driver",
     "dvpp_drivers",
     "gpu_backend",
+    "torch_status",
     "nvjpg_driver",
     "visible_gpus",
 ]
@@ -194,17 +195,60 @@ def dvpp_driver() -> tuple[str | None, str]:
     )
 
 
+def torch_status() -> tuple[bool, bool, str]:
+    """Whether PyTorch imports, whether it sees a CUDA GPU, and ``"PyTorch <version>"`` or why not.
+
+    Imports torch only when it is installed (it takes a second or two), so only when asked.
+    """
+    try:
+        if importlib.util.find_spec("torch") is None:
+            return False, False, "PyTorch not installed: pip install 'minddata[torch]'"
+        torch = importlib.import_module("torch")
+    except Exception as exc:  # noqa: BLE001 - a broken install is reported, not raised
+        return False, False, f"torch failed to import ({type(exc).__name__}: {exc})"
+    try:
+        cuda = bool(torch.cuda.is_available())
+    except Exception:  # noqa: BLE001
+        cuda = False
+    build = getattr(torch.version, "cuda", None)
+    return True, cuda, f"PyTorch {torch.__version__}" + ("" if build else " (a CPU-only build)")
+
+
 def gpu_backend() -> tuple[str | None, str]:
-    """How GPU-placed ops run here: ``"cuda"`` (DALI on a visible NVIDIA GPU), ``"dali-cpu"`` (DALI's
-    CPU backend, whenever ``config.set_gpu_emulation(True)`` asks for it, GPU or not), or ``None`` with
-    what is missing."""
-    dali_ok, dali_why = dali_status()
+    """How GPU-placed ops run here, under ``config.get_gpu_driver()``:
+
+    * ``"cuda"``: DALI on a visible NVIDIA GPU; ``"torch-cuda"``: PyTorch CUDA tensors;
+    * ``"dali-cpu"`` / ``"torch-cpu"``: the same driver on the CPU, whenever
+      ``config.set_gpu_emulation(True)`` asks for it (GPU or not);
+    * ``None``, with what is missing.
+
+    ``"auto"`` takes DALI where it is installed, else torch.
+    """
+    wanted = config.get_gpu_driver()
+    emulate = config.get_gpu_emulation()
+    dali_ok, dali_why = dali_status() if wanted in ("auto", "dali") else (False, "")
+    use_dali = wanted == "dali" or (wanted == "auto" and dali_ok)
     gpus, gpu_why = visible_gpus()
-    # Emulation is asked for by name: it wins over a visible GPU, so tests that compare the DALI
-    # translation with the CPU kernels bit for bit run the same graph on a GPU machine.
-    if dali_ok and config.get_gpu_emulation():
-        where = gpus[0] if gpus else gpu_why
-        return "dali-cpu", f"{where}; emulated on {dali_why}'s CPU backend (config.set_gpu_emulation)"
-    if dali_ok and gpus:
-        return "cuda", f"{gpus[0]}; {dali_why}"
-    return None, "; ".join(why for why in (gpu_why, "" if dali_ok else dali_why) if why)
+    if use_dali:
+        # Emulation is asked for by name: it wins over a visible GPU, so tests that compare the DALI
+        # translation with the CPU kernels bit for bit run the same graph on a GPU machine.
+        if dali_ok and emulate:
+            where = gpus[0] if gpus else gpu_why
+            return "dali-cpu", f"{where}; emulated on {dali_why}'s CPU backend (config.set_gpu_emulation)"
+        if dali_ok and gpus:
+            return "cuda", f"{gpus[0]}; {dali_why}"
+        return None, "; ".join(why for why in (gpu_why, "" if dali_ok else dali_why) if why)
+    torch_ok, torch_cuda, torch_why = torch_status()
+    if torch_ok and emulate:
+        return "torch-cpu", f"{gpus[0] if gpus else gpu_why}; emulated on {torch_why}'s CPU tensors " \
+            "(config.set_gpu_emulation)"
+    if torch_ok and gpus and torch_cuda:
+        return "torch-cuda", f"{gpus[0]}; {torch_why}"
+    missing = [gpu_why] if gpu_why else []
+    if torch_ok and gpus:
+        missing.append(f"{gpus[0]} is visible but {torch_why} has no CUDA: install a CUDA build of PyTorch")
+    elif not torch_ok:
+        missing.append(torch_why)
+    if wanted == "auto":  # neither driver can run: name DALI's install too, the default driver
+        missing.append(dali_why or GPU_INSTALL_HINT)
+    return None, "; ".join(missing)

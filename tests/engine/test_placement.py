@@ -206,7 +206,7 @@ def test_gpu_output_stays_on_the_gpu_only_for_torch_consumers(monkeypatch):
 
     def kept(ds) -> bool:
         tree = lower(ds._node, True)
-        gpu = [n for n in tree.walk() if any(p.kind == "dali" for p in getattr(n, "device_parts", []))]
+        gpu = [n for n in tree.walk() if any(p.kind == "segment" for p in getattr(n, "device_parts", []))]
         return gpu[0].device_output
 
     assert not kept(gpu_map.batch(2))  # NumPy consumers: host arrays
