@@ -163,7 +163,7 @@ def table(results: list[DeviceRun]) -> str:
         moved = ", ".join(f"{k} {v}" for k, v in sorted(r.transfers.items()))
         fallback = ", ".join(f"{k} {v}" for k, v in sorted(r.cpu_rows.items()))
         name = f"{r.device} ({r.driver})" if r.driver else r.device
-        if r.driver in ("reference", "dali-cpu"):
+        if r.driver in ("reference", "dali-cpu", "torch-cpu"):
             name += " preview"
         lines.append(
             f"| {r.pipeline} | {name} | {r.images} | {_fmt(r.images_per_s)} | {ratio} | "
