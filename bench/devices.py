@@ -66,6 +66,8 @@ class DeviceRun:
     transfers: dict[str, int] = field(default_factory=dict)
     cpu_rows: dict[str, int] = field(default_factory=dict)
     skipped: str = ""
+    # The run raised: its type and first line (the table shows it; the other runs still happen).
+    failed: str = ""
 
 
 def yolo_ops(vision: Any) -> list[Any]:
@@ -148,10 +150,11 @@ def table(results: list[DeviceRun]) -> str:
         "| pipeline | device | images | images/s | vs CPU | CPU ms/image | CPU saved | moved | rows on CPU |",
         "|---|---|---:|---:|---:|---:|---:|---|---|",
     ]
-    cpu = {r.pipeline: r for r in results if r.device == "CPU" and not r.skipped}
+    cpu = {r.pipeline: r for r in results if r.device == "CPU" and not r.skipped and not r.failed}
     for r in results:
-        if r.skipped:
-            lines.append(f"| {r.pipeline} | {r.device} | skipped: {r.skipped} | | | | | | |")
+        if r.skipped or r.failed:
+            what = f"skipped: {r.skipped}" if r.skipped else f"FAILED: {r.failed}"
+            lines.append(f"| {r.pipeline} | {r.device} | {what} | | | | | | |")
             continue
         base = cpu.get(r.pipeline)
         ratio = f"{r.images_per_s / base.images_per_s:.2f}x ({100 * (r.images_per_s / base.images_per_s - 1):+.0f}%)" \
@@ -160,7 +163,7 @@ def table(results: list[DeviceRun]) -> str:
         moved = ", ".join(f"{k} {v}" for k, v in sorted(r.transfers.items()))
         fallback = ", ".join(f"{k} {v}" for k, v in sorted(r.cpu_rows.items()))
         name = f"{r.device} ({r.driver})" if r.driver else r.device
-        if r.driver in ("reference", "dali-cpu"):
+        if r.driver in ("reference", "dali-cpu", "torch-cpu"):
             name += " preview"
         lines.append(
             f"| {r.pipeline} | {name} | {r.images} | {_fmt(r.images_per_s)} | {ratio} | "
@@ -222,11 +225,28 @@ def main(argv: list[str] | None = None) -> int:
             md.config.set_dvpp_driver(args.dvpp_driver)
             md.config.set_dvpp_policy(args.dvpp_policy)
             md.config.set_gpu_emulation(args.gpu_emulation)
-            results.append(run(pipeline.strip(), device.strip(), data_dir, workers=args.workers,
-                               batch_size=args.batch_size))
-    text = table(results)
+            results.append(_run_reporting(pipeline.strip(), device.strip(), data_dir, args))
+            # Written after every run: a later crash or a timeout still leaves the table so far.
+            _write(results, args, machine, source)
     print()
-    print(text)
+    print(table(results))
+    return 1 if any(r.failed for r in results) else 0
+
+
+def _run_reporting(pipeline: str, device: str, data_dir: Path, args: argparse.Namespace) -> DeviceRun:
+    """``run``, with a failure recorded in the result (and its traceback printed) instead of raised."""
+    import traceback
+
+    try:
+        return run(pipeline, device, data_dir, workers=args.workers, batch_size=args.batch_size)
+    except Exception as error:  # one placement failing must not lose the others' results
+        traceback.print_exc()
+        first = str(error).strip().splitlines()
+        return DeviceRun(pipeline, device, failed=f"{type(error).__name__}: {first[0][:200] if first else ''}")
+
+
+def _write(results: list[DeviceRun], args: argparse.Namespace, machine: str, source: str) -> None:
+    text = table(results)
     if args.json:
         payload = {"machine": machine, "data": source, "workers": args.workers, "batch_size": args.batch_size,
                    "dvpp_driver": args.dvpp_driver, "results": [asdict(r) for r in results]}
@@ -234,7 +254,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.markdown:
         Path(args.markdown).write_text(f"machine: {machine}\n\ndata: {source}; {args.workers} workers, batch "
                                        f"{args.batch_size}\n\n{text}\n")
-    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -5,7 +5,8 @@ becomes a stage:
 
 * a ``"row"`` part is a map over its ops in the map's workers (thread or process), with each op's
   kernel for its device (CPU, or Dvpp's ``reference``/``ascend`` driver);
-* a ``"dali"`` part is one :class:`~minddata.ops.gpu.segment.DaliSegment` run by one worker thread,
+* a ``"segment"`` part is one device segment (:func:`~minddata.ops.gpu.drivers.make_segment`: a DALI
+  pipeline or a torch segment) run by one worker thread,
   batch by batch (chunks are first merged up to the segment's batch size, except in online
   sessions, where rows must not wait for others).
 
@@ -211,7 +212,7 @@ def _row_boundaries(ops: list[Any]) -> list[tuple[int, str]]:
 
 
 class SegmentWork:
-    """The work of a ``"dali"`` part: one DALI run per chunk of rows (see the module docstring)."""
+    """The work of a ``"segment"`` part: one DALI run per chunk of rows (see the module docstring)."""
 
     def __init__(self, segment: Any, positions: list[int], seed: int, *, entry: int | None,
                  assemble: Callable[[tuple, tuple], tuple] | None, labels: tuple[str, str]):
@@ -300,7 +301,7 @@ def build_device_map(builder: Any, node: ir.MapNode, child: Stage,
     ``read``: for a map that reads its source's rows itself, ``(read, finish_read)`` as the compiler's
     source parts give them; the first part then reads the rows in its workers.
     """
-    from minddata.ops.gpu.segment import DaliSegment
+    from minddata.ops.gpu.drivers import make_segment
 
     rt = builder.rt
     ops = node.operations
@@ -340,7 +341,7 @@ def build_device_map(builder: Any, node: ir.MapNode, child: Stage,
             if any(dvpp) and config.get_dvpp_policy() == "cpu":
                 # A row the media engine refuses (e.g. a GIF) runs this part on the CPU kernels instead.
                 cpu_fallback = lambda k, error, _d=dvpp: _d[k] and isinstance(error, ValueError)  # noqa: E731
-            segment = DaliSegment(
+            segment = make_segment(
                 part_ops,
                 backend=part.backend or "cuda",
                 hw_decoder_load=[1.0 if d else 0.0 for d in dvpp],

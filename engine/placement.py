@@ -11,7 +11,7 @@ created, not deep inside a worker:
    it never picks the Dvpp reference model or an emulated GPU, which are previews, not accelerators.
    Ops are copied before being re-placed: the user's op objects are never changed.
 2. :func:`plan_parts` (after fusion) cuts each map into parts: ``"row"`` parts run their ops per row
-   in the map's workers (CPU kernels, and Dvpp's ``reference``/``ascend`` kernels); ``"dali"`` parts
+   in the map's workers (CPU kernels, and Dvpp's ``reference``/``ascend`` kernels); ``"segment"`` parts
    are runs of consecutive GPU ops (and Dvpp ops on the ``nvjpg`` driver), each compiled into one
    DALI pipeline that the engine feeds batch by batch. Data crosses between host and device once per
    boundary between parts; the iterator counts it (``iterator.device_stats``).
@@ -62,7 +62,7 @@ _DECODERS = ("Decode", "FusedDecodeResize", "FusedDecodeRandomResizedCrop", "Ran
 class Machine:
     """What this machine offers, probed once per compile and only when a non-CPU device is asked for."""
 
-    gpu_backend: str | None = None  # "cuda", "dali-cpu" (emulation) or None
+    gpu_backend: str | None = None  # "cuda"/"torch-cuda", "dali-cpu"/"torch-cpu" (emulation) or None
     gpu_why: str = ""
     dvpp_driver: str | None = None  # "nvjpg", "ascend", "reference" or None
     dvpp_why: str = ""
@@ -84,7 +84,7 @@ class Machine:
         self.probe("GPU")
         self.probe("Dvpp")
         found = {"CPU"}
-        if self.gpu_backend == "cuda":
+        if self.gpu_backend in ("cuda", "torch-cuda"):
             found.add("GPU")
         if self.dvpp_driver in ("nvjpg", "ascend"):
             found.add("Dvpp")
@@ -93,8 +93,8 @@ class Machine:
 
 @dataclass(frozen=True)
 class DevicePart:
-    """A slice ``ops[start:end]`` of a map's ops and how it runs: ``kind`` ``"row"`` or ``"dali"``;
-    for ``"dali"``, the DALI ``backend`` (``"cuda"``/``"dali-cpu"``)."""
+    """A slice ``ops[start:end]`` of a map's ops and how it runs: ``kind`` ``"row"`` or ``"segment"``
+    (a batch on a device driver); for ``"segment"``, the ``backend`` (see :mod:`minddata.ops.gpu.drivers`)."""
 
     kind: str
     start: int
@@ -110,9 +110,10 @@ def _unsupported(op: Op, device: str, machine: Machine) -> str | None:
     if not has_kernel(op.name, device):
         return f"no {op.name} kernel"
     if device == "GPU":
-        from minddata.ops.gpu.translate import unsupported_reason
+        from minddata.ops.gpu.drivers import unsupported_reason
 
-        return unsupported_reason(op)
+        machine.probe("GPU")
+        return unsupported_reason(op, machine.gpu_backend)
     if device == "Dvpp":
         from minddata.ops.dvpp.kernels import DRIVER_OPS, unsupported_reason
 
@@ -330,11 +331,11 @@ def cannot_run(op: Op, device: str, previous: Any = None) -> str | None:
 
 
 def execution(op: Any, machine_driver: str | None) -> str:
-    """``"dali"`` for ops that run inside DALI pipelines (GPU, Dvpp on nvjpg), else ``"row"``."""
+    """``"segment"`` for ops that run as a batch on a device driver (GPU, Dvpp on nvjpg), else ``"row"``."""
     if not isinstance(op, Op):
         return "row"
     if op.device_target == "GPU" or (op.device_target == "Dvpp" and machine_driver == "nvjpg"):
-        return "dali"
+        return "segment"
     return "row"
 
 
@@ -384,7 +385,7 @@ def plan_parts(tree: ir.Node) -> None:
         for i in range(1, len(ops) + 1):
             if i == len(ops) or kinds[i] != kinds[start]:
                 backend = None
-                if kinds[start] == "dali":
+                if kinds[start] == "segment":
                     # Dvpp on nvjpg needs the real GPU; GPU ops may run emulated on DALI's CPU backend.
                     backend = "cuda" if any(
                         isinstance(op, Op) and op.device_target == "Dvpp" for op in ops[start:i]
@@ -392,7 +393,7 @@ def plan_parts(tree: ir.Node) -> None:
                 parts.append(DevicePart(kinds[start], start, i, backend))
                 start = i
         node.device_parts = parts  # type: ignore[attr-defined]
-        if parts[0].kind == "dali" and getattr(node, "reads_source", False):
+        if parts[0].kind == "segment" and getattr(node, "reads_source", False):
             # Files are read by the source's workers and merged into DALI-sized batches instead of
             # being read chunk by chunk in the DALI part's one thread.
             node.reads_source = False  # type: ignore[attr-defined]
@@ -407,9 +408,10 @@ def plan_parts(tree: ir.Node) -> None:
             # One DALI run per batch of the pipeline: the size the consumer wants anyway.
             node.segment_rows = min(max(parent.batch_size, 8), 512)  # type: ignore[attr-defined]
         for part in parts:
-            if part.kind == "dali":
+            if part.kind == "segment":
+                from minddata.ops.gpu.drivers import describe
+
                 names = ", ".join(op.name for op in ops[part.start : part.end])
                 node.fusion_notes.append(  # type: ignore[attr-defined]
-                    f"{names}: one DALI pipeline on {'the GPU' if part.backend == 'cuda' else 'DALI CPU (emulation)'}, "
-                    "fed a batch of rows per run"
+                    f"{names}: {describe(part.backend)}, fed a batch of rows per run"
                 )

@@ -120,13 +120,27 @@ def _nvidia_driver_version() -> str:
 
 def _gpu(gpus: list[str], gpu_why: str, dali_ok: bool, dali_why: str) -> DeviceInfo:
     ops = _ops_on("GPU")
+    wanted = config.get_gpu_driver()
+    if wanted == "torch" or (wanted == "auto" and not dali_ok and gpus):
+        from minddata.ops import probe
+
+        backend, why = probe.gpu_backend()
+        if backend is not None and backend.startswith("torch"):
+            from minddata.ops.gpu.torch_segment import DECODERS, TORCH_OPS
+
+            torch_ops = sorted(set(ops) & (set(TORCH_OPS) | set(DECODERS)))
+            driver = "torch" if backend == "torch-cuda" else "torch (CPU tensors)"
+            return DeviceInfo("GPU", True, why, torch_ops, driver=driver, version=why.rsplit("PyTorch ", 1)[-1])
+        if wanted == "torch":
+            return DeviceInfo("GPU", False, why, ops)
     dali_version = dali_why.removeprefix("DALI ") if dali_ok else ""
-    if gpus and dali_ok:
+    if gpus and dali_ok and not config.get_gpu_emulation():
         nvidia = _nvidia_driver_version()
         where = f"{', '.join(gpus)}" + (f" (NVIDIA driver {nvidia})" if nvidia else "")
         return DeviceInfo("GPU", True, f"{where}; {dali_why}", ops, driver="DALI", version=dali_version)
     reasons = [r for r in (gpu_why, "" if dali_ok else dali_why) if r]
     if dali_ok and config.get_gpu_emulation():
+        reasons = reasons or [", ".join(gpus)]  # a visible GPU, not used: emulation was asked for
         detail = f"{'; '.join(reasons)}; emulated on {dali_why}'s CPU backend (config.set_gpu_emulation)"
         return DeviceInfo("GPU", True, detail, ops, driver="DALI (CPU backend)", version=dali_version)
     return DeviceInfo("GPU", False, "; ".join(reasons), ops)

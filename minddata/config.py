@@ -48,6 +48,10 @@ __all__ = [
     "get_dvpp_policy",
     "set_gpu_emulation",
     "get_gpu_emulation",
+    "set_gpu_device_id",
+    "get_gpu_device_id",
+    "set_gpu_driver",
+    "get_gpu_driver",
     "set_profiling",
     "get_profiling",
     "set_autotune",
@@ -103,6 +107,8 @@ def load_defaults() -> None:
             dvpp_driver="auto",
             dvpp_policy="error",
             gpu_emulation=False,
+            gpu_device_id=None,
+            gpu_driver="auto",
             profiling=False,
             autotune=False,
             autotune_cpu_budget=None,
@@ -352,6 +358,53 @@ def set_gpu_emulation(enable: bool) -> None:
 
 def get_gpu_emulation() -> bool:
     return bool(_state["gpu_emulation"])
+
+
+def set_gpu_device_id(device_id: int | None) -> None:
+    """The CUDA device GPU and Dvpp (nvjpg) ops run on. ``None`` (the default) follows the training
+    framework: torch's current CUDA device when torch has initialized CUDA in this process, else
+    ``$LOCAL_RANK`` (set by torchrun for each data-parallel rank), else device 0.
+
+    Example:
+        >>> import minddata as md
+        >>> md.config.set_gpu_device_id(1)
+        >>> md.config.get_gpu_device_id()
+        1
+        >>> md.config.load_defaults()
+    """
+    if device_id is not None:
+        if isinstance(device_id, bool) or not isinstance(device_id, (int, np.integer)) or device_id < 0:
+            raise ValueError(f"config.set_gpu_device_id: `device_id` must be None or an int >= 0. Found: {device_id!r}")
+        device_id = int(device_id)
+    _state["gpu_device_id"] = device_id
+
+
+_GPU_DRIVERS = ("auto", "dali", "torch")
+
+
+def set_gpu_driver(driver: str) -> None:
+    """What runs ops placed on ``"GPU"``: ``"dali"`` (NVIDIA DALI pipelines), ``"torch"`` (PyTorch CUDA
+    tensors), or ``"auto"`` (the default: DALI where it is installed, else torch). Both drivers run the
+    same per-row plans, so a seeded pipeline gives the same crops and flips on either and on the CPU.
+
+    Example:
+        >>> import minddata as md
+        >>> md.config.set_gpu_driver("torch")
+        >>> md.config.get_gpu_driver()
+        'torch'
+        >>> md.config.load_defaults()
+    """
+    _state["gpu_driver"] = _choice("set_gpu_driver", driver, _GPU_DRIVERS)
+
+
+def get_gpu_driver() -> str:
+    return str(_state["gpu_driver"])
+
+
+def get_gpu_device_id() -> int | None:
+    """The device set by :func:`set_gpu_device_id`, or None (follow the framework)."""
+    value = _state["gpu_device_id"]
+    return None if value is None else int(value)  # type: ignore[arg-type]
 
 
 def set_profiling(enable: bool) -> None:

@@ -34,6 +34,7 @@ __all__ = [
     "dvpp_driver",
     "dvpp_drivers",
     "gpu_backend",
+    "torch_status",
     "nvjpg_driver",
     "visible_gpus",
 ]
@@ -41,7 +42,7 @@ __all__ = [
 DALI_INSTALL_HINT = "pip install 'minddata[gpu]' (NVIDIA DALI, nvidia-dali-cuda120)"
 GPU_INSTALL_HINT = "nvidia-dali-cuda120 not installed: pip install 'minddata[gpu]'"
 # GPUs with NVJPG, the fixed-function JPEG decoder DALI drives through ``hw_decoder_load``.
-NVJPG_GPUS = ("A100", "A800", "A30", "H100", "H800", "H200", "GH200")
+NVJPG_GPUS = ("A100", "A800", "A30", "H100", "H800", "H200", "GH200", "B100", "B200", "GB200", "B300", "GB300")
 _NVIDIA_SMI_TIMEOUT_S = 5.0
 
 
@@ -83,6 +84,41 @@ def _cuda_visible_filter(gpus: list[tuple[int, str, str]]) -> list[tuple[int, st
     return chosen
 
 
+def _parse_smi_list(text: str) -> list[tuple[int, str, str]]:
+    """``nvidia-smi -L``'s devices as CUDA numbers them: ``(index, name, uuid)``. A GPU in MIG mode is
+    replaced by its MIG instances, named ``"<GPU> MIG <profile>"`` (``+me`` profiles carry the media
+    engines, NVJPG among them), since those are what CUDA and ``CUDA_VISIBLE_DEVICES=MIG-...`` see.
+
+    Example:
+        >>> _parse_smi_list("GPU 0: NVIDIA H200 (UUID: GPU-a)\\n  MIG 1g.18gb+me  Device  0: (UUID: MIG-b)\\n")
+        [(0, 'NVIDIA H200 MIG 1g.18gb+me', 'MIG-b')]
+    """
+    gpus: list[tuple[str, str, list[tuple[str, str]]]] = []  # (name, uuid, [(profile, uuid)])
+    for line in text.splitlines():
+        gpu = re.match(r"GPU (\d+): (.+?) \(UUID: ([^)]+)\)", line.strip())
+        if gpu:
+            gpus.append((gpu.group(2), gpu.group(3), []))
+            continue
+        mig = re.match(r"MIG (\S+)\s+Device\s+\d+: \(UUID: ([^)]+)\)", line.strip())
+        if mig and gpus:
+            gpus[-1][2].append((mig.group(1), mig.group(2)))
+    found: list[tuple[int, str, str]] = []
+    for name, uuid, instances in gpus:
+        for profile, mig_uuid in instances or [("", uuid)]:
+            found.append((len(found), f"{name} MIG {profile}" if profile else name, mig_uuid))
+    return found
+
+
+def has_nvjpg(gpu: str) -> bool:
+    """Whether the device named ``gpu`` (as :func:`visible_gpus` names it) has NVJPG engines: an
+    A100/H100/H200/B200-class GPU, and for a MIG instance only a ``+me`` (media extension) or full
+    ``7g`` profile, the only ones the engines are given to."""
+    if not any(re.search(rf"\b{m}\b", gpu) for m in NVJPG_GPUS):
+        return False
+    profile = re.search(r" MIG (\S+)$", gpu)
+    return profile is None or "+me" in profile.group(1) or profile.group(1).startswith("7g.")
+
+
 def visible_gpus() -> tuple[list[str], str]:
     """Names of the NVIDIA GPUs CUDA would see here, and, when there are none, why.
 
@@ -97,10 +133,7 @@ def visible_gpus() -> tuple[list[str], str]:
             out = subprocess.run(
                 [smi, "-L"], capture_output=True, text=True, timeout=_NVIDIA_SMI_TIMEOUT_S, check=False
             )
-            for line in out.stdout.splitlines():
-                m = re.match(r"GPU (\d+): (.+?) \(UUID: ([^)]+)\)", line.strip())
-                if m:
-                    found.append((int(m.group(1)), m.group(2), m.group(3)))
+            found = _parse_smi_list(out.stdout)
             if not found:
                 why = f"no NVIDIA GPU visible (nvidia-smi -L: {(out.stderr or out.stdout).strip()[:120] or 'none'})"
         except subprocess.TimeoutExpired:
@@ -127,12 +160,13 @@ def visible_gpus() -> tuple[list[str], str]:
 
 
 def nvjpg_driver(gpus: list[str], dali_ok: bool, dali_why: str) -> DriverInfo:
-    hw = [g for g in gpus if any(re.search(rf"\b{m}\b", g) for m in NVJPG_GPUS)]
+    hw = [g for g in gpus if has_nvjpg(g)]
     if not gpus:
         return DriverInfo("nvjpg", False, "no NVIDIA GPU visible")
     if not hw:
         return DriverInfo(
-            "nvjpg", False, f"{gpus[0]} has no hardware JPEG decoder (needs an A100/H100/H200-class GPU)"
+            "nvjpg", False, f"{gpus[0]} has no hardware JPEG decoder (needs an A100/H100/H200-class GPU, or a MIG "
+            "instance with media engines: a '+me' profile)"
         )
     if not dali_ok:
         return DriverInfo("nvjpg", False, f"{hw[0]} has NVJPG, but {dali_why}")
@@ -194,13 +228,60 @@ def dvpp_driver() -> tuple[str | None, str]:
     )
 
 
+def torch_status() -> tuple[bool, bool, str]:
+    """Whether PyTorch imports, whether it sees a CUDA GPU, and ``"PyTorch <version>"`` or why not.
+
+    Imports torch only when it is installed (it takes a second or two), so only when asked.
+    """
+    try:
+        if importlib.util.find_spec("torch") is None:
+            return False, False, "PyTorch not installed: pip install 'minddata[torch]'"
+        torch = importlib.import_module("torch")
+    except Exception as exc:  # noqa: BLE001 - a broken install is reported, not raised
+        return False, False, f"torch failed to import ({type(exc).__name__}: {exc})"
+    try:
+        cuda = bool(torch.cuda.is_available())
+    except Exception:  # noqa: BLE001
+        cuda = False
+    build = getattr(torch.version, "cuda", None)
+    return True, cuda, f"PyTorch {torch.__version__}" + ("" if build else " (a CPU-only build)")
+
+
 def gpu_backend() -> tuple[str | None, str]:
-    """How GPU-placed ops run here: ``"cuda"`` (DALI on a visible NVIDIA GPU), ``"dali-cpu"`` (DALI's
-    CPU backend, only with ``config.set_gpu_emulation(True)``), or ``None`` with what is missing."""
-    dali_ok, dali_why = dali_status()
+    """How GPU-placed ops run here, under ``config.get_gpu_driver()``:
+
+    * ``"cuda"``: DALI on a visible NVIDIA GPU; ``"torch-cuda"``: PyTorch CUDA tensors;
+    * ``"dali-cpu"`` / ``"torch-cpu"``: the same driver on the CPU, whenever
+      ``config.set_gpu_emulation(True)`` asks for it (GPU or not);
+    * ``None``, with what is missing.
+
+    ``"auto"`` takes DALI where it is installed, else torch.
+    """
+    wanted = config.get_gpu_driver()
+    emulate = config.get_gpu_emulation()
+    dali_ok, dali_why = dali_status() if wanted in ("auto", "dali") else (False, "")
+    use_dali = wanted == "dali" or (wanted == "auto" and dali_ok)
     gpus, gpu_why = visible_gpus()
-    if dali_ok and gpus:
-        return "cuda", f"{gpus[0]}; {dali_why}"
-    if dali_ok and config.get_gpu_emulation():
-        return "dali-cpu", f"{gpu_why}; emulated on {dali_why}'s CPU backend (config.set_gpu_emulation)"
-    return None, "; ".join(why for why in (gpu_why, "" if dali_ok else dali_why) if why)
+    if use_dali:
+        # Emulation is asked for by name: it wins over a visible GPU, so tests that compare the DALI
+        # translation with the CPU kernels bit for bit run the same graph on a GPU machine.
+        if dali_ok and emulate:
+            where = gpus[0] if gpus else gpu_why
+            return "dali-cpu", f"{where}; emulated on {dali_why}'s CPU backend (config.set_gpu_emulation)"
+        if dali_ok and gpus:
+            return "cuda", f"{gpus[0]}; {dali_why}"
+        return None, "; ".join(why for why in (gpu_why, "" if dali_ok else dali_why) if why)
+    torch_ok, torch_cuda, torch_why = torch_status()
+    if torch_ok and emulate:
+        return "torch-cpu", f"{gpus[0] if gpus else gpu_why}; emulated on {torch_why}'s CPU tensors " \
+            "(config.set_gpu_emulation)"
+    if torch_ok and gpus and torch_cuda:
+        return "torch-cuda", f"{gpus[0]}; {torch_why}"
+    missing = [gpu_why] if gpu_why else []
+    if torch_ok and gpus:
+        missing.append(f"{gpus[0]} is visible but {torch_why} has no CUDA: install a CUDA build of PyTorch")
+    elif not torch_ok:
+        missing.append(torch_why)
+    if wanted == "auto":  # neither driver can run: name DALI's install too, the default driver
+        missing.append(dali_why or GPU_INSTALL_HINT)
+    return None, "; ".join(missing)

@@ -723,3 +723,36 @@ def test_autotune_benchmark_window_rate():
     assert timeline.first_reaching(0, 1500, window=256) == 1400
     assert timeline.first_reaching(0, 5000, window=256) is None
     assert timeline.rate(0, 1000) == pytest.approx(2000)
+
+
+@pytest.fixture
+def fake_mig_nvidia_smi(tmp_path, monkeypatch):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    smi = bin_dir / "nvidia-smi"
+    smi.write_text(
+        "#!/bin/sh\n"
+        "echo 'GPU 0: NVIDIA H200 (UUID: GPU-aaaa-0000)'\n"
+        "echo '  MIG 1g.18gb     Device  0: (UUID: MIG-1111-aaaa)'\n"
+        "echo '  MIG 1g.18gb+me  Device  1: (UUID: MIG-2222-bbbb)'\n"
+    )
+    smi.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+
+
+def test_mig_instances_are_the_visible_devices(fake_mig_nvidia_smi, monkeypatch):
+    assert _devices.visible_gpus() == (["NVIDIA H200 MIG 1g.18gb", "NVIDIA H200 MIG 1g.18gb+me"], "")
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "MIG-2222-bbbb")
+    assert _devices.visible_gpus() == (["NVIDIA H200 MIG 1g.18gb+me"], "")
+
+
+@pytest.mark.parametrize("name, engine", [
+    ("NVIDIA H200", True), ("NVIDIA H200 MIG 1g.18gb", False), ("NVIDIA H200 MIG 1g.18gb+me", True),
+    ("NVIDIA H200 MIG 7g.141gb", True), ("NVIDIA B200", True), ("NVIDIA A10", False), ("Tesla T4", False),
+])
+def test_nvjpg_is_found_only_where_the_engines_are(name, engine):
+    from minddata.ops import probe
+
+    assert probe.has_nvjpg(name) is engine
+    assert probe.nvjpg_driver([name], True, "DALI 2.4").available is engine

@@ -19,26 +19,28 @@ from typing import Any
 from minddata import config
 from minddata.errors import DeviceError
 from minddata.ops.base import KernelContext, Op
-from minddata.ops.gpu.segment import DaliSegment, RowFailure
+from minddata.ops.gpu.drivers import make_segment
+from minddata.ops.gpu.segment import RowFailure
 from minddata.ops.gpu.translate import TRANSLATIONS
 from minddata.ops.registry import register_kernel
 
 __all__ = ["close_cached_segments", "gpu_kernel", "row_backend"]
 
 _CACHE_SIZE = 32
-_cache: OrderedDict[tuple, DaliSegment] = OrderedDict()
+_cache: OrderedDict[tuple, Any] = OrderedDict()
 _lock = threading.Lock()
-_backends: dict[bool, tuple[str | None, str]] = {}
+_backends: dict[tuple[bool, str], tuple[str | None, str]] = {}
 
 
 def row_backend() -> str:
-    """``"cuda"`` or ``"dali-cpu"`` for per-row GPU kernels here, or a :class:`DeviceError`."""
+    """The backend of per-row GPU kernels here (``"cuda"``, ``"dali-cpu"``, ``"torch-cuda"`` or
+    ``"torch-cpu"``), or a :class:`DeviceError`."""
     from minddata.ops import probe
 
-    emulate = config.get_gpu_emulation()
-    found = _backends.get(emulate)
+    key = (config.get_gpu_emulation(), config.get_gpu_driver())
+    found = _backends.get(key)
     if found is None or found[0] is None:  # an absent GPU is asked about again: it may be fixed now
-        found = _backends[emulate] = probe.gpu_backend()
+        found = _backends[key] = probe.gpu_backend()
     backend, why = found
     if backend is None:
         raise DeviceError(
@@ -48,15 +50,15 @@ def row_backend() -> str:
     return backend
 
 
-def _segment(op: Op, backend: str, hw_decoder_load: float) -> DaliSegment:
+def _segment(op: Op, backend: str, hw_decoder_load: float) -> Any:
     key = (op.name, repr(op), backend, hw_decoder_load)
     with _lock:
         seg = _cache.get(key)
         if seg is not None:
             _cache.move_to_end(key)
             return seg
-        seg = _cache[key] = DaliSegment([op], backend=backend, hw_decoder_load=hw_decoder_load, batch_size=1,
-                                        num_threads=1)
+        seg = _cache[key] = make_segment([op], backend=backend, hw_decoder_load=hw_decoder_load, batch_size=1,
+                                         num_threads=1)
         while len(_cache) > _CACHE_SIZE:
             _, old = _cache.popitem(last=False)
             with old.lock:

@@ -31,7 +31,7 @@ from minddata.ops.base import KernelContext, Op
 from minddata.ops.gpu.translate import TRANSLATIONS, Kind, Sample, dali_type
 from minddata.ops.probe import DALI_INSTALL_HINT
 
-__all__ = ["DaliSegment", "RowFailure", "SegmentStats", "import_dali", "to_host"]
+__all__ = ["DaliSegment", "RowFailure", "SegmentStats", "import_dali", "to_host", "cuda_device_id", "torch_dtype"]
 
 
 def import_dali() -> Any:
@@ -46,6 +46,38 @@ def import_dali() -> Any:
             f"the GPU device runs ops through NVIDIA DALI, which is not installed ({exc}): {DALI_INSTALL_HINT}"
         ) from None
     return dali
+
+
+def cuda_device_id() -> int:
+    """The CUDA device for DALI pipelines: ``config.set_gpu_device_id``'s, else the training
+    framework's current device (torch, when it has initialized CUDA here), else ``$LOCAL_RANK``
+    (torchrun's per-rank variable), else 0. Under DDP each rank then decodes on its own GPU.
+
+    Example:
+        >>> import os
+        >>> from minddata import config
+        >>> config.set_gpu_device_id(3)
+        >>> cuda_device_id()
+        3
+        >>> config.load_defaults()
+    """
+    import os
+    import sys
+
+    from minddata import config
+
+    chosen = config.get_gpu_device_id()
+    if chosen is not None:
+        return chosen
+    torch = sys.modules.get("torch")  # only a framework the script already uses; never imported here
+    if torch is not None:
+        try:
+            if torch.cuda.is_initialized():
+                return int(torch.cuda.current_device())
+        except Exception:  # noqa: BLE001 - a broken CUDA set-up: fall through to the launcher's rank
+            pass
+    local_rank = os.environ.get("LOCAL_RANK", "")
+    return int(local_rank) if local_rank.isdigit() else 0
 
 
 class RowFailure:
@@ -170,7 +202,7 @@ class DaliSegment:
         hw_decoder_load: float | list[float] = 0.0,
         batch_size: int = 32,
         num_threads: int = 2,
-        device_id: int = 0,
+        device_id: int | None = None,
         output: str = "host",
         cpu_fallback: Callable[[int, BaseException], bool] | None = None,
         cpu_kernels: list[Callable[..., Any]] | None = None,
@@ -188,7 +220,7 @@ class DaliSegment:
         self.hw_decoder_loads = [float(x) for x in loads]
         self.batch_size = max(1, int(batch_size))
         self.num_threads = max(1, int(num_threads))
-        self.device_id = device_id
+        self.device_id = cuda_device_id() if device_id is None else int(device_id)
         self.output = output
         self.cpu_fallback = cpu_fallback
         self.cpu_kernels = cpu_kernels
@@ -206,6 +238,29 @@ class DaliSegment:
         return pipe
 
     def _build(self, kind: Kind) -> Any:
+        """The built pipeline for rows of ``kind``. A failure here is the device's (no CUDA, a graph
+        DALI rejects), never a row's: it raises :class:`DeviceError` at once, naming the ops."""
+        try:
+            pipe = self.define(kind)
+            pipe.build()
+        except DeviceError:
+            raise
+        except Exception as error:  # noqa: BLE001 - DALI raises RuntimeError for every build problem
+            detail = str(error).strip().splitlines()
+            raise DeviceError(
+                f"{', '.join(op.name for op in self.ops)}: the DALI pipeline for the "
+                f"{'GPU' if self.backend == 'cuda' else 'CPU backend'} could not be built "
+                f"({detail[0][:300] if detail else type(error).__name__}). This is not a problem with the data: "
+                "check the CUDA driver and DALI installation (`minddata devices`), or place these ops on the CPU"
+            ) from error
+        return pipe
+
+    def define(self, kind: Kind) -> Any:
+        """The DALI pipeline graph for rows of ``kind``, defined but not built.
+
+        Defining checks every operator's device against its inputs' devices (DALI asserts on a CPU
+        operator fed GPU data), so the CUDA graph can be checked on a machine without a GPU.
+        """
         dali = import_dali()
         fn, types = dali.fn, dali.types
         cuda = self.backend == "cuda"
@@ -231,14 +286,17 @@ class DaliSegment:
                 if cuda and not on_gpu and not tr.first_only:
                     node = node.gpu()  # the one host -> device copy of this segment
                     on_gpu = True
+                # A decoder reads host bytes and (on the mixed backend) writes GPU memory: the operators a
+                # fused decode adds after it (resize, crop) must then run on the GPU too.
+                pixels_on_gpu = on_gpu or (cuda and tr.first_only)
                 env = _Env(
                     fn=fn,
                     types=types,
                     math=dali.math,
-                    device="gpu" if on_gpu else "cpu",
+                    device="gpu" if pixels_on_gpu else "cpu",
                     decoder="mixed" if cuda else "cpu",
                     hw_decoder_load=self.hw_decoder_loads[k],
-                    const_device="gpu" if on_gpu else "cpu",
+                    const_device="gpu" if pixels_on_gpu else "cpu",
                     kind_in=current,
                 )
                 node = tr.build(op, node, args, env)
@@ -246,7 +304,6 @@ class DaliSegment:
                     on_gpu = True  # the mixed decoder's output is on the GPU
                 current = tr.static(op, current)
             pipe.set_outputs(node)
-        pipe.build()
         # DALI drops inputs the graph does not read (e.g. RandomColorAdjust's unused adjustments); only
         # the ones read may be fed.
         self._fed[kind] = sorted(set(used))
@@ -323,8 +380,9 @@ class DaliSegment:
         return out
 
     def _run_rows(self, kind: Kind, rows: list[tuple], results: list[Any], stats: SegmentStats) -> None:
+        # Outside the per-row retry: a pipeline that cannot be built fails the same for every row.
+        pipe = self._pipeline(kind)
         try:
-            pipe = self._pipeline(kind)
             pipe.feed_input("in", [feed for _, feed, _, _ in rows])
             for k, name in self._fed[kind]:
                 pipe.feed_input(f"arg{k}_{name}", [argsets[k][name] for _, _, argsets, _ in rows])
@@ -384,7 +442,12 @@ def _dali_error(ops: list[Op], error: BaseException) -> ValueError:
 def _device_copy(tensor: Any) -> Any:
     """A device copy of one DALI GPU sample (it must outlive the pipeline's next run, which reuses
     DALI's buffers): a torch CUDA tensor for torch consumers, a CuPy array for CuPy and JAX ones (JAX
-    takes it through DLPack); a host array when that library is missing."""
+    takes it through DLPack); a host array when that library is missing.
+
+    The copy is ordered on the consumer's current CUDA stream, the stream its allocator handed the new
+    memory out on: a copy queued on DALI's own stream could still be running when the consumer's
+    stream reuses or reads that memory.
+    """
     from minddata import config
 
     if config.get_framework() in ("cupy", "jax"):
@@ -393,16 +456,35 @@ def _device_copy(tensor: Any) -> Any:
         except ImportError:
             return np.array(tensor.as_cpu())
         out = cupy.empty(tuple(tensor.shape()), dtype=_numpy_dtype(tensor))
-        tensor.copy_to_external(ctypes.c_void_p(out.data.ptr))  # a blocking copy: safe to use at once
+        tensor.copy_to_external(ctypes.c_void_p(out.data.ptr), cuda_stream=cupy.cuda.get_current_stream().ptr,
+                                non_blocking=False)
         return out
     try:
         import torch
-        from nvidia.dali.plugin.pytorch import feed_ndarray, to_torch_type
+        from nvidia.dali.plugin.pytorch import feed_ndarray
     except ImportError:
         return np.array(tensor.as_cpu())
-    out = torch.empty(tuple(tensor.shape()), dtype=to_torch_type[tensor.dtype], device="cuda")
-    feed_ndarray(tensor, out)
+    out = torch.empty(tuple(tensor.shape()), dtype=torch_dtype(_numpy_dtype(tensor)), device="cuda")
+    feed_ndarray(tensor, out, cuda_stream=torch.cuda.current_stream(out.device).cuda_stream)
     return out
+
+
+def torch_dtype(dtype: Any) -> Any:
+    """The torch dtype of a NumPy dtype, including the unsigned 16/32/64-bit types that DALI's own
+    ``to_torch_type`` table lacks (torch has them since 2.3).
+
+    Example:
+        >>> import numpy as np
+        >>> str(torch_dtype(np.uint16))  # doctest: +SKIP
+        'torch.uint16'
+    """
+    import torch
+
+    dtype = np.dtype(dtype)
+    found = getattr(torch, dtype.name if dtype.name != "bool" else "bool", None)
+    if not isinstance(found, torch.dtype):
+        raise TypeError(f"GPU output: torch has no dtype for {dtype}; cast the column first (TypeCast)")
+    return found
 
 
 def _numpy_dtype(tensor: Any) -> np.dtype:

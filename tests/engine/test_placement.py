@@ -158,7 +158,7 @@ def test_auto_keeps_a_cheap_op_off_the_device_when_the_copy_costs_more():
     assert choose(_auto(vision.HorizontalFlip()), {"CPU", "GPU"}, machine)[0].device_target == "CPU"
 
 
-def test_auto_never_picks_the_reference_model_or_an_emulated_gpu(images):
+def test_auto_never_picks_the_reference_model_or_an_emulated_gpu(images, no_gpu):
     md.config.set_dvpp_driver("reference")
     md.config.set_gpu_emulation(True)
     ds = _pipeline(images, [vision.Decode(), vision.Resize((8, 10))], device="auto")
@@ -206,7 +206,7 @@ def test_gpu_output_stays_on_the_gpu_only_for_torch_consumers(monkeypatch):
 
     def kept(ds) -> bool:
         tree = lower(ds._node, True)
-        gpu = [n for n in tree.walk() if any(p.kind == "dali" for p in getattr(n, "device_parts", []))]
+        gpu = [n for n in tree.walk() if any(p.kind == "segment" for p in getattr(n, "device_parts", []))]
         return gpu[0].device_output
 
     assert not kept(gpu_map.batch(2))  # NumPy consumers: host arrays

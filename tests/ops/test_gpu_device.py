@@ -1,12 +1,17 @@
 """GPU and Dvpp (nvjpg) on a real NVIDIA GPU: marked ``gpu``, skipped where none is visible.
 
-What needs no GPU (the translation, the numerics on DALI's CPU backend, placement) is tested in
-tests/ops/test_gpu_dali.py and tests/engine/test_placement.py; bench/device_check.sh runs this file
-on a machine with a GPU. Tolerances here are for nvJPEG's decoder, whose IDCT and chroma upsampling
-differ from libjpeg-turbo's by a few levels.
+Each test runs on every GPU driver this machine has: DALI, and PyTorch (``config.set_gpu_driver``).
+What needs no GPU (the translations, the numerics on DALI's CPU backend and on torch CPU tensors,
+placement, the CUDA graphs) is tested in tests/ops/test_gpu_dali.py, test_gpu_torch.py,
+test_gpu_cuda_graph.py and tests/engine/test_placement.py; bench/device_check.sh runs this file on a
+machine with a GPU, with ``MINDDATA_REQUIRE_GPU=1``: there a missing GPU fails the run instead of
+skipping it. Tolerances here are for nvJPEG's decoder, whose IDCT and chroma upsampling differ from
+libjpeg-turbo's by a few levels.
 """
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 import pytest
@@ -16,12 +21,31 @@ from minddata import vision
 from minddata.ops import probe
 
 _gpus, _why = probe.visible_gpus()
+if os.environ.get("MINDDATA_REQUIRE_GPU") and not _gpus:
+    raise RuntimeError(f"MINDDATA_REQUIRE_GPU is set but no GPU is visible: {_why}")
 _dali_ok, _dali_why = probe.dali_status()
+# torch is imported only where a GPU is there to use.
+_torch_ok, _torch_cuda, _torch_why = probe.torch_status() if _gpus else (False, False, "no GPU")
+_DRIVERS = {
+    "dali": (_dali_ok, f"nvidia.dali not importable ({_dali_why})"),
+    "torch": (_torch_ok and _torch_cuda, f"no CUDA PyTorch here ({_torch_why})"),
+}
+if os.environ.get("MINDDATA_REQUIRE_GPU") and not any(ok for ok, _ in _DRIVERS.values()):
+    raise RuntimeError(f"MINDDATA_REQUIRE_GPU is set but no GPU driver works: {_DRIVERS}")
 pytestmark = [
     pytest.mark.gpu,
     pytest.mark.skipif(not _gpus, reason=_why or "no NVIDIA GPU visible (nvidia-smi -L found none)"),
-    pytest.mark.skipif(not _dali_ok, reason=f"nvidia.dali not importable ({_dali_why})"),
 ]
+
+
+@pytest.fixture(params=sorted(_DRIVERS))
+def driver(request):
+    ok, why = _DRIVERS[request.param]
+    if not ok:
+        pytest.skip(why)
+    md.config.set_gpu_driver(request.param)
+    return request.param
+
 
 MEAN, STD = [123.675, 116.28, 103.53], [58.395, 57.12, 57.375]
 
@@ -45,7 +69,7 @@ def _rows(folder, ops, batch=16, **config):
     return out, it.device_stats
 
 
-def test_decode_on_the_mixed_backend_matches_the_cpu(photos):
+def test_decode_on_the_gpu_matches_the_cpu(photos, driver):
     ops = lambda: [vision.Decode(), vision.CenterCrop(256)]  # noqa: E731
     want, _ = _rows(photos, ops())
     got, stats = _rows(photos, [op.device("GPU") for op in ops()])
@@ -54,7 +78,7 @@ def test_decode_on_the_mixed_backend_matches_the_cpu(photos):
     assert stats.transfers == {"CPU->GPU": 48, "GPU->CPU": 48}
 
 
-def test_standard_pipelines_on_the_gpu_draw_the_cpus_crops(photos):
+def test_standard_pipelines_on_the_gpu_draw_the_cpus_crops(photos, driver):
     md.config.set_seed(7)
 
     def train():
@@ -69,14 +93,16 @@ def test_standard_pipelines_on_the_gpu_draw_the_cpus_crops(photos):
     assert diff.mean() <= 2.0, diff.mean()  # a different crop or flip would be tens of levels off
 
 
-def test_per_row_kernels_run_on_the_gpu():
+def test_per_row_kernels_run_on_the_gpu(driver):
     from minddata.ops.gpu.kernels import row_backend
 
     md.config.set_gpu_emulation(False)
-    assert row_backend() == "cuda"
+    assert row_backend() == {"dali": "cuda", "torch": "torch-cuda"}[driver]
 
 
 def test_nvjpg_decodes_on_the_hardware_engine(photos):
+    if not _dali_ok:
+        pytest.skip(f"nvjpg runs through DALI here, and {_dali_why}")
     driver, why = probe.dvpp_driver()
     if driver != "nvjpg":
         pytest.skip(f"no NVJPG here: {why}")
@@ -89,7 +115,7 @@ def test_nvjpg_decodes_on_the_hardware_engine(photos):
     assert stats.transfers == {"CPU->Dvpp": 48, "Dvpp->CPU": 48}
 
 
-def test_outputs_stay_on_the_gpu_for_torch(photos):
+def test_outputs_stay_on_the_gpu_for_torch(photos, driver):
     torch = pytest.importorskip("torch", reason="torch not installed: device outputs are torch CUDA tensors")
     md.config.set_framework("torch")
     ds = md.ImageFolderDataset(str(photos), shuffle=False).map(

@@ -1,0 +1,415 @@
+"""The GPU device without DALI: a run of ops on PyTorch CUDA tensors, batch by batch.
+
+:class:`TorchSegment` has :class:`~minddata.ops.gpu.segment.DaliSegment`'s interface and runs the same
+host-side plans (:mod:`minddata.ops.gpu.translate`): every row is checked as the CPU kernel checks it,
+its random parameters are drawn from the row's RNG with the CPU kernels' own functions, and its shapes
+are known before anything runs. Only the execution differs: PyTorch tensor operations instead of DALI
+operators. So a seeded pipeline crops and flips the same rows the same way on the CPU, on DALI and here.
+
+Backends: ``"torch-cuda"`` runs on the GPU (JPEG decoding on nvJPEG through ``torchvision.io`` when
+torchvision is installed, else on the CPU and uploaded); ``"torch-cpu"`` runs the same code on CPU
+tensors, which is how CI checks this driver without a GPU.
+
+Numerics against the CPU kernels: exact for crops, pads, flips, ``HWC2CHW``, ``Normalize``,
+``Rescale`` and in-range ``TypeCast``; within 1 level for BILINEAR resizes (OpenCV rounds fixed-point
+weights, torch computes in float); within 2 levels for rotations; BICUBIC/AREA/PIL filters differ by
+design (torch's cubic uses a = -0.75 like OpenCV, but no fixed-point rounding); decoding on nvJPEG
+differs from libjpeg-turbo by a few levels.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from minddata.errors import DeviceError, PipelineError
+from minddata.ops.base import KernelContext, Op
+from minddata.ops.cpu.geometry import fill_values
+from minddata.ops.cpu.image import _interp_name
+from minddata.ops.gpu.segment import RowFailure, SegmentStats, _entry_sample, cuda_device_id
+from minddata.ops.gpu.translate import TRANSLATIONS, Sample
+
+__all__ = ["TorchSegment", "TORCH_OPS", "torch_unsupported_reason", "import_torch"]
+
+TORCH_INSTALL_HINT = "pip install 'minddata[torch]' (PyTorch; a CUDA build for the GPU)"
+
+# interpolation -> (torch mode, antialias). OpenCV's filters are not antialiased; AREA and Pillow's are.
+_TORCH_INTERP = {
+    "NEAREST": ("nearest", False),
+    "BILINEAR": ("bilinear", False),
+    "LINEAR": ("bilinear", False),
+    "BICUBIC": ("bicubic", False),
+    "CUBIC": ("bicubic", False),
+    "AREA": ("bilinear", True),
+    "PILCUBIC": ("bicubic", True),
+    "ANTIALIAS": ("bilinear", True),
+}
+_WARP_MODES = {"NEAREST": "nearest", "BILINEAR": "bilinear", "LINEAR": "bilinear", "AREA": "bilinear"}
+
+
+def import_torch() -> Any:
+    """``torch``, or a :class:`DeviceError` naming the extra to install."""
+    try:
+        import torch
+    except ImportError as exc:
+        raise DeviceError(f"the GPU device's torch driver needs PyTorch, which is not installed ({exc}): "
+                          f"{TORCH_INSTALL_HINT}") from None
+    return torch
+
+
+# ---------------------------------------------------------------------------------------------- kernels
+# Each takes (op, HWC tensor, the row's planned args, torch) and returns an HWC tensor, except the
+# decoders (they take the row's encoded bytes) and HWC2CHW (the last layout change).
+
+
+def _slice(x: Any, args: dict, torch: Any, fill: Any = 0.0) -> Any:
+    """The region ``anchor``/``shape`` of ``x``; parts outside the image are ``fill`` (DALI's
+    ``out_of_bounds_policy="pad"``, and the CPU kernels' pad-then-crop)."""
+    top, left = (int(v) for v in args["anchor"])
+    h, w = (int(v) for v in args["shape"])
+    height, width, channels = x.shape
+    y0, y1, x0, x1 = max(top, 0), min(top + h, height), max(left, 0), min(left + w, width)
+    if (top, left, h, w) == (0, 0, height, width):
+        return x
+    if y0 == top and x0 == left and y1 == top + h and x1 == left + w:
+        return x[y0:y1, x0:x1]
+    values = fill_values(fill, channels) if not isinstance(fill, float) else (fill,) * channels
+    out = torch.tensor(values, dtype=torch.float64).to(x.dtype).to(x.device).expand(h, w, channels).clone()
+    if y1 > y0 and x1 > x0:
+        out[y0 - top : y1 - top, x0 - left : x1 - left] = x[y0:y1, x0:x1]
+    return out
+
+
+def _resize(x: Any, size: Any, interpolation: Any, torch: Any) -> Any:
+    out_h, out_w = (int(v) for v in size)
+    if (out_h, out_w) == tuple(x.shape[:2]):
+        return x
+    mode, antialias = _TORCH_INTERP[_interp_name(interpolation)]
+    dtype = x.dtype
+    batch = x.permute(2, 0, 1).unsqueeze(0).to(torch.float32)
+    kwargs = {} if mode == "nearest" else {"align_corners": False, "antialias": antialias}
+    out = torch.nn.functional.interpolate(batch, size=(out_h, out_w), mode=mode, **kwargs)
+    out = out.squeeze(0).permute(1, 2, 0)
+    if dtype == torch.uint8:
+        return out.round_().clamp_(0, 255).to(torch.uint8)
+    return out.to(dtype)
+
+
+def _crop_resize(op: Op, x: Any, args: dict, torch: Any) -> Any:
+    return _resize(_slice(x, args, torch), args["size"], op.interpolation, torch)
+
+
+def _warp(op: Op, x: Any, args: dict, torch: Any) -> Any:
+    """An affine warp given DALI's forward matrix (pixel centres at +0.5) and output size."""
+    out_h, out_w = (int(v) for v in args["size"])
+    forward = np.vstack([np.asarray(args["matrix"], np.float64), [0.0, 0.0, 1.0]])
+    inverse = np.linalg.inv(forward)
+    height, width, channels = x.shape
+    ys, xs = torch.meshgrid(torch.arange(out_h, dtype=torch.float64) + 0.5,
+                            torch.arange(out_w, dtype=torch.float64) + 0.5, indexing="ij")
+    inv = torch.from_numpy(inverse)
+    src_x = inv[0, 0] * xs + inv[0, 1] * ys + inv[0, 2]
+    src_y = inv[1, 0] * xs + inv[1, 1] * ys + inv[1, 2]
+    # grid_sample's normalized coordinates (align_corners=False): -1 and 1 are the outer pixel edges.
+    grid = torch.stack([src_x / width * 2 - 1, src_y / height * 2 - 1], dim=-1).to(torch.float32)
+    grid = grid.unsqueeze(0).to(x.device)
+    image = x.permute(2, 0, 1).unsqueeze(0).to(torch.float32)
+    mode = _WARP_MODES[_interp_name(op.resample)]
+    sampled = torch.nn.functional.grid_sample(image, grid, mode=mode, padding_mode="zeros", align_corners=False)
+    fill = op.fill_value if isinstance(op.fill_value, (int, np.integer)) else op.fill_value[0]
+    if fill:
+        coverage = torch.nn.functional.grid_sample(torch.ones_like(image[:, :1]), grid, mode=mode,
+                                                   padding_mode="zeros", align_corners=False)
+        sampled = sampled + float(fill) * (1.0 - coverage)
+    out = sampled.squeeze(0).permute(1, 2, 0)
+    if x.dtype == torch.uint8:
+        return out.round_().clamp_(0, 255).to(torch.uint8)
+    return out.to(x.dtype)
+
+
+def _flip(axis: int) -> Callable:
+    def run(op: Op, x: Any, args: dict, torch: Any) -> Any:
+        return x.flip(axis) if int(args["flip"]) else x
+
+    return run
+
+
+def _normalize(op: Op, x: Any, args: dict, torch: Any) -> Any:
+    n = len(op.mean)
+    shape = (-1,) if op.is_hwc else (-1, 1, 1)
+    mean = torch.tensor(np.asarray(op.mean, np.float32).reshape(shape if n > 1 else ()), device=x.device)
+    std = torch.tensor(np.asarray(op.std, np.float32).reshape(shape if n > 1 else ()), device=x.device)
+    return (x.to(torch.float32) - mean) / std
+
+
+def _rescale(op: Op, x: Any, args: dict, torch: Any) -> Any:
+    return x.to(torch.float32) * np.float32(op.rescale) + np.float32(op.shift)
+
+
+def _cast(op: Op, x: Any, args: dict, torch: Any) -> Any:
+    from minddata.ops.gpu.segment import torch_dtype
+
+    # torch's float -> int conversion truncates toward zero, as NumPy's astype does.
+    return x.to(torch_dtype(np.dtype(op.data_type)))
+
+
+def _hwc2chw(op: Op, x: Any, args: dict, torch: Any) -> Any:
+    return x.permute(2, 0, 1).contiguous()
+
+
+def _pad(op: Op, x: Any, args: dict, torch: Any) -> Any:
+    return _slice(x, args, torch, fill=op.fill_value)
+
+
+TORCH_OPS: dict[str, Callable] = {
+    "Resize": lambda op, x, args, torch: _resize(x, args["size"], op.interpolation, torch),
+    "CenterCrop": lambda op, x, args, torch: _slice(x, args, torch),
+    "Crop": lambda op, x, args, torch: _slice(x, args, torch),
+    "RandomResizedCrop": _crop_resize,
+    "ResizedCrop": _crop_resize,
+    "HorizontalFlip": _flip(1),
+    "RandomHorizontalFlip": _flip(1),
+    "VerticalFlip": _flip(0),
+    "RandomVerticalFlip": _flip(0),
+    "Normalize": _normalize,
+    "Rescale": _rescale,
+    "TypeCast": _cast,
+    "ToType": _cast,
+    "HWC2CHW": _hwc2chw,
+    "Pad": _pad,
+    "Rotate": _warp,
+    "RandomRotation": _warp,
+}
+# Decoders read encoded bytes; what follows the decode inside them (resize, crop) runs as above.
+DECODERS = ("Decode", "FusedDecodeResize", "FusedDecodeRandomResizedCrop", "RandomCropDecodeResize")
+
+
+def torch_unsupported_reason(op: Op) -> str | None:
+    """``None`` when ``op`` (with these parameters) runs on the torch driver, else why not."""
+    if op.name not in TORCH_OPS and op.name not in DECODERS:
+        return f"{op.name} has no kernel on the GPU's torch driver (the DALI driver may have one)"
+    if op.name == "Decode" and getattr(op, "to_pil", False):
+        return "Decode(to_pil=True) has no GPU kernel: PIL images live on the host"
+    reason = TRANSLATIONS[op.name].supports(op)
+    if reason is not None:
+        return reason
+    resize_of = {"Resize": op, "RandomResizedCrop": op, "ResizedCrop": op, "RandomCropDecodeResize": op,
+                 "FusedDecodeResize": getattr(op, "resize", None), "FusedDecodeRandomResizedCrop": getattr(op, "crop", None)}
+    spec = resize_of.get(op.name)
+    if spec is not None and _interp_name(spec.interpolation) not in _TORCH_INTERP:
+        return f"{op.name}: interpolation {_interp_name(spec.interpolation)} has no torch equivalent"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------- segment
+
+
+class TorchSegment:
+    """Ops ``ops`` on torch tensors; the interface of :class:`~minddata.ops.gpu.segment.DaliSegment`.
+
+    Example:
+        >>> import numpy as np
+        >>> from minddata import vision
+        >>> from minddata.ops import KernelContext
+        >>> seg = TorchSegment([vision.HorizontalFlip()], backend="torch-cpu")  # doctest: +SKIP
+        >>> results, _ = seg.run([np.arange(6, dtype=np.uint8).reshape(1, 2, 3)], [[KernelContext()]])  # doctest: +SKIP
+        >>> results[0].tolist()  # doctest: +SKIP
+        [[[3, 4, 5], [0, 1, 2]]]
+    """
+
+    def __init__(
+        self,
+        ops: list[Op],
+        *,
+        backend: str,
+        batch_size: int = 32,
+        device_id: int | None = None,
+        output: str = "host",
+        cpu_fallback: Callable[[int, BaseException], bool] | None = None,
+        cpu_kernels: list[Callable[..., Any]] | None = None,
+        **_: Any,
+    ):
+        if backend not in ("torch-cuda", "torch-cpu"):
+            raise ValueError(f"TorchSegment: backend must be 'torch-cuda' or 'torch-cpu'. Found: {backend!r}")
+        reasons = [r for r in (torch_unsupported_reason(op) for op in ops) if r]
+        if reasons:
+            raise DeviceError("; ".join(reasons))
+        self.torch = import_torch()
+        self.ops = list(ops)
+        self.translations = [TRANSLATIONS[op.name] for op in ops]
+        self.backend = backend
+        self.batch_size = max(1, int(batch_size))
+        self.cuda = backend == "torch-cuda"
+        if self.cuda and not self.torch.cuda.is_available():
+            raise DeviceError("GPU (torch driver): torch.cuda.is_available() is False here: install a CUDA build of "
+                              "PyTorch and an NVIDIA driver, or place these ops on the CPU")
+        self.device = self.torch.device(f"cuda:{cuda_device_id() if device_id is None else device_id}"
+                                        if self.cuda else "cpu")
+        self.output = output
+        self.cpu_fallback = cpu_fallback
+        self.cpu_kernels = cpu_kernels
+        self.lock = threading.Lock()
+        self._closed = False
+        self._gpu_decode = self._torchvision_decoder() if self.cuda else None
+
+    @staticmethod
+    def _torchvision_decoder() -> Any:
+        """torchvision's nvJPEG decoder, or None (JPEGs then decode on the CPU and are uploaded)."""
+        try:
+            from torchvision.io import ImageReadMode, decode_jpeg
+        except Exception:  # noqa: BLE001 - absent, or built for another torch: decode on the CPU instead
+            return None
+        return lambda datas, device: decode_jpeg(datas, device=device, mode=ImageReadMode.RGB)
+
+    def close(self) -> None:
+        """Nothing to release but the cached decoder; idempotent."""
+        self._closed = True
+
+    # -- running ---------------------------------------------------------------------------------
+
+    def run(self, values: list[Any], contexts: list[list[KernelContext]]) -> tuple[list[Any], SegmentStats]:
+        """Process one batch: a result per row (array/tensor or :class:`RowFailure`), and what moved."""
+        if self._closed:
+            raise PipelineError("TorchSegment: run() after close()")
+        stats = SegmentStats()
+        results: list[Any] = [None] * len(values)
+        planned_rows = []
+        for i, value in enumerate(values):
+            planned = self._plan_row(value, contexts[i])
+            if isinstance(planned, RowFailure):
+                if self.cpu_fallback is not None and self.cpu_fallback(planned.op_index, planned.error):
+                    results[i] = self._on_cpu(value, contexts[i], stats, planned)
+                else:
+                    results[i] = planned
+                continue
+            planned_rows.append((i, *planned))
+        decoded = self._decode_batch(planned_rows)
+        for (i, feed, argsets, final), first in zip(planned_rows, decoded):
+            results[i] = self._execute(feed, argsets, final, first, stats)
+        return results, stats
+
+    def _plan_row(self, value: Any, ctxs: list[KernelContext]) -> Any:
+        try:
+            sample = _entry_sample(self.ops[0], value)
+        except Exception as error:  # noqa: BLE001 - a bad row, reported per row
+            return RowFailure(0, error)
+        argsets = []
+        feed = None
+        for k, (op, tr) in enumerate(zip(self.ops, self.translations, strict=True)):
+            try:
+                args, out = tr.plan(op, ctxs[k], sample)
+            except Exception as error:  # noqa: BLE001
+                return RowFailure(k, error)
+            if k == 0:
+                feed = sample.value
+            argsets.append(args)
+            sample = out
+        return feed, argsets, sample
+
+    def _decode_batch(self, rows: list[tuple]) -> list[Any]:
+        """Each row's first op's output when it is a decoder (nvJPEG decodes the batch's JPEGs in one
+        call), else None; a failed decode is the row's RowFailure."""
+        torch = self.torch
+        out: list[Any] = [None] * len(rows)
+        if self.ops[0].name not in DECODERS:
+            return out
+        jpegs = [j for j, (_, feed, _, _) in enumerate(rows) if self._gpu_decode is not None and _is_jpeg(feed)]
+        if jpegs:
+            try:
+                images = self._gpu_decode([torch.from_numpy(np.asarray(rows[j][1])) for j in jpegs], self.device)
+                for j, image in zip(jpegs, images):
+                    out[j] = image.permute(1, 2, 0)
+            except Exception:  # noqa: BLE001 - one bad file fails the batched call: decode one by one below
+                pass
+        for j, (_, feed, _, _) in enumerate(rows):
+            if out[j] is None:
+                try:
+                    out[j] = self._host_decode(feed)
+                except Exception as error:  # noqa: BLE001
+                    out[j] = RowFailure(0, error)
+        return out
+
+    def _host_decode(self, feed: Any) -> Any:
+        from minddata.ops import get_kernel
+        from minddata.vision import Decode
+
+        # The CPU Decode kernel (libjpeg-turbo, with every CPU check), then one upload.
+        image = get_kernel("Decode", "CPU")(Decode(), KernelContext(), np.asarray(feed))
+        return self.torch.from_numpy(np.ascontiguousarray(image)).to(self.device)
+
+    def _execute(self, feed: Any, argsets: list[dict], final: Sample, first: Any, stats: SegmentStats) -> Any:
+        torch = self.torch
+        stats.to_device += 1
+        try:
+            if isinstance(first, RowFailure):
+                return first
+            if first is not None:
+                x = first
+                start = 1
+                decoder = self.ops[0]
+                if decoder.name != "Decode":  # what a fused decoder does after decoding
+                    x = (_crop_resize(_fused_resize_spec(decoder), x, argsets[0], torch)
+                         if "anchor" in argsets[0] else _resize(x, argsets[0]["size"],
+                                                                 _fused_resize_spec(decoder).interpolation, torch))
+            else:
+                x = torch.from_numpy(np.ascontiguousarray(feed)).to(self.device)
+                start = 0
+            for k in range(start, len(self.ops)):
+                try:
+                    x = TORCH_OPS[self.ops[k].name](self.ops[k], x, argsets[k], torch)
+                except Exception as error:  # noqa: BLE001
+                    return RowFailure(k, error)
+        except Exception as error:  # noqa: BLE001
+            return RowFailure(0, error)
+        if tuple(x.shape) != tuple(final.shape):
+            return RowFailure(len(self.ops) - 1, PipelineError(
+                f"{self.ops[-1].name} on the GPU (torch): produced {tuple(x.shape)}, the plan said {final.shape} "
+                "(a bug in minddata's torch driver)"))
+        if final.kind.gray2d:
+            x = x.reshape(final.shape[:2])
+        if self.cuda and self.output == "device":
+            return _for_framework(x.contiguous())
+        stats.to_host += 1
+        return x.cpu().numpy() if self.cuda else x.contiguous().numpy().copy()
+
+    def _on_cpu(self, value: Any, ctxs: list[KernelContext], stats: SegmentStats, failure: RowFailure) -> Any:
+        if self.cpu_kernels is None:
+            return failure
+        out = value
+        try:
+            for kernel, op, ctx in zip(self.cpu_kernels, self.ops, ctxs, strict=True):
+                out = kernel(op, ctx, out)
+        except Exception as error:  # noqa: BLE001
+            return RowFailure(failure.op_index, error)
+        counts = stats.cpu_rows if stats.cpu_rows is not None else {}
+        op = self.ops[failure.op_index]
+        counts[getattr(op, "label", op.name)] = counts.get(getattr(op, "label", op.name), 0) + 1
+        stats.cpu_rows = counts
+        return out
+
+
+def _fused_resize_spec(op: Op) -> Op:
+    return {"FusedDecodeResize": getattr(op, "resize", None),
+            "FusedDecodeRandomResizedCrop": getattr(op, "crop", None)}.get(op.name) or op
+
+
+def _is_jpeg(feed: Any) -> bool:
+    data = np.asarray(feed)
+    return data.size > 3 and data[0] == 0xFF and data[1] == 0xD8 and data[2] == 0xFF
+
+
+def _for_framework(tensor: Any) -> Any:
+    """A GPU row for the consumer: a torch CUDA tensor, or a CuPy array (by DLPack, no copy) for CuPy
+    and JAX consumers."""
+    from minddata import config
+
+    if config.get_framework() in ("cupy", "jax"):
+        try:
+            import cupy
+        except ImportError:
+            return tensor.cpu().numpy()
+        return cupy.from_dlpack(tensor)
+    return tensor

@@ -1,0 +1,185 @@
+"""The GPU device's torch driver (``config.set_gpu_driver("torch")``), run on CPU tensors.
+
+The same plans as the DALI driver run on PyTorch tensor operations; ``set_gpu_emulation(True)``
+runs them on CPU tensors, which is how this is checked without a GPU (as the DALI driver is checked on
+DALI's CPU backend). On a GPU machine ``MINDDATA_REQUIRE_GPU`` runs tests/ops/test_gpu_device.py
+against the real device. Skipped, with the reason, where torch is not installed.
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import minddata as md
+from minddata import transforms, vision
+from minddata.errors import DeviceError, RowError
+from minddata.ops import KernelContext, get_kernel, probe
+
+torch = pytest.importorskip("torch", reason="PyTorch is not installed: the torch GPU driver needs it")
+
+MEAN, STD = [123.675, 116.28, 103.53], [58.395, 57.12, 57.375]
+
+
+@pytest.fixture(autouse=True)
+def _torch_driver_emulated(monkeypatch):
+    md.config.set_gpu_driver("torch")
+    md.config.set_gpu_emulation(True)
+    from minddata.ops.gpu import kernels
+
+    monkeypatch.setattr(kernels, "_backends", {})
+
+
+def _noise(h: int, w: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    y, x = np.mgrid[0:h, 0:w]
+    base = np.stack([(3 * x + y) % 256, (x + 5 * y) % 256, (2 * x + 2 * y) % 256], -1)
+    return np.clip(base + rng.integers(0, 40, (h, w, 3)), 0, 255).astype(np.uint8)
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    """12 JPEGs of assorted sizes, a PNG (row 5) and a grayscale JPEG (row 9), in one class."""
+    root = tmp_path_factory.mktemp("torchgpu") / "images"
+    (root / "c").mkdir(parents=True)
+    for i in range(12):
+        pixels = _noise(40 + 3 * i, 56 + 5 * (i % 4), seed=i)
+        buf = io.BytesIO()
+        if i == 5:
+            Image.fromarray(pixels).save(buf, "PNG")
+        else:
+            Image.fromarray(pixels[..., 0] if i == 9 else pixels).save(buf, "JPEG", quality=92)
+        (root / "c" / f"{i:02d}.{'png' if i == 5 else 'jpg'}").write_bytes(buf.getvalue())
+    return root
+
+
+def _run(folder, ops, *, workers=2, batch=None):
+    ds = md.ImageFolderDataset(str(folder), shuffle=False, num_parallel_workers=workers)
+    ds = ds.map(ops, input_columns="image", num_parallel_workers=workers)
+    if batch:
+        ds = ds.batch(batch)
+    it = ds.create_dict_iterator(num_epochs=1, output_numpy=True)
+    return [row["image"] for row in it], it.device_stats
+
+
+def _gpu(*ops):
+    return [op.device("GPU") for op in ops]
+
+
+def test_the_torch_driver_is_chosen_and_emulated():
+    backend, why = probe.gpu_backend()
+    assert backend == "torch-cpu" and "PyTorch" in why
+
+
+def test_geometry_flips_and_casts_are_exactly_the_cpus(folder):
+    md.config.set_seed(21)
+
+    def ops():
+        return [vision.Decode(), vision.CenterCrop((30, 44)), vision.RandomHorizontalFlip(), vision.RandomVerticalFlip(),
+                vision.Pad((1, 2, 3, 4), fill_value=(9, 8, 7)), vision.Crop((1, 1), (28, 40)),
+                vision.CenterCrop(50), vision.Normalize(MEAN, STD), vision.HWC2CHW(), transforms.TypeCast(np.float16)]
+
+    want, _ = _run(folder, ops())
+    got, stats = _run(folder, _gpu(*ops()))
+    assert len(got) == 12 and all(a.dtype == b.dtype and np.array_equal(a, b) for a, b in zip(got, want, strict=True))
+    assert stats.transfers == {"CPU->GPU": 12, "GPU->CPU": 12}
+    assert "one torch segment on CPU tensors (emulation)" in md.ImageFolderDataset(str(folder)).map(
+        _gpu(vision.Decode(), vision.HorizontalFlip()), input_columns="image").explain()
+
+
+def test_random_resized_crop_draws_the_cpus_boxes(folder):
+    md.config.set_seed(22)
+
+    def ops():
+        return [vision.Decode(), vision.RandomResizedCrop((32, 48), scale=(0.2, 1.0)), vision.RandomHorizontalFlip()]
+
+    md.config.set_enable_fusion(False)  # the CPU's fused decode-crop resamples at a reduced DCT scale
+    want, _ = _run(folder, ops())
+    md.config.set_enable_fusion(True)
+    got, _ = _run(folder, _gpu(*ops()))
+    diffs = [np.abs(a.astype(int) - b.astype(int)) for a, b in zip(got, want, strict=True)]
+    # BILINEAR within a level or two: another crop or flip would be off by tens of levels.
+    assert max(d.max() for d in diffs) <= 2 and np.mean([d.mean() for d in diffs]) < 0.3
+
+
+def test_resize_and_rotation_stay_within_stated_tolerances(folder):
+    md.config.set_seed(23)
+
+    def ops():
+        return [vision.Decode(), vision.Resize((33, 47)), vision.RandomRotation(25, expand=True)]
+
+    want, _ = _run(folder, ops())
+    got, _ = _run(folder, _gpu(*ops()))
+    for a, b in zip(got, want, strict=True):
+        assert a.shape == b.shape
+        diff = np.abs(a.astype(int) - b.astype(int))
+        # Rotation edges fall on different sides of a pixel now and then; the body matches within 2.
+        assert np.mean(diff <= 2) > 0.97 and diff.mean() < 1.0
+
+
+def test_fused_decode_ops_run_on_the_torch_driver(folder):
+    md.config.set_seed(24)
+    ops = [vision.Decode(), vision.Resize((20, 24)), vision.HWC2CHW()]
+    want, _ = _run(folder, ops)  # CPU, fused: reduced-DCT decode within its stated bound
+    got, _ = _run(folder, _gpu(*[vision.Decode(), vision.Resize((20, 24)), vision.HWC2CHW()]))
+    md.config.set_enable_fusion(False)
+    unfused, _ = _run(folder, [vision.Decode(), vision.Resize((20, 24)), vision.HWC2CHW()])
+    for a, b in zip(got, unfused, strict=True):
+        assert a.shape == b.shape == (3, 20, 24) and np.abs(a.astype(int) - b.astype(int)).max() <= 1
+    assert len(want) == 12
+
+
+def test_the_same_seed_gives_the_same_crops_on_the_dali_and_torch_drivers(folder):
+    pytest.importorskip("nvidia.dali", reason="NVIDIA DALI is not installed: nothing to compare with")
+
+    def ops():
+        return _gpu(vision.Decode(), vision.RandomResizedCrop(24, interpolation=vision.Inter.NEAREST),
+                    vision.RandomHorizontalFlip())
+
+    md.config.set_seed(25)
+    torch_rows, _ = _run(folder, ops())
+    md.config.set_gpu_driver("dali")
+    dali_rows, _ = _run(folder, ops())
+    # NEAREST picks source pixels: the same boxes and flips give (nearly) the same pixels.
+    same = np.mean([np.mean(a == b) for a, b in zip(torch_rows, dali_rows, strict=True)])
+    assert same > 0.95
+
+
+def test_a_bad_row_fails_alone_naming_op_row_and_file(tmp_path):
+    bad = tmp_path / "bad" / "c"
+    bad.mkdir(parents=True)
+    for i in range(6):
+        buf = io.BytesIO()
+        Image.fromarray(_noise(40, 48, i)).save(buf, "JPEG")
+        data = buf.getvalue()
+        if i == 3:
+            data = data[: len(data) // 3]
+        (bad / f"{i}.jpg").write_bytes(data)
+    with pytest.raises(RowError) as caught:
+        _run(tmp_path / "bad", _gpu(vision.Decode(), vision.Resize((16, 16))))
+    assert "failed on row 3" in str(caught.value) and "3.jpg" in str(caught.value)
+    md.config.set_error_samples_mode("skip")
+    ds = md.ImageFolderDataset(str(tmp_path / "bad"), shuffle=False).map(
+        _gpu(vision.Decode(), vision.Resize((16, 16))), input_columns="image")
+    it = ds.create_dict_iterator(num_epochs=1, output_numpy=True)
+    assert len(list(it)) == 5 and it.skipped_rows == 1
+
+
+def test_an_op_without_a_torch_kernel_fails_when_the_iterator_is_created(folder):
+    ds = md.ImageFolderDataset(str(folder), shuffle=False).map(
+        [vision.Decode(), vision.RandomColorAdjust(0.4).device("GPU")], input_columns="image")
+    with pytest.raises(DeviceError, match="RandomColorAdjust has no kernel on the GPU's torch driver"):
+        ds.create_dict_iterator(num_epochs=1)
+
+
+def test_per_row_kernels_draw_what_the_cpu_kernels_draw():
+    image = _noise(60, 80, 1)
+    op = vision.RandomHorizontalFlip()
+    for row in range(8):
+        ctx = dict(seed=5, pass_index=2, row_index=row, op_position=3)
+        got = get_kernel(op.name, "GPU")(op, KernelContext(**ctx), image)
+        want = get_kernel(op.name, "CPU")(op, KernelContext(**ctx), image)
+        assert np.array_equal(got, want)
