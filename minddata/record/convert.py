@@ -55,13 +55,13 @@ def convert_image_folder(
 
     Example:
         >>> import os, tempfile
+        >>> from PIL import Image
         >>> import minddata as md
         >>> from minddata.record.convert import convert_image_folder
         >>> root = tempfile.mkdtemp()
         >>> for cls in ("cat", "dog"):
         ...     os.makedirs(os.path.join(root, "in", cls))
-        ...     with open(os.path.join(root, "in", cls, "a.jpg"), "wb") as f:
-        ...         _ = f.write(cls.encode())
+        ...     Image.new("RGB", (4, 3)).save(os.path.join(root, "in", cls, "a.jpg"))
         >>> convert_image_folder(os.path.join(root, "in"), os.path.join(root, "out.mindrecord")).images
         2
         >>> ds = md.MindDataset(os.path.join(root, "out.mindrecord"), shuffle=False)
