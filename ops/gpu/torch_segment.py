@@ -333,11 +333,10 @@ class TorchSegment:
         return out
 
     def _host_decode(self, feed: Any) -> Any:
-        from minddata.ops import get_kernel
-        from minddata.vision import Decode
+        from minddata.ops.cpu.image import decode_image
 
-        # The CPU Decode kernel (libjpeg-turbo, with every CPU check), then one upload.
-        image = get_kernel("Decode", "CPU")(Decode(), KernelContext(), np.asarray(feed))
+        # The CPU decoder (libjpeg-turbo, with every CPU check), then one upload.
+        image = decode_image(np.asarray(feed))
         return self.torch.from_numpy(np.ascontiguousarray(image)).to(self.device)
 
     def _execute(self, feed: Any, argsets: list[dict], final: Sample, first: Any, stats: SegmentStats) -> Any:
