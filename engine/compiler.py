@@ -69,8 +69,10 @@ class _Builder:
         """The sampler stage of a random-access source, its read function, and its row finisher."""
         rt = self.rt
         num_rows = node.num_rows()
-        # Samplers of different sources draw different permutations; shards of one source agree.
-        node_seed = int(np.random.SeedSequence([rt.seed, position]).generate_state(1)[0])
+        # Samplers of different sources draw different permutations; shards of one source agree,
+        # also without config.set_seed: a sharded sampler draws from the shard seed every rank shares.
+        base_seed = rt.shard_seed if node.sampler.is_sharded() else rt.seed
+        node_seed = int(np.random.SeedSequence([base_seed, position]).generate_state(1)[0])
         chunk_rows = min(self.chunk_rows, node.chunk_rows or self.chunk_rows)
         indices = IndexSourceStage(rt, num_rows, node.sampler, node_seed, chunk_rows, f"{node.name}.sampler")
         fetch, origins = node.fetch, node.origins
@@ -120,7 +122,8 @@ class _Builder:
         open_iter = node.open_iter
         if getattr(node, "seeded", False):
             # As for samplers: shards of one source (same seed, same graph) draw the same order.
-            node_seed = int(np.random.SeedSequence([self.rt.seed, position]).generate_state(1)[0])
+            base_seed = self.rt.shard_seed if getattr(node, "sharded", False) else self.rt.seed
+            node_seed = int(np.random.SeedSequence([base_seed, position]).generate_state(1)[0])
             open_iter = functools.partial(node.open_iter, seed=node_seed)
         return IterableSourceStage(self.rt, open_iter, node.to_row, self.chunk_rows, node.num_samples, node.name)
 

@@ -138,6 +138,7 @@ class IterableSourceNode(Node):
         num_samples: int | None = None,
         size: Callable[[], int | None] | None = None,
         seeded: bool = False,
+        sharded: bool = False,
     ):
         super().__init__([])
         self.name = name
@@ -149,6 +150,9 @@ class IterableSourceNode(Node):
         # Seeded sources are opened as ``open_iter(pass_index, seed=...)``: the seed is the pipeline's,
         # mixed with the node's position, so every shard of a data-parallel job draws the same order.
         self.seeded = seeded
+        # A sharded source draws from the runtime's shard seed, which every rank shares even without
+        # config.set_seed (engine/runtime.py).
+        self.sharded = sharded
 
     def _compute_columns(self) -> list[str]:
         return list(self._column_names)

@@ -137,9 +137,25 @@ def set_seed(seed: int) -> None:
 
 
 def get_seed() -> int:
-    """The seed set by :func:`set_seed`, or MindSpore's default 5489 when none was set.
+    """The seed in use: the one set by :func:`set_seed`, or MindSpore's default 5489 when none was set.
 
-    When no seed was set, each iterator draws a fresh seed from the OS, so shuffles differ run to run.
+    This seed keys everything that the ranks of a data-parallel job must draw alike: the permutation
+    of a sharded sampler or source (``num_shards``/``shard_id``), the file order of a sharded stream
+    and ``split(randomize=True)``. So shards are disjoint and cover each epoch whether or not a seed
+    was set, as in MindSpore, whose distributed sampler also starts from this value.
+
+    What needs no agreement between ranks (unsharded shuffles, shuffle buffers, random
+    augmentations) draws, when no seed was set, from a fresh seed per iterator taken from the OS, as
+    MindSpore does; that one is ``iterator.get_state()["seed"]``.
+
+    Example:
+        >>> import minddata as md
+        >>> md.config.get_seed()
+        5489
+        >>> md.config.set_seed(7)
+        >>> md.config.get_seed()
+        7
+        >>> md.config.load_defaults()
     """
     seed = _state["seed"]
     return DEFAULT_SEED if seed is None else int(seed)

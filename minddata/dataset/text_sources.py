@@ -81,7 +81,9 @@ class _Stream:
 
 def _node(where: str, names: list[str], stream: _Stream, num_samples: Any) -> ir.IterableSourceNode:
     limit = v.non_negative_int(where, "num_samples", num_samples) if num_samples is not None else None
-    return ir.IterableSourceNode(where, names, stream, _as_row, limit or None, size=stream.size, seeded=True)
+    return ir.IterableSourceNode(
+        where, names, stream, _as_row, limit or None, size=stream.size, seeded=True, sharded=stream.sharding is not None
+    )
 
 
 # -- CSV ------------------------------------------------------------------------------------------
