@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import column
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import minddata as md
 from minddata.errors import ArgumentError, EpochsExhaustedError, GraphError
@@ -152,6 +154,30 @@ def test_map_many_to_one():
     out = ds.map(lambda b, c: b + c, input_columns=["b", "c"], output_columns=["s"])
     assert out.get_col_names() == ["s", "a"]
     assert [int(v) for v in next(iter(out))] == [5, 1]
+
+
+def test_map_of_non_adjacent_columns_to_fewer_outputs_leaves_no_stale_column():
+    ds = md.NumpySlicesDataset({"a": [1], "b": [2], "c": [3]}, shuffle=False)
+    out = ds.map(lambda a, c: a + c, input_columns=["a", "c"], output_columns=["s"])
+    assert out.get_col_names() == ["s", "b"]
+    assert [int(v) for v in next(iter(out.create_tuple_iterator(num_epochs=1, output_numpy=True)))] == [4, 2]
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_map_rows_match_get_col_names_for_any_columns(data):
+    names = ["a", "b", "c", "d"]
+    inputs = data.draw(st.lists(st.sampled_from(names), min_size=1, max_size=4, unique=True), label="inputs")
+    n_out = data.draw(st.integers(1, 3), label="outputs")
+    outputs = [f"o{k}" for k in range(n_out)]
+    ds = md.NumpySlicesDataset({name: [10 * i] for i, name in enumerate(names)}, shuffle=False)
+    out = ds.map(lambda *xs: tuple(sum(xs) + k for k in range(n_out)) if n_out > 1 else sum(xs),
+                 input_columns=inputs, output_columns=outputs)
+    expected = {name: 10 * i for i, name in enumerate(names) if name not in inputs}
+    expected.update({o: sum(10 * names.index(c) for c in inputs) + k for k, o in enumerate(outputs)})
+    row = next(iter(out.create_tuple_iterator(num_epochs=1, output_numpy=True)))
+    assert len(row) == len(out.get_col_names())
+    assert dict(zip(out.get_col_names(), (int(v) for v in row))) == expected
 
 
 def test_map_chain_of_callables():
