@@ -7,6 +7,7 @@ each use compiles to its own stages, iterated independently.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -29,6 +30,7 @@ __all__ = [
     "ProjectNode",
     "RenameNode",
     "FilterNode",
+    "one_pass",
 ]
 
 
@@ -62,6 +64,21 @@ class Node:
         yield self
         for child in self.children:
             yield from child.walk()
+
+
+def one_pass(node: Node) -> Node:
+    """``node``'s graph with every endless ``repeat(-1)`` read once, for counting the rows of one
+    pass (MindSpore's ``get_dataset_size`` counts an endless repeat as one pass). Nodes without an
+    endless repeat below them are shared, not copied."""
+    if isinstance(node, RepeatNode) and node.count < 0:
+        return one_pass(node.children[0])
+    children = [one_pass(child) for child in node.children]
+    if all(new is old for new, old in zip(children, node.children)):
+        return node
+    clone = copy.copy(node)
+    clone.children = children
+    clone._columns = None
+    return clone
 
 
 def _check_columns(node: Node, wanted: list[str], argument: str) -> None:

@@ -442,12 +442,17 @@ class Dataset:
         return self._node.columns
 
     def get_dataset_size(self) -> int:
-        """Rows (or batches) per epoch. Counted by running one epoch when it can't be inferred."""
+        """Rows (or batches) per epoch. Counted by running one epoch when it can't be inferred.
+
+        An endless ``repeat()`` counts as one pass, as in MindSpore (so ``repeat(-1)`` returns the
+        size of its input instead of never returning)."""
         if self._size_cache is None:
-            size = self._node.static_size()
+            node = ir.one_pass(self._node)
+            size = node.static_size()
             if size is None:
                 size = 0
-                iterator = self.create_tuple_iterator(num_epochs=1, output_numpy=True)
+                counted = self if node is self._node else Dataset(node)
+                iterator = counted.create_tuple_iterator(num_epochs=1, output_numpy=True)
                 try:
                     for _ in iterator:
                         size += 1

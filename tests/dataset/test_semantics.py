@@ -85,6 +85,22 @@ def test_repeat_counts_in_dataset_size():
     assert five().repeat(3).get_dataset_size() == 15
 
 
+@pytest.mark.parametrize(
+    ("build", "size"),
+    [
+        # MindSpore 2.10's answers for the same pipelines.
+        (lambda: five().repeat(-1), 5),
+        (lambda: five().repeat(), 5),
+        (lambda: five().repeat(-1).batch(2), 3),
+        (lambda: five().repeat(-1).skip(2), 3),
+        (lambda: five().repeat(2).repeat(-1), 10),
+        (lambda: five().filter(lambda x: x > 1).repeat(-1), 3),
+    ],
+)
+def test_endless_repeat_counts_one_pass_in_dataset_size(build, size):
+    assert build().get_dataset_size() == size
+
+
 def test_zip_stops_at_shortest_and_joins_columns():
     a = five()
     b = md.NumpySlicesDataset({"y": [10, 11, 12]}, shuffle=False)
