@@ -301,7 +301,7 @@ def _named(stage: Stage, node: ir.Node) -> Stage:
 def plan_tree(root: ir.Node) -> ir.Node:
     """The validated, optimized tree that an iterator over ``root`` runs (fusion per config)."""
     validate(root)
-    return lower(root, config.get_enable_fusion())
+    return lower(root, config.get_enable_fusion(), fast_decode_resize=config.get_fast_decode_resize())
 
 
 def compile_plan(

@@ -502,7 +502,7 @@ class Dataset:
             >>> print(ds.explain())  # doctest: +ELLIPSIS
             fusion: on
             Map[<lambda>, abs]  columns=['x']  workers=...
-              fused: merged the adjacent map over 'x' into this one
+              fused: merged the adjacent map over 'x' into this one; bound: bit-exact
               NumpySlicesDataset  columns=['x']
         """
         from minddata import config
