@@ -4,8 +4,10 @@ For every source and every epoch: each shard reads ceil(N / S) rows; read in pos
 (position p = shard p % S, entry p // S) the first N positions are one permutation of the rows, the
 same for every shard (the shards agree without talking), so every row lands in exactly one shard;
 the padding positions p >= N repeat the permutation's first rows, MindSpore's padding.
-Streamed sources shuffle rows after dealing them, so for them the property is checked on counts:
-every row at least once, and exactly S * ceil(N / S) - N padding repeats in all.
+Streamed sources shard as MindSpore: shard k reads rows [k * per, (k + 1) * per) of the stream
+(wrapping to pad), interleaved across file readers; unshuffled, that range is checked as a set;
+shuffled, the property is checked on counts: every row at least once, and exactly
+S * ceil(N / S) - N padding repeats in all.
 
 Without ``config.set_seed`` the same must hold with every rank in a process of its own (as in a
 real job): the ranks agree on the shared order through the default seed, not through shared memory.
@@ -47,6 +49,13 @@ def _check_dealt(shards: list[list[int]], n: int, shuffle: bool) -> None:
                 assert shards[k][j] == order[p % n], "padding repeats the start of the shared order"
     if not shuffle:
         assert order == list(range(n))
+
+
+def _check_ranges(shards: list[list[int]], n: int) -> None:
+    s = len(shards)
+    per = math.ceil(n / s) if n else 0
+    for k, rows in enumerate(shards):
+        assert sorted(rows) == sorted((k * per + j) % n for j in range(per)), f"shard {k}: its row range"
 
 
 def _check_counts(shards: list[list[int]], n: int) -> None:
@@ -127,10 +136,9 @@ def test_streamed_sources(sizes, s, seed, shuffle):
             out.write("x\n" + "".join(f"{i}\n" for i in range(n)))
         csv_epochs = _epochs(lambda k: md.CSVDataset(csv, shuffle=shuffle, num_shards=s, shard_id=k), s, 1)
     for epoch in epochs + csv_epochs:
-        if shuffle:
-            _check_counts(epoch, n)
-        else:
-            _check_dealt(epoch, n, False)
+        _check_counts(epoch, n)
+        if not shuffle:
+            _check_ranges(epoch, n)
 
 
 MAX_RANKS = 3
