@@ -24,7 +24,13 @@ import numpy as np
 
 from minddata.dataset import _validate as v
 from minddata.dataset._crc32c import masked_crc
-from minddata.dataset._files import MINDSPORE_DEFAULT_WORKERS, expand_files, shard_args, shuffle_mode, stream_rows
+from minddata.dataset._files import (
+    MINDSPORE_DEFAULT_WORKERS,
+    expand_files,
+    shard_args,
+    shuffle_mode,
+    stream_rows,
+)
 from minddata.dataset._protobuf import ProtobufError, parse_example
 from minddata.dataset.base import Dataset
 from minddata.dataset.schema import Schema, as_schema

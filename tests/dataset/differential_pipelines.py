@@ -14,12 +14,14 @@ and message) when building or iterating raised.
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import os
 import sys
 import types
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -109,6 +111,29 @@ def _ragged(lib: Any) -> Any:
     return lib.ds.GeneratorDataset(_gen, ["i", "v"], shuffle=False)
 
 
+def _shard_csv(k: int, lib: Any, p: dict) -> Any:
+    return lib.ds.CSVDataset(p["csv_parts"], column_defaults=[0, ""], column_names=["n", "s"], shuffle=False,
+                             num_shards=2, shard_id=k)
+
+
+def _shard_text(k: int, lib: Any, p: dict) -> Any:
+    return lib.ds.TextFileDataset(p["texts"], shuffle=False, num_shards=3, shard_id=k)
+
+
+def _shard_numpy(k: int, lib: Any, p: dict) -> Any:
+    return lib.ds.NumpySlicesDataset(np.arange(7, dtype=np.int64), column_names=["x"], shuffle=False,
+                                     num_shards=3, shard_id=k)
+
+
+def _shard_sampler(k: int, lib: Any, p: dict) -> Any:
+    return lib.ds.NumpySlicesDataset(np.arange(5, dtype=np.int64), column_names=["x"],
+                                     sampler=lib.ds.DistributedSampler(2, k, shuffle=False))
+
+
+def _shard_images(k: int, lib: Any, p: dict) -> Any:
+    return _images(lib, p, num_shards=4, shard_id=k)
+
+
 PIPELINES: dict[str, Callable[[Any, dict], Any]] = {
     # sources
     "numpy_dict": lambda lib, p: _abc(lib),
@@ -123,17 +148,8 @@ PIPELINES: dict[str, Callable[[Any, dict], Any]] = {
     "text_files": lambda lib, p: lib.ds.TextFileDataset(p["texts"], shuffle=False),
     "csv_two_files": lambda lib, p: lib.ds.CSVDataset(
         p["csv_parts"], column_defaults=[0, ""], column_names=["n", "s"], shuffle=False),
-    **{
-        f"shard_csv_{k}_of_2": (lambda k: lambda lib, p: lib.ds.CSVDataset(
-            p["csv_parts"], column_defaults=[0, ""], column_names=["n", "s"], shuffle=False,
-            num_shards=2, shard_id=k))(k)
-        for k in range(2)
-    },
-    **{
-        f"shard_text_{k}_of_3": (lambda k: lambda lib, p: lib.ds.TextFileDataset(
-            p["texts"], shuffle=False, num_shards=3, shard_id=k))(k)
-        for k in range(3)
-    },
+    **{f"shard_csv_{k}_of_2": functools.partial(_shard_csv, k) for k in range(2)},
+    **{f"shard_text_{k}_of_3": functools.partial(_shard_text, k) for k in range(3)},
     # map and column changes
     "map_non_adjacent_to_one": lambda lib, p: _abc(lib).map(
         lambda a, c: a + c, input_columns=["a", "c"], output_columns=["s"]),
@@ -160,21 +176,9 @@ PIPELINES: dict[str, Callable[[Any, dict], Any]] = {
     "filter": lambda lib, p: _abc(lib).filter(lambda a: a % 2 == 0, input_columns=["a"]),
     "filter_then_batch": lambda lib, p: _five(lib).filter(lambda x: x > 0).batch(3),
     # sharding (deterministic without shuffling)
-    **{
-        f"shard_numpy_{k}_of_3": (lambda k: lambda lib, p: lib.ds.NumpySlicesDataset(
-            np.arange(7, dtype=np.int64), column_names=["x"], shuffle=False, num_shards=3, shard_id=k))(k)
-        for k in range(3)
-    },
-    **{
-        f"shard_sampler_{k}_of_2": (lambda k: lambda lib, p: lib.ds.NumpySlicesDataset(
-            np.arange(5, dtype=np.int64), column_names=["x"],
-            sampler=lib.ds.DistributedSampler(2, k, shuffle=False)))(k)
-        for k in range(2)
-    },
-    **{
-        f"shard_images_{k}_of_4": (lambda k: lambda lib, p: _images(lib, p, num_shards=4, shard_id=k))(k)
-        for k in range(4)
-    },
+    **{f"shard_numpy_{k}_of_3": functools.partial(_shard_numpy, k) for k in range(3)},
+    **{f"shard_sampler_{k}_of_2": functools.partial(_shard_sampler, k) for k in range(2)},
+    **{f"shard_images_{k}_of_4": functools.partial(_shard_images, k) for k in range(4)},
     # deterministic vision and transforms ops
     "decode": lambda lib, p: _images(lib, p, [lib.vision.Decode()]),
     "decode_resize_small": lambda lib, p: _images(lib, p, [lib.vision.Decode(), lib.vision.Resize(24)]),
