@@ -249,7 +249,7 @@ class _Builder:
         return ZipStage(self.rt, children, node.label)
 
     def _build_ConcatNode(self, node: ir.ConcatNode, children, position) -> Stage:
-        return ConcatStage(self.rt, children, node.label)
+        return ConcatStage(self.rt, children, node.label, columns=node.columns)
 
     def _build_ProjectNode(self, node: ir.ProjectNode, children, position) -> Stage:
         have = node.children[0].columns

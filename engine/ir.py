@@ -11,7 +11,7 @@ import copy
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from minddata.errors import GraphError
+from minddata.errors import ColumnNotFoundError, GraphError
 
 __all__ = [
     "Node",
@@ -85,7 +85,7 @@ def _check_columns(node: Node, wanted: list[str], argument: str) -> None:
     have = node.children[0].columns
     missing = [c for c in wanted if c not in have]
     if missing:
-        raise GraphError(
+        raise ColumnNotFoundError(
             f"{node.label}: {argument} names column(s) {missing} that the input does not have. "
             f"Input columns: {have}."
         )

@@ -9,7 +9,7 @@ import numpy as np
 
 from minddata.dataset import _validate as v
 from minddata.engine import ir
-from minddata.errors import ArgumentError, GraphError
+from minddata.errors import ArgumentError, ColumnNotFoundError, GraphError
 from minddata.ops.base import Op
 
 __all__ = ["Dataset", "zip", "concat"]
@@ -162,7 +162,7 @@ class Dataset:
         if info:
             missing = [c for c in info if c not in self.get_col_names()]
             if missing:
-                raise GraphError(
+                raise ColumnNotFoundError(
                     f"{where}: pad_info names column(s) {missing} that the input does not have. "
                     f"Input columns: {self.get_col_names()}."
                 )

@@ -198,7 +198,42 @@ PIPELINES: dict[str, Callable[[Any, dict], Any]] = {
     "typecast_labels": lambda lib, p: _images(lib, p).map(
         lib.transforms.TypeCast(np.int64), input_columns="label").project(["label"]),
     "sizes_of_a_long_chain": lambda lib, p: _abc(lib).repeat(3).skip(2).take(11).batch(4, drop_remainder=True),
+    "endless_repeat_size": lambda lib, p: _SizeOnly(_five(lib).repeat(-1).batch(2)),
+    "one_hot_smoothing": lambda lib, p: _labels(lib, np.int32).map(
+        lib.transforms.OneHot(3, smoothing_rate=0.1), input_columns="y"),
+    "one_hot_int64_labels": lambda lib, p: _labels(lib, np.int64).map(lib.transforms.OneHot(3), input_columns="y"),
 }
+
+# Pipelines both libraries must refuse with a RuntimeError (MindSpore when iterating; minddata may
+# refuse earlier, when the graph is built).
+RAISING: dict[str, Callable[[Any, dict], Any]] = {
+    "missing_map_column": lambda lib, p: _five(lib).map(lambda z: z, input_columns=["nope"]),
+    "missing_project_column": lambda lib, p: _five(lib).project(["nope"]),
+    "missing_rename_column": lambda lib, p: _five(lib).rename(["nope"], ["z"]),
+    "concat_int32_int64": lambda lib, p: _labels(lib, np.int32).concat(_labels(lib, np.int64)),
+    "typecast_from_strings": lambda lib, p: lib.ds.NumpySlicesDataset(
+        {"s": np.array(["1", "2.5"])}, shuffle=False).map(lib.transforms.TypeCast(np.float32), input_columns="s"),
+}
+
+
+def _labels(lib: Any, dtype: Any) -> Any:
+    return lib.ds.NumpySlicesDataset({"y": np.array([0, 2, 1], dtype)}, shuffle=False)
+
+
+class _SizeOnly:
+    """A dataset compared on columns and size only (iterating an endless repeat never ends)."""
+
+    def __init__(self, dataset: Any):
+        self.dataset = dataset
+
+    def get_col_names(self) -> list[str]:
+        return self.dataset.get_col_names()
+
+    def get_dataset_size(self) -> int:
+        return self.dataset.get_dataset_size()
+
+    def create_tuple_iterator(self, **kwargs: Any) -> Any:
+        return iter(())
 
 
 # -- running and recording ----------------------------------------------------------------------------
@@ -207,15 +242,17 @@ PIPELINES: dict[str, Callable[[Any, dict], Any]] = {
 def run(lib: Any, paths: dict, names: list[str] | None = None) -> dict[str, dict]:
     """Every pipeline's columns, size and rows (or the error it raised), in plain Python/NumPy."""
     results: dict[str, dict] = {}
-    for name in names or list(PIPELINES):
+    every = {**PIPELINES, **RAISING}
+    for name in names or list(every):
         try:
-            dataset = PIPELINES[name](lib, paths)
+            dataset = every[name](lib, paths)
             columns = list(dataset.get_col_names())
             size = int(dataset.get_dataset_size())
             rows = [list(row) for row in dataset.create_tuple_iterator(num_epochs=1, output_numpy=True)]
             results[name] = {"columns": columns, "size": size, "rows": [[np.asarray(v) for v in r] for r in rows]}
         except Exception as error:  # noqa: BLE001 - recorded and compared, never hidden
-            results[name] = {"error": f"{type(error).__name__}: {error}"}
+            results[name] = {"error": f"{type(error).__name__}: {error}",
+                             "runtime_error": isinstance(error, RuntimeError)}
     return results
 
 

@@ -5,8 +5,9 @@ names its python (default ``/opt/msvenv/bin/python``; ``.ci/run`` creates it whe
 installs). Every pipeline of ``differential_pipelines.PIPELINES`` runs in one MindSpore process
 (its import costs seconds), then here under minddata, and each is a test of its own: same columns,
 same ``get_dataset_size()``, same rows, same dtypes and shapes, values equal (images within one
-grey level, floats to 1e-5). Differences minddata makes on purpose are listed in
-docs/mindspore_differences.md and pinned in :data:`EXPECTED_DIFFERENCES`.
+grey level, floats to 1e-5); and the pipelines of ``RAISING`` must raise a ``RuntimeError`` under
+both. Differences minddata makes on purpose are listed in docs/mindspore_differences.md (with the
+tests that pin them).
 """
 
 from __future__ import annotations
@@ -17,13 +18,10 @@ import subprocess
 
 import numpy as np
 import pytest
-from differential_pipelines import PIPELINES, load, make_data, minddata_lib, run
+from differential_pipelines import PIPELINES, RAISING, load, make_data, minddata_lib, run
 
 MINDSPORE_PYTHON = os.environ.get("MINDDATA_MINDSPORE_PYTHON", "/opt/msvenv/bin/python")
 RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "differential_pipelines.py")
-
-# Pipelines whose results differ on purpose: name -> (reason, check of (mindspore, minddata)).
-EXPECTED_DIFFERENCES: dict[str, str] = {}
 
 
 def _mindspore_missing() -> str | None:
@@ -71,8 +69,6 @@ def _same_value(name: str, row: int, col: int, ms: np.ndarray, mine: np.ndarray)
 
 @pytest.mark.parametrize("name", list(PIPELINES))
 def test_pipeline_matches_mindspore(both, name):
-    if name in EXPECTED_DIFFERENCES:
-        pytest.xfail(EXPECTED_DIFFERENCES[name])
     ms, mine = both[0][name], both[1][name]
     assert "error" not in ms, f"MindSpore raised on {name}: {ms['error']}"
     assert "error" not in mine, f"minddata raised on {name}: {mine['error']}"
@@ -83,3 +79,10 @@ def test_pipeline_matches_mindspore(both, name):
         assert len(b) == len(a), f"{name}: row {i} has {len(b)} values (MindSpore: {len(a)})"
         for j, (x, y) in enumerate(zip(a, b)):
             _same_value(name, i, j, x, y)
+
+
+@pytest.mark.parametrize("name", list(RAISING))
+def test_pipeline_is_refused_with_a_runtime_error_as_by_mindspore(both, name):
+    ms, mine = both[0][name], both[1][name]
+    assert ms.get("runtime_error"), f"MindSpore did not raise a RuntimeError on {name}: {ms}"
+    assert mine.get("runtime_error"), f"minddata did not raise a RuntimeError on {name}: {mine}"

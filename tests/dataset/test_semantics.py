@@ -196,6 +196,44 @@ def test_map_rows_match_get_col_names_for_any_columns(data):
     assert dict(zip(out.get_col_names(), (int(v) for v in row))) == expected
 
 
+@pytest.mark.parametrize("build", [
+    lambda ds: ds.map(lambda z: z, input_columns=["nope"]),
+    lambda ds: ds.project(["nope"]),
+    lambda ds: ds.rename(["nope"], ["z"]),
+    lambda ds: ds.padded_batch(2, pad_info={"nope": ([3], 0)}),
+])
+def test_missing_column_is_also_a_runtime_error_as_in_mindspore(build):
+    with pytest.raises(RuntimeError, match=r"\['nope'\] that the input does not have") as caught:
+        build(five())
+    assert isinstance(caught.value, md.errors.ColumnNotFoundError)
+    assert isinstance(caught.value, GraphError)
+
+
+def test_concat_of_different_column_types_raises_as_in_mindspore():
+    ints = md.NumpySlicesDataset({"x": np.array([1, 2], np.int32)}, shuffle=False)
+    longs = md.NumpySlicesDataset({"x": np.array([3, 4], np.int64)}, shuffle=False)
+    with pytest.raises(RuntimeError, match=r"column 'x' is int32 in dataset 0 of the concat but int64 in dataset 1"):
+        list(ints.concat(longs))
+    strings = md.NumpySlicesDataset({"x": np.array(["a", "bcd"])}, shuffle=False)
+    assert len(list(strings.concat(strings.take(1)))) == 3  # strings of any length are one type
+
+
+def test_one_hot_smoothing_returns_float64_as_in_mindspore():
+    from minddata import transforms
+
+    ds = md.NumpySlicesDataset({"y": np.array([0, 2], np.int32)}, shuffle=False).map(transforms.OneHot(3, 0.1), "y")
+    assert column(ds)[0] == pytest.approx([0.9 + 0.1 / 3, 0.1 / 3, 0.1 / 3], abs=1e-15)
+    assert next(iter(ds))[0].dtype == np.float64
+
+
+def test_type_cast_from_strings_is_refused_clearly_as_in_mindspore():
+    from minddata import transforms
+
+    ds = md.NumpySlicesDataset({"s": np.array(["1", "2.5"])}, shuffle=False).map(transforms.TypeCast(np.float32), "s")
+    with pytest.raises(RuntimeError, match=r"strings are not parsed as numbers.*np.float32\(s\)"):
+        list(ds)
+
+
 def test_map_chain_of_callables():
     ds = five().map([lambda x: x + 1, lambda x: x * 10], input_columns="x")
     assert column(ds) == [10, 20, 30, 40, 50]
