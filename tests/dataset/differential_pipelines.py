@@ -198,6 +198,33 @@ PIPELINES: dict[str, Callable[[Any, dict], Any]] = {
     "typecast_labels": lambda lib, p: _images(lib, p).map(
         lib.transforms.TypeCast(np.int64), input_columns="label").project(["label"]),
     "sizes_of_a_long_chain": lambda lib, p: _abc(lib).repeat(3).skip(2).take(11).batch(4, drop_remainder=True),
+    "resize_nearest": lambda lib, p: _images(lib, p, [
+        lib.vision.Decode(), lib.vision.Resize((17, 23), lib.vision.Inter.NEAREST)]),
+    "resize_bicubic": lambda lib, p: _images(lib, p, [
+        lib.vision.Decode(), lib.vision.Resize((17, 23), lib.vision.Inter.BICUBIC)]),
+    "resize_area": lambda lib, p: _images(lib, p, [
+        lib.vision.Decode(), lib.vision.Resize((17, 23), lib.vision.Inter.AREA)]),
+    "resize_up": lambda lib, p: _images(lib, p, [lib.vision.Decode(), lib.vision.Resize((150, 170))]),
+    "crop_vflip": lambda lib, p: _images(lib, p, [
+        lib.vision.Decode(), lib.vision.Crop((5, 7), (20, 30)), lib.vision.VerticalFlip()]),
+    "normalize_chw": lambda lib, p: _images(lib, p, [
+        lib.vision.Decode(), lib.vision.Resize((10, 12)), lib.vision.HWC2CHW(),
+        lib.vision.Normalize(MEAN, STD, is_hwc=False)]),
+    "image_folder_class_indexing": lambda lib, p: lib.ds.ImageFolderDataset(
+        p["images"], shuffle=False, class_indexing={"cat": 5, "dog": 2}).project(["label"]),
+    "sequential_sampler": lambda lib, p: lib.ds.NumpySlicesDataset(
+        np.arange(8, dtype=np.int64), column_names=["x"], sampler=lib.ds.SequentialSampler(2, 4)),
+    "subset_sampler": lambda lib, p: lib.ds.NumpySlicesDataset(
+        np.arange(8, dtype=np.int64), column_names=["x"], sampler=lib.ds.SubsetSampler([5, 1, 1, 7])),
+    "generator_num_samples": lambda lib, p: lib.ds.GeneratorDataset(
+        _RandomAccess(6), ["i", "f"], shuffle=False, num_samples=4),
+    "per_batch_map": lambda lib, p: _five(lib).batch(
+        2, per_batch_map=lambda x, info: ([v * 10 + info.get_batch_num() for v in x],), input_columns=["x"]),
+    "fill_duplicate": lambda lib, p: _five(lib).map(lib.transforms.Fill(7), input_columns="x").map(
+        lib.transforms.Duplicate(), input_columns="x", output_columns=["x", "y"]),
+    "zip_rename_batch": lambda lib, p: lib.ds.zip((_five(lib), _five(lib).rename("x", "y"))).batch(3),
+    "take_more_than_rows": lambda lib, p: _five(lib).take(100),
+    "skip_all": lambda lib, p: _five(lib).skip(9),
     "endless_repeat_size": lambda lib, p: _SizeOnly(_five(lib).repeat(-1).batch(2)),
     "one_hot_smoothing": lambda lib, p: _labels(lib, np.int32).map(
         lib.transforms.OneHot(3, smoothing_rate=0.1), input_columns="y"),
