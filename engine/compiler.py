@@ -122,9 +122,14 @@ class _Builder:
         open_iter = node.open_iter
         if getattr(node, "seeded", False):
             # As for samplers: shards of one source (same seed, same graph) draw the same order.
-            base_seed = self.rt.shard_seed if getattr(node, "sharded", False) else self.rt.seed
-            node_seed = int(np.random.SeedSequence([base_seed, position]).generate_state(1)[0])
-            open_iter = functools.partial(node.open_iter, seed=node_seed)
+            node_seed = int(np.random.SeedSequence([self.rt.seed, position]).generate_state(1)[0])
+            if getattr(node, "sharded", False):
+                # What the shards must agree on draws from the shard seed; the rest (a shard's row
+                # shuffle) from the run's seed.
+                shard_seed = int(np.random.SeedSequence([self.rt.shard_seed, position]).generate_state(1)[0])
+                open_iter = functools.partial(node.open_iter, seed=shard_seed, row_seed=node_seed)
+            else:
+                open_iter = functools.partial(node.open_iter, seed=node_seed)
         return IterableSourceStage(self.rt, open_iter, node.to_row, self.chunk_rows, node.num_samples, node.name)
 
     def _build_OnlineSourceNode(self, node: ir.OnlineSourceNode, children, position) -> Stage:

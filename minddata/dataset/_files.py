@@ -200,6 +200,7 @@ def stream_rows(
     pass_index: int,
     counts: Callable[[], Sequence[int]] | None = None,
     readers: int = 1,
+    row_seed: int | None = None,
     buffer_size: int = SHUFFLE_BUFFER,
 ) -> Iterator[Any]:
     """One epoch of a streamed source's rows for this shard (see the module docstring).
@@ -208,8 +209,10 @@ def stream_rows(
     of it in this shard's row range, which wraps to the first rows to pad the shard); block ``b``
     goes to reader ``b % readers``; each reader reads its blocks in turn, and rows are taken from
     the readers one at a time, round-robin, skipping readers that are done. ``counts()`` gives each
-    file's rows (needed to shard by rows).
+    file's rows (needed to shard by rows). ``seed`` decides what every shard must agree on (the
+    file order); ``row_seed`` (default: ``seed``) the shuffling of this shard's rows.
     """
+    row_seed = seed if row_seed is None else row_seed
     order = list(range(len(files)))
     if mode in ("global", "files") and len(files) > 1:
         order = _rng(seed, pass_index, _STREAM_FILES).permutation(len(files)).tolist()
@@ -227,7 +230,7 @@ def stream_rows(
         f, start, stop = block
         rows = itertools.islice(read_file(files[f]), start, stop)
         if mode == "infile":
-            rng = _rng(seed, pass_index, _STREAM_ROWS, index + 1)
+            rng = _rng(row_seed, pass_index, _STREAM_ROWS, index + 1)
             return ((f, row) for row in _buffer_shuffle(((f, r) for r in rows), rng, buffer_size, per_file=False))
         return ((f, row) for row in rows)
 
@@ -235,7 +238,7 @@ def stream_rows(
     streams = [itertools.chain.from_iterable(block_rows(b, blocks[b]) for b in mine) for mine in per_reader]
     tagged = _round_robin(streams)
     if mode == "global":
-        return _buffer_shuffle(tagged, _rng(seed, pass_index, _STREAM_ROWS), buffer_size, per_file=False)
+        return _buffer_shuffle(tagged, _rng(row_seed, pass_index, _STREAM_ROWS), buffer_size, per_file=False)
     return (row for _, row in tagged)
 
 

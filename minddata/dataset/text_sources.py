@@ -67,10 +67,10 @@ class _Stream:
         self.by_file = by_file
         self._counts: list[int] | None = None
 
-    def __call__(self, pass_index: int, seed: int = 0) -> Iterator[tuple]:
+    def __call__(self, pass_index: int, seed: int = 0, row_seed: int | None = None) -> Iterator[tuple]:
         return stream_rows(
             self.files, self.read_file, mode=self.mode, sharding=self.sharding, by_file=self.by_file,
-            seed=seed, pass_index=pass_index, counts=self.file_counts, readers=self.readers,
+            seed=seed, pass_index=pass_index, counts=self.file_counts, readers=self.readers, row_seed=row_seed,
         )
 
     def file_counts(self) -> list[int]:
