@@ -69,8 +69,10 @@ class _Builder:
         """The sampler stage of a random-access source, its read function, and its row finisher."""
         rt = self.rt
         num_rows = node.num_rows()
-        # Samplers of different sources draw different permutations; shards of one source agree.
-        node_seed = int(np.random.SeedSequence([rt.seed, position]).generate_state(1)[0])
+        # Samplers of different sources draw different permutations; shards of one source agree,
+        # also without config.set_seed: a sharded sampler draws from the shard seed every rank shares.
+        base_seed = rt.shard_seed if node.sampler.is_sharded() else rt.seed
+        node_seed = int(np.random.SeedSequence([base_seed, position]).generate_state(1)[0])
         chunk_rows = min(self.chunk_rows, node.chunk_rows or self.chunk_rows)
         indices = IndexSourceStage(rt, num_rows, node.sampler, node_seed, chunk_rows, f"{node.name}.sampler")
         fetch, origins = node.fetch, node.origins
@@ -121,7 +123,13 @@ class _Builder:
         if getattr(node, "seeded", False):
             # As for samplers: shards of one source (same seed, same graph) draw the same order.
             node_seed = int(np.random.SeedSequence([self.rt.seed, position]).generate_state(1)[0])
-            open_iter = functools.partial(node.open_iter, seed=node_seed)
+            if getattr(node, "sharded", False):
+                # What the shards must agree on draws from the shard seed; the rest (a shard's row
+                # shuffle) from the run's seed.
+                shard_seed = int(np.random.SeedSequence([self.rt.shard_seed, position]).generate_state(1)[0])
+                open_iter = functools.partial(node.open_iter, seed=shard_seed, row_seed=node_seed)
+            else:
+                open_iter = functools.partial(node.open_iter, seed=node_seed)
         return IterableSourceStage(self.rt, open_iter, node.to_row, self.chunk_rows, node.num_samples, node.name)
 
     def _build_OnlineSourceNode(self, node: ir.OnlineSourceNode, children, position) -> Stage:
@@ -246,7 +254,7 @@ class _Builder:
         return ZipStage(self.rt, children, node.label)
 
     def _build_ConcatNode(self, node: ir.ConcatNode, children, position) -> Stage:
-        return ConcatStage(self.rt, children, node.label)
+        return ConcatStage(self.rt, children, node.label, columns=node.columns)
 
     def _build_ProjectNode(self, node: ir.ProjectNode, children, position) -> Stage:
         have = node.children[0].columns
@@ -298,7 +306,7 @@ def _named(stage: Stage, node: ir.Node) -> Stage:
 def plan_tree(root: ir.Node) -> ir.Node:
     """The validated, optimized tree that an iterator over ``root`` runs (fusion per config)."""
     validate(root)
-    return lower(root, config.get_enable_fusion())
+    return lower(root, config.get_enable_fusion(), fast_decode_resize=config.get_fast_decode_resize())
 
 
 def compile_plan(

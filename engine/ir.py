@@ -7,10 +7,11 @@ each use compiles to its own stages, iterated independently.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from minddata.errors import GraphError
+from minddata.errors import ColumnNotFoundError, GraphError
 
 __all__ = [
     "Node",
@@ -29,6 +30,7 @@ __all__ = [
     "ProjectNode",
     "RenameNode",
     "FilterNode",
+    "one_pass",
 ]
 
 
@@ -64,11 +66,26 @@ class Node:
             yield from child.walk()
 
 
+def one_pass(node: Node) -> Node:
+    """``node``'s graph with every endless ``repeat(-1)`` read once, for counting the rows of one
+    pass (MindSpore's ``get_dataset_size`` counts an endless repeat as one pass). Nodes without an
+    endless repeat below them are shared, not copied."""
+    if isinstance(node, RepeatNode) and node.count < 0:
+        return one_pass(node.children[0])
+    children = [one_pass(child) for child in node.children]
+    if all(new is old for new, old in zip(children, node.children)):
+        return node
+    clone = copy.copy(node)
+    clone.children = children
+    clone._columns = None
+    return clone
+
+
 def _check_columns(node: Node, wanted: list[str], argument: str) -> None:
     have = node.children[0].columns
     missing = [c for c in wanted if c not in have]
     if missing:
-        raise GraphError(
+        raise ColumnNotFoundError(
             f"{node.label}: {argument} names column(s) {missing} that the input does not have. "
             f"Input columns: {have}."
         )
@@ -138,6 +155,7 @@ class IterableSourceNode(Node):
         num_samples: int | None = None,
         size: Callable[[], int | None] | None = None,
         seeded: bool = False,
+        sharded: bool = False,
     ):
         super().__init__([])
         self.name = name
@@ -149,6 +167,9 @@ class IterableSourceNode(Node):
         # Seeded sources are opened as ``open_iter(pass_index, seed=...)``: the seed is the pipeline's,
         # mixed with the node's position, so every shard of a data-parallel job draws the same order.
         self.seeded = seeded
+        # A sharded source draws from the runtime's shard seed, which every rank shares even without
+        # config.set_seed (engine/runtime.py).
+        self.sharded = sharded
 
     def _compute_columns(self) -> list[str]:
         return list(self._column_names)

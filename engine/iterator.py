@@ -26,8 +26,10 @@ EPOCH_END = object()
 STATE_VERSION = 1
 
 
-def check_state(state: Any, num_epochs: int) -> tuple[int, int, int]:
-    """(epoch, row, seed) from an iterator state, or a clear error saying what is wrong with it."""
+def check_state(state: Any, num_epochs: int) -> tuple[int, int, int, int]:
+    """(epoch, row, seed, shard seed) from an iterator state, or a clear error saying what is wrong with it.
+
+    States saved before the shard seed was recorded resume with ``seed`` as their shard seed."""
     if not isinstance(state, dict) or state.get("version") != STATE_VERSION:
         raise ValueError(
             f"state must be a dict returned by iterator.get_state() (version {STATE_VERSION}). Found: {state!r}"
@@ -39,12 +41,15 @@ def check_state(state: Any, num_epochs: int) -> tuple[int, int, int]:
             raise ValueError(f"state[{key!r}] must be an int of 0 or more. Found: {value!r}")
         values.append(value)
     epoch, row, seed = values
+    shard_seed = state.get("shard_seed", seed)
+    if isinstance(shard_seed, bool) or not isinstance(shard_seed, int) or shard_seed < 0:
+        raise ValueError(f"state['shard_seed'] must be an int of 0 or more. Found: {shard_seed!r}")
     if 0 < num_epochs <= epoch:
         raise ValueError(
             f"state is at epoch {epoch}, but the iterator runs only num_epochs={num_epochs}; create it with a "
             "larger num_epochs (epochs count from the first, not from the resume point)"
         )
-    return epoch, row, seed
+    return epoch, row, seed, shard_seed
 
 
 class _Failed:
@@ -55,10 +60,11 @@ class _Failed:
 
 
 def new_runtime(error_mode: str | None = None) -> Runtime:
-    """A runtime with the configured seed, or a fresh OS-drawn one when no seed was set."""
+    """A runtime with the configured seed, or a fresh OS-drawn one when no seed was set; its shard
+    seed is always ``config.get_seed()`` (see :class:`Runtime`)."""
     seed = config.get_seed() if config.seed_is_set() else int.from_bytes(os.urandom(4), "little")
     mode = error_mode or config.get_error_samples_mode().value
-    return Runtime(seed, mode)
+    return Runtime(seed, mode, shard_seed=config.get_seed())
 
 
 class PipelineRun:
@@ -77,9 +83,9 @@ class PipelineRun:
         self.rt = new_runtime()
         start_epoch, start_row = 0, 0
         if state is not None:
-            start_epoch, start_row, seed = check_state(state, num_epochs)
-            # The seed decides every shuffle and random op: the resumed stream needs the same one.
-            self.rt.seed = seed
+            start_epoch, start_row, seed, shard_seed = check_state(state, num_epochs)
+            # The seeds decide every shuffle and random op: the resumed stream needs the same ones.
+            self.rt.seed, self.rt.shard_seed = seed, shard_seed
         self.stage = compile_plan(root, self.rt)
         self._start_epoch, self._start_row = start_epoch, start_row
         self.num_epochs = num_epochs
@@ -255,6 +261,7 @@ class PipelineRun:
         return {
             "version": STATE_VERSION,
             "seed": self.rt.seed,
+            "shard_seed": self.rt.shard_seed,
             "epoch": self.epochs_done,
             "row": self._rows_before + self._pos,
         }

@@ -99,9 +99,12 @@ class MapFunction:
         width = len(layout)
         if all(src == 1 for src, _ in layout) and [k for _, k in layout] == list(range(width)):
             return lambda row, out: out
-        if sum(src == 1 for src, _ in layout) == 1 and self.num_outputs == 1:
+        if sum(src == 1 for src, _ in layout) == 1 and self.num_outputs == 1 and len(self.input_indices) == 1:
             position = next(i for i, (src, _) in enumerate(layout) if src == 1)
-            if [k for src, k in layout if src == 0] == [i for i in range(width) if i != position]:
+            # A splice is right only when the one input column is the one replaced: then the row is
+            # as wide as the output. (Two inputs into one output leave a column to drop.)
+            in_place = list(self.input_indices) == [position]
+            if in_place and [k for src, k in layout if src == 0] == [i for i in range(width) if i != position]:
                 return lambda row, out: row[:position] + out + row[position + 1 :]
         return lambda row, out: tuple(out[k] if src else row[k] for src, k in layout)
 

@@ -64,10 +64,17 @@ class DeviceStats:
 
 
 class Runtime:
-    """One per iterator. Stages read ``seed`` and ``stopped``; resources register a closer here."""
+    """One per iterator. Stages read ``seed`` and ``stopped``; resources register a closer here.
 
-    def __init__(self, seed: int, error_mode: str):
+    ``shard_seed`` keys what every rank of a data-parallel job must draw alike (a sharded sampler's
+    permutation, a sharded stream's file order): ``config.get_seed()``, which without
+    ``config.set_seed`` is the fixed default, so ranks agree without being told a seed (MindSpore's
+    samplers do the same). ``seed`` keys the rest, and is drawn from the OS when no seed is set.
+    """
+
+    def __init__(self, seed: int, error_mode: str, shard_seed: int | None = None):
         self.seed = seed
+        self.shard_seed = seed if shard_seed is None else shard_seed
         self.error_mode = error_mode
         self.stop_event = threading.Event()
         self.errors = ErrorStats()

@@ -268,21 +268,61 @@ class RepeatStage(Stage):
                 return
 
 
+def _value_type(value: Any) -> str:
+    dtype = getattr(value, "dtype", None)
+    if dtype is None:
+        return type(value).__name__
+    return "string" if dtype.kind in "US" else str(dtype)  # MindSpore: one string type, any length
+
+
 class ConcatStage(Stage):
+    """The children's rows one after the other. As MindSpore, the children's columns must have the
+    same types (checked on each child's first row of a pass): int32 rows followed by int64 ones
+    would make batches of mixed types downstream."""
+
+    def __init__(self, rt: Runtime, children: list[Stage], label: str | None = None,
+                 columns: list[str] | None = None):
+        super().__init__(rt, children, label)
+        self.columns = columns
+
     @property
     def fast_skip(self) -> bool:  # type: ignore[override]
         return all(size is not None for size in self._child_sizes())
 
     def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
         sizes = self._child_sizes() if skip else [None] * len(self.children)
-        for child, size in zip(self.children, sizes):
+        reference: tuple[int, list[str]] | None = None
+        for index, (child, size) in enumerate(zip(self.children, sizes)):
             if skip and size is not None and skip >= size:
                 child.skip_passes(1)
                 skip -= size
                 continue
             offset, skip = skip, 0
             with closing(child.run(offset)) as source:
-                yield from source
+                checked = False
+                for chunk in source:
+                    if not checked:
+                        row = next((r for r in chunk.rows if type(r) is not FailedRow), None)
+                        if row is not None:
+                            types = [_value_type(v) for v in row]
+                            if reference is None:
+                                reference = (index, types)
+                            else:
+                                self._check_types(reference, index, types)
+                            checked = True
+                    yield chunk
+
+    def _check_types(self, reference: tuple[int, list[str]], index: int, types: list[str]) -> None:
+        first, expected = reference
+        for k, (a, b) in enumerate(zip(expected, types)):
+            if a != b:
+                name = self.columns[k] if self.columns and k < len(self.columns) else str(k)
+                cast = f"transforms.TypeCast(np.{a})" if a != "string" else "a map that formats it as text"
+                raise PipelineError(
+                    f"{self.label}: column {name!r} is {a} in dataset {first} of the concat but {b} in dataset "
+                    f"{index}; concatenated datasets need the same types (as in MindSpore). Cast one of them, "
+                    f"e.g. .map({cast}, input_columns={name!r}) on dataset {index}."
+                )
 
 
 class ZipStage(Stage):

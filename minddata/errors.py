@@ -10,6 +10,7 @@ __all__ = [
     "MinddataError",
     "ArgumentError",
     "GraphError",
+    "ColumnNotFoundError",
     "PipelineError",
     "RowError",
     "EpochsExhaustedError",
@@ -29,6 +30,11 @@ class ArgumentError(MinddataError, ValueError):
 
 class GraphError(MinddataError, ValueError):
     """The dataflow graph is inconsistent: unknown column, column clash, mismatched schemas."""
+
+
+class ColumnNotFoundError(GraphError, RuntimeError):
+    """A column named by an operation does not exist. Raised when the graph is built; also a
+    ``RuntimeError``, which is what MindSpore raises (at iteration), so ``except RuntimeError`` ports."""
 
 
 class PipelineError(MinddataError, RuntimeError):

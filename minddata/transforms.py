@@ -236,7 +236,7 @@ class OneHot(Op):
     """Encode integer labels as one-hot vectors: an input of shape ``S`` gives ``S + (num_classes,)``.
 
     With ``smoothing_rate`` ``s > 0`` the vectors are smoothed as ``(1 - s) * one_hot + s / num_classes``
-    and come out as ``float32``; with ``s == 0`` they keep the labels' integer dtype, as in MindSpore.
+    and come out as ``float64``; with ``s == 0`` they keep the labels' integer dtype, as in MindSpore.
     Labels must lie in ``[0, num_classes)``; anything else is an error, not a silent wrap-around.
     Unlike MindSpore, which squeezes a 1-element label vector to a scalar first, every input shape is
     kept: ``(1,)`` gives ``(1, num_classes)``.
@@ -252,7 +252,7 @@ class OneHot(Op):
         array([[1, 0, 0, 0],
                [0, 0, 1, 0]])
         >>> transforms.OneHot(4, smoothing_rate=0.2)(np.array(1))
-        array([0.05, 0.85, 0.05, 0.05], dtype=float32)
+        array([0.05, 0.85, 0.05, 0.05])
     """
 
     def __init__(self, num_classes: int, smoothing_rate: float = 0.0) -> None:
@@ -279,7 +279,7 @@ class OneHot(Op):
             raise TypeError(
                 f"OneHot: expected integer labels. Found dtype {dtype} (shape {tuple(labels.shape)})"
             )
-        out = np.dtype(np.float32) if self.smoothing_rate > 0 else dtype
+        out = np.dtype(np.float64) if self.smoothing_rate > 0 else dtype
         return TensorSpec((*labels.shape, self.num_classes), out)
 
 

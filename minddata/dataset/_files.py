@@ -6,13 +6,16 @@ samplers (:func:`minddata.samplers.resolve_sampler`); :func:`block_sampler` adds
 front to back by :func:`stream_rows`, which shards and shuffles the stream itself:
 
 - files are read in sorted order, or in an order drawn from the seed (``GLOBAL``, ``FILES``);
-- sharding by rows (the default): row ``p`` of the whole stream goes to shard ``p % num_shards``;
-  shards are padded to equal length by repeating rows from the start of the stream, the way
-  :class:`~minddata.samplers.DistributedSampler` pads, so every row lands in exactly one shard
-  before padding. Sharding by files (TFRecord's ``shard_equal_rows=False``): file ``j`` of the
-  epoch's order goes to shard ``j % num_shards``; shards may then differ in size;
+- sharding by rows (the default), as MindSpore: shard ``k`` reads rows ``[k * per, (k + 1) * per)``
+  of the files in that order (``per = ceil(rows / num_shards)``), the last shard padded with the
+  first rows, so every row lands in exactly one shard before padding. Sharding by files
+  (TFRecord's ``shard_equal_rows=False``): file ``j`` of the epoch's order goes to shard
+  ``j % num_shards``; shards may then differ in size;
+- the shard's file blocks are dealt to ``num_parallel_workers`` readers (MindSpore's default 8
+  when not given) and the readers' rows interleaved one at a time, MindSpore's order for
+  ``shuffle=False`` (so two files give file 0's first row, file 1's first row, ...);
 - rows are then shuffled through a seeded buffer of :data:`SHUFFLE_BUFFER` rows (``GLOBAL``), or
-  within each file (``INFILE``).
+  within each block (``INFILE``).
 
 Every decision draws from (seed, epoch), never from the shard id, so all shards agree on the
 epoch's file order and row stream.
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import enum
 import glob
+import itertools
 import math
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -32,7 +36,10 @@ import numpy as np
 from minddata.errors import ArgumentError
 from minddata.samplers import DistributedSampler, Sampler, _BuiltinSampler, resolve_sampler
 
-__all__ = ["Shuffle", "shuffle_mode", "expand_files", "block_sampler", "stream_rows", "SHUFFLE_BUFFER", "shard_args"]
+__all__ = [
+    "Shuffle", "shuffle_mode", "expand_files", "block_sampler", "stream_rows", "SHUFFLE_BUFFER", "shard_args",
+    "MINDSPORE_DEFAULT_WORKERS",
+]
 
 SHUFFLE_BUFFER = 10000
 _U64 = (1 << 64) - 1
@@ -179,6 +186,9 @@ class _LazyBlockSampler(_BlockSampler):
         return super()._own_indices(num_rows, seed, pass_index, depth)
 
 
+MINDSPORE_DEFAULT_WORKERS = 8
+
+
 def stream_rows(
     files: Sequence[str],
     read_file: Callable[[str], Iterator[Any]],
@@ -188,39 +198,83 @@ def stream_rows(
     by_file: bool,
     seed: int,
     pass_index: int,
+    counts: Callable[[], Sequence[int]] | None = None,
+    readers: int = 1,
+    row_seed: int | None = None,
     buffer_size: int = SHUFFLE_BUFFER,
 ) -> Iterator[Any]:
-    """One epoch of a streamed source's rows for this shard (see the module docstring)."""
+    """One epoch of a streamed source's rows for this shard (see the module docstring).
+
+    As MindSpore's file sources: the epoch's files are cut into blocks (a whole file, or the part
+    of it in this shard's row range, which wraps to the first rows to pad the shard); block ``b``
+    goes to reader ``b % readers``; each reader reads its blocks in turn, and rows are taken from
+    the readers one at a time, round-robin, skipping readers that are done. ``counts()`` gives each
+    file's rows (needed to shard by rows). ``seed`` decides what every shard must agree on (the
+    file order); ``row_seed`` (default: ``seed``) the shuffling of this shard's rows.
+    """
+    row_seed = seed if row_seed is None else row_seed
     order = list(range(len(files)))
     if mode in ("global", "files") and len(files) > 1:
         order = _rng(seed, pass_index, _STREAM_FILES).permutation(len(files)).tolist()
     if sharding is not None and by_file:
         shards, me = sharding
         order = [f for j, f in enumerate(order) if j % shards == me]
-    tagged = ((f, row) for f in order for row in read_file(files[f]))
     if sharding is not None and not by_file:
-        tagged = _row_shard(tagged, *sharding)
-    if mode in ("global", "infile"):
-        return _buffer_shuffle(tagged, _rng(seed, pass_index, _STREAM_ROWS), buffer_size, per_file=mode == "infile")
+        if counts is None:
+            raise ValueError("stream_rows: sharding by rows needs the files' row counts")
+        blocks = _shard_blocks(order, list(counts()), *sharding)
+    else:
+        blocks = [(f, 0, None) for f in order]
+
+    def block_rows(index: int, block: tuple[int, int, int | None]) -> Iterator[tuple[int, Any]]:
+        f, start, stop = block
+        rows = itertools.islice(read_file(files[f]), start, stop)
+        if mode == "infile":
+            rng = _rng(row_seed, pass_index, _STREAM_ROWS, index + 1)
+            return ((f, row) for row in _buffer_shuffle(((f, r) for r in rows), rng, buffer_size, per_file=False))
+        return ((f, row) for row in rows)
+
+    per_reader: list[list[int]] = [list(range(r, len(blocks), readers)) for r in range(min(readers, len(blocks)))]
+    streams = [itertools.chain.from_iterable(block_rows(b, blocks[b]) for b in mine) for mine in per_reader]
+    tagged = _round_robin(streams)
+    if mode == "global":
+        return _buffer_shuffle(tagged, _rng(row_seed, pass_index, _STREAM_ROWS), buffer_size, per_file=False)
     return (row for _, row in tagged)
 
 
-def _row_shard(tagged: Iterator[tuple[int, Any]], shards: int, me: int) -> Iterator[tuple[int, Any]]:
-    head: list[tuple[int, Any]] = []
-    mine = 0
-    position = 0
-    for item in tagged:
-        if position < shards:
-            head.append(item)
-        if position % shards == me:
-            mine += 1
-            yield item
-        position += 1
-    total = position
+def _shard_blocks(order: list[int], counts: list[int], shards: int, me: int) -> list[tuple[int, int, int]]:
+    """This shard's ``(file, first row, end row)`` blocks: rows ``[me * per, (me + 1) * per)`` of the
+    files read in ``order``, wrapping past the end (MindSpore pads shards with the first rows)."""
+    total = sum(counts[f] for f in order)
     if total == 0:
-        return
-    for j in range(mine, math.ceil(total / shards)):
-        yield head[(me + shards * j) % total]
+        return []
+    per = math.ceil(total / shards)
+    starts = list(itertools.accumulate([0] + [counts[f] for f in order]))
+    blocks: list[tuple[int, int, int]] = []
+    position, remaining = me * per, per
+    while remaining:
+        begin = position % total
+        take = min(remaining, total - begin)
+        end = begin + take
+        for k, f in enumerate(order):
+            lo, hi = max(begin, starts[k]), min(end, starts[k + 1])
+            if lo < hi:
+                blocks.append((f, lo - starts[k], hi - starts[k]))
+        position += take
+        remaining -= take
+    return blocks
+
+
+def _round_robin(streams: list[Iterator[Any]]) -> Iterator[Any]:
+    live = list(streams)
+    while live:
+        still = []
+        for stream in live:
+            for item in stream:
+                yield item
+                still.append(stream)
+                break
+        live = still
 
 
 def _buffer_shuffle(tagged: Iterator[tuple[int, Any]], rng: np.random.Generator, size: int, per_file: bool) -> Iterator[Any]:

@@ -9,7 +9,7 @@ import numpy as np
 
 from minddata.dataset import _validate as v
 from minddata.engine import ir
-from minddata.errors import ArgumentError, GraphError
+from minddata.errors import ArgumentError, ColumnNotFoundError, GraphError
 from minddata.ops.base import Op
 
 __all__ = ["Dataset", "zip", "concat"]
@@ -162,7 +162,7 @@ class Dataset:
         if info:
             missing = [c for c in info if c not in self.get_col_names()]
             if missing:
-                raise GraphError(
+                raise ColumnNotFoundError(
                     f"{where}: pad_info names column(s) {missing} that the input does not have. "
                     f"Input columns: {self.get_col_names()}."
                 )
@@ -442,12 +442,17 @@ class Dataset:
         return self._node.columns
 
     def get_dataset_size(self) -> int:
-        """Rows (or batches) per epoch. Counted by running one epoch when it can't be inferred."""
+        """Rows (or batches) per epoch. Counted by running one epoch when it can't be inferred.
+
+        An endless ``repeat()`` counts as one pass, as in MindSpore (so ``repeat(-1)`` returns the
+        size of its input instead of never returning)."""
         if self._size_cache is None:
-            size = self._node.static_size()
+            node = ir.one_pass(self._node)
+            size = node.static_size()
             if size is None:
                 size = 0
-                iterator = self.create_tuple_iterator(num_epochs=1, output_numpy=True)
+                counted = self if node is self._node else Dataset(node)
+                iterator = counted.create_tuple_iterator(num_epochs=1, output_numpy=True)
                 try:
                     for _ in iterator:
                         size += 1
@@ -497,7 +502,7 @@ class Dataset:
             >>> print(ds.explain())  # doctest: +ELLIPSIS
             fusion: on
             Map[<lambda>, abs]  columns=['x']  workers=...
-              fused: merged the adjacent map over 'x' into this one
+              fused: merged the adjacent map over 'x' into this one; bound: bit-exact
               NumpySlicesDataset  columns=['x']
         """
         from minddata import config

@@ -367,7 +367,8 @@ class _FolderListing:
     def _scan(self) -> None:
         files: list[str] = []
         labels: list[int] = []
-        for name, label in sorted(self.classes().items(), key=lambda kv: (kv[1], kv[0])):
+        # Folders in name order, whatever their labels (MindSpore's order with class_indexing too).
+        for name, label in sorted(self.classes().items()):
             folder = os.path.join(self.directory, name)
             entries = sorted(
                 e.name for e in os.scandir(folder) if e.is_file() and e.name.lower().endswith(self.extensions)

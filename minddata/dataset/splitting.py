@@ -89,8 +89,8 @@ def split(dataset: Any, sizes: Sequence[int | float], randomize: bool) -> list[A
             "split: randomize=True needs a single random-access source read in full (no sampler, "
             "num_samples or sharding, no zip/concat). Use randomize=False to split into consecutive ranges."
         )
-    seed = config.get_seed() if config.seed_is_set() else None
-    order = np.random.default_rng(seed).permutation(total)
+    # The seed in use (the default without set_seed): every rank of a job must split alike.
+    order = np.random.default_rng(config.get_seed()).permutation(total)
     out, start = [], 0
     for count in counts:
         subset = SubsetRandomSampler(np.sort(order[start : start + count]).tolist())

@@ -24,7 +24,13 @@ import numpy as np
 
 from minddata.dataset import _validate as v
 from minddata.dataset._crc32c import masked_crc
-from minddata.dataset._files import expand_files, shard_args, shuffle_mode, stream_rows
+from minddata.dataset._files import (
+    MINDSPORE_DEFAULT_WORKERS,
+    expand_files,
+    shard_args,
+    shuffle_mode,
+    stream_rows,
+)
 from minddata.dataset._protobuf import ProtobufError, parse_example
 from minddata.dataset.base import Dataset
 from minddata.dataset.schema import Schema, as_schema
@@ -49,8 +55,11 @@ class _Stream:
         mode: str | None,
         sharding: tuple[int, int] | None,
         by_file: bool,
+        readers: int | None = None,
     ):
         self.files = files
+        # MindSpore interleaves its file readers' rows: the reader count sets the order.
+        self.readers = readers or MINDSPORE_DEFAULT_WORKERS
         self.read_file = read_file
         self.count_file = count_file
         self.mode = mode
@@ -58,17 +67,20 @@ class _Stream:
         self.by_file = by_file
         self._counts: list[int] | None = None
 
-    def __call__(self, pass_index: int, seed: int = 0) -> Iterator[tuple]:
+    def __call__(self, pass_index: int, seed: int = 0, row_seed: int | None = None) -> Iterator[tuple]:
         return stream_rows(
             self.files, self.read_file, mode=self.mode, sharding=self.sharding, by_file=self.by_file,
-            seed=seed, pass_index=pass_index,
+            seed=seed, pass_index=pass_index, counts=self.file_counts, readers=self.readers, row_seed=row_seed,
         )
+
+    def file_counts(self) -> list[int]:
+        if self._counts is None:
+            self._counts = [self.count_file(f) for f in self.files]
+        return self._counts
 
     def size(self) -> int | None:
         """Rows per epoch for this shard (counted once by reading the files), or None if it varies."""
-        if self._counts is None:
-            self._counts = [self.count_file(f) for f in self.files]
-        total = sum(self._counts)
+        total = sum(self.file_counts())
         if self.sharding is None:
             return total
         shards, me = self.sharding
@@ -76,12 +88,20 @@ class _Stream:
             return math.ceil(total / shards) if total else 0
         if self.mode in ("global", "files"):
             return None  # which files are ours changes every epoch
-        return sum(c for j, c in enumerate(self._counts) if j % shards == me)
+        return sum(c for j, c in enumerate(self.file_counts()) if j % shards == me)
+
+
+def _readers(where: str, num_parallel_workers: Any) -> int | None:
+    """The reader count that sets the interleaving; None: MindSpore's default (8), whatever the
+    machine, so the row order never depends on the number of cores."""
+    return None if num_parallel_workers is None else int(v.workers(where, num_parallel_workers))
 
 
 def _node(where: str, names: list[str], stream: _Stream, num_samples: Any) -> ir.IterableSourceNode:
     limit = v.non_negative_int(where, "num_samples", num_samples) if num_samples is not None else None
-    return ir.IterableSourceNode(where, names, stream, _as_row, limit or None, size=stream.size, seeded=True)
+    return ir.IterableSourceNode(
+        where, names, stream, _as_row, limit or None, size=stream.size, seeded=True, sharded=stream.sharding is not None
+    )
 
 
 # -- CSV ------------------------------------------------------------------------------------------
@@ -94,12 +114,14 @@ class CSVDataset(Dataset):
         dataset_files: a file, a glob pattern, or a list of them (read in sorted order).
         field_delim: the field separator (default ``","``); fields may be quoted (RFC 4180).
         column_defaults: one default per column; its Python type sets the column's type (int →
-            int32, float → float32, str → string) and it fills empty fields. Without it every column
-            is a string.
+            int32, float → float32, str → string) and it fills empty numeric fields (MindSpore
+            raises on those instead). An empty string field is ``""``, as in MindSpore. Without
+            it every column is a string.
         column_names: the column names. Without them the first line of each file is its header
             (every file's header must match the first's).
         num_samples: read at most this many rows per epoch (per shard when sharding).
-        num_parallel_workers: accepted for MindSpore compatibility (a stream is parsed in order).
+        num_parallel_workers: MindSpore's file readers (default 8): rows of the files (or shard
+            blocks) dealt to different readers are interleaved one at a time, as in MindSpore.
         shuffle: see the module docstring (default ``Shuffle.GLOBAL``).
         num_shards, shard_id: this shard's rows: row ``p`` of the stream goes to shard
             ``p % num_shards``, shards padded to equal length.
@@ -152,6 +174,7 @@ class CSVDataset(Dataset):
         reader = _CsvReader(names, field_delim, list(column_defaults) if column_defaults is not None else None, header)  # type: ignore[arg-type]
         stream = _Stream(
             files, reader.read, reader.count, shuffle_mode(where, shuffle), shard_args(where, num_shards, shard_id), False,
+            _readers(where, num_parallel_workers),
         )
         super().__init__(_node(where, names, stream, num_samples))  # type: ignore[arg-type]
 
@@ -217,10 +240,12 @@ class _CsvReader:
                 continue
             row = []
             for name, text, default in zip(self.names, fields, defaults):
-                if text == "":
-                    text_value: Any = default
-                elif isinstance(default, str):
-                    text_value = text
+                if isinstance(default, str):
+                    text_value: Any = text  # an empty string field stays "", as in MindSpore
+                elif text == "":
+                    # MindSpore rejects an empty numeric field ("type does not match"); the
+                    # column's default is the useful reading of a missing number.
+                    text_value = default
                 else:
                     try:
                         text_value = int(text) if isinstance(default, int) else float(text)
@@ -271,6 +296,7 @@ class TextFileDataset(Dataset):
         files = expand_files(where, dataset_files)
         stream = _Stream(
             files, _read_lines, _count_lines, shuffle_mode(where, shuffle), shard_args(where, num_shards, shard_id), False,
+            _readers(where, num_parallel_workers),
         )
         super().__init__(_node(where, ["text"], stream, num_samples))
 
@@ -375,7 +401,10 @@ class TFRecordDataset(Dataset):
                 "Pass shard_equal_rows=True to shard by rows."
             )
         reader = _TFRecordReader(list(columns.values()), compression)
-        stream = _Stream(files, reader.read, reader.count, shuffle_mode(where, shuffle), sharding, by_file)
+        stream = _Stream(
+            files, reader.read, reader.count, shuffle_mode(where, shuffle), sharding, by_file,
+            _readers(where, num_parallel_workers),
+        )
         if num_samples is None and spec.num_rows:
             num_samples = spec.num_rows
         super().__init__(_node(where, list(columns), stream, num_samples))

@@ -20,6 +20,12 @@ _MASK64 = 0xFFFFFFFFFFFFFFFF
 @register_kernel("ToType", "CPU")
 def type_cast(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
     arr = np.asarray(data)
+    if arr.dtype.kind in "US" and np.dtype(op.data_type).kind not in "US":
+        raise ValueError(
+            f"{op.name}: cannot cast an array of dtype {arr.dtype} (shape {arr.shape}) to {op.data_type}: strings "
+            "are not parsed as numbers (MindSpore refuses this cast too). Parse them in a Python function, "
+            f"e.g. .map(lambda s: np.{np.dtype(op.data_type).name}(s), input_columns=...)."
+        )
     try:
         # astype truncates float -> int toward zero, as MindSpore's C++ cast does.
         return arr.astype(op.data_type, copy=False)
@@ -133,13 +139,14 @@ def one_hot(op: Op, ctx: KernelContext, labels: Any) -> np.ndarray:
     if arr.size and (int(arr.min()) < 0 or int(arr.max()) >= n):
         bad = int(arr.min()) if int(arr.min()) < 0 else int(arr.max())
         raise ValueError(f"OneHot: labels must be in [0, {n}) for num_classes={n}. Found: {bad}")
-    out_dtype = np.float32 if op.smoothing_rate > 0 else arr.dtype
+    # Smoothed vectors are float64, as MindSpore computes and returns them.
+    out_dtype = np.float64 if op.smoothing_rate > 0 else arr.dtype
     out = np.zeros((*arr.shape, n), dtype=out_dtype)
     np.put_along_axis(out, arr[..., None].astype(np.intp), 1, axis=-1)
     if op.smoothing_rate > 0:
-        s = np.float32(op.smoothing_rate)
-        out *= np.float32(1) - s
-        out += s / np.float32(n)
+        s = op.smoothing_rate
+        out *= 1.0 - s
+        out += s / n
     return out
 
 

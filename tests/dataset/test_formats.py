@@ -198,7 +198,10 @@ def test_text_file_lines(tmp_path):
     (tmp_path / "b.txt").write_bytes(b"third\r\n\nfourth")
     (tmp_path / "a.txt").write_bytes(b"first\nsecond\n\n")
     ds = md.TextFileDataset(str(tmp_path / "*.txt"), shuffle=False)
-    assert [str(t) for t in column(ds, "text")] == ["first", "second", "third", "fourth"]
+    # MindSpore's order: the files' readers' rows interleaved one at a time.
+    assert [str(t) for t in column(ds, "text")] == ["first", "third", "second", "fourth"]
+    one_reader = md.TextFileDataset(str(tmp_path / "*.txt"), shuffle=False, num_parallel_workers=1)
+    assert [str(t) for t in column(one_reader, "text")] == ["first", "second", "third", "fourth"]
     assert ds.get_dataset_size() == 4
     assert md.TextFileDataset(str(tmp_path / "*.txt"), num_samples=3).get_dataset_size() == 3
     (tmp_path / "bad.txt").write_bytes(b"ok\n\xff\xfe\n")
@@ -218,14 +221,15 @@ def test_streamed_shuffle_modes(tmp_path):
         return [str(t) for t in column(md.TextFileDataset(files, shuffle=shuffle), "text", epochs=2)]
 
     plain = read(False)
-    assert plain[:15] == [f"{f}-{k}" for f in range(3) for k in range(5)] and plain[15:] == plain[:15]
-    by_files = read(md.Shuffle.FILES)
-    first_epoch = by_files[:15]
-    for i in range(0, 15, 5):  # whole files, rows in order
-        block = first_epoch[i : i + 5]
-        assert block == [f"{block[0][0]}-{k}" for k in range(5)]
+    # Rows interleaved across the files' readers, as MindSpore reads them.
+    assert plain[:15] == [f"{f}-{k}" for k in range(5) for f in range(3)] and plain[15:] == plain[:15]
+    first_epoch = read(md.Shuffle.FILES)[:15]
+    file_order = [row[0] for row in first_epoch[:3]]
+    assert sorted(file_order) == ["0", "1", "2"]
+    assert first_epoch == [f"{f}-{k}" for k in range(5) for f in file_order]  # rows in order in each file
     infile = read(md.Shuffle.INFILE)[:15]
-    assert [sorted(infile[i : i + 5]) for i in range(0, 15, 5)] == [[f"{f}-{k}" for k in range(5)] for f in range(3)]
+    assert [row[0] for row in infile] == ["0", "1", "2"] * 5
+    assert [sorted(infile[f::3]) for f in range(3)] == [[f"{f}-{k}" for k in range(5)] for f in range(3)]
     everything = read(True)
     assert sorted(everything[:15]) == sorted(plain[:15]) and everything[:15] != everything[15:]
     md.config.set_seed(4)
@@ -394,8 +398,8 @@ def test_tfrecord_sharding_by_file_and_by_row(tmp_path):
     by_row = [
         labels(md.TFRecordDataset(files, num_shards=2, shard_id=k, shard_equal_rows=True, shuffle=False)) for k in range(2)
     ]
-    # The stream 0 1 10 11 12 20 21 22 23 dealt by position; shard 1 is padded with the stream's first row.
-    assert by_row == [[0, 10, 12, 21, 23], [0, 1, 11, 20, 22]]
+    # The stream 0 1 10 11 12 20 21 22 23 in ranges of 5 (MindSpore); shard 1 is padded with the first row.
+    assert by_row == [[0, 1, 10, 11, 12], [0, 20, 21, 22, 23]]
     with pytest.raises(ArgumentError, match="at least num_shards=4 files"):
         md.TFRecordDataset(files, num_shards=4, shard_id=0)
 

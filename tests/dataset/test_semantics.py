@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import column
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import minddata as md
 from minddata.errors import ArgumentError, EpochsExhaustedError, GraphError
@@ -83,6 +85,22 @@ def test_repeat_counts_in_dataset_size():
     assert five().repeat(3).get_dataset_size() == 15
 
 
+@pytest.mark.parametrize(
+    ("build", "size"),
+    [
+        # MindSpore 2.10's answers for the same pipelines.
+        (lambda: five().repeat(-1), 5),
+        (lambda: five().repeat(), 5),
+        (lambda: five().repeat(-1).batch(2), 3),
+        (lambda: five().repeat(-1).skip(2), 3),
+        (lambda: five().repeat(2).repeat(-1), 10),
+        (lambda: five().filter(lambda x: x > 1).repeat(-1), 3),
+    ],
+)
+def test_endless_repeat_counts_one_pass_in_dataset_size(build, size):
+    assert build().get_dataset_size() == size
+
+
 def test_zip_stops_at_shortest_and_joins_columns():
     a = five()
     b = md.NumpySlicesDataset({"y": [10, 11, 12]}, shuffle=False)
@@ -152,6 +170,68 @@ def test_map_many_to_one():
     out = ds.map(lambda b, c: b + c, input_columns=["b", "c"], output_columns=["s"])
     assert out.get_col_names() == ["s", "a"]
     assert [int(v) for v in next(iter(out))] == [5, 1]
+
+
+def test_map_of_non_adjacent_columns_to_fewer_outputs_leaves_no_stale_column():
+    ds = md.NumpySlicesDataset({"a": [1], "b": [2], "c": [3]}, shuffle=False)
+    out = ds.map(lambda a, c: a + c, input_columns=["a", "c"], output_columns=["s"])
+    assert out.get_col_names() == ["s", "b"]
+    assert [int(v) for v in next(iter(out.create_tuple_iterator(num_epochs=1, output_numpy=True)))] == [4, 2]
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_map_rows_match_get_col_names_for_any_columns(data):
+    names = ["a", "b", "c", "d"]
+    inputs = data.draw(st.lists(st.sampled_from(names), min_size=1, max_size=4, unique=True), label="inputs")
+    n_out = data.draw(st.integers(1, 3), label="outputs")
+    outputs = [f"o{k}" for k in range(n_out)]
+    ds = md.NumpySlicesDataset({name: [10 * i] for i, name in enumerate(names)}, shuffle=False)
+    out = ds.map(lambda *xs: tuple(sum(xs) + k for k in range(n_out)) if n_out > 1 else sum(xs),
+                 input_columns=inputs, output_columns=outputs)
+    expected = {name: 10 * i for i, name in enumerate(names) if name not in inputs}
+    expected.update({o: sum(10 * names.index(c) for c in inputs) + k for k, o in enumerate(outputs)})
+    row = next(iter(out.create_tuple_iterator(num_epochs=1, output_numpy=True)))
+    assert len(row) == len(out.get_col_names())
+    assert dict(zip(out.get_col_names(), (int(v) for v in row))) == expected
+
+
+@pytest.mark.parametrize("build", [
+    lambda ds: ds.map(lambda z: z, input_columns=["nope"]),
+    lambda ds: ds.project(["nope"]),
+    lambda ds: ds.rename(["nope"], ["z"]),
+    lambda ds: ds.padded_batch(2, pad_info={"nope": ([3], 0)}),
+])
+def test_missing_column_is_also_a_runtime_error_as_in_mindspore(build):
+    with pytest.raises(RuntimeError, match=r"\['nope'\] that the input does not have") as caught:
+        build(five())
+    assert isinstance(caught.value, md.errors.ColumnNotFoundError)
+    assert isinstance(caught.value, GraphError)
+
+
+def test_concat_of_different_column_types_raises_as_in_mindspore():
+    ints = md.NumpySlicesDataset({"x": np.array([1, 2], np.int32)}, shuffle=False)
+    longs = md.NumpySlicesDataset({"x": np.array([3, 4], np.int64)}, shuffle=False)
+    with pytest.raises(RuntimeError, match=r"column 'x' is int32 in dataset 0 of the concat but int64 in dataset 1"):
+        list(ints.concat(longs))
+    strings = md.NumpySlicesDataset({"x": np.array(["a", "bcd"])}, shuffle=False)
+    assert len(list(strings.concat(strings.take(1)))) == 3  # strings of any length are one type
+
+
+def test_one_hot_smoothing_returns_float64_as_in_mindspore():
+    from minddata import transforms
+
+    ds = md.NumpySlicesDataset({"y": np.array([0, 2], np.int32)}, shuffle=False).map(transforms.OneHot(3, 0.1), "y")
+    assert column(ds)[0] == pytest.approx([0.9 + 0.1 / 3, 0.1 / 3, 0.1 / 3], abs=1e-15)
+    assert next(iter(ds))[0].dtype == np.float64
+
+
+def test_type_cast_from_strings_is_refused_clearly_as_in_mindspore():
+    from minddata import transforms
+
+    ds = md.NumpySlicesDataset({"s": np.array(["1", "2.5"])}, shuffle=False).map(transforms.TypeCast(np.float32), "s")
+    with pytest.raises(RuntimeError, match=r"strings are not parsed as numbers.*np.float32\(s\)"):
+        list(ds)
 
 
 def test_map_chain_of_callables():

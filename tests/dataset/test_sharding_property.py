@@ -4,20 +4,29 @@ For every source and every epoch: each shard reads ceil(N / S) rows; read in pos
 (position p = shard p % S, entry p // S) the first N positions are one permutation of the rows, the
 same for every shard (the shards agree without talking), so every row lands in exactly one shard;
 the padding positions p >= N repeat the permutation's first rows, MindSpore's padding.
-Streamed sources shuffle rows after dealing them, so for them the property is checked on counts:
-every row at least once, and exactly S * ceil(N / S) - N padding repeats in all.
+Streamed sources shard as MindSpore: shard k reads rows [k * per, (k + 1) * per) of the stream
+(wrapping to pad), interleaved across file readers; unshuffled, that range is checked as a set;
+shuffled, the property is checked on counts: every row at least once, and exactly
+S * ceil(N / S) - N padding repeats in all.
+
+Without ``config.set_seed`` the same must hold with every rank in a process of its own (as in a
+real job): the ranks agree on the shared order through the default seed, not through shared memory.
 """
 
 from __future__ import annotations
 
 import math
+import multiprocessing
 import os
 import tempfile
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from shard_ranks import rank_rows
 
 import minddata as md
 from minddata.record import FileWriter
@@ -40,6 +49,13 @@ def _check_dealt(shards: list[list[int]], n: int, shuffle: bool) -> None:
                 assert shards[k][j] == order[p % n], "padding repeats the start of the shared order"
     if not shuffle:
         assert order == list(range(n))
+
+
+def _check_ranges(shards: list[list[int]], n: int) -> None:
+    s = len(shards)
+    per = math.ceil(n / s) if n else 0
+    for k, rows in enumerate(shards):
+        assert sorted(rows) == sorted((k * per + j) % n for j in range(per)), f"shard {k}: its row range"
 
 
 def _check_counts(shards: list[list[int]], n: int) -> None:
@@ -120,7 +136,73 @@ def test_streamed_sources(sizes, s, seed, shuffle):
             out.write("x\n" + "".join(f"{i}\n" for i in range(n)))
         csv_epochs = _epochs(lambda k: md.CSVDataset(csv, shuffle=shuffle, num_shards=s, shard_id=k), s, 1)
     for epoch in epochs + csv_epochs:
-        if shuffle:
-            _check_counts(epoch, n)
-        else:
-            _check_dealt(epoch, n, False)
+        _check_counts(epoch, n)
+        if not shuffle:
+            _check_ranges(epoch, n)
+
+
+MAX_RANKS = 3
+
+
+@pytest.fixture(scope="module")
+def rank_processes():
+    """One spawned process per rank, kept for the whole module (starting one costs an import)."""
+    context = multiprocessing.get_context("spawn")
+    pools = [ProcessPoolExecutor(max_workers=1, mp_context=context) for _ in range(MAX_RANKS)]
+    yield pools
+    for pool in pools:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _write_source_files(folder: str, source: str, n: int) -> dict:
+    if source == "image_folder":
+        for i in range(n):
+            cls = os.path.join(folder, f"class{i % 2}")
+            os.makedirs(cls, exist_ok=True)
+            with open(os.path.join(cls, f"{i:03d}.jpg"), "w") as out:
+                out.write(str(i))  # the row number as the "image" bytes: never decoded here
+        return {"folder": folder}
+    if source == "mindrecord":
+        path = os.path.join(folder, "rows.mindrecord")
+        with FileWriter(path, shard_num=1) as writer:
+            writer.add_schema({"x": {"type": "int64"}})
+            writer.write_raw_data([{"x": i} for i in range(n)])
+        return {"files": [path]}
+    if source in ("text", "csv"):
+        half = n // 2
+        files = []
+        for f, rows in enumerate((range(half), range(half, n))):
+            path = os.path.join(folder, f"part{f}.{source}")
+            with open(path, "w") as out:
+                out.write("x\n" if source == "csv" else "")
+                out.writelines(f"{i}\n" for i in rows)
+            files.append(path)
+        return {"files": files}
+    return {}
+
+
+RANDOM_ACCESS = ["numpy", "generator", "image_folder", "mindrecord"]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                              HealthCheck.function_scoped_fixture])
+@given(
+    source=st.sampled_from(RANDOM_ACCESS + ["text", "csv"]),
+    sampler=st.sampled_from(["args", "distributed", "distributed_over_random"]),
+    n=st.integers(1, 12),
+    shards=st.integers(2, MAX_RANKS),
+    shuffle=st.booleans(),
+)
+def test_unseeded_ranks_in_separate_processes_get_disjoint_covering_shards(
+    rank_processes, source, sampler, n, shards, shuffle
+):
+    if source not in RANDOM_ACCESS:
+        sampler = "args"  # streamed sources shard through their arguments only
+    with tempfile.TemporaryDirectory() as folder:
+        spec = {"source": source, "sampler": sampler, "rows": n, "shards": shards, "shuffle": shuffle,
+                "epochs": 2, **_write_source_files(folder, source, n)}
+        futures = [rank_processes[k].submit(rank_rows, spec, k) for k in range(shards)]
+        results = [future.result(timeout=120) for future in futures]
+    assert {seed for seed, _ in results} == {md.config.DEFAULT_SEED}, "get_seed() reports the seed in use"
+    for epoch in range(2):
+        _check_counts([rows[epoch] for _, rows in results], n)
