@@ -142,6 +142,11 @@ class _Builder:
         ]
         for worker in workers:
             self.rt.on_close(worker.close)
+        # Fork now, from the thread building the plan, before this pipeline starts any thread: the
+        # children get a copy of a process whose pipeline threads do not exist yet.
+        for worker in workers:
+            if worker.start_method == "fork":
+                worker.start()
         return [worker.call for worker in workers]
 
     def _build_MapNode(self, node: ir.MapNode, children, position) -> Stage:

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import subprocess
+import sys
+import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 from conftest import column, shm_segments
 
 import minddata as md
-from minddata.errors import RowError
+from minddata.errors import ArgumentError, RowError
 
 
 def big_rows():
@@ -72,3 +76,95 @@ def test_random_access_generator_in_processes():
     ds = md.GeneratorDataset(Source(), column_names=["v"], shuffle=False, num_parallel_workers=2,
                              python_multiprocessing=True)
     assert [int(v[0]) for v in column(ds)] == list(range(6))
+
+
+# -- start methods: fork by default on Linux, spawn and forkserver on request ----------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# A script as users write them: no `if __name__ == "__main__":` guard.
+UNGUARDED_SCRIPT = """
+import numpy as np
+import minddata as md
+{setup}
+ds = md.NumpySlicesDataset({{"x": np.arange(6)}}, shuffle=False)
+ds = ds.map(lambda x: x * 10, input_columns="x", num_parallel_workers=2, python_multiprocessing=True)
+print("rows", [int(r["x"]) for r in ds.create_dict_iterator(num_epochs=1, output_numpy=True)])
+"""
+
+
+def run_script(tmp_path: Path, setup: str = "") -> subprocess.CompletedProcess:
+    script = tmp_path / "train.py"
+    script.write_text(UNGUARDED_SCRIPT.format(setup=setup))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork is the default on Linux only")
+def test_script_without_main_guard_runs_with_default_fork(tmp_path):
+    out = run_script(tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "rows [0, 10, 20, 30, 40, 50]" in out.stdout
+
+
+def test_spawned_worker_failing_on_main_import_says_so_first_with_the_fix(tmp_path):
+    out = run_script(tmp_path, setup='md.config.set_multiprocessing_start_method("spawn")')
+    assert out.returncode != 0
+    last = out.stderr.strip().splitlines()[-1]
+    assert "while starting" in last and "re-imports the main script" in last and "train.py" in last
+    assert 'if __name__ == "__main__":' in last and 'set_multiprocessing_start_method("fork")' in last
+    assert last.index("main script") < last.index("memory") if "memory" in last else True
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork here")
+def test_forked_workers_take_callables_that_cannot_be_pickled():
+    lock = threading.Lock()  # unpicklable: a spawned worker could not receive this closure
+
+    def guarded(x):
+        with lock:
+            return x + 1
+
+    md.config.set_multiprocessing_start_method("fork")
+    ds = md.NumpySlicesDataset({"x": [1, 2, 3]}, shuffle=False)
+    assert column(ds.map(guarded, num_parallel_workers=2, python_multiprocessing=True)) == [2, 3, 4]
+    md.config.set_multiprocessing_start_method("spawn")
+    with pytest.raises(ArgumentError, match="cannot be sent to a spawned worker"):
+        column(ds.map(guarded, num_parallel_workers=2, python_multiprocessing=True))
+
+
+@pytest.mark.parametrize("method", [m for m in ("fork", "spawn", "forkserver") if m in multiprocessing.get_all_start_methods()])
+def test_every_start_method_gives_the_same_rows_and_cleans_up(method):
+    md.config.set_multiprocessing_start_method(method)
+    mine = f"minddata_{os.getpid()}_"
+    before = {s for s in shm_segments() if s.startswith(mine)}
+    it = big_rows().map(lambda x: x[::-1] + 1, num_parallel_workers=2, python_multiprocessing=True) \
+        .create_tuple_iterator(num_epochs=1, output_numpy=True)
+    rows = [row[0][:3].tolist() for row in it]
+    pids = [p.pid for p in multiprocessing.active_children() if p.name.startswith("Map[<lambda>]")]
+    it.close()
+    assert len(pids) == 2
+    assert rows == column(big_rows().map(lambda x: (x[::-1] + 1)[:3]))
+    deadline = time.monotonic() + 3.0
+    while any(_exists(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_exists(pid) for pid in pids)
+    assert {s for s in shm_segments() if s.startswith(mine)} <= before
+
+
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_start_method_setting_is_checked():
+    with pytest.raises(ValueError, match="one of"):
+        md.config.set_multiprocessing_start_method("thread")
+    md.config.set_multiprocessing_start_method("SPAWN")
+    assert md.config.get_multiprocessing_start_method() == "spawn"
+    md.config.load_defaults()
+    expected = "fork" if sys.platform.startswith("linux") else "spawn"
+    assert md.config.get_multiprocessing_start_method() == expected
