@@ -143,7 +143,7 @@ def test_every_start_method_gives_the_same_rows_and_cleans_up(method):
     rows = [row[0][:3].tolist() for row in it]
     pids = [p.pid for p in multiprocessing.active_children() if p.name.startswith("Map[<lambda>]")]
     it.close()
-    assert len(pids) == 2
+    assert 1 <= len(pids) <= 2  # spawn starts a worker on its first chunk; fork starts both up front
     assert rows == column(big_rows().map(lambda x: (x[::-1] + 1)[:3]))
     deadline = time.monotonic() + 3.0
     while any(_exists(pid) for pid in pids) and time.monotonic() < deadline:
