@@ -199,7 +199,8 @@ class MapNode(Node):
         return f"Map[{', '.join(op_label(op) for op in self.operations)}]"
 
     def resolved_inputs(self) -> list[str]:
-        return list(self.input_columns) if self.input_columns is not None else self.children[0].columns
+        # MindSpore: without input_columns a map reads the first column only.
+        return list(self.input_columns) if self.input_columns is not None else self.children[0].columns[:1]
 
     def resolved_outputs(self) -> list[str]:
         return list(self.output_columns) if self.output_columns is not None else self.resolved_inputs()
@@ -212,7 +213,7 @@ class MapNode(Node):
         first = self.operations[0]
         wanted = getattr(first, "num_inputs", -1) if hasattr(first, "device_target") else -1
         if wanted >= 0 and wanted != len(inputs):
-            given = "input_columns=None passes every column" if self.input_columns is None else "input_columns names"
+            given = "input_columns=None passes the first column" if self.input_columns is None else "input_columns names"
             raise GraphError(
                 f"{self.label}: {type(first).__name__} takes {wanted} input column(s), but {given}: {inputs}. "
                 f"Set input_columns to the {wanted} column(s) it should read."

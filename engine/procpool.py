@@ -18,7 +18,8 @@ Start methods: a forked worker inherits ``fn`` as it is (nothing is pickled, ``_
 again); the engine forks a map's workers while compiling the plan, before the pipeline starts its
 threads. The child then runs only :func:`_child_main`: it never touches the engine's threads, queues,
 locks or device state it inherited. When torch has initialized CUDA here, forking would hand the
-children a CUDA context they cannot use, so such workers are spawned instead. A spawned (or
+children a CUDA context they cannot use (JAX's started runtime likewise), so such workers are spawned
+instead. A spawned (or
 forkserver) worker first re-imports the main script; a child that dies before its first message
 ("ready") is reported as failing there, with the fix, since that is by far the likeliest cause.
 
@@ -974,37 +975,45 @@ def _startup_advice(method: str) -> str:
     )
 
 
-_warned_cuda = False
+_warned_fork: set[str] = set()
 
 
 def effective_start_method(requested: str | None = None) -> str:
     """The start method a worker will use: ``requested`` (or the configured one), except that fork
-    becomes spawn once torch has initialized CUDA in this process (a forked child can't use it).
+    becomes spawn once this process holds state a forked child can't use: a CUDA context made by
+    torch, or JAX's initialized backends (multithreaded runtimes that deadlock or fail in a fork).
 
     Example:
         >>> effective_start_method("spawn")
         'spawn'
     """
-    global _warned_cuda
     method = requested or config.get_multiprocessing_start_method()
     if method not in ("fork", "spawn", "forkserver"):
         raise ArgumentError(f"start_method must be 'fork', 'spawn' or 'forkserver'. Found: {method!r}")
-    if method == "fork" and _cuda_initialized():
-        if not _warned_cuda:
-            _warned_cuda = True
-            _logger.warning(
-                "minddata: torch has initialized CUDA in this process, so worker processes are spawned, "
-                "not forked (a forked child cannot use the parent's CUDA context); the main script then "
-                "needs an `if __name__ == \"__main__\":` guard"
-            )
-        return "spawn"
+    if method == "fork":
+        hazard = _fork_hazard()
+        if hazard is not None:
+            if hazard not in _warned_fork:
+                _warned_fork.add(hazard)
+                _logger.warning(
+                    "minddata: %s in this process, so worker processes are spawned, not forked (a forked "
+                    "child cannot use it); the main script then needs an `if __name__ == \"__main__\":` guard",
+                    hazard,
+                )
+            return "spawn"
     return method
 
 
-def _cuda_initialized() -> bool:
-    torch = sys.modules.get("torch")
-    cuda = getattr(torch, "cuda", None)
+def _fork_hazard() -> str | None:
+    """What in this process makes forking unsafe, or None. Only looks at modules already imported."""
     try:
-        return bool(cuda is not None and cuda.is_initialized())
-    except Exception:  # noqa: BLE001 - a half-imported torch must not break worker start
-        return False
+        torch = sys.modules.get("torch")
+        cuda = getattr(torch, "cuda", None)
+        if cuda is not None and cuda.is_initialized():
+            return "torch has initialized CUDA"
+        bridge = sys.modules.get("jax._src.xla_bridge")
+        if bridge is not None and bridge.backends_are_initialized():
+            return "JAX has started its runtime"
+    except Exception:  # noqa: BLE001 - a half-imported framework must not break worker start
+        return None
+    return None

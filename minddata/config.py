@@ -438,7 +438,8 @@ def set_multiprocessing_start_method(method: str) -> None:
     torch's DataLoader. A worker only runs the map's Python code: never the engine's threads, DALI
     pipelines or locks it inherited. Rule for your own code: do not create CUDA state (torch.cuda,
     CuPy) before the iterator if its workers need the GPU; when torch has initialized CUDA in this
-    process, workers are spawned instead (forked CUDA contexts fail), with one warning.
+    process, or JAX has started its runtime, workers are spawned instead (a fork could not use them),
+    with one warning.
     ``"spawn"`` / ``"forkserver"``: a fresh interpreter re-imports the main script, which therefore
     needs the ``__main__`` guard; callables travel with cloudpickle.
 

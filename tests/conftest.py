@@ -56,4 +56,6 @@ def column(dataset, name=None, epochs=1):
 def shm_segments() -> set[str]:
     if not os.path.isdir("/dev/shm"):
         return set()
-    return {n for n in os.listdir("/dev/shm") if n.startswith("minddata_")}
+    # Only this process's segments (minddata_<owner pid>_...): other test runs may share /dev/shm.
+    mine = f"minddata_{os.getpid()}_"
+    return {n for n in os.listdir("/dev/shm") if n.startswith(mine)}

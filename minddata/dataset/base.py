@@ -47,7 +47,7 @@ class Dataset:
     ) -> Dataset:
         """Apply ``operations`` (op specs or Python callables) in order to ``input_columns``.
 
-        ``input_columns=None`` passes every column. The last op's outputs are named
+        ``input_columns=None`` passes the first column only, as MindSpore. The last op's outputs are named
         ``output_columns`` (default: the input names). With as many outputs as inputs each output takes
         its input's place; otherwise outputs come first, then the other columns (as MindSpore).
         ``python_multiprocessing=True`` runs the ops in worker processes (arrays travel through shared
