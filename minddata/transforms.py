@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from minddata._missing import module_getattr
 from minddata.errors import ArgumentError
 from minddata.ops.base import Op, TensorSpec
 
@@ -578,3 +579,6 @@ def _bounded_orders(
             raise failures[0]
         frontier = nxt
     return list(frontier)
+
+
+__getattr__ = module_getattr(__name__)

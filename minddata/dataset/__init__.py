@@ -1,4 +1,11 @@
-"""Dataset nodes (sources and operations) and their iterators."""
+"""Dataset nodes (sources and operations) and their iterators: ``mindspore.dataset``'s namespace.
+
+As in MindSpore, ``config``, the samplers and the ``vision`` / ``transforms`` op modules are here too
+(``import minddata.dataset as ds; ds.config.set_seed(1)``; ``from minddata.dataset import vision``).
+"""
+
+from minddata import config
+from minddata._missing import module_getattr
 
 from minddata.dataset._files import Shuffle
 from minddata.dataset.arrow_sources import MindDataset, ParquetDataset
@@ -17,6 +24,15 @@ from minddata.dataset.standard import (
 )
 from minddata.dataset.text_sources import CSVDataset, TextFileDataset, TFRecordDataset
 from minddata.engine.batchfn import BatchInfo
+from minddata.samplers import (
+    DistributedSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+    SubsetSampler,
+    WeightedRandomSampler,
+)
 
 __all__ = [
     "BatchInfo",
@@ -42,5 +58,18 @@ __all__ = [
     "TextFileDataset",
     "TupleIterator",
     "concat",
+    "config",
     "zip",
+    "DistributedSampler",
+    "RandomSampler",
+    "Sampler",
+    "SequentialSampler",
+    "SubsetRandomSampler",
+    "SubsetSampler",
+    "WeightedRandomSampler",
 ]
+
+# The op modules import on first use, so `import minddata` stays light.
+__getattr__ = module_getattr(
+    __name__, lazy={name: f"{__name__}.{name}" for name in ("vision", "transforms")}
+)

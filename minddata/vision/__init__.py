@@ -46,6 +46,7 @@ from minddata.vision._ops import (
     Resize,
     ToType,
 )
+from minddata._missing import module_getattr
 from minddata.vision._utils import Inter
 
 __all__ = [
@@ -84,3 +85,5 @@ __all__ = [
     "Resize",
     "ToType",
 ]
+
+__getattr__ = module_getattr(__name__)
