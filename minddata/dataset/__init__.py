@@ -6,7 +6,6 @@ As in MindSpore, ``config``, the samplers and the ``vision`` / ``transforms`` op
 
 from minddata import config
 from minddata._missing import module_getattr
-
 from minddata.dataset._files import Shuffle
 from minddata.dataset.arrow_sources import MindDataset, ParquetDataset
 from minddata.dataset.base import Dataset, concat, zip

@@ -11,6 +11,7 @@ Example:
     (3, 16, 24)
 """
 
+from minddata._missing import module_getattr
 from minddata.vision._color import ConvertColor, ConvertMode, GaussianBlur, Grayscale, RandomColorAdjust
 from minddata.vision._erase_mix import (
     CutMixBatch,
@@ -46,7 +47,6 @@ from minddata.vision._ops import (
     Resize,
     ToType,
 )
-from minddata._missing import module_getattr
 from minddata.vision._utils import Inter
 
 __all__ = [

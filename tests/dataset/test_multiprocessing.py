@@ -6,7 +6,6 @@ import multiprocessing
 import os
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import pytest
 from conftest import column, shm_segments
 
 import minddata as md
-from minddata.errors import ArgumentError, RowError
+from minddata.errors import RowError
 
 
 def big_rows():
