@@ -39,6 +39,7 @@ from minddata.engine.autotune import AUTOTUNE
 from minddata.profiler import Profiler
 from minddata.samplers import (
     DistributedSampler,
+    PKSampler,
     RandomSampler,
     Sampler,
     SequentialSampler,
@@ -57,6 +58,7 @@ __all__ = [
     "Dataset",
     "DeviceInfo",
     "DistributedSampler",
+    "PKSampler",
     "DriverInfo",
     "FakeImageDataset",
     "GeneratorDataset",

@@ -25,6 +25,7 @@ from minddata.dataset.text_sources import CSVDataset, TextFileDataset, TFRecordD
 from minddata.engine.batchfn import BatchInfo
 from minddata.samplers import (
     DistributedSampler,
+    PKSampler,
     RandomSampler,
     Sampler,
     SequentialSampler,
@@ -60,6 +61,7 @@ __all__ = [
     "config",
     "zip",
     "DistributedSampler",
+    "PKSampler",
     "RandomSampler",
     "Sampler",
     "SequentialSampler",

@@ -12,7 +12,7 @@ from minddata.dataset import _validate as v
 from minddata.dataset.base import Dataset
 from minddata.engine import ir
 from minddata.errors import ArgumentError, GraphError, RowError
-from minddata.samplers import resolve_sampler
+from minddata.samplers import resolve_sampler, with_labels
 
 __all__ = ["NumpySlicesDataset", "GeneratorDataset", "ImageFolderDataset", "OnlineDataset", "IMAGE_EXTENSIONS"]
 
@@ -338,7 +338,7 @@ class ImageFolderDataset(Dataset):
         v.bool_arg(where, "decode", decode)
         self._listing = _FolderListing(directory, extensions or IMAGE_EXTENSIONS, class_indexing)
         chosen = resolve_sampler(
-            sampler=sampler, shuffle=shuffle, num_samples=num_samples, num_shards=num_shards,
+            sampler=with_labels(sampler, self._listing.labels), shuffle=shuffle, num_samples=num_samples, num_shards=num_shards,
             shard_id=shard_id, default_shuffle=True, where=where,
         )
         node: ir.Node = ir.RandomAccessSourceNode(
@@ -409,6 +409,11 @@ class _FolderListing:
         if self._files is None:
             self._scan()
         return len(self._files)  # type: ignore[arg-type]
+
+    def labels(self) -> np.ndarray:
+        if self._files is None:
+            self._scan()
+        return self._labels  # type: ignore[return-value]
 
     def paths_of(self, ids: list[int]) -> list[str]:
         files = self._files
