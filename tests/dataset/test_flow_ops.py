@@ -3,6 +3,8 @@ GeneratorDataset(schema=...). Expected rows are MindSpore 2.10's output for the 
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from conftest import column
@@ -66,11 +68,14 @@ def test_flat_map_and_apply():
 
 def test_sync_wait_holds_rows_until_sync_update():
     data = md.NumpySlicesDataset({"x": list(range(8))}, shuffle=False)
-    updates = []
-    data = data.sync_wait("policy", num_batch=1, callback=updates.append).map(lambda x: x * 2).batch(2)
+    updates, mapped = [], []
+    data = data.sync_wait("policy", num_batch=1, callback=updates.append).map(lambda x: mapped.append(1) or x * 2)
+    data = data.batch(2)
     it = data.create_dict_iterator(num_epochs=1, output_numpy=True)
     first = next(it)
     assert first["x"].tolist() == [0, 2]
+    time.sleep(0.2)  # room for a pipeline that ignored the condition to run ahead (it must not)
+    assert len(mapped) == 2
     data.sync_update("policy", data={"loss": 1.0})
     assert next(it)["x"].tolist() == [4, 6]
     data.sync_update("policy", num_batch=2, data=2)
