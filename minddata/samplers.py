@@ -777,9 +777,10 @@ class PKSampler(_BuiltinSampler):
     Example:
         >>> import numpy as np
         >>> from minddata.samplers import PKSampler, with_labels
-        >>> pk = with_labels(PKSampler(2), lambda: np.array([0, 0, 0, 1, 2, 2]))
-        >>> [int(i) // 1 for i in pk._indices(6, seed=1, pass_index=0)][::2]  # first row of each class pair
-        [0, 3, 4]
+        >>> labels = np.array([0, 0, 0, 1, 2, 2])
+        >>> pk = with_labels(PKSampler(2), lambda: labels)
+        >>> labels[pk._indices(6, seed=1, pass_index=0)].tolist()  # class 1 has one row: drawn twice
+        [0, 0, 1, 1, 2, 2]
     """
 
     def __init__(

@@ -9,6 +9,7 @@ from minddata._missing import module_getattr
 from minddata.dataset._files import Shuffle
 from minddata.dataset.arrow_sources import MindDataset, ParquetDataset
 from minddata.dataset.base import Dataset, concat, zip
+from minddata.dataset.callback import DSCallback, WaitedDSCallback
 from minddata.dataset.iterators import DictIterator, TupleIterator
 from minddata.dataset.schema import Schema
 from minddata.dataset.sources import GeneratorDataset, ImageFolderDataset, NumpySlicesDataset, OnlineDataset
@@ -40,6 +41,7 @@ __all__ = [
     "Cifar100Dataset",
     "Cifar10Dataset",
     "CocoDataset",
+    "DSCallback",
     "Dataset",
     "DictIterator",
     "FakeImageDataset",
@@ -57,6 +59,7 @@ __all__ = [
     "TFRecordDataset",
     "TextFileDataset",
     "TupleIterator",
+    "WaitedDSCallback",
     "concat",
     "config",
     "zip",

@@ -2,8 +2,9 @@
 
 Give them to a map (``map(..., callbacks=[...])``). The map calls ``ds_begin`` once per iterator,
 ``ds_epoch_begin`` / ``ds_epoch_end`` around each epoch, and ``ds_step_begin`` / ``ds_step_end`` around
-every ``step_size``-th row it processes (a step is a row at the map). Each hook gets a run context
-with ``cur_epoch_num``, ``cur_step_num_in_epoch`` and ``cur_step_num`` (all counted from 1).
+steps 1, 1 + step_size, ... of each epoch (a step is a row at the map). Each hook gets a run context
+with ``cur_epoch_num``, ``cur_step_num_in_epoch`` and ``cur_step_num`` (counted from 1; ``ds_begin``
+sees 0, as in MindSpore).
 
 The hooks run in the pipeline's threads: ``ds_step_begin`` before the row enters the map, possibly
 while earlier rows are still in it; ``ds_step_end`` once the map has produced the row.
@@ -177,7 +178,22 @@ class CallbackRunner:
 
     def __init__(self, callbacks: Sequence[DSCallback]):
         self.callbacks = list(callbacks)
-        self.waits = any(isinstance(cb, WaitedDSCallback) for cb in self.callbacks)
+        for cb in self.callbacks:
+            if isinstance(cb, WaitedDSCallback) and not (_overrides(cb, "sync_step_begin") or _overrides(cb, "sync_epoch_begin")):
+                raise ArgumentError(
+                    f"map: {type(cb).__name__} overrides neither sync_step_begin nor sync_epoch_begin, so it would "
+                    f"only make the pipeline wait; override one (as MindSpore requires), or use a DSCallback."
+                )
+        # MindSpore registers a waited callback's step/epoch hooks only when their sync_ method is overridden.
+        self._skip = {
+            (id(cb), hook)
+            for cb in self.callbacks if isinstance(cb, WaitedDSCallback)
+            for hook, sync in (("ds_step_begin", "sync_step_begin"), ("ds_epoch_begin", "sync_epoch_begin"))
+            if not _overrides(cb, sync)
+        }
+        self.waits = any(
+            isinstance(cb, WaitedDSCallback) and (id(cb), "ds_step_begin") not in self._skip for cb in self.callbacks
+        )
         self._lock = threading.Lock()
         self._begin = DSRunContext()
         self._end = DSRunContext()
@@ -194,10 +210,12 @@ class CallbackRunner:
                 c.cur_step_num_in_epoch = skip
                 c.cur_step_num = self._steps_before + skip
         if pass_index == 0:
+            start = DSRunContext(rt.stop_event)  # MindSpore: ds_begin sees epoch 0, step 0
             for cb in self.callbacks:
-                cb.ds_begin(ctx._copy())
+                cb.ds_begin(start._copy())
         for cb in self.callbacks:
-            cb.ds_epoch_begin(ctx._copy())
+            if (id(cb), "ds_epoch_begin") not in self._skip:
+                cb.ds_epoch_begin(ctx._copy())
 
     def step_begin(self, rows: int, rt: Any) -> None:
         self._steps(self._begin, rows, "ds_step_begin")
@@ -215,8 +233,13 @@ class CallbackRunner:
             ctx.cur_step_num_in_epoch += 1
             ctx.cur_step_num += 1
             for cb in self.callbacks:
-                if (ctx.cur_step_num - 1) % cb.step_size == 0:
+                # MindSpore counts step_size within the epoch: steps 1, 1 + step_size, ... of each.
+                if (ctx.cur_step_num_in_epoch - 1) % cb.step_size == 0 and (id(cb), hook) not in self._skip:
                     getattr(cb, hook)(ctx._copy())
+
+
+def _overrides(cb: DSCallback, method: str) -> bool:
+    return getattr(type(cb), method) is not getattr(WaitedDSCallback, method)
 
 
 def check_callbacks(where: str, callbacks: Any) -> list[DSCallback]:
