@@ -194,3 +194,38 @@ def test_fork_becomes_spawn_once_jax_runs_here(tmp_path):
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["spawn", "forkserver"]
     assert "JAX has started its runtime" in out.stderr
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork is the default on Linux only")
+def test_fork_happens_when_the_iterator_is_created_before_pipeline_threads(tmp_path):
+    # In a fresh interpreter (this one may have started JAX, which turns fork into spawn).
+    code = """
+import threading, multiprocessing
+import numpy as np
+import minddata as md
+ds = md.NumpySlicesDataset({"x": np.arange(4)}, shuffle=False)
+ds = ds.map(lambda x: x + 1, num_parallel_workers=2, python_multiprocessing=True)
+it = ds.create_tuple_iterator(num_epochs=1, output_numpy=True)
+workers = [p for p in multiprocessing.active_children() if p.name.startswith("Map[")]
+threads = [t.name for t in threading.enumerate() if t.name.startswith("minddata-")]
+print("forked", len(workers), sorted({type(p).__name__ for p in workers}), "threads", threads)
+print("rows", [int(r[0]) for r in it])
+"""
+    out = run_script(tmp_path, text=code)
+    assert out.returncode == 0, out.stderr
+    assert "forked 2 ['ForkProcess'] threads []" in out.stdout
+    assert "rows [1, 2, 3, 4]" in out.stdout
+
+
+def test_fork_becomes_spawn_once_torch_has_started_cuda(tmp_path):
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device here")
+    code = (
+        "import torch; torch.zeros(1, device='cuda')\n"
+        "from minddata.engine.procpool import effective_start_method\n"
+        "print(effective_start_method('fork'))\n"
+    )
+    out = run_script(tmp_path, text=code)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["spawn"] and "torch has initialized CUDA" in out.stderr
