@@ -3,8 +3,8 @@
 A map stage that runs Python code which holds the GIL gets N dispatcher threads in the parent;
 dispatcher thread *i* owns :class:`ProcessWorker` *i* and calls it synchronously, one chunk at a time.
 The worker runs the user's callable in a process started with the configured method
-(``config.set_multiprocessing_start_method``: fork on Linux, else spawn; forkserver on request). Arguments and results are pickled with
-protocol 5: large buffers (NumPy arrays of at least ``_OOB_THRESHOLD`` bytes) travel out-of-band
+(``config.set_multiprocessing_start_method``: fork on Linux, else spawn; forkserver on request).
+Arguments and results are pickled with protocol 5: large buffers (NumPy arrays of at least ``_OOB_THRESHOLD`` bytes) travel out-of-band
 through two shared-memory arenas per worker (parent→child and child→parent), and only the small pickle
 payload plus ``(offset, length)`` pairs cross the pipe.
 
@@ -19,9 +19,9 @@ again); the engine forks a map's workers while compiling the plan, before the pi
 threads. The child then runs only :func:`_child_main`: it never touches the engine's threads, queues,
 locks or device state it inherited. When torch has initialized CUDA here, forking would hand the
 children a CUDA context they cannot use (JAX's started runtime likewise), so such workers are spawned
-instead. A spawned (or
-forkserver) worker first re-imports the main script; a child that dies before its first message
-("ready") is reported as failing there, with the fix, since that is by far the likeliest cause.
+instead. A spawned (or forkserver) worker first re-imports the main script; a child that dies before
+its first message ("ready") is reported as failing there, with the fix, since that is by far the
+likeliest cause.
 
 Lifetime: :meth:`ProcessWorker.close` is idempotent and also runs from a ``weakref.finalize`` (on
 garbage collection and at interpreter exit). Segments left behind by a parent that was killed are
@@ -680,7 +680,7 @@ class ProcessWorker:
                 fn_bytes = cloudpickle.dumps(fn)
             except Exception as e:
                 raise ArgumentError(
-                    f"{name}: fn cannot be sent to a {method}ed worker process (cloudpickle failed: {e!r}); make "
+                    f"{name}: fn cannot be sent to a worker process started by {method} (cloudpickle failed: {e!r}); make "
                     f"it a module-level function or a closure over picklable values, use fork workers "
                     f"(minddata.config.set_multiprocessing_start_method('fork')), or python_multiprocessing=False"
                 ) from e

@@ -140,7 +140,7 @@ def test_forked_workers_take_callables_that_cannot_be_pickled(tmp_path):
     # In a fresh interpreter: once this process has started JAX (other tests do), fork becomes spawn.
     assert "rows [2, 3, 4]" in run_script(tmp_path, text=UNPICKLABLE_CALLABLE.format(method="fork")).stdout
     spawned = run_script(tmp_path, text=UNPICKLABLE_CALLABLE.format(method="spawn")).stdout
-    assert "error ArgumentError" in spawned and "cannot be sent to a spawned worker" in spawned
+    assert "error ArgumentError" in spawned and "cannot be sent to a worker process started by spawn" in spawned
 
 
 @pytest.mark.parametrize("method", [m for m in ("fork", "spawn", "forkserver") if m in multiprocessing.get_all_start_methods()])
