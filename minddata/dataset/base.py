@@ -348,7 +348,9 @@ class Dataset:
         return self.concat(other)
 
     def use_sampler(self, sampler: Any) -> None:
-        """Shard a concatenated dataset (MindSpore's ``ConcatDataset.use_sampler``), in place.
+        """Shard a concatenated dataset (MindSpore's ``ConcatDataset.use_sampler``), in place; on a
+        random-access source (``ImageFolderDataset(...)``, ``NumpySlicesDataset(...)``), read it through
+        ``sampler`` from now on (MindSpore's ``MappableDataset.use_sampler``).
 
         ``sampler`` must be a ``DistributedSampler(num_shards, shard_id, shuffle=False)`` without
         ``num_samples``: row ``k`` of the concatenation goes to shard ``k % num_shards``, as in
@@ -366,14 +368,21 @@ class Dataset:
             >>> [int(r["x"]) for r in both.create_dict_iterator(output_numpy=True)]
             [2, -1]
         """
-        from minddata.samplers import DistributedSampler
+        from minddata.samplers import DistributedSampler, Sampler
 
         where = "use_sampler"
+        if isinstance(self._node, ir.RandomAccessSourceNode):
+            # MindSpore's MappableDataset.use_sampler: the source reads through `sampler` from now on.
+            if not isinstance(sampler, Sampler):
+                raise ArgumentError(f"{where}: `sampler` must be a Sampler. Found: {sampler!r}")
+            self._node = self._node.with_sampler(sampler)
+            self._size_cache = None
+            return
         base = self._node.children[0] if isinstance(self._node, ir.ShardRowsNode) else self._node
         if not isinstance(base, ir.ConcatNode):
             raise ArgumentError(
-                f"{where}: only a concatenated dataset (a + b, or concat()) takes a sampler this way; give other "
-                f"sources their sampler when creating them. Found: {base.label}"
+                f"{where}: only a concatenated dataset (a + b, or concat()) or a random-access source takes a "
+                f"sampler this way. Found: {base.label}"
             )
         if not isinstance(sampler, DistributedSampler):
             raise ArgumentError(

@@ -49,11 +49,17 @@ def test_use_sampler_pads_with_a_padded_dataset_and_resumes():
     assert [int(r["x"]) for r in data.create_dict_iterator(num_epochs=1, output_numpy=True, state=state)] == [4, -1, -3]
 
 
+def test_use_sampler_on_a_source_replaces_its_sampler():
+    data = md.NumpySlicesDataset({"x": list(range(6))}, shuffle=False)
+    data.use_sampler(md.SubsetSampler([4, 1]))
+    assert column(data) == [4, 1] and data.get_dataset_size() == 2
+
+
 def test_use_sampler_refuses_what_mindspore_refuses():
     with pytest.raises(ArgumentError, match="shuffle=False"):
         concat_of([2, 2]).use_sampler(md.DistributedSampler(2, 0, shuffle=True))
     with pytest.raises(ArgumentError, match="only a concatenated dataset"):
-        concat_of([2]).use_sampler(md.DistributedSampler(2, 0, shuffle=False))
+        concat_of([2]).map(abs).use_sampler(md.DistributedSampler(2, 0, shuffle=False))
 
 
 def test_flat_map_and_apply():
