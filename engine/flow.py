@@ -129,15 +129,16 @@ class SyncGate:
 
 
 class SyncWaitStage(Stage):
-    fast_skip = False
+    # One row out per row in: a resume skips below, so skipped rows never count against the gate.
+    fast_skip = True
 
     def __init__(self, rt: Runtime, child: Stage, gate: SyncGate, label: str):
         super().__init__(rt, [child], label)
         self.gate = gate
 
-    def _run(self, pass_index: int) -> Iterator[Chunk]:
+    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
         self.gate.reset()
-        with closing(self.children[0].run()) as source:
+        with closing(self.children[0].run(skip)) as source:
             for chunk in source:
                 start = 0
                 while start < len(chunk):

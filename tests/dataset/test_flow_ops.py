@@ -91,6 +91,19 @@ def test_sync_wait_holds_rows_until_sync_update():
         data.sync_update("other")
 
 
+def test_sync_wait_resumes_without_counting_the_skipped_rows():
+    def build():
+        return md.NumpySlicesDataset({"x": list(range(8))}, shuffle=False).sync_wait("c", num_batch=1).batch(2)
+
+    md.config.set_seed(1)
+    state = {"version": 1, "seed": 1, "epoch": 0, "row": 2}  # two batches (4 rows) already read
+    data = build()
+    it = data.create_dict_iterator(num_epochs=1, output_numpy=True, state=state)
+    assert next(it)["x"].tolist() == [4, 5]
+    data.sync_update("c")
+    assert next(it)["x"].tolist() == [6, 7]
+
+
 class Recorder(DSCallback):
     def __init__(self, step_size=1):
         super().__init__(step_size)
