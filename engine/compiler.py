@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from minddata import config
-from minddata.engine import ir
+from minddata.engine import flow, ir
 from minddata.engine.autotune import is_autotune
 from minddata.engine.batchfn import BatchInfo, Collate
 from minddata.engine.chunk import Chunk, FailedRow
@@ -150,6 +150,11 @@ class _Builder:
         ]
         for worker in workers:
             self.rt.on_close(worker.close)
+        # Fork now, from the thread building the plan, before this pipeline starts any thread: the
+        # children get a copy of a process whose pipeline threads do not exist yet.
+        for worker in workers:
+            if worker.start_method == "fork":
+                worker.start()
         return [worker.call for worker in workers]
 
     def _build_MapNode(self, node: ir.MapNode, children, position) -> Stage:
@@ -255,6 +260,18 @@ class _Builder:
 
     def _build_ConcatNode(self, node: ir.ConcatNode, children, position) -> Stage:
         return ConcatStage(self.rt, children, node.label, columns=node.columns)
+
+    def _build_ShardRowsNode(self, node: ir.ShardRowsNode, children, position) -> Stage:
+        return flow.ShardRowsStage(self.rt, children[0], node.num_shards, node.shard_id, node.label)
+
+    def _build_FlatMapNode(self, node: ir.FlatMapNode, children, position) -> Stage:
+        return flow.FlatMapStage(self.rt, children[0], node.rows_of, self.chunk_rows, node.label)
+
+    def _build_SyncWaitNode(self, node: ir.SyncWaitNode, children, position) -> Stage:
+        return flow.SyncWaitStage(self.rt, children[0], node.gate, node.label)
+
+    def _build_CallbackNode(self, node: ir.CallbackNode, children, position) -> Stage:
+        return flow.CallbackStage(self.rt, children[0], node.runner, node.where, node.label)
 
     def _build_ProjectNode(self, node: ir.ProjectNode, children, position) -> Stage:
         have = node.children[0].columns

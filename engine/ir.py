@@ -220,7 +220,8 @@ class MapNode(Node):
         return f"Map[{', '.join(op_label(op) for op in self.operations)}]"
 
     def resolved_inputs(self) -> list[str]:
-        return list(self.input_columns) if self.input_columns is not None else self.children[0].columns
+        # MindSpore: without input_columns a map reads the first column only.
+        return list(self.input_columns) if self.input_columns is not None else self.children[0].columns[:1]
 
     def resolved_outputs(self) -> list[str]:
         return list(self.output_columns) if self.output_columns is not None else self.resolved_inputs()
@@ -233,7 +234,7 @@ class MapNode(Node):
         first = self.operations[0]
         wanted = getattr(first, "num_inputs", -1) if hasattr(first, "device_target") else -1
         if wanted >= 0 and wanted != len(inputs):
-            given = "input_columns=None passes every column" if self.input_columns is None else "input_columns names"
+            given = "input_columns=None passes the first column" if self.input_columns is None else "input_columns names"
             raise GraphError(
                 f"{self.label}: {type(first).__name__} takes {wanted} input column(s), but {given}: {inputs}. "
                 f"Set input_columns to the {wanted} column(s) it should read."
@@ -486,3 +487,76 @@ class FilterNode(Node):
 
     def static_size(self) -> int | None:
         return None
+
+
+# -- nodes of MindSpore's flow-control operations (stages in minddata.engine.flow) -----------------
+
+
+class ShardRowsNode(Node):
+    """``use_sampler(DistributedSampler(n, i, shuffle=False))`` on a concat: row ``k`` of a pass goes
+    to shard ``k % n`` (MindSpore's concat sharding, which also shards PaddedDataset)."""
+
+    name = "UseSampler"
+
+    def __init__(self, child: Node, num_shards: int, shard_id: int):
+        super().__init__([child])
+        self.num_shards = num_shards
+        self.shard_id = shard_id
+
+    @property
+    def label(self) -> str:
+        return f"UseSampler(shard {self.shard_id} of {self.num_shards})"
+
+    def static_size(self) -> int | None:
+        n = self.children[0].static_size()
+        return None if n is None else max(0, -(-(n - self.shard_id) // self.num_shards))
+
+
+class FlatMapNode(Node):
+    """``flat_map(func)``: ``rows_of(*row)`` gives the rows that replace each input row; ``column_names``
+    is computed on first use by ``columns_of()`` (it runs ``func`` once)."""
+
+    name = "FlatMap"
+
+    def __init__(self, child: Node, rows_of: Callable[..., Any], columns_of: Callable[[], list[str]]):
+        super().__init__([child])
+        self.rows_of = rows_of
+        self.columns_of = columns_of
+
+    def _compute_columns(self) -> list[str]:
+        return list(self.columns_of())
+
+    def static_size(self) -> int | None:
+        return None
+
+
+class SyncWaitNode(Node):
+    """``sync_wait``: rows pass while ``gate`` allows; ``sync_update`` opens it further."""
+
+    name = "SyncWait"
+
+    def __init__(self, child: Node, condition_name: str, gate: Any):
+        super().__init__([child])
+        self.condition_name = condition_name
+        self.gate = gate
+
+    @property
+    def label(self) -> str:
+        return f"SyncWait({self.condition_name!r})"
+
+
+class CallbackNode(Node):
+    """Calls a map's dataset callbacks (``map(callbacks=...)``): ``where="begin"`` below the map
+    (``ds_begin``, ``ds_epoch_begin``, ``ds_step_begin``), ``"end"`` above it (``ds_step_end``,
+    ``ds_epoch_end``). ``runner`` holds the callbacks and the step counters both share."""
+
+    name = "Callbacks"
+
+    def __init__(self, child: Node, runner: Any, where: str):
+        super().__init__([child])
+        self.runner = runner
+        self.where = where
+
+    @property
+    def label(self) -> str:
+        return f"Callbacks[{self.where}]"

@@ -2,8 +2,9 @@
 
 A map stage that runs Python code which holds the GIL gets N dispatcher threads in the parent;
 dispatcher thread *i* owns :class:`ProcessWorker` *i* and calls it synchronously, one chunk at a time.
-The worker runs the user's callable in a spawned process. Arguments and results are pickled with
-protocol 5: large buffers (NumPy arrays of at least ``_OOB_THRESHOLD`` bytes) travel out-of-band
+The worker runs the user's callable in a process started with the configured method
+(``config.set_multiprocessing_start_method``: fork on Linux, else spawn; forkserver on request).
+Arguments and results are pickled with protocol 5: large buffers (NumPy arrays of at least ``_OOB_THRESHOLD`` bytes) travel out-of-band
 through two shared-memory arenas per worker (parent→child and child→parent), and only the small pickle
 payload plus ``(offset, length)`` pairs cross the pipe.
 
@@ -12,6 +13,15 @@ killed); the child only attaches. Segments are plain files under ``/dev/shm`` (L
 directory elsewhere, named ``minddata_<parentpid>_<token>_<req|resp><generation>``. We do not use
 ``multiprocessing.shared_memory``: on Python 3.11 every attach registers the segment with the resource
 tracker, which then unlinks it under the owner's feet or warns about "leaked shared_memory objects".
+
+Start methods: a forked worker inherits ``fn`` as it is (nothing is pickled, ``__main__`` is not run
+again); the engine forks a map's workers while compiling the plan, before the pipeline starts its
+threads. The child then runs only :func:`_child_main`: it never touches the engine's threads, queues,
+locks or device state it inherited. When torch has initialized CUDA here, forking would hand the
+children a CUDA context they cannot use (JAX's started runtime likewise), so such workers are spawned
+instead. A spawned (or forkserver) worker first re-imports the main script; a child that dies before
+its first message ("ready") is reported as failing there, with the fix, since that is by far the
+likeliest cause.
 
 Lifetime: :meth:`ProcessWorker.close` is idempotent and also runs from a ``weakref.finalize`` (on
 garbage collection and at interpreter exit). Segments left behind by a parent that was killed are
@@ -22,6 +32,7 @@ from __future__ import annotations
 
 import glob
 import io
+import logging
 import mmap
 import multiprocessing
 import os
@@ -40,9 +51,12 @@ from typing import Any
 import cloudpickle
 import numpy as np
 
+from minddata import config
 from minddata.errors import ArgumentError, PipelineError, WorkerDiedError
 
-__all__ = ["ProcessWorker", "WorkerStopped", "sweep_stale_segments"]
+__all__ = ["ProcessWorker", "WorkerStopped", "sweep_stale_segments", "effective_start_method"]
+
+_logger = logging.getLogger("minddata")
 
 # Below this a buffer is cheaper to copy through the pipe than to place in the arena.
 _OOB_THRESHOLD = 64 << 10
@@ -316,12 +330,18 @@ def _err_reply(seq: int, exc: BaseException, note: str | None = None, *, from_fn
     if from_fn and tb_obj is not None and tb_obj.tb_next is not None:
         tb_obj = tb_obj.tb_next  # start at fn's frame: the worker's own frame is noise to the user
     tb = "".join(traceback.format_exception(type(exc), exc, tb_obj))
+    data: bytes | None = None
     try:
-        # cloudpickle, not pickle: an exception class defined inside a function travels by value and,
-        # thanks to cloudpickle's class tracking, comes back as the very class the parent knows.
-        data: bytes | None = cloudpickle.dumps(exc)
+        # By reference first: an importable class, and in a forked child also a class of the parent's
+        # __main__, comes back as the parent's own class.
+        data = pickle.dumps(exc)
     except Exception:
-        data = None
+        try:
+            # By value: a class defined inside a function travels with cloudpickle and, thanks to its
+            # class tracking, comes back as the class the parent pickled with fn (spawn/forkserver).
+            data = cloudpickle.dumps(exc)
+        except Exception:
+            data = None
     try:
         text = str(exc)
     except Exception:
@@ -439,26 +459,40 @@ def _child_call(
 
 def _child_main(
     conn: Any,
-    fn_bytes: bytes,
+    fn_bytes: bytes | None,
     req_spec: tuple[str, int],
     resp_spec: tuple[str, int],
     parent_pid: int,
     name: str,
+    forked: tuple[Callable[[Any], Any], Any] | None = None,
 ) -> None:
-    """Entry point of a worker process (the spawn target)."""
+    """Entry point of a worker process. ``forked``: (fn, the parent's end of our pipe) when forked."""
+    if forked is not None:
+        # Our copy of the parent's end would keep the pipe open after the parent died (no EOF).
+        try:
+            forked[1].close()
+        except OSError:
+            pass
     try:
         # Ctrl-C goes to the whole process group; the parent handles it and closes the workers.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     except (ValueError, OSError):
         pass
     threading.Thread(target=_watch_parent, args=(parent_pid,), name="parent-watch", daemon=True).start()
+    try:
+        conn.send(("ready",))  # tells the parent the start (importing __main__ when spawned) went well
+    except OSError:
+        return
     fn = None
     fn_error = None
-    try:
-        fn = cloudpickle.loads(fn_bytes)
-    except Exception as e:
-        fn_error = _err_reply(0, e, f"while unpickling fn in {name}")
-    del fn_bytes
+    if forked is not None:
+        fn = forked[0]
+    else:
+        try:
+            fn = cloudpickle.loads(fn_bytes)  # type: ignore[arg-type]
+        except Exception as e:
+            fn_error = _err_reply(0, e, f"while unpickling fn in {name}")
+    del fn_bytes, forked
     req = _Attachment(req_spec)
     resp = _Attachment(resp_spec)
     try:
@@ -496,9 +530,12 @@ def _child_main(
 class _State:
     """Everything close() needs, kept apart from ProcessWorker so the finalizer holds no reference to it."""
 
-    def __init__(self, name: str, fn_bytes: bytes, shm_size: int):
+    def __init__(self, name: str, fn: Any, fn_bytes: bytes | None, shm_size: int, start_method: str):
         self.name = name
+        self.fn: Any = fn  # kept only for fork, which hands it to the child as it is
         self.fn_bytes: bytes | None = fn_bytes
+        self.start_method = start_method
+        self.ready = False  # the child sent "ready": it got past starting (and importing __main__)
         self.shm_size = shm_size
         self.owner_pid = os.getpid()
         self.token = secrets.token_hex(4)
@@ -598,9 +635,12 @@ class ProcessWorker:
     Inside the child, ``fn`` sees its input arrays as views into the arena: they are valid while
     ``fn`` runs and are overwritten by the next call, so ``fn`` must not keep them (copy if needed).
 
-    ``fn`` is serialized with cloudpickle, so lambdas and closures work; anything they reference by
-    module (e.g. a module-level function) must be importable in a fresh interpreter, because the
-    process is started with the ``spawn`` method.
+    ``start_method`` (default: ``config.get_multiprocessing_start_method()``): with ``"fork"`` the
+    child inherits ``fn`` as it is, and :meth:`start` should be called before the caller starts
+    threads that the child could inherit mid-operation (the engine does it while compiling). With
+    ``"spawn"`` / ``"forkserver"``, ``fn`` is serialized with cloudpickle, so lambdas and closures
+    work; anything they reference by module (e.g. a module-level function) must be importable in a
+    fresh interpreter, and the main script needs an ``if __name__ == "__main__":`` guard.
 
     Errors: an exception raised by ``fn`` is re-raised with the same type (or as
     :class:`~minddata.errors.PipelineError` when it cannot be rebuilt), its ``__cause__`` holding the
@@ -610,6 +650,7 @@ class ProcessWorker:
         fn: The callable to run, ``fn(arg) -> result``.
         name: Used in errors, e.g. ``"Map[decode_fn] worker 1"``.
         shm_size: Initial size in bytes of each of the two arenas; they grow on demand.
+        start_method: ``"fork"``, ``"spawn"``, ``"forkserver"`` or None for the configured one.
 
     Example:
         >>> import threading
@@ -625,20 +666,25 @@ class ProcessWorker:
         True
     """
 
-    def __init__(self, fn: Callable[[Any], Any], *, name: str, shm_size: int = 16 << 20):
+    def __init__(
+        self, fn: Callable[[Any], Any], *, name: str, shm_size: int = 16 << 20, start_method: str | None = None
+    ):
         if not callable(fn):
             raise ArgumentError(f"{name}: fn must be callable, got {type(fn).__name__}")
         if not isinstance(shm_size, int) or shm_size <= 0:
             raise ArgumentError(f"{name}: shm_size must be a positive int (bytes), got {shm_size!r}")
-        try:
-            fn_bytes = cloudpickle.dumps(fn)
-        except Exception as e:
-            raise ArgumentError(
-                f"{name}: fn cannot be sent to a worker process (cloudpickle failed: {e!r}); make it a "
-                f"module-level function or a closure over picklable values, or use "
-                f"python_multiprocessing=False"
-            ) from e
-        self._s = _State(name, fn_bytes, _page_round(shm_size))
+        method = effective_start_method(start_method)
+        fn_bytes = None
+        if method != "fork":
+            try:
+                fn_bytes = cloudpickle.dumps(fn)
+            except Exception as e:
+                raise ArgumentError(
+                    f"{name}: fn cannot be sent to a worker process started by {method} (cloudpickle failed: {e!r}); make "
+                    f"it a module-level function or a closure over picklable values, use fork workers "
+                    f"(minddata.config.set_multiprocessing_start_method('fork')), or python_multiprocessing=False"
+                ) from e
+        self._s = _State(name, fn if method == "fork" else None, fn_bytes, _page_round(shm_size), method)
         self._finalizer = weakref.finalize(self, _close_state, self._s, 2.0)
 
     def __repr__(self) -> str:
@@ -655,6 +701,11 @@ class ProcessWorker:
     @property
     def name(self) -> str:
         return self._s.name
+
+    @property
+    def start_method(self) -> str:
+        """How the process is (or will be) started: ``"fork"``, ``"spawn"`` or ``"forkserver"``."""
+        return self._s.start_method
 
     @property
     def pid(self) -> int | None:
@@ -678,7 +729,7 @@ class ProcessWorker:
             except BaseException:
                 s.drop_arena(req)
                 raise
-            ctx = multiprocessing.get_context("spawn")  # never fork: the parent has threads
+            ctx = multiprocessing.get_context(s.start_method)
             parent_conn, child_conn = ctx.Pipe(duplex=True)
             proc = ctx.Process(
                 target=_child_main,
@@ -689,6 +740,7 @@ class ProcessWorker:
                     (resp.path, resp.size),
                     s.owner_pid,
                     s.name,
+                    (s.fn, parent_conn) if s.start_method == "fork" else None,
                 ),
                 name=s.name,
                 daemon=True,
@@ -705,7 +757,7 @@ class ProcessWorker:
                 child_conn.close()
             s.proc, s.conn, s.req, s.resp = proc, parent_conn, req, resp
             s.pid = proc.pid
-            s.fn_bytes = None
+            s.fn_bytes = s.fn = None
 
     def call(self, arg: Any, stop_event: threading.Event | None) -> Any:
         """Run ``fn(arg)`` in the worker process and return its result.
@@ -809,6 +861,9 @@ class ProcessWorker:
                         pass
                     raise self._died()
                 continue
+            if msg[0] == "ready":
+                s.ready = True
+                continue
             if msg[0] == "grow":
                 self._grow_resp(msg[1], msg[2])
                 continue
@@ -883,15 +938,82 @@ class ProcessWorker:
             how = f"was killed by {signame} (exit code {code})"
         else:
             how = f"exited with code {code}"
-        s.dead = (
-            f"{s.name} (pid {proc.pid}) {how} without answering. Likely causes: the machine ran out of "
-            f"memory (the kernel's OOM killer sends SIGKILL; use fewer workers or smaller chunks), a crash "
-            f"in native code called by fn (SIGSEGV, SIGABRT), or fn called os._exit()/sys.exit(). If it "
-            f"died at startup, its stderr says why: e.g. a module fn needs cannot be imported in a "
-            f"spawned process, or the main script lacks an `if __name__ == \"__main__\":` guard "
-            f"(spawn re-imports it)."
-        )
+        if not s.ready and code is not None and code > 0 and s.start_method != "fork":
+            s.dead = f"{s.name} (pid {proc.pid}) {how} while starting, before it ran any of the pipeline. " + _startup_advice(
+                s.start_method
+            )
+        else:
+            s.dead = (
+                f"{s.name} (pid {proc.pid}) {how} without answering. Likely causes: the machine ran out of "
+                f"memory (the kernel's OOM killer sends SIGKILL; use fewer workers or smaller chunks), a crash "
+                f"in native code called by fn (SIGSEGV, SIGABRT), or fn called os._exit()/sys.exit(). Its "
+                f"stderr (above) says more."
+            )
         err = WorkerDiedError(s.dead)
         err.worker = s.name  # type: ignore[attr-defined]
         err.exitcode = code  # type: ignore[attr-defined]
         return err
+
+
+def _startup_advice(method: str) -> str:
+    """Why a spawned/forkserver child that never said "ready" died, most likely, and the fix."""
+    main = sys.modules.get("__main__")
+    script = getattr(main, "__file__", None)
+    fix = (
+        "Fix: put the script's top-level code under `if __name__ == \"__main__\":`, or start workers by "
+        "fork (minddata.config.set_multiprocessing_start_method(\"fork\"), the default on Linux)."
+    )
+    if script:
+        return (
+            f"A {method} worker first re-imports the main script {script}, and that import failed (its "
+            f"traceback is on stderr above). Most often the script has no `if __name__ == \"__main__\":` "
+            f"guard, so every worker runs its top level again and tries to start the pipeline itself. " + fix
+        )
+    return (
+        f"A {method} worker starts a fresh interpreter that imports what fn needs; that failed (its "
+        f"traceback is on stderr above): a module fn uses may not be importable there. " + fix
+    )
+
+
+_warned_fork: set[str] = set()
+
+
+def effective_start_method(requested: str | None = None) -> str:
+    """The start method a worker will use: ``requested`` (or the configured one), except that fork
+    becomes spawn once this process holds state a forked child can't use: a CUDA context made by
+    torch, or JAX's initialized backends (multithreaded runtimes that deadlock or fail in a fork).
+
+    Example:
+        >>> effective_start_method("spawn")
+        'spawn'
+    """
+    method = requested or config.get_multiprocessing_start_method()
+    if method not in ("fork", "spawn", "forkserver"):
+        raise ArgumentError(f"start_method must be 'fork', 'spawn' or 'forkserver'. Found: {method!r}")
+    if method == "fork":
+        hazard = _fork_hazard()
+        if hazard is not None:
+            if hazard not in _warned_fork:
+                _warned_fork.add(hazard)
+                _logger.warning(
+                    "minddata: %s in this process, so worker processes are spawned, not forked (a forked "
+                    "child cannot use it); the main script then needs an `if __name__ == \"__main__\":` guard",
+                    hazard,
+                )
+            return "spawn"
+    return method
+
+
+def _fork_hazard() -> str | None:
+    """What in this process makes forking unsafe, or None. Only looks at modules already imported."""
+    try:
+        torch = sys.modules.get("torch")
+        cuda = getattr(torch, "cuda", None)
+        if cuda is not None and cuda.is_initialized():
+            return "torch has initialized CUDA"
+        bridge = sys.modules.get("jax._src.xla_bridge")
+        if bridge is not None and bridge.backends_are_initialized():
+            return "JAX has started its runtime"
+    except Exception:  # noqa: BLE001 - a half-imported framework must not break worker start
+        return None
+    return None

@@ -8,7 +8,7 @@ Example:
 """
 
 # _checkout first: from a source checkout it serves minddata.ops/engine/... from the sibling folders.
-from minddata import _checkout, config, errors  # noqa: F401  (isort: _checkout sorts first on purpose)
+from minddata import _checkout, _missing, config, errors  # noqa: F401  (isort: _checkout sorts first on purpose)
 from minddata._devices import DeviceInfo, DriverInfo, devices
 from minddata._version import __version__
 from minddata.dataset import (
@@ -39,6 +39,7 @@ from minddata.engine.autotune import AUTOTUNE
 from minddata.profiler import Profiler
 from minddata.samplers import (
     DistributedSampler,
+    PKSampler,
     RandomSampler,
     Sampler,
     SequentialSampler,
@@ -57,6 +58,7 @@ __all__ = [
     "Dataset",
     "DeviceInfo",
     "DistributedSampler",
+    "PKSampler",
     "DriverInfo",
     "FakeImageDataset",
     "GeneratorDataset",
@@ -88,10 +90,8 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    # vision/transforms import lazily so `import minddata` stays light.
-    if name in ("vision", "transforms", "record"):
-        import importlib
-
-        return importlib.import_module(f"minddata.{name}")
-    raise AttributeError(f"module 'minddata' has no attribute {name!r}")
+# vision/transforms import lazily so `import minddata` stays light; a MindSpore name minddata lacks
+# says so (minddata._missing).
+__getattr__ = _missing.module_getattr(
+    __name__, lazy={name: f"minddata.{name}" for name in ("vision", "transforms", "record", "common")}
+)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import enum
 import logging
+import multiprocessing
 import os
 import random
 import threading
@@ -60,6 +61,8 @@ __all__ = [
     "get_autotune",
     "get_autotune_budget",
     "load_defaults",
+    "set_multiprocessing_start_method",
+    "get_multiprocessing_start_method",
 ]
 
 _logger = logging.getLogger("minddata")
@@ -86,6 +89,17 @@ class ErrorSamplesMode(str, enum.Enum):
 
 def _default_workers() -> int:
     return max(1, min(8, os.cpu_count() or 1))
+
+
+_START_METHODS = ("fork", "spawn", "forkserver")
+
+
+def _default_start_method() -> str:
+    # Linux forks, as MindSpore and torch's DataLoader do there; macOS and Windows spawn (fork is
+    # unsafe or absent there, and CPython itself changed the macOS default to spawn).
+    if os.name == "posix" and os.uname().sysname == "Linux":
+        return "fork"
+    return "spawn"
 
 
 _state: dict[str, object] = {}
@@ -116,6 +130,7 @@ def load_defaults() -> None:
             autotune=False,
             autotune_cpu_budget=None,
             autotune_memory_budget=None,
+            multiprocessing_start_method=_default_start_method(),
         )
 
 
@@ -514,3 +529,39 @@ def get_autotune() -> bool:
 def get_autotune_budget() -> tuple[float | None, int | None]:
     """``(cpu_budget, memory_budget)`` as set by :func:`set_autotune`; ``None`` means the default."""
     return _state["autotune_cpu_budget"], _state["autotune_memory_budget"]  # type: ignore[return-value]
+
+
+def set_multiprocessing_start_method(method: str) -> None:
+    """How worker processes (``python_multiprocessing=True``) start: ``"fork"`` (default on Linux),
+    ``"spawn"`` (default elsewhere) or ``"forkserver"``, MindSpore's setting of the same name.
+
+    ``"fork"``: the workers are forked when the iterator is created, before the pipeline starts any
+    thread of its own, so they inherit the callables as they are (nothing is pickled) and the main
+    script is not run again: a script without an ``if __name__ == "__main__":`` guard works, as with
+    torch's DataLoader. A worker only runs the map's Python code: never the engine's threads, DALI
+    pipelines or locks it inherited. Rule for your own code: do not create CUDA state (torch.cuda,
+    CuPy) before the iterator if its workers need the GPU; when torch has initialized CUDA in this
+    process, or JAX has started its runtime, workers are spawned instead (a fork could not use them),
+    with one warning.
+    ``"spawn"`` / ``"forkserver"``: a fresh interpreter re-imports the main script, which therefore
+    needs the ``__main__`` guard; callables travel with cloudpickle.
+
+    Example:
+        >>> import minddata as md
+        >>> md.config.set_multiprocessing_start_method("spawn")
+        >>> md.config.get_multiprocessing_start_method()
+        'spawn'
+        >>> md.config.load_defaults()
+    """
+    method = _choice("set_multiprocessing_start_method", method, _START_METHODS)
+    if method not in multiprocessing.get_all_start_methods():
+        raise ValueError(
+            f"config.set_multiprocessing_start_method: {method!r} is not available on this platform; "
+            f"available: {multiprocessing.get_all_start_methods()}"
+        )
+    _state["multiprocessing_start_method"] = method
+
+
+def get_multiprocessing_start_method() -> str:
+    """The start method of worker processes (see :func:`set_multiprocessing_start_method`)."""
+    return str(_state["multiprocessing_start_method"])

@@ -40,7 +40,9 @@ __all__ = [
     "SubsetSampler",
     "SubsetRandomSampler",
     "WeightedRandomSampler",
+    "PKSampler",
     "resolve_sampler",
+    "with_labels",
 ]
 
 # One constant per random sampler class, mixed into the RNG seed: two samplers seeded with the same
@@ -50,6 +52,7 @@ _STREAM_RANDOM = 0x52414E44
 _STREAM_DISTRIBUTED = 0x44495354
 _STREAM_SUBSET_RANDOM = 0x53554252
 _STREAM_WEIGHTED = 0x57454947
+_STREAM_PK = 0x504B5341
 
 _U64 = (1 << 64) - 1
 
@@ -705,6 +708,13 @@ def resolve_sampler(
                 f"via add_child), or drop `sampler`. Found: num_shards={num_shards}, shard_id={shard_id}"
             )
         if isinstance(sampler, Sampler):
+            unbound = next((s for s in _chain(sampler) if isinstance(s, PKSampler) and s._labels is None), None)
+            if unbound is not None:
+                raise ArgumentError(
+                    f"{where}: PKSampler needs the class label of every row, which {where} does not provide. "
+                    f"Use it with ImageFolderDataset, MnistDataset or Cifar10Dataset (as MindSpore, which refuses "
+                    f"it for GeneratorDataset too)."
+                )
             if num_samples:
                 raise ArgumentError(
                     f"{where}: `sampler` and `num_samples` cannot be given together: set `num_samples` on "
@@ -740,3 +750,102 @@ def resolve_sampler(
     if default_shuffle if shuffle is None else shuffle:
         return RandomSampler(num_samples=num_samples)
     return SequentialSampler(num_samples=num_samples)
+
+
+def _chain(sampler: Sampler) -> Iterator[Sampler]:
+    node: Sampler | None = sampler
+    while node is not None:
+        yield node
+        node = node.get_child()
+
+
+class PKSampler(_BuiltinSampler):
+    """``num_val`` rows of every class (MindSpore's ``PKSampler``), for metric learning.
+
+    Classes come in label order, or in a random order each epoch with ``shuffle``. Within a class the
+    ``num_val`` rows are drawn at random (a new draw each epoch), without replacement when the class
+    has enough rows and with replacement when it has fewer, as in MindSpore. Only sources that know
+    each row's class take it: ``ImageFolderDataset``, ``MnistDataset``, ``Cifar10Dataset``.
+
+    Args:
+        num_val: rows per class.
+        num_class: not supported (as in MindSpore 2.x); must be None.
+        shuffle: visit the classes in a random order.
+        class_column: the label column (MindSpore's argument for MindDataset; kept for signature).
+        num_samples: the most rows per epoch.
+
+    Example:
+        >>> import numpy as np
+        >>> from minddata.samplers import PKSampler, with_labels
+        >>> labels = np.array([0, 0, 0, 1, 2, 2])
+        >>> pk = with_labels(PKSampler(2), lambda: labels)
+        >>> labels[pk._indices(6, seed=1, pass_index=0)].tolist()  # class 1 has one row: drawn twice
+        [0, 0, 1, 1, 2, 2]
+    """
+
+    def __init__(
+        self,
+        num_val: int,
+        num_class: int | None = None,
+        shuffle: bool = False,
+        class_column: str = "label",
+        num_samples: int | None = None,
+    ) -> None:
+        super().__init__(num_samples)
+        owner = "PKSampler"
+        self.num_val = _check_int(owner, "num_val", num_val)
+        if self.num_val <= 0:
+            raise ArgumentError(f"{owner}: `num_val` must be greater than 0. Found: {self.num_val}")
+        if num_class is not None:
+            raise ArgumentError(f"{owner}: `num_class` is not supported (nor in MindSpore); leave it None. Found: {num_class!r}")
+        self.shuffle = _check_bool(owner, "shuffle", shuffle)
+        if not isinstance(class_column, str):
+            raise _type_error(owner, "class_column", "a column name", class_column)
+        self.class_column = class_column
+        self._labels: Any = None  # set by the source: () -> one label per row
+
+    def is_shuffled(self) -> bool:
+        return self.shuffle or super().is_shuffled()
+
+    def _classes(self, num_rows: int) -> list[np.ndarray]:
+        labels = np.asarray(self._labels()).reshape(-1)
+        if len(labels) != num_rows:
+            raise ArgumentError(f"PKSampler: the source has {num_rows} rows but {len(labels)} labels.")
+        order = np.argsort(labels, kind="stable")
+        _, starts = np.unique(labels[order], return_index=True)
+        return np.split(order, starts[1:])
+
+    def _own_count(self, num_rows: int) -> int:
+        return self._cap(len(self._classes(num_rows)) * self.num_val)
+
+    def _own_indices(self, num_rows: int, seed: int, pass_index: int, depth: int) -> np.ndarray:
+        classes = self._classes(num_rows)
+        rng = _rng(seed, pass_index, _STREAM_PK, depth)
+        if self.shuffle:
+            classes = [classes[i] for i in rng.permutation(len(classes))]
+        picks = [rng.choice(rows, self.num_val, replace=len(rows) < self.num_val) for rows in classes]
+        out = np.concatenate(picks).astype(np.int64) if picks else np.zeros(0, np.int64)
+        return out[: self._cap(len(out))]
+
+    def _repr_args(self) -> dict[str, Any]:
+        return {"num_val": self.num_val, "shuffle": self.shuffle, "num_samples": self.num_samples}
+
+
+def with_labels(sampler: Any, labels: Any) -> Any:
+    """``sampler`` with every PKSampler in its chain given the source's ``labels()`` (a copy; the
+    user's sampler object is left as it was). Other samplers come back unchanged."""
+    import copy
+
+    if not isinstance(sampler, Sampler) or not any(isinstance(s, PKSampler) for s in _chain(sampler)):
+        return sampler
+    top = copy.copy(sampler)
+    node = top
+    while node is not None:
+        if isinstance(node, PKSampler):
+            node._labels = labels
+        child = node.get_child()
+        if child is not None:
+            child = copy.copy(child)
+            node.child_sampler = child
+        node = child
+    return top

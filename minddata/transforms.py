@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from minddata._missing import module_getattr
 from minddata.errors import ArgumentError
 from minddata.ops.base import Op, TensorSpec
 
@@ -359,11 +360,12 @@ def _check_extra(op: str, arg: str, value: Any) -> np.ndarray | None:
 
 
 class Concatenate(Op):
-    """Concatenate ``prepend``, the input and ``append`` along ``axis``.
+    """Concatenate ``prepend``, the input column(s) and ``append`` along ``axis``.
 
-    MindSpore takes 1-D tensors only; here any rank works, as long as ``prepend``/``append`` match the
-    input on every other axis. Numeric ``prepend``/``append`` are converted to the input's dtype and must
-    fit it exactly; string tensors concatenate with strings.
+    With several ``input_columns`` (``map(Concatenate(), input_columns=["a", "b"], output_columns="ab")``)
+    they are joined in that order, as in MindSpore. MindSpore takes 1-D tensors only; here any rank
+    works, as long as every part matches the first input on every other axis. Numeric parts are
+    converted to the first input's dtype and must fit it exactly; string tensors join with strings.
 
     Args:
         axis: the axis to concatenate along (negative counts from the end).
@@ -377,6 +379,8 @@ class Concatenate(Op):
         array([0, 1, 2, 8, 9])
     """
 
+    num_inputs = -1  # one or more columns
+
     def __init__(self, axis: int = 0, prepend: Any = None, append: Any = None) -> None:
         if not isinstance(axis, Integral) or isinstance(axis, bool):
             raise TypeError(f"Concatenate: `axis` must be an int. Found: {axis!r} ({type(axis).__name__})")
@@ -385,7 +389,9 @@ class Concatenate(Op):
         self.append = _check_extra(self.name, "append", append)
 
     def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
-        data = one_spec(self.name, inputs)
+        if not inputs:
+            raise ValueError("Concatenate: expected at least 1 input. Found: 0")
+        data = merge_columns(self.name, self.axis, inputs)
         shape = list(data.shape)
         if not shape:
             raise ValueError(
@@ -409,6 +415,21 @@ class Concatenate(Op):
         if dtype is not None and dtype.kind in "US":
             dtype = np.result_type(dtype, *(a.dtype for a in extras))
         return TensorSpec(tuple(shape), dtype)
+
+
+def merge_columns(op: str, axis: int, inputs: Sequence[TensorSpec]) -> TensorSpec:
+    """The spec of several input columns joined along ``axis`` (the first input's dtype)."""
+    first = inputs[0]
+    if len(inputs) == 1 or not first.shape or not -len(first.shape) <= axis < len(first.shape):
+        return first  # the single-input rules below report rank and axis errors
+    k = axis % len(first.shape)
+    sizes = [s.shape[k] if len(s.shape) == len(first.shape) else None for s in inputs]
+    for s in inputs[1:]:
+        if len(s.shape) != len(first.shape):
+            raise ValueError(f"{op}: input columns of shapes {tuple(first.shape)} and {tuple(s.shape)} differ in rank")
+    shape = list(first.shape)
+    shape[k] = None if any(d is None for d in sizes) else sum(sizes)  # type: ignore[misc]
+    return TensorSpec(tuple(shape), first.dtype)
 
 
 # ---------------------------------------------------------------------------------------------- random choice of ops
@@ -578,3 +599,6 @@ def _bounded_orders(
             raise failures[0]
         frontier = nxt
     return list(frontier)
+
+
+__getattr__ = module_getattr(__name__)

@@ -769,3 +769,50 @@ def test_num_samples_equals_len_of_indices(n, num_samples, k, offset):
 def test_module_examples_run():
     result = doctest.testmod(samplers, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
+
+
+# ---- PKSampler ----------------------------------------------------------------------------------
+
+
+def pk(num_val, labels, **kwargs):
+    from minddata.samplers import PKSampler, with_labels
+
+    return with_labels(PKSampler(num_val, **kwargs), lambda: np.asarray(labels))
+
+
+LABELS = [0, 0, 0, 1, 1, 2, 2, 2, 2, 3]
+
+
+@pytest.mark.parametrize("num_val", [1, 2, 3])
+def test_pk_gives_num_val_rows_of_each_class_in_label_order(num_val):
+    rows = idx(pk(num_val, LABELS), len(LABELS), seed=5)
+    assert [LABELS[i] for i in rows] == [c for c in range(4) for _ in range(num_val)]
+    for c in range(4):  # without replacement while the class has enough rows
+        mine = [i for i in rows if LABELS[i] == c]
+        if LABELS.count(c) >= num_val:
+            assert len(set(mine)) == num_val
+
+
+def test_pk_shuffle_reorders_classes_per_pass_and_num_samples_caps():
+    orders = {tuple(LABELS[i] for i in idx(pk(1, LABELS, shuffle=True), 10, seed=3, pass_index=p)) for p in range(8)}
+    assert len(orders) > 1 and all(sorted(o) == [0, 1, 2, 3] for o in orders)
+    assert len(idx(pk(2, LABELS, num_samples=5), 10)) == 5
+    assert pk(2, LABELS, num_samples=5)._num_samples(10) == 5
+
+
+def test_pk_sampler_reads_image_folder_labels(image_folder):
+    import minddata as md
+
+    ds = md.ImageFolderDataset(str(image_folder), sampler=md.PKSampler(3, shuffle=True))
+    labels = [int(r["label"]) for r in ds.create_dict_iterator(num_epochs=1, output_numpy=True)]
+    assert sorted(labels) == [0, 0, 0, 1, 1, 1, 2, 2, 2] and ds.get_dataset_size() == 9
+    assert labels[0] == labels[1] == labels[2]
+
+
+def test_pk_sampler_needs_a_source_with_labels():
+    import minddata as md
+
+    with pytest.raises(ArgumentError, match="PKSampler needs the class label"):
+        md.NumpySlicesDataset({"x": [1, 2]}, sampler=md.PKSampler(2))
+    with pytest.raises(ArgumentError, match="num_class"):
+        md.PKSampler(2, num_class=3)

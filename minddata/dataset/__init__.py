@@ -1,8 +1,15 @@
-"""Dataset nodes (sources and operations) and their iterators."""
+"""Dataset nodes (sources and operations) and their iterators: ``mindspore.dataset``'s namespace.
 
+As in MindSpore, ``config``, the samplers and the ``vision`` / ``transforms`` op modules are here too
+(``import minddata.dataset as ds; ds.config.set_seed(1)``; ``from minddata.dataset import vision``).
+"""
+
+from minddata import config
+from minddata._missing import module_getattr
 from minddata.dataset._files import Shuffle
 from minddata.dataset.arrow_sources import MindDataset, ParquetDataset
 from minddata.dataset.base import Dataset, concat, zip
+from minddata.dataset.callback import DSCallback, WaitedDSCallback
 from minddata.dataset.iterators import DictIterator, TupleIterator
 from minddata.dataset.schema import Schema
 from minddata.dataset.sources import GeneratorDataset, ImageFolderDataset, NumpySlicesDataset, OnlineDataset
@@ -17,6 +24,16 @@ from minddata.dataset.standard import (
 )
 from minddata.dataset.text_sources import CSVDataset, TextFileDataset, TFRecordDataset
 from minddata.engine.batchfn import BatchInfo
+from minddata.samplers import (
+    DistributedSampler,
+    PKSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+    SubsetSampler,
+    WeightedRandomSampler,
+)
 
 __all__ = [
     "BatchInfo",
@@ -24,6 +41,7 @@ __all__ = [
     "Cifar100Dataset",
     "Cifar10Dataset",
     "CocoDataset",
+    "DSCallback",
     "Dataset",
     "DictIterator",
     "FakeImageDataset",
@@ -41,6 +59,21 @@ __all__ = [
     "TFRecordDataset",
     "TextFileDataset",
     "TupleIterator",
+    "WaitedDSCallback",
     "concat",
+    "config",
     "zip",
+    "DistributedSampler",
+    "PKSampler",
+    "RandomSampler",
+    "Sampler",
+    "SequentialSampler",
+    "SubsetRandomSampler",
+    "SubsetSampler",
+    "WeightedRandomSampler",
 ]
+
+# The op modules import on first use, so `import minddata` stays light.
+__getattr__ = module_getattr(
+    __name__, lazy={name: f"{__name__}.{name}" for name in ("vision", "transforms")}
+)

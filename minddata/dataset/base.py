@@ -47,7 +47,7 @@ class Dataset:
     ) -> Dataset:
         """Apply ``operations`` (op specs or Python callables) in order to ``input_columns``.
 
-        ``input_columns=None`` passes every column. The last op's outputs are named
+        ``input_columns=None`` passes the first column only, as MindSpore. The last op's outputs are named
         ``output_columns`` (default: the input names). With as many outputs as inputs each output takes
         its input's place; otherwise outputs come first, then the other columns (as MindSpore).
         ``python_multiprocessing=True`` runs the ops in worker processes (arrays travel through shared
@@ -80,14 +80,23 @@ class Dataset:
             raise ArgumentError(f"map: unexpected argument(s) {sorted(unknown)}")
         if device is not None:
             ops = _placed_ops(ops, device)
+        child = self._node
+        runner = None
+        if kwargs.get("callbacks"):
+            from minddata.dataset.callback import CallbackRunner, check_callbacks
+
+            runner = CallbackRunner(check_callbacks(where, kwargs["callbacks"]))
+            child = ir.CallbackNode(child, runner, "begin")
         node = ir.MapNode(
-            self._node,
+            child,
             list(ops),
             v.column_list(where, "input_columns", input_columns),
             v.column_list(where, "output_columns", output_columns),
             v.workers(where, num_parallel_workers),
             bool(v.bool_arg(where, "python_multiprocessing", python_multiprocessing)),
         )
+        if runner is not None:
+            node = ir.CallbackNode(node, runner, "end")
         return self._checked(node)
 
     def batch(
@@ -119,6 +128,8 @@ class Dataset:
         if per_batch_map is None and (input_columns or output_columns):
             raise ArgumentError("batch: `input_columns`/`output_columns` only apply with `per_batch_map`.")
         workers = 1 if num_parallel_workers is None else v.workers(where, num_parallel_workers)
+        if not callable(batch_size):
+            _count_sync_in_batches(self._node, int(batch_size))
         node = ir.BatchNode(
             self._node,
             batch_size if callable(batch_size) else int(batch_size),
@@ -336,6 +347,154 @@ class Dataset:
     def __add__(self, other: Dataset) -> Dataset:
         return self.concat(other)
 
+    def use_sampler(self, sampler: Any) -> None:
+        """Shard a concatenated dataset (MindSpore's ``ConcatDataset.use_sampler``), in place; on a
+        random-access source (``ImageFolderDataset(...)``, ``NumpySlicesDataset(...)``), read it through
+        ``sampler`` from now on (MindSpore's ``MappableDataset.use_sampler``).
+
+        ``sampler`` must be a ``DistributedSampler(num_shards, shard_id, shuffle=False)`` without
+        ``num_samples``: row ``k`` of the concatenation goes to shard ``k % num_shards``, as in
+        MindSpore, so shards differ in size by at most one row. This is how a ``PaddedDataset`` pads a
+        dataset to a size that divides evenly: ``(data + padded).use_sampler(...)``. Unlike MindSpore,
+        which hands each source its part, every shard reads all rows of the concatenation and keeps its
+        own, so put expensive maps after it.
+
+        Example:
+            >>> import minddata as md
+            >>> data = md.NumpySlicesDataset({"x": [1, 2, 3]}, shuffle=False)
+            >>> padded = md.PaddedDataset([{"x": np.array(-1)}])
+            >>> both = data + padded
+            >>> both.use_sampler(md.DistributedSampler(num_shards=2, shard_id=1, shuffle=False))
+            >>> [int(r["x"]) for r in both.create_dict_iterator(output_numpy=True)]
+            [2, -1]
+        """
+        from minddata.samplers import DistributedSampler, Sampler
+
+        where = "use_sampler"
+        if isinstance(self._node, ir.RandomAccessSourceNode):
+            # MindSpore's MappableDataset.use_sampler: the source reads through `sampler` from now on.
+            if not isinstance(sampler, Sampler):
+                raise ArgumentError(f"{where}: `sampler` must be a Sampler. Found: {sampler!r}")
+            self._node = self._node.with_sampler(sampler)
+            self._size_cache = None
+            return
+        base = self._node.children[0] if isinstance(self._node, ir.ShardRowsNode) else self._node
+        if not isinstance(base, ir.ConcatNode):
+            raise ArgumentError(
+                f"{where}: only a concatenated dataset (a + b, or concat()) or a random-access source takes a "
+                f"sampler this way. Found: {base.label}"
+            )
+        if not isinstance(sampler, DistributedSampler):
+            raise ArgumentError(
+                f"{where}: the sampler must be a DistributedSampler (minddata does not implement MindSpore's "
+                f"RandomSampler here yet; see docs/coverage.md). Found: {sampler!r}"
+            )
+        if sampler.is_shuffled():
+            raise ArgumentError(f"{where}: the DistributedSampler must have shuffle=False, as in MindSpore. Found: {sampler!r}")
+        if sampler.get_num_samples() is not None:
+            raise ArgumentError(f"{where}: the DistributedSampler must not set num_samples, as in MindSpore. Found: {sampler!r}")
+        for child in base.children:
+            if isinstance(child, (ir.BatchNode, ir.BucketBatchNode)):
+                raise ArgumentError(f"{where}: a concatenated input must not be batched ({child.label}); batch after sharding.")
+        self._node = ir.ShardRowsNode(base, int(sampler.num_shards), int(sampler.shard_id))
+        self._size_cache = None
+
+    def flat_map(self, func: Callable[..., Dataset]) -> Dataset:
+        """Replace each row by all rows of the dataset ``func(*row)`` returns (MindSpore's ``flat_map``).
+
+        The output columns are those of the returned datasets; finding them runs the pipeline for one
+        row and ``func`` once (when the columns are first needed).
+
+        Example:
+            >>> import minddata as md
+            >>> ds = md.NumpySlicesDataset({"x": [1, 2]}, shuffle=False)
+            >>> ds = ds.flat_map(lambda x: md.NumpySlicesDataset({"y": [x * 10, x * 10 + 1]}, shuffle=False))
+            >>> [int(r["y"]) for r in ds.create_dict_iterator(output_numpy=True)]
+            [10, 11, 20, 21]
+        """
+        if not callable(func):
+            raise ArgumentError(f"flat_map: `func` must be callable. Found: {func!r}")
+
+        def dataset_of(*row: Any) -> Dataset:
+            out = func(*row)
+            if not isinstance(out, Dataset):
+                raise ArgumentError(f"flat_map: `func` must return a Dataset. Found: {type(out).__name__}")
+            return out
+
+        def rows_of(*row: Any) -> Any:
+            iterator = dataset_of(*row).create_tuple_iterator(num_epochs=1, output_numpy=True)
+            try:
+                yield from iterator
+            finally:
+                iterator.close()
+
+        source = self
+        return Dataset(ir.FlatMapNode(self._node, rows_of, lambda: dataset_of(*source._first_row()).get_col_names()))
+
+    def apply(self, apply_func: Callable[[Dataset], Dataset]) -> Dataset:
+        """``apply_func(self)``, which must return a dataset (MindSpore's ``apply``).
+
+        Example:
+            >>> import minddata as md
+            >>> ds = md.NumpySlicesDataset({"x": [1, 2, 3]}, shuffle=False).apply(lambda d: d.batch(2))
+            >>> [r["x"].tolist() for r in ds.create_dict_iterator(output_numpy=True)]
+            [[1, 2], [3]]
+        """
+        if not callable(apply_func):
+            raise ArgumentError(f"apply: `apply_func` must be callable. Found: {apply_func!r}")
+        out = apply_func(self)
+        if not isinstance(out, Dataset):
+            raise ArgumentError(f"apply: `apply_func` must return a Dataset. Found: {type(out).__name__}")
+        return out
+
+    def sync_wait(self, condition_name: str, num_batch: int = 1, callback: Callable[[Any], Any] | None = None) -> Dataset:
+        """Let ``num_batch`` batches through at the start of each epoch, then wait for
+        :meth:`sync_update` (MindSpore's ``sync_wait``); counts are in batches of the batch after it.
+
+        ``sync_update(condition_name, num_batch=None, data=None)`` lets ``num_batch`` more through (default:
+        this ``num_batch``) and calls ``callback(data)``. A wait longer than 60 s stops waiting, with a
+        warning, so a loop that never calls ``sync_update`` does not hang.
+
+        Example:
+            >>> import minddata as md
+            >>> seen = []
+            >>> ds = md.NumpySlicesDataset({"x": list(range(6))}, shuffle=False)
+            >>> ds = ds.sync_wait("policy", num_batch=1, callback=seen.append).batch(2)
+            >>> for i, batch in enumerate(ds.create_dict_iterator(num_epochs=1, output_numpy=True)):
+            ...     ds.sync_update("policy", data=i)
+            >>> seen
+            [0, 1, 2]
+        """
+        from minddata.engine.flow import SyncGate
+
+        where = "sync_wait"
+        if not isinstance(condition_name, str):
+            raise ArgumentError(f"{where}: `condition_name` must be a string. Found: {condition_name!r}")
+        v.positive_int(where, "num_batch", num_batch)
+        if callback is not None and not callable(callback):
+            raise ArgumentError(f"{where}: `callback` must be callable or None. Found: {callback!r}")
+        if any(isinstance(n, ir.SyncWaitNode) and n.condition_name == condition_name for n in self._node.walk()):
+            raise ArgumentError(f"{where}: condition name {condition_name!r} is already in use in this pipeline.")
+        return self._checked(ir.SyncWaitNode(self._node, condition_name, SyncGate(int(num_batch), callback)))
+
+    def sync_update(self, condition_name: str, num_batch: int | None = None, data: Any = None) -> None:
+        """Release ``num_batch`` more batches at the :meth:`sync_wait` named ``condition_name`` and call
+        its callback with ``data``."""
+        gates = [n.gate for n in self._node.walk() if isinstance(n, ir.SyncWaitNode)]
+        named = [n.gate for n in self._node.walk() if isinstance(n, ir.SyncWaitNode) and n.condition_name == condition_name]
+        if num_batch is not None and (isinstance(num_batch, bool) or not isinstance(num_batch, int) or num_batch <= 0):
+            for gate in gates:
+                gate.disable()
+            raise ArgumentError(f"sync_update: `num_batch` must be an int greater than 0 or None. Found: {num_batch!r}")
+        if not named:
+            for gate in gates:
+                gate.disable()  # as MindSpore: a failed update must not leave the pipeline blocked
+            raise ArgumentError(
+                f"sync_update: no sync_wait named {condition_name!r} in this pipeline. "
+                f"Conditions: {[n.condition_name for n in self._node.walk() if isinstance(n, ir.SyncWaitNode)]}"
+            )
+        named[0].release(num_batch, data)
+
     def split(self, sizes: Sequence[int | float], randomize: bool = True) -> list[Dataset]:
         """Split into datasets of the given sizes (row counts, or fractions summing to 1).
 
@@ -528,6 +687,15 @@ class Dataset:
     def _checked(self, node: ir.Node) -> Dataset:
         _ = node.columns  # schema errors surface where the graph is built, naming the node
         return Dataset(node)
+
+
+def _count_sync_in_batches(node: ir.Node, batch_size: int) -> None:
+    """A batch above a sync_wait makes its counts batches of ``batch_size`` rows (as MindSpore)."""
+    for below in node.walk():
+        if isinstance(below, ir.BatchNode):
+            return
+        if isinstance(below, ir.SyncWaitNode):
+            below.gate.rows_per_batch = batch_size
 
 
 def _pad_info(where: str, pad_info: Any) -> dict[str, tuple[Any, Any]] | None:

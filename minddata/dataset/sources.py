@@ -12,7 +12,7 @@ from minddata.dataset import _validate as v
 from minddata.dataset.base import Dataset
 from minddata.engine import ir
 from minddata.errors import ArgumentError, GraphError, RowError
-from minddata.samplers import resolve_sampler
+from minddata.samplers import resolve_sampler, with_labels
 
 __all__ = ["NumpySlicesDataset", "GeneratorDataset", "ImageFolderDataset", "OnlineDataset", "IMAGE_EXTENSIONS"]
 
@@ -163,15 +163,31 @@ class GeneratorDataset(Dataset):
     ):
         where = "GeneratorDataset"
         names = v.column_list(where, "column_names", column_names)
+        types = None
+        if schema is not None:
+            from minddata.dataset.schema import as_schema
+
+            parsed = as_schema(where, schema)
+            if names is None:  # MindSpore: the schema names the columns
+                names = [c["name"] for c in parsed.columns]  # type: ignore[union-attr]
+            types = [c["type"] for c in parsed.columns]  # type: ignore[union-attr]
+        elif column_types is not None:
+            from minddata.dataset.schema import type_name
+
+            types = [type_name(where, t) for t in column_types]
         if names is None:
-            raise ArgumentError(f"{where}: `column_names` is required: name the column(s) each item holds.")
+            raise ArgumentError(
+                f"{where}: `column_names` (or a `schema`) is required: name the column(s) each item holds."
+            )
+        if types is not None and len(types) != len(names):
+            raise ArgumentError(f"{where}: {len(types)} column type(s) for {len(names)} column(s) {names}.")
         random_access = hasattr(source, "__getitem__") and hasattr(source, "__len__")
         if not random_access and not (callable(source) or hasattr(source, "__iter__")):
             raise ArgumentError(
                 f"{where}: `source` must be a generator function, an iterable, or an object with __getitem__ "
                 f"and __len__. Found: {type(source).__name__}"
             )
-        to_row = _RowMaker(names, where)
+        to_row = _RowMaker(names, where, types)
         workers = v.workers(where, num_parallel_workers)
         if random_access:
             chosen = resolve_sampler(
@@ -215,10 +231,14 @@ class _Opener:
 
 
 class _RowMaker:
-    def __init__(self, names: list[str], where: str):
+    def __init__(self, names: list[str], where: str, types: list[str] | None = None):
         self.names = names
         self.width = len(names)
         self.where = where
+        # Numeric column types convert the values, as MindSpore's column_types/schema do.
+        self.dtypes = None if types is None else [
+            None if t in ("string", "bytes") else np.dtype(t) for t in types
+        ]
 
     def __call__(self, item: Any, position: int) -> tuple:
         if type(item) is tuple or (type(item) is list and self.width > 1 and len(item) == self.width):
@@ -232,7 +252,9 @@ class _RowMaker:
                 op=self.where,
                 row=position,
             )
-        return tuple(_to_value(x) for x in values)
+        if self.dtypes is None:
+            return tuple(_to_value(x) for x in values)
+        return tuple(_to_value(x) if t is None else np.asarray(x, dtype=t) for x, t in zip(values, self.dtypes))
 
 
 class _IndexFetch:
@@ -316,7 +338,7 @@ class ImageFolderDataset(Dataset):
         v.bool_arg(where, "decode", decode)
         self._listing = _FolderListing(directory, extensions or IMAGE_EXTENSIONS, class_indexing)
         chosen = resolve_sampler(
-            sampler=sampler, shuffle=shuffle, num_samples=num_samples, num_shards=num_shards,
+            sampler=with_labels(sampler, self._listing.labels), shuffle=shuffle, num_samples=num_samples, num_shards=num_shards,
             shard_id=shard_id, default_shuffle=True, where=where,
         )
         node: ir.Node = ir.RandomAccessSourceNode(
@@ -388,6 +410,11 @@ class _FolderListing:
         if self._files is None:
             self._scan()
         return len(self._files)  # type: ignore[arg-type]
+
+    def labels(self) -> np.ndarray:
+        if self._files is None:
+            self._scan()
+        return self._labels  # type: ignore[return-value]
 
     def paths_of(self, ids: list[int]) -> list[str]:
         files = self._files

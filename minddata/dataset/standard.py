@@ -23,7 +23,7 @@ from minddata.dataset.base import Dataset
 from minddata.dataset.schema import Schema, as_schema
 from minddata.engine import ir
 from minddata.errors import ArgumentError, DataFormatError, RowError
-from minddata.samplers import resolve_sampler
+from minddata.samplers import resolve_sampler, with_labels
 
 __all__ = [
     "MnistDataset",
@@ -175,8 +175,8 @@ class MnistDataset(Dataset):
         lazy = _Lazy(load)
         node = ir.RandomAccessSourceNode(
             where, ["image", "label"], lambda: len(lazy.get()[1]),
-            _sampler(where, sampler, shuffle, num_samples, num_shards, shard_id), _ArrayFetch(lazy), inline=True,
-            num_workers=v.workers(where, num_parallel_workers),
+            _sampler(where, with_labels(sampler, lambda: lazy.get()[1]), shuffle, num_samples, num_shards, shard_id),
+            _ArrayFetch(lazy), inline=True, num_workers=v.workers(where, num_parallel_workers),
         )
         super().__init__(node)
 
@@ -260,7 +260,9 @@ class Cifar10Dataset(Dataset):
         lazy = _Lazy(load)
         node = ir.RandomAccessSourceNode(
             where, list(self._columns), lambda: len(lazy.get()[0]),
-            _sampler(where, sampler, shuffle, num_samples, num_shards, shard_id), _ArrayFetch(lazy), inline=True,
+            # PKSampler groups by the last label column: CIFAR-10's label, CIFAR-100's fine label.
+            _sampler(where, with_labels(sampler, lambda: lazy.get()[-1]), shuffle, num_samples, num_shards, shard_id),
+            _ArrayFetch(lazy), inline=True,
             num_workers=v.workers(where, num_parallel_workers),
         )
         super().__init__(node)

@@ -11,6 +11,7 @@ Example:
     (3, 16, 24)
 """
 
+from minddata._missing import module_getattr
 from minddata.vision._color import ConvertColor, ConvertMode, GaussianBlur, Grayscale, RandomColorAdjust
 from minddata.vision._erase_mix import (
     CutMixBatch,
@@ -84,3 +85,5 @@ __all__ = [
     "Resize",
     "ToType",
 ]
+
+__getattr__ = module_getattr(__name__)

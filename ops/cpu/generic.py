@@ -209,8 +209,10 @@ def _as_input_dtype(name: str, extra: np.ndarray, dtype: np.dtype) -> np.ndarray
 
 
 @register_kernel("Concatenate", "CPU")
-def concatenate(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
-    arr = np.asarray(data)
+def concatenate(op: Op, ctx: KernelContext, *data: Any) -> np.ndarray:
+    if not data:
+        raise ValueError("Concatenate: expected at least 1 input column. Found: 0")
+    arr = np.asarray(data[0])
     if arr.ndim == 0:
         raise ValueError("Concatenate: expected a tensor of at least 1 dimension. Found a scalar (shape ())")
     if not -arr.ndim <= op.axis < arr.ndim:
@@ -218,12 +220,16 @@ def concatenate(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
     if arr.dtype.kind in "OV":
         raise TypeError(f"Concatenate: expected a numeric or string tensor. Found dtype {arr.dtype}")
     axis = op.axis % arr.ndim
+    # MindSpore's order: prepend, every input column in input_columns order, append.
+    named = [("prepend", op.prepend), ("input", arr)]
+    named += [(f"input {k}", np.asarray(d)) for k, d in enumerate(data[1:], start=1)]
+    named.append(("append", op.append))
     parts = []
-    for name, extra in (("prepend", op.prepend), ("input", None), ("append", op.append)):
+    for name, extra in named:
+        if extra is None:
+            continue
         if name == "input":
             parts.append(arr)
-            continue
-        if extra is None:
             continue
         other = [d for k, d in enumerate(arr.shape) if k != axis]
         if extra.ndim != arr.ndim or [d for k, d in enumerate(extra.shape) if k != axis] != other:

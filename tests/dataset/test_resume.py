@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import minddata as md
 from minddata import transforms, vision
+from minddata.dataset.callback import DSCallback
 from minddata.errors import EpochsExhaustedError
 
 
@@ -126,7 +127,24 @@ PIPELINES = {
     "padded batch": lambda w: md.GeneratorDataset(gen_rows, ["v"]).padded_batch(4, pad_info={"v": ([None], -1)}),
     "per batch map": lambda w: slices().batch(4, per_batch_map=lambda i, info: ([x + info.get_batch_num() for x in i],), input_columns=["i"]),
     "one hot + type cast": lambda w: slices().map([transforms.OneHot(30), transforms.TypeCast(np.float16)], input_columns="i"),
+    # MindSpore's flow operations
+    "concat sharded by use_sampler": lambda w: _sharded_concat(w),
+    "flat map": lambda w: slices(9).flat_map(lambda img, i: md.NumpySlicesDataset({"j": [i, i * 2]}, shuffle=False)),
+    "map with dataset callbacks": lambda w: slices().map(lambda i: i + 1, input_columns="i", num_parallel_workers=w,
+                                                         callbacks=[DSCallback()]),
+    "concatenate several columns": lambda w: slices().map(
+        lambda i: (np.atleast_1d(i), np.atleast_1d(i * 2)), input_columns="i", output_columns=["i", "i2"]
+    ).map(transforms.Concatenate(), input_columns=["i", "i2"], output_columns="ii", num_parallel_workers=w),
+    "generator with schema": lambda w: md.GeneratorDataset(RandomAccess(13), schema={"v": {"type": "float32"}},
+                                                           num_parallel_workers=w),
 }
+
+
+def _sharded_concat(workers):
+    data = slices(10, workers=workers) + slices(7, shuffle=False) + md.PaddedDataset(
+        [{"img": np.zeros((10, 12, 3), np.uint8), "i": np.array(-1)}])
+    data.use_sampler(md.DistributedSampler(num_shards=3, shard_id=1, shuffle=False))
+    return data
 
 
 @pytest.mark.parametrize("name", sorted(PIPELINES))
@@ -141,6 +159,12 @@ def test_image_folder_with_decode_and_fusion(jpeg_folder):
         return ds.map(ops, input_columns="image", num_parallel_workers=w).batch(3)
 
     assert_resumes_exactly(build, epochs=3)
+
+
+def test_pk_sampler_over_an_image_folder(jpeg_folder):
+    assert_resumes_exactly(
+        lambda w: md.ImageFolderDataset(jpeg_folder, sampler=md.PKSampler(3, shuffle=True), num_parallel_workers=w)
+    )
 
 
 def test_record_files(record_file):

@@ -391,5 +391,15 @@ def test_map_op_input_count_is_checked_when_built():
     from minddata import vision
 
     ds = md.NumpySlicesDataset({"a": [b"x"], "b": [1]}, shuffle=False)
-    with pytest.raises(GraphError, match=r"Decode takes 1 input column\(s\), but input_columns=None passes every column"):
-        ds.map(vision.Decode())
+    with pytest.raises(GraphError, match=r"Decode takes 1 input column\(s\), but input_columns names"):
+        ds.map(vision.Decode(), input_columns=["a", "b"])
+
+
+def test_map_without_input_columns_passes_only_the_first_column():
+    ds = md.NumpySlicesDataset({"a": [1, 2], "b": [3, 4]}, shuffle=False)
+    mapped = ds.map(lambda a: a * 10)
+    assert mapped.get_col_names() == ["a", "b"]
+    assert column(mapped, "a") == [10, 20] and column(mapped, "b") == [3, 4]
+    two_outputs = ds.map(lambda a: (a, a + 1), output_columns=["p", "q"])
+    assert two_outputs.get_col_names() == ["p", "q", "b"]
+    assert [list(r) for r in two_outputs.create_tuple_iterator(output_numpy=True)] == [[1, 2, 3], [2, 3, 4]]

@@ -80,7 +80,8 @@ def shared():
             return data
         raise KeyError(op)
 
-    worker = ProcessWorker(lambda m: dispatch(m), name="Map[dispatch] worker 0")
+    # spawn: the strict case, where fn and the exception classes travel by value.
+    worker = ProcessWorker(lambda m: dispatch(m), name="Map[dispatch] worker 0", start_method="spawn")
     yield worker, LocalError
     worker.close()
 

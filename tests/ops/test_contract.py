@@ -236,7 +236,8 @@ CASES: dict[str, Case] = {
         lambda: transforms.Concatenate(
             0, prepend=np.array([1, 2], np.uint8), append=np.array([255], np.uint8)
         ),
-        lambda: (np.arange(5, dtype=np.uint8),),
+        # Two input columns, joined in order (MindSpore); the odd inputs go in as one column.
+        lambda: (np.arange(5, dtype=np.uint8), np.array([7, 8], np.uint8)),
         _as_vector,
     ),
     # Darkens half the images: works on any input, so the odd ones pass whichever way the draw goes.
