@@ -8,6 +8,7 @@ output, a port in use) are found before the server listens, and reported as one 
 
 from __future__ import annotations
 
+import contextlib
 import io
 import socket
 import sys
@@ -161,6 +162,22 @@ class Service:
         return lines
 
 
+def _drain_server_class(uvicorn: Any) -> type:
+    class DrainingServer(uvicorn.Server):
+        """uvicorn re-raises a caught SIGTERM after its graceful shutdown, so the process would die of
+        the signal; a drain is this service's normal way to stop, so it exits 0 instead."""
+
+        @contextlib.contextmanager
+        def capture_signals(self):
+            with super().capture_signals():
+                yield
+                captured = getattr(self, "_captured_signals", None)
+                if isinstance(captured, list):
+                    captured.clear()
+
+    return DrainingServer
+
+
 def _bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -210,7 +227,7 @@ def serve(pipeline: ServePipeline, model_path: str | None, settings: ServeSettin
     out.flush()
     config = uvicorn.Config(create_app(service), log_level="warning", access_log=False, lifespan="on",
                             timeout_graceful_shutdown=max(1, int(settings.timeout_s)), server_header=False)
-    server = uvicorn.Server(config)
+    server = _drain_server_class(uvicorn)(config)
     try:
         server.run(sockets=[sock])
     finally:
