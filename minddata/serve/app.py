@@ -18,7 +18,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
 from minddata._version import __version__
-from minddata.serve.batcher import Batcher, Rejected
+from minddata.serve.batcher import Rejected
 from minddata.serve.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from minddata.serve.protocol import HEADER_LENGTH, ProtocolError, encode_infer_response, parse_infer_request
 
