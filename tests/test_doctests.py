@@ -29,6 +29,8 @@ MODULES = [
     "minddata.ops.dvpp.rules",
     "minddata.ops.gpu.segment",
     "minddata.engine.placement",
+    "minddata.serve.protocol",
+    "minddata.serve.pipeline",
 ]
 
 
