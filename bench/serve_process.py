@@ -26,11 +26,14 @@ _LISTENING = re.compile(r"listening on (http://\S+)")
 
 
 class ServerProcess:
-    """``python -m minddata.cli serve ARGS --host 127.0.0.1 --port 0``. Its stdout and stderr are read
-    by threads (so the child never blocks on a full pipe) and kept in ``stdout``/``stderr``."""
+    """``python -m minddata.cli serve ARGS --host 127.0.0.1 --port 0`` (or ``python -m MODULE ARGS ...``
+    for another server that prints ``listening on URL``). Its stdout and stderr are read by threads (so
+    the child never blocks on a full pipe) and kept in ``stdout``/``stderr``."""
 
-    def __init__(self, args: Sequence[str], startup_timeout_s: float = 90.0, env: dict[str, str] | None = None):
+    def __init__(self, args: Sequence[str], startup_timeout_s: float = 90.0, env: dict[str, str] | None = None,
+                 module: Sequence[str] = ("minddata.cli", "serve")):
         self.args = list(args)
+        self.module = list(module)
         self.startup_timeout_s = startup_timeout_s
         self.env = env
         self.proc: subprocess.Popen | None = None
@@ -54,7 +57,7 @@ class ServerProcess:
             self._lines.put(None)
 
     def start(self) -> ServerProcess:
-        cmd = [sys.executable, "-m", "minddata.cli", "serve", *self.args, "--host", "127.0.0.1", "--port", "0"]
+        cmd = [sys.executable, "-m", *self.module, *self.args, "--host", "127.0.0.1", "--port", "0"]
         env = dict(os.environ if self.env is None else self.env, PYTHONUNBUFFERED="1")
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         for stream, sink, forward in ((self.proc.stdout, self.stdout, True), (self.proc.stderr, self.stderr, False)):

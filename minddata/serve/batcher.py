@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import re
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -58,7 +59,8 @@ def row_reason(error: BaseException, index: int, count: int) -> str:
     if "truncated" in lowered:
         reason = "truncated image"
     elif "over the limit" in lowered or "exceeds" in lowered or "decompression" in lowered:
-        reason = "image exceeds the pixel limit"
+        size = re.search(r"(\d+)x(\d+)", detail)
+        reason = f"image of {size.group(0)} pixels exceeds the limit" if size else "image exceeds the pixel limit"
     elif "not a decodable image" in lowered:
         reason = "not a JPEG or PNG"
     else:
