@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -166,6 +167,8 @@ def load_model(path: str | os.PathLike | None) -> ServedModel:
     with open(file, "rb") as f:
         head = f.read(4)
     if head.startswith(b"PK"):  # TorchScript archives are zip files
+        if not zipfile.is_zipfile(file):  # caught before importing torch, which takes seconds
+            raise ValueError(f"--model {file}: not a TorchScript file (a damaged zip archive)")
         return TorchScriptAdapter(file)
     if file.endswith(".onnx"):
         return OnnxAdapter(file)
