@@ -357,7 +357,7 @@ def _serve(args: argparse.Namespace) -> int:
             pipeline = ServePipeline(args.pipeline, make_ops(args.pipeline))
         else:
             pipeline = load_pipeline_file(args.pipeline)
-        place(list(pipeline.ops), args.device)
+        place([op for op in pipeline.ops if hasattr(op, "device_target")], args.device)  # not plain functions
     except Exception as exc:  # a bad pipeline file or device: one line
         raise UsageError(f"{PROG} serve: error: {exc}") from None
     settings = ServeSettings(
