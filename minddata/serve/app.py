@@ -178,18 +178,23 @@ def create_app(service: Any) -> FastAPI:
     async def server_metadata() -> dict:
         return {"name": "minddata", "version": __version__, "extensions": ["binary_tensor_data"]}
 
-    def _model_or_404(model_name: str) -> JSONResponse | None:
+    def _model_or_404(model_name: str, model_version: str | None = None) -> JSONResponse | None:
         if model_name != name:
             return _error(404, f"unknown model {model_name!r}; this server serves {name!r}")
+        if model_version not in (None, "", "1"):
+            return _error(404, f"model {name!r} has only version '1'. Found: {model_version!r}")
         return None
 
     @app.get("/v2/models/{model_name}", summary="Model metadata", responses={404: _ERROR})
-    async def model_metadata(model_name: str) -> Any:
-        return _model_or_404(model_name) or service.metadata()
+    @app.get("/v2/models/{model_name}/versions/{model_version}", summary="Model metadata", responses={404: _ERROR})
+    async def model_metadata(model_name: str, model_version: str | None = None) -> Any:
+        return _model_or_404(model_name, model_version) or service.metadata()
 
     @app.get("/v2/models/{model_name}/ready", summary="Is the model ready", responses={404: _ERROR, 503: _ERROR})
-    async def model_ready(model_name: str) -> Any:
-        missing = _model_or_404(model_name)
+    @app.get("/v2/models/{model_name}/versions/{model_version}/ready", summary="Is the model ready",
+             responses={404: _ERROR, 503: _ERROR})
+    async def model_ready(model_name: str, model_version: str | None = None) -> Any:
+        missing = _model_or_404(model_name, model_version)
         if missing is not None:
             return missing
         if not service.ready:
@@ -198,10 +203,13 @@ def create_app(service: Any) -> FastAPI:
 
     infer_responses = {code: _ERROR for code in (400, 404, 413, 415, 422, 503, 504)}
 
-    @app.post("/v2/models/{model_name}/infer", summary="Inference (JSON tensors or binary tensor data)",
-              openapi_extra={"requestBody": _INFER_BODY}, responses=infer_responses)
-    async def infer(model_name: str, request: Request) -> Any:
-        missing = _model_or_404(model_name)
+    infer_doc = {"summary": "Inference (JSON tensors or binary tensor data)", "responses": infer_responses,
+                 "openapi_extra": {"requestBody": _INFER_BODY}}
+
+    @app.post("/v2/models/{model_name}/infer", **infer_doc)
+    @app.post("/v2/models/{model_name}/versions/{model_version}/infer", **infer_doc)
+    async def infer(model_name: str, request: Request, model_version: str | None = None) -> Any:
+        missing = _model_or_404(model_name, model_version)
         if missing is not None:
             return missing
         try:

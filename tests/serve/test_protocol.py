@@ -194,3 +194,12 @@ def test_openapi_document_lists_every_route(url):
     assert {"/v2/health/live", "/v2/health/ready", "/v2", "/v2/models/{model_name}", "/v2/models/{model_name}/ready",
             "/v2/models/{model_name}/infer", "/v1/preprocess", "/metrics"} <= set(doc["paths"])
     json.dumps(doc)
+
+
+def test_versioned_routes(client, url):
+    assert client.is_model_ready(NAME, model_version="1")
+    assert client.get_model_metadata(NAME, model_version="1")["name"] == NAME
+    inp = triton.InferInput("image", [1], "BYTES")
+    inp.set_data_from_numpy(np.array([IMAGES[0]], dtype=np.object_))
+    np.testing.assert_array_equal(client.infer(NAME, [inp], model_version="1").as_numpy("image"), offline([IMAGES[0]]))
+    assert httpx.get(f"{url}/v2/models/{NAME}/versions/7", timeout=10).status_code == 404
