@@ -144,7 +144,7 @@ class Service:
         model = "none (answers with the preprocessed tensors)" if self.model.path is None else \
             f"{self.model.kind} {self.model.path}"
         lines = [
-            f"minddata serve: listening on {url}  (model name {s.name!r})",
+            f"minddata serve: model {s.name!r}",
             f"  pipeline: {self.pipeline.describe()}  ({s.workers} worker(s))",
             f"  model:    {model}",
         ]
@@ -158,6 +158,8 @@ class Service:
             f"timeout {s.timeout_s:g} s, up to {s.max_inflight} batches in flight",
             f"  routes:   POST {url}/v2/models/{s.name}/infer  POST {url}/v1/preprocess  GET {url}/metrics  "
             f"GET {url}/docs",
+            # Last, so that whoever waits for this line has read everything above it.
+            f"minddata serve: listening on {url}",
         ]
         return lines
 
