@@ -128,6 +128,7 @@ class Batcher:
         self._arrived.set()
         if self._queued_images >= self.max_batch:
             self._full.set()
+        self.metrics.in_progress.inc()
         try:
             return await asyncio.wait_for(asyncio.shield(request.future), timeout=timeout_s)
         except TimeoutError:
@@ -136,6 +137,8 @@ class Batcher:
         except asyncio.CancelledError:
             self._cancel(request, "client left")
             raise
+        finally:
+            self.metrics.in_progress.dec()
 
     def _cancel(self, request: _Request, reason: str) -> None:
         """Drop a request that nobody waits for: out of the queue if it is still there (its images are

@@ -16,13 +16,13 @@ from serve_testing import make_jpeg, metric
 from minddata.bench.serve_process import ServerProcess
 
 SLOW_PIPELINE = textwrap.dedent('''
-    """Decode, then sleep: 0.2 s for images 50 pixels wide, 3 s for 51 pixels wide."""
+    """Decode, then sleep: 0.2 s for images 50 pixels wide, 3 s for 51, 1 s for 52."""
     import time
 
     from minddata import vision
 
     def wait(image):
-        time.sleep({50: 0.2, 51: 3.0}.get(image.shape[1], 0.0))
+        time.sleep({50: 0.2, 51: 3.0, 52: 1.0}.get(image.shape[1], 0.0))
         return image
 
     def ops():
@@ -31,6 +31,7 @@ SLOW_PIPELINE = textwrap.dedent('''
 QUICK = make_jpeg(40, 30, seed=1)
 SLOW = make_jpeg(50, 30, seed=2)
 STUCK = make_jpeg(51, 30, seed=3)
+SECOND = make_jpeg(52, 30, seed=4)
 JPEG = {"Content-Type": "image/jpeg"}
 
 
@@ -116,8 +117,12 @@ def test_sigterm_drains_in_flight_requests_and_leaves_nothing(pipeline_file):
 
 async def _sigterm_while_busy(proc):
     async with httpx.AsyncClient(timeout=30) as client:
-        tasks = [asyncio.ensure_future(client.post(f"{proc.url}/v1/preprocess", content=SLOW, headers=JPEG))
+        tasks = [asyncio.ensure_future(client.post(f"{proc.url}/v1/preprocess", content=SECOND, headers=JPEG))
                  for _ in range(3)]
-        await asyncio.sleep(0.3)  # the requests are in (sleeping in the pipeline) when SIGTERM comes
+        deadline = time.monotonic() + 20
+        # SIGTERM only once all three are accepted (each then sleeps 1 s in the pipeline).
+        while metric(proc.url, "minddata_serve_requests_in_progress") < 3:
+            assert time.monotonic() < deadline, "the three requests never reached the server"
+            await asyncio.sleep(0.02)
         proc.proc.terminate()
         return await asyncio.gather(*tasks)
