@@ -1,4 +1,4 @@
-"""The ``minddata`` command: ``--version``, ``devices`` and ``bench``.
+"""The ``minddata`` command: ``--version``, ``devices``, ``bench``, ``convert`` and ``serve``.
 
 Bad arguments give one line on stderr that names the problem and the fix, and exit status 2.
 
@@ -8,6 +8,7 @@ Example:
     $ minddata bench                                  # generated images, every standard pipeline
     $ minddata bench --data ~/imagenet/val --pipeline infer224 --workers 8 --json out.json
     $ minddata convert ~/imagenet/train train.mindrecord --shards 8   # image folder -> record files
+    $ minddata serve infer224 --port 8000 --max-batch 32           # HTTP inference preprocessing
 """
 
 from __future__ import annotations
@@ -129,7 +130,67 @@ def _parser() -> _Parser:
                       "check; a file that fails stops the conversion, naming it, unless --skip-bad")
     conv.add_argument("--skip-bad", action="store_true", help="leave out images that fail --check, and list them")
     conv.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    _serve_parser(sub)
     return parser
+
+
+def _serve_parser(sub: Any) -> None:
+    from minddata.bench.pipelines import PIPELINES
+
+    serve = sub.add_parser(
+        "serve",
+        help="serve a pipeline over HTTP (Open Inference Protocol v2) with dynamic batching",
+        description="Inference preprocessing service: clients POST encoded images (KServe/Triton v2 infer, or "
+        "the raw image to /v1/preprocess); requests are batched through the pipeline (and the model) and each "
+        "gets its tensors back. Needs pip install 'minddata[serve]'. SIGTERM drains and exits 0.",
+    )
+    serve.add_argument("pipeline", metavar="PIPELINE",
+                       help=f"a standard pipeline ({', '.join(n for n in PIPELINES if n != 'train')}) or a Python "
+                       "file that defines ops() (and optionally postprocess(outputs))")
+    serve.add_argument("--model", metavar="PATH", help="ONNX file (ONNX Runtime) or TorchScript file run once per "
+                       "batch; without it the preprocessed tensors are returned")
+    serve.add_argument("--name", help="model name in the /v2/models/NAME routes (default: the pipeline's name)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=_port, default=8000, help="port (default 8000; 0 picks a free one)")
+    serve.add_argument("--max-batch", type=_positive_int, default=32, help="images per batch at most (default 32)")
+    serve.add_argument("--max-delay-ms", type=_non_negative_float, default=5.0,
+                       help="how long the first request of a batch waits for more (default 5)")
+    serve.add_argument("--max-queue", type=_positive_int, default=256,
+                       help="images waiting at most; beyond it requests get 503 with Retry-After (default 256)")
+    serve.add_argument("--timeout-s", type=_positive_float, default=30.0,
+                       help="request deadline (504 past it) and the drain time on SIGTERM (default 30)")
+    serve.add_argument("--device", type=str.lower, choices=["cpu", "gpu", "dvpp", "auto"], default="cpu",
+                       help="where the ops run: each op with a kernel on that device runs there (default cpu)")
+    serve.add_argument("--workers", type=_positive_int, default=2, help="pipeline worker threads (default 2)")
+    serve.add_argument("--max-body-mb", type=_positive_float, default=16.0,
+                       help="largest request body in MB; larger gets 413 (default 16)")
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number from 0 to 65535, found {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port number from 0 to 65535, found {value}")
+    return value
+
+
+def _non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, found {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, found {text}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = _non_negative_float(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError(f"expected a number > 0, found {text}")
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -145,6 +206,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _convert(args)
         if args.command == "bench":
             return _bench(args)
+        if args.command == "serve":
+            return _serve(args)
         parser.print_help(sys.stderr)
         return 2
     except UsageError as exc:
@@ -257,6 +320,30 @@ def _convert(args: argparse.Namespace) -> int:
         for line in result.skipped:
             print(f"  {line}")
     return 0
+
+
+# --- serve --------------------------------------------------------------------------------------
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from minddata.bench.pipelines import PIPELINES, make_ops, place
+    from minddata.serve import ServePipeline, load_pipeline_file
+    from minddata.serve.server import ServeSettings, serve
+
+    try:
+        if args.pipeline in PIPELINES:
+            pipeline = ServePipeline(args.pipeline, make_ops(args.pipeline))
+        else:
+            pipeline = load_pipeline_file(args.pipeline)
+        place([op for op in pipeline.ops if hasattr(op, "device_target")], args.device)  # not plain functions
+    except Exception as exc:  # a bad pipeline file or device: one line
+        raise UsageError(f"{PROG} serve: error: {exc}") from None
+    settings = ServeSettings(
+        name=args.name or pipeline.name, host=args.host, port=args.port, max_batch=args.max_batch,
+        max_delay_ms=args.max_delay_ms, max_queue=args.max_queue, timeout_s=args.timeout_s, workers=args.workers,
+        max_body_bytes=int(args.max_body_mb * (1 << 20)), max_inflight=max(2, args.workers),
+    )
+    return serve(pipeline, args.model, settings)
 
 
 def _fmt(value: float, digits: int = 0) -> str:

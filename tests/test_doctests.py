@@ -32,6 +32,8 @@ MODULES = [
     "minddata._progress",
     "minddata.bench.command",
     "minddata.bench.plot",
+    "minddata.serve.protocol",
+    "minddata.serve.pipeline",
 ]
 
 

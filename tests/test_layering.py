@@ -5,6 +5,8 @@
 2. Layers point down: ``ops/`` uses only itself and the core modules (errors, config, version);
    ``engine/`` also itself; neither knows the trainer, the benchmarks or the public API modules; the
    trainer does not know the benchmarks; the core modules import nothing above them.
+3. The service (``minddata/serve/``) is a consumer at the top: it uses the public API, the engine and
+   the trainer but not the benchmarks, and only the CLI imports it.
 
 Each rule is its own test and names the file and line of every offence. The checker itself is tested on
 planted snippets, so a checker that sees nothing cannot pass.
@@ -162,6 +164,20 @@ def core_violations(rel_path: str, imports: list[Import]) -> list[Import]:
     return [i for i in _project(imports) if not any(_is_under(i.module, c) for c in CORE)]
 
 
+SERVE = "minddata.serve"
+
+
+def serve_violations(rel_path: str, imports: list[Import]) -> list[Import]:
+    """The service importing the benchmarks, or anything but the CLI (and the service itself, and
+    tests) importing the service."""
+    module = module_name(rel_path)
+    if _is_under(module, SERVE):
+        return [i for i in _project(imports) if _is_under(i.module, "minddata.bench")]
+    if module == "minddata.cli" or Path(rel_path).parts[0] == "tests":
+        return []
+    return [i for i in _project(imports) if _is_under(i.module, SERVE)]
+
+
 # --- the repository -------------------------------------------------------------------------------
 
 
@@ -235,6 +251,14 @@ def test_core_modules_import_only_core():
     )
 
 
+def test_only_the_cli_imports_the_service_and_it_does_not_import_bench():
+    offences = [o for f in FILES for o in serve_violations(f, IMPORTS[f])]
+    assert not offences, _report(
+        "minddata.serve may be imported only by minddata.cli (and tests), and must not import minddata.bench",
+        offences,
+    )
+
+
 # --- the checker, on planted snippets -------------------------------------------------------------
 
 
@@ -301,6 +325,9 @@ def test_checker_reports_file_and_line():
         ("engine/x.py", "import minddata.samplers", upward_violations),
         ("trainer/x.py", "from minddata.bench.runner import run", trainer_violations),
         ("minddata/config.py", "from minddata.dataset import x", core_violations),
+        ("minddata/serve/app.py", "from minddata.bench.pipelines import make_ops", serve_violations),
+        ("bench/x.py", "from minddata.serve.server import serve", serve_violations),
+        ("engine/x.py", "from minddata import serve", serve_violations),
     ],
 )
 def test_checker_flags_layer_breaks(path, snippet, rule):
@@ -315,9 +342,11 @@ def test_checker_flags_layer_breaks(path, snippet, rule):
         ("engine/x.py", "from minddata.engine.ir import Node\nfrom minddata.ops import get_kernel\nimport numpy"),
         ("trainer/x.py", "from minddata.engine import iterator"),
         ("minddata/errors.py", "from minddata._version import __version__"),
+        ("minddata/cli.py", "from minddata.serve.server import serve"),
+        ("minddata/serve/model.py", "from minddata.trainer import OnnxModel\nimport minddata.engine"),
     ],
 )
 def test_checker_accepts_downward_imports(path, snippet):
     imports = imports_in(path, snippet)
-    for rule in (layer_violations, upward_violations, trainer_violations, core_violations):
+    for rule in (layer_violations, upward_violations, trainer_violations, core_violations, serve_violations):
         assert not rule(path, imports), f"{rule.__name__} wrongly flagged {snippet!r} in {path}"

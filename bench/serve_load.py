@@ -1,0 +1,331 @@
+"""Load benchmark of ``minddata serve`` (issue 12): images/s and latency under concurrent clients.
+
+For each pipeline (infer224, yolo416) it starts ``minddata serve`` on 127.0.0.1 and, from an
+asynchronous client (aiohttp) in a separate process, sends the bench JPEGs to ``POST /v1/preprocess``
+at each concurrency (closed loop: each of N client tasks sends its next request when its last one is
+answered). Reported per level: images/s, p50/p99 latency, the status codes, and the batch sizes the
+server formed (from its ``/metrics``). In the same run:
+
+- the in-process ceiling: the same pipeline iterated offline (``minddata bench``'s runner);
+- a baseline server written the usual way (FastAPI + Pillow + NumPy, one request at a time,
+  ``bench/serve_baseline.py``) at the same concurrency;
+- overload: an open-loop client sending at 4x the measured capacity for ``--overload-s`` seconds:
+  how many got 503 and how fast, the accepted requests' p99, and the server's RSS over time.
+
+Every request loop is bounded in count (``--requests``) and time (``--seconds``); traffic goes only to
+127.0.0.1. Figures are ratios measured in one run on one machine: quote them as such.
+
+Run:
+    python -m minddata.bench.serve_load                       # full run (several minutes)
+    python -m minddata.bench.serve_load --images 16 --requests 24 --seconds 5 \\
+        --concurrency 1,8 --overload-s 2 --pipelines infer224    # smoke test
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import json
+import math
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+from minddata.bench._args import OneLineParser, positive_int
+from minddata.bench.serve_process import ServerProcess
+
+__all__ = ["main"]
+
+ROUTE = "/v1/preprocess"
+HEADERS = {"Content-Type": "image/jpeg"}
+
+
+# --- the client (runs in its own process) ---------------------------------------------------------
+
+
+def _percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q / 100 * len(ordered)) - 1))]
+
+
+def _summary(latencies: dict[int, list[float]], elapsed: float, sent: int) -> dict[str, Any]:
+    ok = latencies.get(200, [])
+    rejected = latencies.get(503, [])
+    return {
+        "sent": sent,
+        "seconds": elapsed,
+        "status": {str(k): len(v) for k, v in sorted(latencies.items())},
+        "images_per_s": len(ok) / elapsed if elapsed > 0 else float("nan"),
+        "p50_ms": _percentile(ok, 50) * 1e3,
+        "p99_ms": _percentile(ok, 99) * 1e3,
+        "rejected_p99_ms": _percentile(rejected, 99) * 1e3,
+    }
+
+
+class _Poster:
+    """POSTs the bench images with aiohttp (cheaper per request than httpx, so that the client is not
+    what is measured); records each answer's latency by status (-1: no answer)."""
+
+    def __init__(self, url: str, connections: int):
+        import aiohttp
+
+        self.aiohttp = aiohttp
+        self.url = url + ROUTE
+        self.session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=connections),
+                                             timeout=aiohttp.ClientTimeout(total=60))
+        self.latencies: dict[int, list[float]] = {}
+
+    async def post(self, body: bytes) -> None:
+        t0 = time.perf_counter()
+        try:
+            async with self.session.post(self.url, data=body, headers=HEADERS) as r:
+                await r.read()
+                status = r.status
+        except (self.aiohttp.ClientError, asyncio.TimeoutError):
+            status = -1
+        self.latencies.setdefault(status, []).append(time.perf_counter() - t0)
+
+    async def close(self) -> None:
+        await self.session.close()
+
+
+async def _closed_loop(url: str, images: list[bytes], concurrency: int, max_requests: int,
+                       max_seconds: float) -> dict[str, Any]:
+    poster = _Poster(url, concurrency)
+    counter = itertools.count()
+    start = time.perf_counter()
+    stop_at = start + max_seconds
+
+    async def worker() -> None:
+        while True:
+            i = next(counter)
+            if i >= max_requests or time.perf_counter() >= stop_at:
+                return
+            await poster.post(images[i % len(images)])
+
+    try:
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+    finally:
+        await poster.close()
+    elapsed = time.perf_counter() - start
+    return _summary(poster.latencies, elapsed, sum(len(v) for v in poster.latencies.values()))
+
+
+async def _open_loop(url: str, images: list[bytes], rate: float, seconds: float, max_open: int) -> dict[str, Any]:
+    """Send at ``rate`` requests/s for ``seconds`` whatever the answers; at most ``max_open`` unanswered
+    (beyond that a send is skipped and counted, so the client itself stays bounded)."""
+    poster = _Poster(url, max_open)
+    skipped = 0
+    tasks: set[asyncio.Task] = set()
+    start = time.perf_counter()
+    total = int(rate * seconds)
+    try:
+        for i in range(total):
+            delay = start + i / rate - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            if len(tasks) >= max_open:
+                skipped += 1
+                continue
+            task = asyncio.ensure_future(poster.post(images[i % len(images)]))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+        if tasks:
+            await asyncio.wait(tasks, timeout=60)
+    finally:
+        await poster.close()
+    elapsed = time.perf_counter() - start
+    result = _summary(poster.latencies, elapsed, total - skipped)
+    result["skipped_by_client"] = skipped
+    result["offered_rate"] = rate
+    return result
+
+
+def _client(kind: str, url: str, files: list[str], **kw: Any) -> dict[str, Any]:
+    images = [Path(f).read_bytes() for f in files]
+    if kind == "closed":
+        return asyncio.run(_closed_loop(url, images, **kw))
+    return asyncio.run(_open_loop(url, images, **kw))
+
+
+# --- the driver -----------------------------------------------------------------------------------
+
+
+def _batch_sizes(url: str) -> dict[str, float]:
+    """The server's batch-size histogram: cumulative bucket counts, sum and count."""
+    import httpx
+
+    text = httpx.get(f"{url}/metrics", timeout=10).text
+    out: dict[str, float] = {}
+    for line in text.splitlines():
+        if line.startswith("minddata_serve_batch_size_bucket"):
+            le = line.split('le="')[1].split('"')[0]
+            out[f"le_{le}"] = float(line.rsplit(" ", 1)[1])
+        elif line.startswith(("minddata_serve_batch_size_sum", "minddata_serve_batch_size_count")):
+            out[line.split(" ")[0].rsplit("_", 1)[1]] = float(line.rsplit(" ", 1)[1])
+    return out
+
+
+def _batch_delta(before: dict[str, float], after: dict[str, float]) -> dict[str, Any]:
+    count = after.get("count", 0) - before.get("count", 0)
+    total = after.get("sum", 0) - before.get("sum", 0)
+    buckets = {k[3:]: after[k] - before.get(k, 0) for k in after if k.startswith("le_")}
+    return {"batches": count, "mean_batch": total / count if count else float("nan"), "cumulative_buckets": buckets}
+
+
+def _rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _run_client(pool: ProcessPoolExecutor, kind: str, url: str, files: list[str], timeout_s: float,
+                **kw: Any) -> dict[str, Any]:
+    return pool.submit(_client, kind, url, files, **kw).result(timeout=timeout_s)
+
+
+def _overload(pool: ProcessPoolExecutor, server: ServerProcess, files: list[str], capacity: float,
+              seconds: float) -> dict[str, Any]:
+    rate = max(1.0, 4 * capacity)
+    future = pool.submit(_client, "open", server.url, files, rate=rate, seconds=seconds, max_open=4096)
+    rss = []
+    start = time.monotonic()
+    while not future.done() and time.monotonic() - start < seconds + 120:
+        rss.append((round(time.monotonic() - start, 1), round(_rss_mb(server.pid), 1)))
+        time.sleep(1.0)
+    result = future.result(timeout=120)
+    result["server_rss_mb"] = rss
+    result["server_alive"] = server.proc is not None and server.proc.poll() is None
+    return result
+
+
+def _fmt(v: float, digits: int = 0) -> str:
+    return f"{v:,.{digits}f}" if v == v else "n/a"
+
+
+def _bench_pipeline(name: str, args: argparse.Namespace, files: list[str], data_dir: Path,
+                    pool: ProcessPoolExecutor) -> dict[str, Any]:
+    from minddata.bench import runner
+
+    out: dict[str, Any] = {"pipeline": name}
+    print(f"{name}: in-process ceiling ...", flush=True)
+    ceiling = runner.run(name, data_dir, workers=args.workers, batch_size=args.max_batch, profile=False)
+    out["ceiling_images_per_s"] = ceiling.images_per_s
+
+    limit = args.seconds + 120
+    serve_args = [name, "--workers", str(args.workers), "--max-batch", str(args.max_batch), "--max-delay-ms",
+                  str(args.max_delay_ms), "--max-queue", str(args.max_queue)]
+    levels = []
+    with ServerProcess(serve_args) as server:
+        for c in args.concurrency:
+            print(f"{name}: minddata serve, concurrency {c} ...", flush=True)
+            before = _batch_sizes(server.url)
+            level = _run_client(pool, "closed", server.url, files, limit, concurrency=c,
+                                max_requests=args.requests, max_seconds=args.seconds)
+            level |= {"concurrency": c, "batch": _batch_delta(before, _batch_sizes(server.url))}
+            levels.append(level)
+        capacity = max((lv["images_per_s"] for lv in levels if lv["images_per_s"] == lv["images_per_s"]), default=1.0)
+        out["serve"] = levels
+        if args.overload_s > 0:
+            print(f"{name}: overload at 4x capacity ({4 * capacity:,.0f} requests/s) for {args.overload_s:g} s ...",
+                  flush=True)
+            out["overload"] = _overload(pool, server, files, capacity, args.overload_s)
+        out["serve_exit_status"] = server.stop()
+
+    with ServerProcess(["--pipeline", name], module=["minddata.bench.serve_baseline"]) as baseline:
+        c = args.baseline_concurrency
+        print(f"{name}: baseline server (FastAPI + Pillow + NumPy), concurrency {c} ...", flush=True)
+        out["baseline"] = _run_client(pool, "closed", baseline.url, files, limit, concurrency=c,
+                                      max_requests=args.requests, max_seconds=args.seconds) | {"concurrency": c}
+    return out
+
+
+def _report(result: dict[str, Any]) -> None:
+    ceiling = result["ceiling_images_per_s"]
+    base = result["baseline"]
+    print(f"\n{result['pipeline']}: in-process ceiling {_fmt(ceiling)} images/s; baseline server "
+          f"{_fmt(base['images_per_s'])} images/s at concurrency {base['concurrency']} "
+          f"(p50 {_fmt(base['p50_ms'], 1)} ms, p99 {_fmt(base['p99_ms'], 1)} ms)")
+    header = ("concurrency", "images/s", "vs ceiling", "vs baseline", "p50 ms", "p99 ms", "p99/p50", "mean batch",
+              "status")
+    rows = []
+    for lv in result["serve"]:
+        rows.append((str(lv["concurrency"]), _fmt(lv["images_per_s"]), f"{lv['images_per_s'] / ceiling:.0%}",
+                     f"{lv['images_per_s'] / base['images_per_s']:.2f}x" if base["images_per_s"] else "n/a",
+                     _fmt(lv["p50_ms"], 1), _fmt(lv["p99_ms"], 1), _fmt(lv["p99_ms"] / lv["p50_ms"], 1),
+                     _fmt(lv["batch"]["mean_batch"], 1), " ".join(f"{k}:{v}" for k, v in lv["status"].items())))
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    for row in (header, *rows):
+        print("  ".join(c.rjust(w) for c, w in zip(row, widths)))
+    over = result.get("overload")
+    if over:
+        rss = [r for _, r in over["server_rss_mb"]]
+        print(f"overload at {_fmt(over['offered_rate'])} requests/s: status {over['status']}, 503 p99 "
+              f"{_fmt(over['rejected_p99_ms'], 1)} ms, accepted p99 {_fmt(over['p99_ms'], 1)} ms, server RSS "
+              f"{_fmt(min(rss, default=float('nan')))}-{_fmt(max(rss, default=float('nan')))} MB, "
+              f"alive: {over['server_alive']}, client skipped {over['skipped_by_client']}")
+
+
+def _int_list(text: str) -> list[int]:
+    try:
+        values = [positive_int(t) for t in text.split(",") if t.strip()]
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"expected comma-separated whole numbers >= 1: {exc}") from None
+    if not values:
+        raise argparse.ArgumentTypeError(f"expected comma-separated whole numbers >= 1, found {text!r}")
+    return values
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = OneLineParser(prog="python -m minddata.bench.serve_load", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pipelines", default="infer224,yolo416", help="comma-separated (default infer224,yolo416)")
+    parser.add_argument("--concurrency", type=_int_list, default=[1, 8, 32, 128], help="default 1,8,32,128")
+    parser.add_argument("--baseline-concurrency", type=positive_int, default=32, help="default 32")
+    parser.add_argument("--requests", type=positive_int, default=3000, help="requests per level at most (default 3000)")
+    parser.add_argument("--seconds", type=float, default=30.0, help="seconds per level at most (default 30)")
+    parser.add_argument("--overload-s", type=float, default=120.0, help="overload duration; 0 skips it (default 120)")
+    parser.add_argument("--images", type=positive_int, default=200, help="bench JPEGs generated (default 200)")
+    parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 2,
+                        help="pipeline workers, server and ceiling (default: all cores)")
+    parser.add_argument("--max-batch", type=positive_int, default=32)
+    parser.add_argument("--max-delay-ms", type=float, default=5.0)
+    parser.add_argument("--max-queue", type=positive_int, default=256)
+    parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    args = parser.parse_args(argv)
+    if not 0 < args.seconds <= 3600 or not 0 <= args.overload_s <= 3600:
+        parser.error("--seconds must be in (0, 3600] and --overload-s in [0, 3600]")
+    names = [n.strip() for n in args.pipelines.split(",") if n.strip()]
+    unknown = [n for n in names if n not in ("infer224", "yolo416")]
+    if unknown or not names:
+        parser.error(f"--pipelines: choose from infer224, yolo416. Found: {args.pipelines!r}")
+
+    from minddata.bench.images import ensure_images, list_images
+
+    data_dir, _ = ensure_images(num_images=args.images)
+    files = [str(p) for p in list_images(data_dir)]
+    results = []
+    # One client process for the whole run (spawned: no state inherited from this process).
+    with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
+        for name in names:
+            results.append(_bench_pipeline(name, args, files, data_dir, pool))
+    for result in results:
+        _report(result)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"settings": vars(args), "results": results}, indent=1) + "\n")
+        print(f"\nwrote {args.json}")
+    failed = [r["pipeline"] for r in results if r.get("serve_exit_status") not in (0, None)
+              or (r.get("overload") and not r["overload"]["server_alive"])]
+    if failed:
+        print(f"serve_load: the server crashed or did not drain cleanly for {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

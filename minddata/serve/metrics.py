@@ -1,0 +1,70 @@
+"""The service's Prometheus metrics, in a registry of its own (several services can share a process).
+
+``GET /metrics`` exposes: requests by route and status, latency histograms by stage (queued,
+preprocess, model, total), the batch-size histogram, queue depth, batches in flight, model runs,
+cancelled requests, and images/s over the last 10 seconds.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+import time
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+__all__ = ["CONTENT_TYPE", "ServeMetrics"]
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+_LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
+_RATE_WINDOW_S = 10.0
+
+
+class ServeMetrics:
+    """Every metric the service records. Thread-safe (prometheus-client's metrics are)."""
+
+    def __init__(self, max_batch: int):
+        self.registry = CollectorRegistry(auto_describe=True)
+        r = self.registry
+        self.requests = Counter("minddata_serve_requests", "Requests answered, by route and status code",
+                                ["route", "status"], registry=r)
+        self.latency = Histogram("minddata_serve_latency_seconds", "Time per request and stage (queued, "
+                                 "preprocess, model, total)", ["stage"], buckets=_LATENCY_BUCKETS, registry=r)
+        buckets = sorted({1, 2, 4, 8, 16, 32, 64, 128, 256, max_batch})
+        self.batch_size = Histogram("minddata_serve_batch_size", "Images per batch sent through the pipeline",
+                                    buckets=[b for b in buckets if b <= max_batch], registry=r)
+        self.queue_depth = Gauge("minddata_serve_queue_depth", "Images waiting for a batch", registry=r)
+        self.in_progress = Gauge("minddata_serve_requests_in_progress", "Requests accepted and not yet answered",
+                                 registry=r)
+        self.inflight = Gauge("minddata_serve_batches_in_flight", "Batches being preprocessed or run", registry=r)
+        self.model_runs = Counter("minddata_serve_model_runs", "Model (or post-processing) calls, one per batch",
+                                  registry=r)
+        self.images = Counter("minddata_serve_images", "Images preprocessed (successfully or not)", registry=r)
+        self.cancelled = Counter("minddata_serve_cancelled", "Requests whose client left or whose deadline "
+                                 "passed before they were answered", ["reason"], registry=r)
+        rate = Gauge("minddata_serve_images_per_second", f"Images finished per second over the last "
+                     f"{_RATE_WINDOW_S:g} s", registry=r)
+        self._done: collections.deque[tuple[float, int]] = collections.deque()
+        self._lock = threading.Lock()
+        rate.set_function(self._rate)
+
+    def images_done(self, count: int) -> None:
+        now = time.monotonic()
+        self.images.inc(count)
+        with self._lock:
+            self._done.append((now, count))
+            self._trim(now)
+
+    def _trim(self, now: float) -> None:
+        while self._done and self._done[0][0] < now - _RATE_WINDOW_S:
+            self._done.popleft()
+
+    def _rate(self) -> float:
+        now = time.monotonic()
+        with self._lock:
+            self._trim(now)
+            return sum(n for _, n in self._done) / _RATE_WINDOW_S
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)

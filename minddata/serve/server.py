@@ -1,0 +1,243 @@
+"""``minddata serve``: set up the pipeline, the model and the batcher, print what runs where, and
+serve HTTP with uvicorn until SIGTERM/SIGINT (then drain: stop accepting, finish in-flight
+requests, exit 0).
+
+Set-up problems (a pipeline that fails on a test image, a model that does not fit the pipeline's
+output, a port in use) are found before the server listens, and reported as one line (exit 2).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import socket
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from minddata.serve.model import ServedModel, TensorInfo, infer_signature, load_model
+from minddata.serve.pipeline import INPUT_COLUMN, ServePipeline
+
+__all__ = ["ServeSettings", "Service", "require_extra", "serve"]
+
+# Two test images of different sizes: dims of the output that follow the input show up as dynamic.
+_PROBE_SIZES = ((97, 61), (160, 128))
+
+
+def require_extra() -> None:
+    """Raise ImportError naming the extra to install when the web stack is missing."""
+    missing = []
+    for module in ("fastapi", "uvicorn", "prometheus_client"):
+        try:
+            __import__(module)
+        except ImportError:
+            missing.append(module)
+    if missing:
+        raise ImportError(f"minddata serve needs {', '.join(missing)}: pip install 'minddata[serve]'")
+
+
+@dataclass(frozen=True)
+class ServeSettings:
+    """The command line's settings (see ``minddata serve --help``)."""
+
+    name: str
+    host: str = "127.0.0.1"
+    port: int = 8000
+    max_batch: int = 32
+    max_delay_ms: float = 5.0
+    max_queue: int = 256
+    timeout_s: float = 30.0
+    workers: int = 2
+    max_body_bytes: int = 16 << 20
+    max_inflight: int = 4
+
+
+def _probe_image(width: int, height: int) -> bytes:
+    from PIL import Image
+
+    y, x = np.mgrid[0:height, 0:width]
+    pixels = np.stack([x * 255 // width, y * 255 // height, (x + y) % 256], axis=-1).astype(np.uint8)
+    buf = io.BytesIO()
+    Image.fromarray(pixels).save(buf, format="JPEG", quality=90)
+    return buf.getvalue()
+
+
+class Service:
+    """The pipeline's online session, the model and (once started on the event loop) the batcher."""
+
+    input_name = INPUT_COLUMN
+
+    def __init__(self, pipeline: ServePipeline, model: ServedModel, settings: ServeSettings):
+        from minddata.serve.metrics import ServeMetrics
+
+        self.pipeline = pipeline
+        self.model = model
+        self.settings = settings
+        self.metrics = ServeMetrics(settings.max_batch)
+        self.batcher: Any = None
+        self.ready = False
+        self.session = pipeline.dataset(settings.workers).serve()
+        try:
+            self.outputs = self._probe()
+        except BaseException:
+            self.session.close()
+            raise
+        self.output_names = [t.name for t in self.outputs]
+
+    def _probe(self) -> list[TensorInfo]:
+        """Run test images through the pipeline and the model: fails here, at start, rather than on the
+        first request; and tells the outputs' shapes."""
+        samples = []
+        for width, height in _PROBE_SIZES:
+            future = self.session.submit((np.frombuffer(_probe_image(width, height), dtype=np.uint8),))
+            try:
+                row = future.result(timeout=60)
+            except Exception as exc:
+                raise ValueError(f"pipeline {self.pipeline.name} fails on a {width}x{height} test JPEG: {exc}") from exc
+            batch = {k: v[np.newaxis] for k, v in row.items()}
+            try:
+                out = self.model.predict(batch)
+                if self.pipeline.postprocess is not None:
+                    out = self.pipeline.postprocess(out)
+            except Exception as exc:
+                shapes = ", ".join(f"{k} {v.dtype}{list(v.shape)}" for k, v in batch.items())
+                raise ValueError(f"the model or postprocess fails on the pipeline's output ({shapes}): "
+                                 f"{type(exc).__name__}: {exc}") from exc
+            if not isinstance(out, dict) or not out:
+                raise ValueError(f"postprocess must return a non-empty {{name: array}}. Found: {type(out).__name__}")
+            samples.append({k: np.asarray(v) for k, v in out.items()})
+        return infer_signature(samples)
+
+    def start(self) -> None:
+        from minddata.serve.batcher import Batcher
+
+        s = self.settings
+        self.batcher = Batcher(self.session, self.model, self.pipeline.postprocess, self.metrics,
+                               max_batch=s.max_batch, max_delay_s=s.max_delay_ms / 1000, max_queue=s.max_queue,
+                               max_inflight=s.max_inflight)
+        self.batcher.start()
+        self.ready = True
+
+    async def drain(self) -> None:
+        self.ready = False
+        if self.batcher is not None:
+            await self.batcher.close()
+        self.session.close()
+
+    def close(self) -> None:
+        """Stop the session (for a service that never started serving)."""
+        self.session.close()
+
+    def metadata(self) -> dict[str, Any]:
+        return {
+            "name": self.settings.name,
+            "versions": ["1"],
+            "platform": f"minddata_{self.model.kind}",
+            "inputs": [{"name": self.input_name, "datatype": "BYTES", "shape": [-1]}],
+            "outputs": [t.to_json() for t in self.outputs],
+        }
+
+    def banner(self, url: str) -> list[str]:
+        s = self.settings
+        model = "none (answers with the preprocessed tensors)" if self.model.path is None else \
+            f"{self.model.kind} {self.model.path}"
+        lines = [
+            f"minddata serve: model {s.name!r}",
+            f"  pipeline: {self.pipeline.describe()}  ({s.workers} worker(s))",
+            f"  model:    {model}",
+        ]
+        for t in self.model.inputs or []:
+            lines.append(f"    model input  {t.name} {t.datatype} {list(t.shape)}")
+        lines.append(f"  input:    {self.input_name} BYTES [-1] (encoded JPEG or PNG, one per row)")
+        for t in self.outputs:
+            lines.append(f"  output:   {t.name} {t.datatype} {list(t.shape)}")
+        lines += [
+            f"  batching: max-batch {s.max_batch}, max-delay {s.max_delay_ms:g} ms, max-queue {s.max_queue} images, "
+            f"timeout {s.timeout_s:g} s, up to {s.max_inflight} batches in flight",
+            f"  routes:   POST {url}/v2/models/{s.name}/infer  POST {url}/v1/preprocess  GET {url}/metrics  "
+            f"GET {url}/docs",
+            # Last, so that whoever waits for this line has read everything above it.
+            f"minddata serve: listening on {url}",
+        ]
+        return lines
+
+
+def _drain_server_class(uvicorn: Any) -> type:
+    class DrainingServer(uvicorn.Server):
+        """uvicorn re-raises a caught SIGTERM after its graceful shutdown, so the process would die of
+        the signal; a drain is this service's normal way to stop, so it exits 0 instead."""
+
+        @contextlib.contextmanager
+        def capture_signals(self):
+            with super().capture_signals():
+                yield
+                captured = getattr(self, "_captured_signals", None)
+                if isinstance(captured, list):
+                    captured.clear()
+
+    return DrainingServer
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise ValueError(f"cannot listen on {host}:{port}: {exc.strerror}; choose another --port or --host") from None
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve(pipeline: ServePipeline, model_path: str | None, settings: ServeSettings, out: Any = None,
+          err: Any = None) -> int:
+    """Run the service until SIGTERM/SIGINT; returns the exit status (2 for a set-up problem)."""
+    out, err = out or sys.stdout, err or sys.stderr
+    try:
+        require_extra()
+    except ImportError as exc:
+        print(f"minddata serve: error: {exc}", file=err)
+        return 2
+    import uvicorn
+
+    from minddata.serve.app import create_app
+
+    try:
+        model = load_model(model_path)
+        service = Service(pipeline, model, settings)
+    except (ValueError, OSError) as exc:
+        print(f"minddata serve: error: {exc}", file=err)
+        return 2
+    except Exception as exc:  # a pipeline build error (device missing, bad graph): still one line
+        print(f"minddata serve: error: {type(exc).__name__}: {exc}", file=err)
+        return 2
+    try:
+        sock = _bind(settings.host, settings.port)
+    except ValueError as exc:
+        service.close()
+        print(f"minddata serve: error: {exc}", file=err)
+        return 2
+    host, port = sock.getsockname()[:2]
+    url = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+    for line in service.banner(url):
+        print(line, file=out)
+    out.flush()
+    config = uvicorn.Config(create_app(service), log_level="warning", access_log=False, lifespan="on",
+                            timeout_graceful_shutdown=max(1, int(settings.timeout_s)), server_header=False)
+    server = _drain_server_class(uvicorn)(config)
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+        service.close()
+    if not server.started:
+        print("minddata serve: error: the server did not start (see the message above)", file=err)
+        return 1
+    print("minddata serve: stopped (drained)", file=out, flush=True)
+    return 0
+

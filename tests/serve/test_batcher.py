@@ -1,0 +1,77 @@
+"""The batcher and service in-process (no HTTP): batch formation, one model call per batch, several
+batches in flight, and nothing left running after a drain. The HTTP protocol is tested against a real
+server process in the other modules."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import numpy as np
+from serve_testing import make_jpeg
+
+from minddata.bench.pipelines import make_ops
+from minddata.serve import ServePipeline
+from minddata.serve.model import ServedModel
+from minddata.serve.server import ServeSettings, Service
+
+
+class CountingModel(ServedModel):
+    """Channel means; records each call's batch size. With ``together=n`` a call waits (up to 10 s)
+    until n calls are inside at once, which only happens when n batches are in flight."""
+
+    def __init__(self, together: int = 1):
+        self.sizes: list[int] = []
+        self.barrier = threading.Barrier(together, timeout=10) if together > 1 else None
+        self.lock = threading.Lock()
+
+    def predict(self, batch):
+        (images,) = batch.values()
+        with self.lock:
+            self.sizes.append(len(images))
+        if self.barrier is not None and len(self.sizes) > 2:  # not during the start-up probe (2 calls)
+            self.barrier.wait()
+        return {"means": images.mean(axis=(2, 3))}
+
+
+def run_service(model, images, **settings):
+    """Start a service on a fresh loop, submit every image at once as its own request, drain."""
+
+    async def main():
+        service = Service(ServePipeline("infer224", make_ops("infer224")), model,
+                          ServeSettings(name="t", workers=2, **settings))
+        service.start()
+        try:
+            return await asyncio.gather(*(service.batcher.submit([b], timeout_s=60) for b in images))
+        finally:
+            await service.drain()
+
+    return asyncio.run(main())
+
+
+IMAGES = [make_jpeg(48 + i, 40, seed=i) for i in range(8)]
+
+
+def test_model_runs_once_per_batch_of_at_most_max_batch():
+    model = CountingModel()
+    results = run_service(model, IMAGES, max_batch=4, max_delay_ms=1000)
+    assert model.sizes[2:] == [4, 4]  # after the two start-up probe calls
+    offline = ServePipeline("infer224", make_ops("infer224")).run_offline(IMAGES)["image"].mean(axis=(2, 3))
+    np.testing.assert_allclose(np.concatenate([r["means"] for r in results]), offline, rtol=1e-6)
+
+
+def test_several_batches_are_in_flight_at_once():
+    model = CountingModel(together=2)  # each call waits for a second one: needs two batches at once
+    results = run_service(model, IMAGES[:4], max_batch=2, max_delay_ms=1, max_inflight=2)
+    assert [len(r["means"]) for r in results] == [1, 1, 1, 1]
+    assert sum(model.sizes[2:]) == 4
+
+
+def test_drain_leaves_no_threads():
+    before = set(threading.enumerate())
+    run_service(CountingModel(), IMAGES[:2], max_batch=2, max_delay_ms=1)
+    deadline = time.monotonic() + 10
+    while leftover := [t.name for t in threading.enumerate() if t not in before and t.is_alive()]:
+        assert time.monotonic() < deadline, f"threads still running after the drain: {leftover}"
+        time.sleep(0.05)

@@ -1,0 +1,128 @@
+"""Overload, deadlines, clients that leave, and SIGTERM, against a real ``minddata serve`` process whose
+pipeline is slow on purpose (a Python op that sleeps for images of chosen widths)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import textwrap
+import time
+
+import httpx
+import psutil
+import pytest
+from serve_testing import make_jpeg, metric
+
+from minddata.bench.serve_process import ServerProcess
+
+SLOW_PIPELINE = textwrap.dedent('''
+    """Decode, then sleep: 0.2 s for images 50 pixels wide, 3 s for 51, 1 s for 52."""
+    import time
+
+    from minddata import vision
+
+    def wait(image):
+        time.sleep({50: 0.2, 51: 3.0, 52: 1.0}.get(image.shape[1], 0.0))
+        return image
+
+    def ops():
+        return [vision.Decode(), wait, vision.Resize((8, 8))]
+''')
+QUICK = make_jpeg(40, 30, seed=1)
+SLOW = make_jpeg(50, 30, seed=2)
+STUCK = make_jpeg(51, 30, seed=3)
+SECOND = make_jpeg(52, 30, seed=4)
+JPEG = {"Content-Type": "image/jpeg"}
+
+
+@pytest.fixture(scope="module")
+def pipeline_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("serve") / "slow.py"
+    path.write_text(SLOW_PIPELINE)
+    return str(path)
+
+
+def slow_server(pipeline_file, *extra):
+    return ServerProcess([pipeline_file, "--workers", "1", "--max-batch", "2", "--max-delay-ms", "1", *extra])
+
+
+@pytest.fixture(scope="module")
+def started(pipeline_file):
+    with slow_server(pipeline_file, "--max-queue", "4", "--timeout-s", "1") as proc:
+        yield proc
+
+
+def wait_until_idle(url, timeout_s=15.0):
+    """Until no batch is in flight: a request of an earlier test may still sleep in the pipeline."""
+    deadline = time.monotonic() + timeout_s
+    while metric(url, "minddata_serve_batches_in_flight") or metric(url, "minddata_serve_queue_depth"):
+        assert time.monotonic() < deadline, "the server stayed busy"
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def server(started):
+    wait_until_idle(started.url)
+    return started
+
+
+async def _post_many(url, bodies, timeout=30.0):
+    async with httpx.AsyncClient(timeout=timeout) as client:
+        return await asyncio.gather(*(client.post(f"{url}/v1/preprocess", content=b, headers=JPEG) for b in bodies))
+
+
+def test_full_queue_answers_503_with_retry_after(server):
+    answers = asyncio.run(_post_many(server.url, [SLOW] * 16))
+    codes = sorted(a.status_code for a in answers)
+    assert set(codes) <= {200, 503, 504}, codes
+    rejected = [a for a in answers if a.status_code == 503]
+    assert rejected, f"16 slow requests against a queue of 4 were all accepted: {codes}"
+    assert all(a.headers.get("retry-after") == "1" and "queue is full" in a.json()["error"] for a in rejected)
+    assert codes.count(200) >= 1
+
+
+def test_past_deadline_is_504(server):
+    (answer,) = asyncio.run(_post_many(server.url, [STUCK]))
+    assert answer.status_code == 504
+    assert "deadline" in answer.json()["error"]
+
+
+def test_client_that_leaves_is_cancelled(server):
+    before = metric(server.url, "minddata_serve_cancelled_total", reason="client left")
+    with pytest.raises(httpx.ReadTimeout):
+        httpx.post(f"{server.url}/v1/preprocess", content=STUCK, headers=JPEG, timeout=0.3)
+    deadline = time.monotonic() + 10
+    while metric(server.url, "minddata_serve_cancelled_total", reason="client left") == before:
+        assert time.monotonic() < deadline, "the server never noticed that the client left"
+        time.sleep(0.05)
+    wait_until_idle(server.url)  # the row already in the pipeline finishes; its result is dropped
+    assert httpx.post(f"{server.url}/v1/preprocess", content=QUICK, headers=JPEG, timeout=30).status_code == 200
+
+
+def test_sigterm_drains_in_flight_requests_and_leaves_nothing(pipeline_file):
+    proc = slow_server(pipeline_file, "--timeout-s", "20").start()
+    try:
+        children = psutil.Process(proc.pid).children(recursive=True)
+        sent = asyncio.run(_sigterm_while_busy(proc))
+        code = proc.stop(timeout_s=30)
+    finally:
+        proc.kill()
+    assert code == 0, "".join(proc.stderr)
+    assert [a.status_code for a in sent] == [200, 200, 200]
+    assert "stopped (drained)" in "".join(proc.stdout)
+    assert not [c for c in children if c.is_running() and c.status() != psutil.STATUS_ZOMBIE]
+    if os.path.isdir("/dev/shm"):
+        assert not [n for n in os.listdir("/dev/shm") if n.startswith(f"minddata_{proc.pid}_")]
+
+
+async def _sigterm_while_busy(proc):
+    async with httpx.AsyncClient(timeout=30) as client:
+        tasks = [asyncio.ensure_future(client.post(f"{proc.url}/v1/preprocess", content=SECOND, headers=JPEG))
+                 for _ in range(3)]
+        deadline = time.monotonic() + 20
+        # SIGTERM only once all three are accepted (each then sleeps 1 s in the pipeline).
+        while metric(proc.url, "minddata_serve_requests_in_progress") < 3:
+            assert time.monotonic() < deadline, "the three requests never reached the server"
+            await asyncio.sleep(0.02)
+        proc.proc.terminate()
+        return await asyncio.gather(*tasks)

@@ -1,0 +1,63 @@
+"""The protocol codec against tritonclient's own encoder and decoder (no server needed)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import tritonclient.http as triton
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from minddata.serve.protocol import InferRequest, ProtocolError, encode_infer_response, parse_infer_request
+
+
+def binary_request(images: list[bytes]) -> tuple[bytes, str | None]:
+    """The body tritonclient sends for these images (its own encoder), and its JSON header's length."""
+    tensor = np.empty(len(images), dtype=np.object_)
+    tensor[:] = images
+    inp = triton.InferInput("image", [len(images)], "BYTES")
+    inp.set_data_from_numpy(tensor, binary_data=True)
+    body, json_size = triton.InferenceServerClient.generate_request_body([inp])
+    return body, None if json_size is None else str(json_size)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.binary(max_size=64), min_size=1, max_size=8))
+def test_binary_bytes_tensor_round_trips(images):
+    body, header_length = binary_request(images)
+    assert parse_infer_request(body, header_length, "image").images == images
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=3), st.sampled_from(["float32", "uint8", "int64"]),
+       st.booleans())
+def test_tritonclient_decodes_our_responses(shape, dtype, binary):
+    array = np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape)
+    request = InferRequest(images=[b""], binary_default=binary)
+    body, header_length = encode_infer_response("m", request, {"out": array})
+    result = triton.InferResult.from_response_body(body, header_length=header_length)
+    got = result.as_numpy("out")
+    assert got.dtype == array.dtype
+    np.testing.assert_array_equal(got, array)
+
+
+@pytest.mark.parametrize("body, header_length, message", [
+    (b"{", None, "malformed"),
+    (b"[]", None, "must be a JSON object"),
+    (b'{"inputs": []}', None, "exactly one tensor"),
+    (b'{"inputs": [{"name": "image", "shape": [1], "datatype": "FP32", "data": [1]}]}', None, "BYTES"),
+    (b'{"inputs": [{"name": "image", "shape": [2], "datatype": "BYTES", "data": ["a"]}]}', None, "2 element"),
+    (b'{"inputs": [{"name": "image", "shape": [1], "datatype": "BYTES"}]}', None, "binary_data_size"),
+    (b"{}", "99", "between 0 and the body size"),
+])
+def test_malformed_requests_name_the_rule(body, header_length, message):
+    with pytest.raises(ProtocolError, match=message):
+        parse_infer_request(body, header_length, "image")
+
+
+def test_truncated_binary_element_is_reported():
+    body, header_length = binary_request([b"abcdef"])
+    header, raw = body[: int(header_length)], body[int(header_length) :]
+    cut = header.replace(b'"binary_data_size":10', b'"binary_data_size":6')
+    with pytest.raises(ProtocolError, match="says 6 bytes but only 2 remain"):
+        parse_infer_request(cut + raw[:6], str(len(cut)), "image")
