@@ -19,7 +19,7 @@ import platform
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from minddata.errors import UsageError
 
