@@ -460,12 +460,12 @@ class MindRecordSet:
         >>> from minddata.record.mindrecord_format import MindRecordSet, MindRecordWriter
         >>> path = os.path.join(tempfile.mkdtemp(), "m.mindrecord")
         >>> writer = MindRecordWriter(path, shard_num=2)
-        >>> writer.add_schema({"label": {"type": "int32"}, "data": {"type": "bytes"}})
-        >>> writer.write_raw_data([{"label": i, "data": bytes([i])} for i in range(3)])
+        >>> _ = writer.add_schema({"label": {"type": "int32"}, "data": {"type": "bytes"}})
+        >>> writer.write_raw_data([{"label": i, "data": bytes([65 + i])} for i in range(3)])
         >>> writer.commit()
         >>> rows = MindRecordSet("doc", path + "0").fetch([0, 1, 2])
         >>> [(r[0].tolist(), int(r[1])) for r in rows]
-        [([b'\\x00'], 0), ([b'\\x01'], 1), ([b'\\x02'], 2)]
+        [([b'A'], 0), ([b'B'], 1), ([b'C'], 2)]
     """
 
     def __init__(self, where: str, dataset_files: Any, columns_list: Sequence[str] | None = None):
@@ -635,7 +635,7 @@ class MindRecordWriter:
         >>> from minddata.mindrecord import FileReader, FileWriter
         >>> path = os.path.join(tempfile.mkdtemp(), "w.mindrecord")
         >>> writer = FileWriter(path, shard_num=1)
-        >>> writer.add_schema({"label": {"type": "int64"}, "x": {"type": "float32", "shape": [2]}}, "demo")
+        >>> _ = writer.add_schema({"label": {"type": "int64"}, "x": {"type": "float32", "shape": [2]}}, "demo")
         >>> writer.add_index(["label"])
         >>> writer.write_raw_data([{"label": 7, "x": np.array([1, 2], np.float32)}])
         >>> writer.commit()
