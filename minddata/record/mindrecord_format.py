@@ -203,13 +203,13 @@ def resolve_mindrecord_files(where: str, dataset_files: Any) -> list[str]:
         header = read_mindrecord_header(first)
         folder = os.path.dirname(first)
         files = []
-        for name in header["shard_addresses"]:
+        for k, name in enumerate(header["shard_addresses"]):
             target = os.path.normpath(name if os.path.isabs(name) else os.path.join(folder, name))
             if os.path.commonpath([folder, target]) != folder or target == folder:
                 raise DataFormatError(
-                    f"{where}: MindRecord file {first} names a shard outside its folder ({name!r}); shards must "
-                    f"sit beside it in {folder}. Move the shards there, or pass the list of shard files instead "
-                    "of one file.",
+                    f"{where}: MindRecord file {first}: entry {k} of its header's shard_addresses points outside "
+                    f"its folder ({folder}); a set's shards are read only from the folder of the file given. "
+                    "Pass the list of shard files instead of one file.",
                     path=first,
                 )
             files.append(target)
@@ -355,7 +355,7 @@ class MindRecordShard:
     def raw(self, row: int) -> dict[str, Any]:
         try:
             value = msgpack.unpackb(self.entry(row, False), raw=False, strict_map_key=False)
-        except (ValueError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError, UnicodeDecodeError):
+        except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError):
             value = None
         if not isinstance(value, dict):
             raise DataFormatError(
@@ -569,7 +569,11 @@ class MindRecordSet:
         value = raw[name]
         if field.type == "string":
             if not isinstance(value, str):
-                value = json.dumps(value)
+                raise DataFormatError(
+                    f"MindRecord file {shard.path}, row {row}: string field {name!r} holds a {type(value).__name__}; the "
+                    "file is corrupted or was written with another schema.",
+                    path=shard.path,
+                )
             return value if python else np.array(value)
         if isinstance(value, str):  # MindSpore's reader also parses numbers stored as strings
             try:
@@ -761,16 +765,12 @@ class MindRecordWriter:
         """Write rows (a list of dicts, one value per schema field). The list is split into
         contiguous blocks, the first ``len % shard_num`` shards taking one row more."""
         self._check_state("write_raw_data")
-        fields = self._need_schema("write_raw_data")
+        self._need_schema("write_raw_data")
         if isinstance(raw_data, dict):
             raw_data = [raw_data]
         if not isinstance(raw_data, (list, tuple)) or not raw_data:
             raise ArgumentError(f"FileWriter.write_raw_data: `raw_data` must be a non-empty list of dicts. Found: {type(raw_data).__name__}")
-        if self._index is None:
-            self._index = [n for n, f in fields.items() if f.type in _SQL_TYPE and f.shape is None]
-        blob_fields = sorted(n for n, f in fields.items() if f.type == "bytes" or f.shape is not None)
-        compress = any(f.shape is not None and f.type in ("int32", "int64") for f in fields.values())
-        encoded = [self._encode(row, k, fields, blob_fields, compress) for k, row in enumerate(raw_data)]
+        encoded = self._encode_rows(raw_data)
         per, extra = divmod(len(encoded), len(self._shards))
         start = 0
         for s, shard in enumerate(self._shards):
@@ -778,6 +778,20 @@ class MindRecordWriter:
             for raw, blob, index_values in encoded[start:stop]:
                 self._append(shard, raw, blob, index_values)
             start = stop
+
+    def _write_shard(self, shard: int, raw_data: Sequence[dict[str, Any]]) -> None:
+        """Append rows to one shard (converters that lay out the shards themselves)."""
+        self._check_state("write_raw_data")
+        for raw, blob, index_values in self._encode_rows(raw_data):
+            self._append(self._shards[shard], raw, blob, index_values)
+
+    def _encode_rows(self, raw_data: Sequence[dict[str, Any]]) -> list[tuple]:
+        fields = self._need_schema("write_raw_data")
+        if self._index is None:
+            self._index = [n for n, f in fields.items() if f.type in _SQL_TYPE and f.shape is None]
+        blob_fields = sorted(n for n, f in fields.items() if f.type == "bytes" or f.shape is not None)
+        compress = any(f.shape is not None and f.type in ("int32", "int64") for f in fields.values())
+        return [self._encode(row, k, fields, blob_fields, compress) for k, row in enumerate(raw_data)]
 
     def commit(self) -> None:
         """Write headers and index files, then move every file into place (shards, then indexes)."""
