@@ -353,8 +353,9 @@ class MindRecordShard:
         return data[8:]
 
     def raw(self, row: int) -> dict[str, Any]:
+        data = self.entry(row, False)
         try:
-            value = msgpack.unpackb(self.entry(row, False), raw=False, strict_map_key=False)
+            value = msgpack.unpackb(data, raw=False, strict_map_key=False)
         except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError):
             value = None
         if not isinstance(value, dict):
