@@ -2,7 +2,8 @@
 
     python mindspore_side.py write OUT_DIR      # write every DATASETS set with mindspore's FileWriter,
                                                 # plus OUT_DIR/<name>.expected.json: what MindSpore reads back
-    python mindspore_side.py read FILE OUT.json # what MindSpore's MindDataset and FileReader read from FILE
+    python mindspore_side.py read FILE OUT.json [FILE OUT.json ...]
+                                                # what MindSpore's MindDataset and FileReader read from FILE
 
 The rows are defined here (``rows(name)``) so that minddata's tests, which import this module
 without MindSpore, write the same rows. ``tests/record/data/mindspore_files.tar.gz`` is the output of
@@ -149,9 +150,10 @@ if __name__ == "__main__":
     command = sys.argv[1] if len(sys.argv) > 1 else ""
     if command == "write" and len(sys.argv) == 3:
         write(sys.argv[2])
-    elif command == "read" and len(sys.argv) == 4:
-        with open(sys.argv[3], "w") as f:
-            json.dump(read(sys.argv[2]), f)
+    elif command == "read" and len(sys.argv) >= 4 and len(sys.argv) % 2 == 0:
+        for first, out in zip(sys.argv[2::2], sys.argv[3::2]):
+            with open(out, "w") as f:
+                json.dump(read(first), f)
     elif command == "pack":
         pack()
     else:
