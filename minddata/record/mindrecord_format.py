@@ -138,6 +138,8 @@ def _bad_file(path: str, what: str) -> DataFormatError:
 def _check_header(path: str, header: Any, size: int, length: int) -> None:
     if not isinstance(header, dict):
         raise _bad_file(path, "its header is not a JSON object")
+    if "page" in header and header["page"] is None:  # a shard without rows (MindSpore writes null)
+        header["page"] = []
     needs = {
         "header_size": int, "page_size": int, "page": list, "schema": list, "shard_addresses": list,
         "shard_id": int, "version": str,
@@ -975,7 +977,7 @@ class MindRecordWriter:
         header = {
             "header_size": self.header_size,
             "index_fields": [{"index_field": n, "schema_id": 0} for n in self._index or []],
-            "page": shard.pages,
+            "page": shard.pages or None,
             "page_size": self.page_size,
             "compression_size": max(self._compression, 0),
             "schema": [{
@@ -996,7 +998,7 @@ class MindRecordWriter:
                 "page (fewer pages to describe)."
             )
         os.pwrite(shard.fd, _LEN.pack(len(text)) + text, 0)
-        end = self.header_size
+        end = self.header_size if shard.pages else 8 + len(text)  # a shard without rows: its header only
         if shard.pages:
             last = shard.pages[-1]
             end += last["page_id"] * self.page_size + last["page_size"]

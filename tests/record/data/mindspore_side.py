@@ -46,6 +46,7 @@ DATASETS = {
     "images": (2, {"label": {"type": "int32"}, "file_name": {"type": "string"}, "image": {"type": "bytes"}}, None, [7]),
     "scalars": (1, {"id": {"type": "int64"}, "value": {"type": "float64"}, "tag": {"type": "string"}}, ["tag"], [40]),
     "one_array": (2, {"counts": {"type": "int64", "shape": [-1]}}, None, [9]),
+    "few": (4, {"id": {"type": "int64"}, "value": {"type": "float32"}}, None, [2]),  # shards without rows
 }
 
 
@@ -84,6 +85,8 @@ def rows(name: str) -> list[dict]:
         return [{"label": i % 3, "file_name": f"class{i % 3}/{i}.jpg", "image": _jpeg(i)} for i in range(n)]
     if name == "scalars":
         return [{"id": i, "value": i * 0.25 - 3, "tag": "t" * (i % 4)} for i in range(n)]
+    if name == "few":
+        return [{"id": i, "value": i + 0.5} for i in range(n)]
     if name == "one_array":
         return [{"counts": np.arange(i + 1, dtype=np.int64) * 1000 - i} for i in range(n)]
     raise KeyError(name)
