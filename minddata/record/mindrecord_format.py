@@ -167,7 +167,7 @@ def _check_header(path: str, header: Any, size: int, length: int) -> None:
         if not isinstance(page, dict) or not all(
             isinstance(page.get(key), int) and not isinstance(page.get(key), bool) and page[key] >= 0
             for key in ("page_id", "page_size", "page_type_id", "start_row_id", "end_row_id")
-        ) or page.get("page_type") not in ("BLOB_DATA", "RAW_DATA"):
+        ) or page.get("page_type") not in ("BLOB_DATA", "RAW_DATA") or page["page_id"] != k:
             raise _bad_file(path, f"page entry {k} of its header is malformed")
         if page["page_size"] > header["page_size"]:
             raise _bad_file(path, f"page {page['page_id']} claims {page['page_size']} bytes, more than the page size {header['page_size']}")
@@ -277,7 +277,13 @@ class MindRecordShard:
             connection = sqlite3.connect(uri, uri=True)
             try:
                 names = connection.execute("SELECT NAME FROM SHARD_NAME").fetchall()
-                rows = connection.execute(f"SELECT DISTINCT {_INDEX_COLUMNS} FROM INDEXES ORDER BY ROW_ID").fetchall()
+                cursor = connection.execute(f"SELECT {_INDEX_COLUMNS} FROM INDEXES ORDER BY ROW_ID")
+                chunks = []
+                while batch := cursor.fetchmany(1 << 16):  # NumPy chunks: millions of rows stay compact
+                    try:
+                        chunks.append(np.asarray(batch, dtype=np.int64).reshape(len(batch), 8))
+                    except (ValueError, TypeError, OverflowError):
+                        raise self._bad_index("holds non-integer locations") from None
             finally:
                 connection.close()
         except sqlite3.Error as error:
@@ -293,10 +299,9 @@ class MindRecordShard:
                 "names.",
                 path=path,
             )
-        try:
-            table = np.asarray(rows, dtype=np.int64).reshape(len(rows), 8)
-        except (ValueError, TypeError, OverflowError):
-            raise self._bad_index("holds non-integer locations") from None
+        table = np.concatenate(chunks) if chunks else np.zeros((0, 8), np.int64)
+        if len(table) > 1:  # an array-valued index field repeats a row once per value
+            table = table[np.concatenate([[True], table[1:, 0] != table[:-1, 0]])]
         if len(table) and not np.array_equal(table[:, 0], np.arange(len(table))):
             raise self._bad_index("its ROW_ID values are not 0, 1, 2, ... (a row is missing or repeated)")
         pages = {p["page_id"]: p for p in self.header["page"]}
@@ -310,7 +315,10 @@ class MindRecordShard:
                 if page is None or page["page_type"] != kind:
                     raise self._bad_index(f"points rows at page {page_id}, which the header does not list as a {kind} page")
             starts, ends = locations[:, column + 1], locations[:, column + 2]
-            used = np.array([pages[p]["page_size"] for p in locations[:, column].tolist()], dtype=np.int64)
+            page_used = np.zeros(max(pages, default=0) + 1, np.int64)
+            for page_id, page in pages.items():
+                page_used[page_id] = page["page_size"]
+            used = page_used[locations[:, column]]
             bad = np.nonzero((starts < 0) | (ends < starts + 8) | (ends > used))[0]
             if bad.size:
                 row = int(bad[0])
