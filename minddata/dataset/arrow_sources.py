@@ -160,10 +160,10 @@ class MindDataset(Dataset):
 def _open_records(where: str, dataset_files: Any, columns: list[str] | None) -> Any:
     """A MindSpore MindRecord set or a minddata (Arrow) record set, told apart by the first file's
     content (not its name)."""
-    from minddata.record.mindrecord_format import MindRecordSet, is_mindrecord
+    from minddata.record.mindrecord_format import MindRecordSet, read_as_mindrecord
 
     first = dataset_files if isinstance(dataset_files, (str, os.PathLike)) else (dataset_files or [None])[0]
-    if isinstance(first, (str, os.PathLike)) and is_mindrecord(first):
+    if isinstance(first, (str, os.PathLike)) and read_as_mindrecord(first):
         return MindRecordSet(where, dataset_files, columns)
     from minddata.record.reader import RecordSet, resolve_files
 

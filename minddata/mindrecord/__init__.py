@@ -26,7 +26,7 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from minddata.record.mindrecord_format import MindRecordSet, MindRecordWriter, is_mindrecord
+from minddata.record.mindrecord_format import MindRecordSet, MindRecordWriter, read_as_mindrecord
 
 __all__ = ["FileWriter", "FileReader", "SUCCESS", "FAILED"]
 
@@ -74,7 +74,7 @@ class FileReader:
         first = file_name if isinstance(file_name, (str, os.PathLike)) else (list(file_name) or [None])[0]
         self._arrow = None
         self._set = None
-        if isinstance(first, (str, os.PathLike)) and not is_mindrecord(first):
+        if isinstance(first, (str, os.PathLike)) and not read_as_mindrecord(first):
             from minddata.record.reader import FileReader as ArrowReader
 
             self._arrow = ArrowReader(file_name, num_consumer, columns, operator)

@@ -155,7 +155,7 @@ def convert_records(
         >>> [int(r["x"]) for r in ds.create_dict_iterator(output_numpy=True)]
         [1, 2, 3]
     """
-    from minddata.record.mindrecord_format import MindRecordSet, MindRecordWriter, is_mindrecord
+    from minddata.record.mindrecord_format import MindRecordSet, MindRecordWriter, read_as_mindrecord
     from minddata.record.reader import RecordSet, resolve_files
 
     where = "convert"
@@ -163,7 +163,7 @@ def convert_records(
     if not os.path.isfile(source_path):
         raise ArgumentError(f"{where}: SOURCE {source} is not a file; pass one file of a record set.")
     start = time.perf_counter()
-    if is_mindrecord(source_path):
+    if read_as_mindrecord(source_path):
         records: Any = MindRecordSet(where, source_path)
         writer: Any = FileWriter(dest, shard_num=shard_num, overwrite=overwrite)
         schema = records.schema()

@@ -49,6 +49,7 @@ __all__ = [
     "MindRecordSet",
     "MindRecordWriter",
     "is_mindrecord",
+    "read_as_mindrecord",
     "mindrecord_shard_paths",
     "read_mindrecord_header",
 ]
@@ -94,6 +95,17 @@ def is_mindrecord(path: str | os.PathLike) -> bool:
         return False
     (length,) = _LEN.unpack_from(head)
     return 2 <= length <= MAX_HEADER_SIZE
+
+
+def read_as_mindrecord(path: str | os.PathLike) -> bool:
+    """Whether a reader should treat ``path`` as MindRecord: it starts like one, or it has a ``.db``
+    index and no Arrow metadata beside it (a damaged MindRecord shard, reported as such)."""
+    path = os.fspath(path)
+    if is_mindrecord(path):
+        return True
+    from minddata.record.writer import META_SUFFIX
+
+    return os.path.isfile(path + ".db") and not os.path.exists(path + META_SUFFIX)
 
 
 def mindrecord_shard_paths(file_name: str, shard_num: int) -> list[str]:

@@ -431,6 +431,14 @@ def test_missing_index_file_is_reported(copy_of):
         md.MindDataset(first)
 
 
+def test_overwritten_start_is_reported_as_a_damaged_mindrecord_file(copy_of):
+    first = copy_of("scalars")
+    with open(first, "r+b") as f:
+        f.write(b"\xff" * 16)
+    with pytest.raises(DataFormatError, match="MindRecord file .*scalars.mindrecord: its header length field"):
+        md.MindDataset(first)
+
+
 def test_garbage_index_file_is_reported(copy_of):
     first = copy_of("scalars")
     with open(first + ".db", "wb") as f:
