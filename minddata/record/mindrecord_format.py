@@ -298,10 +298,11 @@ class MindRecordShard:
                         raise self._bad_index("holds non-integer locations") from None
             finally:
                 connection.close()
-        except sqlite3.Error as error:
+        except (sqlite3.Error, UnicodeDecodeError) as error:
+            reason = "malformed text" if isinstance(error, UnicodeDecodeError) else f"{type(error).__name__}: {error}"
             raise DataFormatError(
                 f"MindRecord file {path}: its index file {os.path.basename(db)} is not a readable MindRecord "
-                f"index ({type(error).__name__}: {error}). Rewrite the set, or copy the .db file again.",
+                f"index ({reason}). Rewrite the set, or copy the .db file again.",
                 path=path,
             ) from None
         if not names or names[0][0] != os.path.basename(path):
