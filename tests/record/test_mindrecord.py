@@ -564,3 +564,42 @@ def read_by_mindspore(stored, tmp_path_factory):
 def test_mindspore_reads_our_files_row_by_row(read_by_mindspore, name):
     first, theirs = read_by_mindspore[name]
     _assert_reads_as(_ours(first), theirs)
+
+
+# -- MindSpore's converters -----------------------------------------------------------------------
+
+
+def test_mnist_to_mr_writes_train_and_test_sets(tmp_path):
+    import gzip
+
+    from minddata.mindrecord import MnistToMR
+
+    rng = np.random.default_rng(0)
+    for prefix, n in (("train", 5), ("t10k", 3)):
+        images = rng.integers(0, 256, (n, 28, 28), dtype=np.uint8)
+        with gzip.open(tmp_path / f"{prefix}-images-idx3-ubyte.gz", "wb") as f:
+            f.write(struct.pack(">IIII", 2051, n, 28, 28) + images.tobytes())
+        with gzip.open(tmp_path / f"{prefix}-labels-idx1-ubyte.gz", "wb") as f:
+            f.write(struct.pack(">II", 2049, n) + bytes(range(n)))
+    MnistToMR(str(tmp_path), str(tmp_path / "mnist"), partition_number=2).transform()
+    train = md.MindDataset(str(tmp_path / "mnist_train.mindrecord0"), shuffle=False).map(md.vision.Decode(), input_columns=["data"])
+    rows = list(train.create_dict_iterator(output_numpy=True))
+    assert [int(r["label"]) for r in rows] == [0, 1, 2, 3, 4]
+    assert rows[0]["data"].shape == (28, 28, 3)
+    assert FileReader(str(tmp_path / "mnist_test.mindrecord0")).len() == 3
+
+
+def test_imagenet_to_mr_reads_the_map_file(tmp_path):
+    from minddata.mindrecord import ImageNetToMR
+
+    for folder in ("n02", "n01"):
+        (tmp_path / "train" / folder).mkdir(parents=True)
+        for i in range(2):
+            (tmp_path / "train" / folder / f"{i}.JPEG").write_bytes(side._jpeg(i))
+    (tmp_path / "map.txt").write_text("n01 0\nn02 1\n")
+    ImageNetToMR(str(tmp_path / "map.txt"), str(tmp_path / "train"), str(tmp_path / "in.mindrecord")).transform()
+    rows = list(md.MindDataset(str(tmp_path / "in.mindrecord"), shuffle=False).create_dict_iterator(output_numpy=True))
+    assert [(int(r["label"]), os.path.basename(str(r["file_name"]))) for r in rows] == [(0, "0.JPEG"), (0, "1.JPEG"), (1, "0.JPEG"), (1, "1.JPEG")]
+    (tmp_path / "bad.txt").write_text("n01\n")
+    with pytest.raises(DataFormatError, match=r"bad.txt, line 1: expected '<folder> <label>'"):
+        ImageNetToMR(str(tmp_path / "bad.txt"), str(tmp_path / "train"), str(tmp_path / "x.mindrecord")).transform()
