@@ -183,6 +183,16 @@ def test_decode_reads_mindrecord_image_bytes(stored):
     assert shapes == [(12, 16, 3)] * 7
 
 
+def test_gpu_translation_decodes_mindrecord_image_bytes(stored):
+    pytest.importorskip("nvidia.dali", reason="NVIDIA DALI is not installed")
+    md.config.set_gpu_emulation(True)
+    first = _first(stored, "images")
+    ops = [md.vision.Decode(), md.vision.Resize((8, 8))]
+    gpu = md.MindDataset(first, shuffle=False).map(ops, input_columns=["image"], device="GPU")
+    shapes = [r["image"].shape for r in gpu.create_dict_iterator(output_numpy=True)]
+    assert shapes == [(8, 8, 3)] * 7
+
+
 def test_columns_list_selects_and_orders_columns(stored):
     dataset = md.MindDataset(_first(stored, "mixed"), columns_list=["seq", "id"], shuffle=False)
     assert dataset.get_col_names() == ["seq", "id"]
