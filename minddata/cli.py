@@ -9,6 +9,7 @@ Example:
     $ minddata bench --data ~/imagenet/val --pipeline infer224 --workers 8 --json out.json
     $ minddata convert ~/imagenet/train train.mindrecord --shards 8   # image folder -> record files
     $ minddata serve infer224 --port 8000 --max-batch 32           # HTTP inference preprocessing
+    $ minddata convert ms/train.mindrecord0 arrow/train.mindrecord     # MindRecord <-> Arrow record files
 """
 
 from __future__ import annotations
@@ -115,12 +116,14 @@ def _parser() -> _Parser:
                        "mindspore,dali,torch (each found by $MINDDATA_<PEER>_PYTHON or its default venv)")
     conv = sub.add_parser(
         "convert",
-        help="convert an image folder to record files",
-        description="Write every image of SOURCE/<class>/<image> (undecoded, with its label and file name) to "
-        "record files read by MindDataset. With --shards N the files are DEST0 ... DEST{N-1}. Files appear only "
-        "when every image is written.",
+        help="convert an image folder to record files, or MindRecord files to Arrow record files and back",
+        description="A folder SOURCE: write every image of SOURCE/<class>/<image> (undecoded, with its label and "
+        "file name) to record files read by MindDataset. A file SOURCE: convert its record set between MindSpore's "
+        "MindRecord format and minddata's Arrow record files (the format is told by content; DEST gets the other "
+        "one). With --shards N the files are DEST0 ... DEST{N-1}. Files appear only when every row is written.",
     )
-    conv.add_argument("source", metavar="SOURCE", help="image folder: class sub-folders of images")
+    conv.add_argument("source", metavar="SOURCE",
+                      help="image folder (class sub-folders of images), or one file of a MindRecord or Arrow record set")
     conv.add_argument("dest", metavar="DEST", help="record file to write (its folder must exist)")
     conv.add_argument("--shards", type=_positive_int, default=1, help="number of files to write (default 1)")
     conv.add_argument("--overwrite", action="store_true", help="replace existing files of the same names")
@@ -291,13 +294,15 @@ def _convert(args: argparse.Namespace) -> int:
     from minddata.record.convert import convert_image_folder
 
     source = Path(args.source).expanduser()
-    if not source.is_dir():
-        raise UsageError(f"{PROG} convert: error: SOURCE {args.source}: not a folder; pass a folder of class "
-                         "sub-folders of images")
+    if not source.is_dir() and not source.is_file():
+        raise UsageError(f"{PROG} convert: error: SOURCE {args.source}: no such folder or file; pass a folder of "
+                         "class sub-folders of images, or one file of a record set")
     dest = Path(args.dest).expanduser()
     if not dest.resolve().parent.is_dir():
         raise UsageError(f"{PROG} convert: error: DEST {args.dest}: folder {dest.resolve().parent} does not exist; "
                          "create it first")
+    if source.is_file():
+        return _convert_records(args, source, dest)
     bar = ProgressBar("converting", 1, unit="images", quiet=args.quiet)
     try:
         result = convert_image_folder(source, dest, shard_num=args.shards, overwrite=args.overwrite,
@@ -319,6 +324,23 @@ def _convert(args: argparse.Namespace) -> int:
         print(f"skipped {len(result.skipped)} file(s) that failed the {args.check} check:")
         for line in result.skipped:
             print(f"  {line}")
+    return 0
+
+
+def _convert_records(args: argparse.Namespace, source: Path, dest: Path) -> int:
+    from minddata.errors import MinddataError
+    from minddata.record.convert import convert_records
+
+    try:
+        result = convert_records(source, dest, shard_num=args.shards, overwrite=args.overwrite)
+    except MinddataError as exc:
+        message = str(exc).removeprefix("convert: ").replace("Pass overwrite=True", "Pass --overwrite")
+        raise UsageError(f"{PROG} convert: error: {message}") from None
+    names = {"mindrecord": "MindRecord", "arrow": "Arrow record"}
+    print(f"converted {result.rows:,} rows from {names[result.source_format]} to {names[result.dest_format]} "
+          f"files in {result.seconds:.1f} s:")
+    for path in result.files:
+        print(f"  {path}")
     return 0
 
 

@@ -35,8 +35,8 @@ def sniff_format(data: Any) -> str:
     ``"empty"`` or ``"unknown"``, from the magic bytes (nothing is decoded)."""
     if isinstance(data, np.ndarray):
         head = data.reshape(-1)[:16].view(np.uint8).tobytes() if data.dtype.itemsize == 1 else b""
-        if data.dtype.kind == "S" and data.ndim == 0:
-            head = data.item()[:16]
+        if data.dtype.kind == "S" and data.size == 1 and data.ndim <= 1:
+            head = data.tobytes()[:16]
     else:
         head = bytes(memoryview(data)[:16])
     if not head:

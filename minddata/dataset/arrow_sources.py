@@ -38,13 +38,16 @@ def _is_parquet(path: str) -> bool:
 
 
 class MindDataset(Dataset):
-    """Rows of record files written by :class:`minddata.record.FileWriter` or ``Dataset.save``.
+    """Rows of record files: MindSpore MindRecord files (as ``mindspore.mindrecord.FileWriter`` and
+    :class:`minddata.mindrecord.FileWriter` write them) or minddata's Arrow record files
+    (:class:`minddata.record.FileWriter`, ``Dataset.save``); the format is told by content.
 
     Args:
         dataset_files: one file of a record set (every shard of the set is read, as in MindSpore),
             or a list of record files (exactly those). Parquet files are read as by
             :class:`ParquetDataset`.
-        columns_list: the columns to read, in this order (default: the schema's).
+        columns_list: the columns to read, in this order (default: the schema's; for MindRecord
+            files sorted by name, as MindSpore).
         num_parallel_workers: reader workers (the default from ``config``).
         shuffle: True or ``Shuffle.GLOBAL`` (default): a new permutation of all rows every epoch;
             ``Shuffle.FILES``: files in a random order, rows in order; ``Shuffle.INFILE``: files in
@@ -56,7 +59,11 @@ class MindDataset(Dataset):
             with a value per column) so the rows divide evenly into ``num_shards`` (MindSpore).
         num_samples: read at most this many rows per epoch (per shard when sharding).
 
-    Values: bytes fields are 1-D uint8 arrays and numeric tensors arrays of their shape, both
+    MindRecord files are read as MindSpore reads them: shard by shard in write order with
+    ``shuffle=False``, a bytes field as a shape-(1,) bytes array, strings as 0-d str arrays, numbers
+    as NumPy scalars of the schema's type (see :mod:`minddata.record.mindrecord_format`).
+
+    Arrow record files: bytes fields are 1-D uint8 arrays and numeric tensors arrays of their shape, both
     read-only views of the memory-mapped file (no copy until an op reads them); strings are 0-d str
     arrays; scalars NumPy scalars. A damaged file is reported with its name and what is wrong when it
     is first read (see :mod:`minddata.record.reader`).
@@ -102,9 +109,7 @@ class MindDataset(Dataset):
             super().__init__(part._node)
             return
 
-        from minddata.record.reader import RecordSet, resolve_files
-
-        records = RecordSet(where, resolve_files(where, dataset_files), columns)
+        records = _open_records(where, dataset_files, columns)
         self._records = records
         names = records.columns
         padded = None
@@ -119,7 +124,8 @@ class MindDataset(Dataset):
             if not isinstance(padded_sample, dict) or not set(names) <= set(padded_sample):
                 missing = [c for c in names if not isinstance(padded_sample, dict) or c not in padded_sample]
                 raise ArgumentError(f"{where}: `padded_sample` must be a dict with a value for every column read; missing {missing}.")
-            padded = tuple(_padded_value(padded_sample[c]) for c in names)
+            mindrecord = type(records).__name__ == "MindRecordSet"
+            padded = tuple(_padded_value(padded_sample[c], mindrecord) for c in names)
             if num_shards is not None and isinstance(num_shards, int) and num_shards > 0 and (records.num_rows + extra) % num_shards:
                 raise ArgumentError(
                     f"{where}: the rows ({records.num_rows}) plus num_padded ({extra}) must divide evenly into "
@@ -151,9 +157,23 @@ class MindDataset(Dataset):
         return {c: records.fields[c].to_json() for c in records.columns}
 
 
-def _padded_value(value: Any) -> Any:
+def _open_records(where: str, dataset_files: Any, columns: list[str] | None) -> Any:
+    """A MindSpore MindRecord set or a minddata (Arrow) record set, told apart by the first file's
+    content (not its name)."""
+    from minddata.record.mindrecord_format import MindRecordSet, read_as_mindrecord
+
+    first = dataset_files if isinstance(dataset_files, (str, os.PathLike)) else (dataset_files or [None])[0]
+    if isinstance(first, (str, os.PathLike)) and read_as_mindrecord(first):
+        return MindRecordSet(where, dataset_files, columns)
+    from minddata.record.reader import RecordSet, resolve_files
+
+    return RecordSet(where, resolve_files(where, dataset_files), columns)
+
+
+def _padded_value(value: Any, mindrecord: bool = False) -> Any:
     if isinstance(value, (bytes, bytearray)):
-        return np.frombuffer(bytes(value), dtype=np.uint8)
+        # As the files' own bytes values: MindRecord's shape-(1,) bytes array, Arrow's uint8 array.
+        return np.array([bytes(value)]) if mindrecord else np.frombuffer(bytes(value), dtype=np.uint8)
     return value if isinstance(value, np.ndarray) else np.asarray(value)
 
 

@@ -1,4 +1,4 @@
-"""Image folder → record files (``minddata convert``).
+"""Image folder → record files, and MindRecord ↔ Arrow record files (``minddata convert``).
 
 Rows hold ``file_name`` (the path below the folder, string), ``label`` (int32, the class's index as
 :class:`minddata.ImageFolderDataset` assigns it) and ``image`` (the file's bytes, undecoded), in
@@ -12,11 +12,14 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
 
 from minddata.errors import ArgumentError, DataFormatError
 from minddata.record.writer import FileWriter
 
-__all__ = ["convert_image_folder", "ConvertResult", "IMAGE_FOLDER_SCHEMA"]
+__all__ = ["convert_image_folder", "convert_records", "ConvertResult", "RecordConvertResult", "IMAGE_FOLDER_SCHEMA"]
 
 IMAGE_FOLDER_SCHEMA = {"file_name": {"type": "string"}, "label": {"type": "int32"}, "image": {"type": "bytes"}}
 
@@ -156,3 +159,116 @@ def _image_problem(data: bytes, check: str) -> str | None:
         text = str(error).splitlines()[0] if str(error) else type(error).__name__
         return f"not a decodable image ({text})"
     return None
+
+
+# -- MindRecord <-> Arrow records ----------------------------------------------------------------
+
+# Arrow record types MindRecord lacks, widened to one it has (values are unchanged).
+_WIDEN = {
+    "bool": "int32", "int8": "int32", "int16": "int32", "uint8": "int32", "uint16": "int32",
+    "uint32": "int64", "uint64": "int64", "float16": "float32",
+}
+
+
+@dataclass
+class RecordConvertResult:
+    rows: int
+    seconds: float
+    source_format: str
+    dest_format: str
+    files: list[str]
+
+
+def convert_records(
+    source: str | os.PathLike,
+    dest: str | os.PathLike,
+    *,
+    shard_num: int = 1,
+    overwrite: bool = False,
+    progress: Callable[[int, int, int], None] | None = None,
+) -> RecordConvertResult:
+    """Convert a record set between MindSpore's MindRecord format and minddata's Arrow record files.
+
+    ``source`` is one file of the set (the whole set is converted); its format is told by content and
+    ``dest`` is written in the other one, ``shard_num`` files, rows in the order ``MindDataset``
+    reads them with ``shuffle=False``. Arrow types MindRecord lacks are widened (bool, int8, int16,
+    uint8, uint16 -> int32; uint32, uint64 -> int64; float16 -> float32); a uint64 value beyond int64
+    is an error. Nothing appears under ``dest`` unless every row was written.
+
+    Example:
+        >>> import os, tempfile
+        >>> import minddata as md
+        >>> from minddata.record.convert import convert_records
+        >>> root = tempfile.mkdtemp()
+        >>> arrow = os.path.join(root, "a.mindrecord")
+        >>> md.NumpySlicesDataset({"x": [1, 2, 3]}, shuffle=False).save(arrow)
+        >>> convert_records(arrow, os.path.join(root, "m.mindrecord")).dest_format
+        'mindrecord'
+        >>> ds = md.MindDataset(os.path.join(root, "m.mindrecord"), shuffle=False)
+        >>> [int(r["x"]) for r in ds.create_dict_iterator(output_numpy=True)]
+        [1, 2, 3]
+    """
+    from minddata.record.mindrecord_format import MindRecordSet, MindRecordWriter, read_as_mindrecord
+    from minddata.record.reader import RecordSet, resolve_files
+
+    where = "convert"
+    source_path = os.path.abspath(os.fspath(source))
+    if not os.path.isfile(source_path):
+        raise ArgumentError(f"{where}: SOURCE {source} is not a file; pass one file of a record set.")
+    start = time.perf_counter()
+    if read_as_mindrecord(source_path):
+        records: Any = MindRecordSet(where, source_path)
+        writer: Any = FileWriter(dest, shard_num=shard_num, overwrite=overwrite)
+        schema = records.schema()
+        formats = ("mindrecord", "arrow")
+    else:
+        records = RecordSet(where, resolve_files(where, source_path))
+        writer = MindRecordWriter(dest, shard_num=shard_num, overwrite=overwrite)
+        schema = {}
+        for name, field in records.fields.items():
+            spec = field.to_json()
+            spec["type"] = _WIDEN.get(spec["type"], spec["type"])
+            if "shape" in spec and spec["type"] in ("string", "bytes"):
+                raise ArgumentError(f"{where}: field {name!r} ({field.describe()}) has no MindRecord type.")
+            schema[name] = spec
+        formats = ("arrow", "mindrecord")
+    try:
+        writer.add_schema(schema, f"converted from {os.path.basename(source_path)}")
+        index = [f for f in records.index_fields if f in schema and "shape" not in schema[f] and schema[f]["type"] != "bytes"]
+        if index:
+            writer.add_index(index)
+        total = records.num_rows
+        names = records.columns
+        done = 0
+        # Contiguous blocks per shard, as one write_raw_data call splits them, so the set reads back in order.
+        per, extra = divmod(total, shard_num)
+        bounds = [0]
+        for s in range(shard_num):
+            bounds.append(bounds[-1] + per + (1 if s < extra else 0))
+        step = 256
+        for s in range(shard_num):
+            for first in range(bounds[s], bounds[s + 1], step):
+                ids = range(first, min(first + step, bounds[s + 1]))
+                rows = [dict(zip(names, _plain(row))) for row in records.fetch(ids)]
+                if formats[1] == "mindrecord":
+                    writer._write_shard(s, rows)  # noqa: SLF001 - same package
+                else:
+                    writer.write_raw_data(rows)
+                done += len(rows)
+                if progress is not None:
+                    progress(done, total, 0)
+        writer.commit()
+    except BaseException:
+        writer.abort()
+        raise
+    return RecordConvertResult(total, time.perf_counter() - start, formats[0], formats[1], list(writer.paths))
+
+
+def _plain(row: tuple) -> list[Any]:
+    """Values as both writers take them: MindRecord's shape-(1,) bytes arrays become bytes."""
+    out = []
+    for value in row:
+        if isinstance(value, np.ndarray) and value.dtype.kind == "S" and value.shape == (1,):
+            value = value.tobytes()
+        out.append(value)
+    return out

@@ -79,8 +79,8 @@ def _encoded_bytes(x: Any, op_name: str = "Decode") -> np.ndarray:
     if isinstance(x, (bytes, bytearray, memoryview)):
         return np.frombuffer(x, dtype=np.uint8)
     if isinstance(x, np.ndarray):
-        if x.dtype.kind == "S" and x.ndim == 0:  # a bytes scalar, as a bytes column stores it
-            return np.frombuffer(x.item(), dtype=np.uint8)
+        if x.dtype.kind == "S" and x.size == 1 and x.ndim <= 1:  # a bytes scalar, or MindRecord's shape-(1,) bytes
+            return np.frombuffer(x.tobytes(), dtype=np.uint8)
         if x.ndim == 1 and x.dtype in (np.uint8, np.int8):
             return x.view(np.uint8)
         hint = " It looks already decoded." if x.ndim in (2, 3) and x.dtype.kind in "uif" else ""

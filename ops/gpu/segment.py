@@ -140,8 +140,8 @@ def _entry_sample(op: Op, value: Any) -> Sample:
     value = to_host(value)
     if not isinstance(value, np.ndarray):
         raise TypeError(f"{op.name}: expected a numpy array or encoded bytes. Found: {type(value).__name__}")
-    if value.ndim == 0 and value.dtype.kind == "S":
-        buf = np.frombuffer(value.item(), np.uint8)
+    if value.ndim <= 1 and value.size == 1 and value.dtype.kind == "S":  # bytes scalar or shape-(1,) bytes
+        buf = np.frombuffer(value.tobytes(), np.uint8)
         return Sample((buf.size,), Kind("encoded", np.dtype(np.uint8), None), buf)
     if value.ndim == 1 and value.dtype in (np.uint8, np.int8):
         buf = np.ascontiguousarray(value).view(np.uint8)
