@@ -102,9 +102,9 @@ class MindDataset(Dataset):
             super().__init__(part._node)
             return
 
-        from minddata.record.reader import RecordSet, resolve_files
+        from minddata.record.reader import RecordSet, open_set
 
-        records = RecordSet(where, resolve_files(where, dataset_files), columns)
+        records = RecordSet(where, open_set(where, dataset_files), columns)
         self._records = records
         names = records.columns
         padded = None
@@ -309,12 +309,15 @@ class _ParquetFiles:
                 self._cache.move_to_end(key)
                 return hit[0]
             handle = self._handles.get(f)
-        if handle is None:
-            import pyarrow.parquet as pq
-
-            handle = pq.ParquetFile(self.files[f], memory_map=True)
         path = self.files[f]
         try:
+            if handle is None:
+                import pyarrow.parquet as pq
+
+                # Read through the file, not a memory map: a map of a file that shrinks under the
+                # reader faults (SIGBUS) instead of failing a read. Row groups are decoded into
+                # new memory either way, so the map saved nothing but one copy of compressed pages.
+                handle = pq.ParquetFile(path, memory_map=False)
             table = handle.read_row_group(g, columns=self.columns)
         except Exception as error:  # a damaged page or footer
             raise DataFormatError(

@@ -80,11 +80,12 @@ def test_files_appear_only_at_commit_with_metadata(tmp_path):
     assert meta["num_rows"] == 3000 and len(meta["batches"]) >= 3
 
 
-def test_bytes_and_tensors_are_read_only_views(tmp_path):
+def test_values_are_copies_out_of_the_map(tmp_path):
+    # A view of the memory map would fault (SIGBUS) in whatever op touched it after the file shrank.
     _write(tmp_path / "a.mindrecord", rows=3)
     row = _rows(md.MindDataset(str(tmp_path / "a.mindrecord"), shuffle=False))[2]
-    assert not row["image"].flags.writeable and not row["image"].flags.owndata
-    assert not row["boxes"].flags.owndata
+    for name in ("image", "boxes", "mask"):
+        assert row[name].flags.owndata or row[name].base.flags.owndata, name
 
 
 def test_one_shard_name_reads_the_whole_set(tmp_path):
