@@ -28,17 +28,17 @@ import pyarrow as pa
 from minddata.errors import ArgumentError, DataFormatError
 from minddata.record._files import folder_lock, sweep_folder
 from minddata.record._schema import SHAPE_PREFIX, Field, fields_from_json, parse_schema
-from minddata.record.writer import FORMAT, META_SUFFIX, SET_ID_KEY, VERSION, batch_crcs
+from minddata.record.writer import FORMAT, META_SUFFIX, SCHEMA_KEY, SET_ID_KEY, VERSION, batch_crcs
 
 __all__ = ["RecordSet", "ShardFile", "FileReader", "read_meta", "open_set"]
 
-_META_KEYS = ("format", "version", "set_id", "shard_id", "shards", "schema", "num_rows", "data_bytes", "batches")
+_META_KEYS = ("format", "version", "set_id", "shard_id", "shard_num", "shards", "schema", "num_rows", "data_bytes", "batches")
 _HEX32 = re.compile(r"^[0-9a-f]{32}$")
 
 
-def _shown(value: Any) -> str:
+def _shown(value: Any, limit: int = 80) -> str:
     text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class _MetaChecker:
@@ -77,7 +77,7 @@ class _MetaChecker:
         self.int_in("version", version, 1, VERSION)
         if not isinstance(meta["set_id"], str) or not _HEX32.match(meta["set_id"]):
             raise self.error("set_id", "must be 32 hex digits", meta["set_id"])
-        shard_num = self.int_in("shard_num", meta.get("shard_num", len(meta["shards"]) or 1), 1, 1000)
+        shard_num = self.int_in("shard_num", meta["shard_num"], 1, 1000)
         self.int_in("shard_id", meta["shard_id"], 0, shard_num - 1)
         shards = self.str_list("shards", meta["shards"])
         if len(shards) != shard_num:
@@ -157,7 +157,7 @@ def _shard_path(first: str, meta: dict[str, Any], name: str) -> str:
     inside = "\0" not in name and os.path.dirname(joined) == folder and os.path.realpath(joined).startswith(real_folder + os.sep)
     if not inside:
         raise DataFormatError(
-            f"record file {first}: its metadata lists shard {_shown(name)}, which is not a file in the set's folder "
+            f"record file {first}: its metadata lists shard {_shown(name, 300)}, which is not a file in the set's folder "
             f"{folder} (shards are file names there; paths that leave the folder, absolute paths and symlinks out "
             "of it are refused). To read files elsewhere, pass them as a list: MindDataset([file, ...]).",
             path=first,
@@ -181,7 +181,19 @@ def open_set(where: str, dataset_files: Any) -> list[tuple[str, dict[str, Any]]]
             meta = read_meta(first)
             files = [_shard_path(first, meta, name) for name in meta["shards"]]
             out = [(p, meta if p == first else read_meta(p)) for p in files]
-        for path, other in out:
+        if len(set(files)) != len(files) or files[meta["shard_id"]] != first:
+            raise DataFormatError(
+                f"{where}: record file {first}: its metadata's shard list {_shown(meta['shards'])} must name each shard "
+                f"once, this file at its shard_id ({meta['shard_id']}). The metadata is damaged; rewrite the set.",
+                path=first,
+            )
+        for k, (path, other) in enumerate(out):
+            if other["set_id"] == meta["set_id"] and (other["shards"] != meta["shards"] or other["shard_id"] != k):
+                raise DataFormatError(
+                    f"{where}: record file {path}: its metadata disagrees with {os.path.basename(first)}'s about the "
+                    "set's shards. The metadata is damaged; rewrite the set.",
+                    path=path,
+                )
             if other["set_id"] != meta["set_id"]:
                 raise DataFormatError(
                     f"{where}: record file {path} is not of the same write as {first} (set ids {other['set_id']} and "
@@ -313,6 +325,12 @@ class ShardFile:
             raise DataFormatError(f"record file {path}: can't read it: {error.strerror or error}", path=path) from None
         try:
             reader = self._open_fd(fd)
+        except (pa.ArrowException, UnicodeError) as error:
+            os.close(fd)
+            raise DataFormatError(
+                f"record file {path}: its Arrow schema is damaged ({type(error).__name__}: {error}); rewrite the set.",
+                path=path,
+            ) from None
         except BaseException:
             os.close(fd)
             raise
@@ -332,17 +350,24 @@ class ShardFile:
         try:
             # The map and the size checks must see one file: map the descriptor we fstat.
             reader = pa.ipc.open_file(pa.memory_map(_fd_path(fd, path), "r"))
-        except (pa.ArrowInvalid, pa.ArrowIOError, OSError) as error:
+        except (pa.ArrowException, OSError) as error:
             raise DataFormatError(
                 f"record file {path} is not a valid Arrow IPC file ({error}); it is corrupted or not a record file.",
                 path=path,
             ) from None
-        set_id = (reader.schema.metadata or {}).get(SET_ID_KEY, b"").decode()
+        set_id = (reader.schema.metadata or {}).get(SET_ID_KEY, b"").decode(errors="replace")
         if set_id != meta["set_id"]:
             raise DataFormatError(
                 f"record file {path} does not belong to its metadata file (set id {set_id or 'missing'} inside the "
                 f"data, {meta['set_id']} in {os.path.basename(path)}{META_SUFFIX}): one of them was replaced. Rewrite "
                 "the set.",
+                path=path,
+            )
+        stored_schema = (reader.schema.metadata or {}).get(SCHEMA_KEY)
+        if stored_schema is not None and _json_or_none(stored_schema) != meta["schema"]:
+            raise DataFormatError(
+                f"record file {path}: the schema in its metadata file differs from the one stored in the data file; "
+                "one of them was changed. Rewrite the set.",
                 path=path,
             )
         expected = [f.name for field in self.fields.values() for f in field.arrow_fields()]
@@ -380,13 +405,22 @@ class ShardFile:
             if self._reader is None:
                 self._reader = self._open()
             self.check_size()
-            batch = self._reader.get_batch(b)
+            try:
+                batch = self._reader.get_batch(b)
+            except (pa.ArrowException, OSError) as error:
+                raise DataFormatError(f"record file {self.path}: record batch {b} is unreadable: {error}", path=self.path) from None
             self._verify(b, batch, fields)
             view = _BatchView(batch, [self.fields[f] for f in fields])
             self._views[key] = view
             return view
 
     def _verify(self, b: int, batch: pa.RecordBatch, fields: tuple[str, ...]) -> None:
+        try:
+            self._verify_columns(b, batch, fields)
+        except pa.ArrowException as error:  # buffers too small for their lengths, bad offsets, ...
+            raise DataFormatError(f"record file {self.path}: record batch {b} is malformed: {error}", path=self.path) from None
+
+    def _verify_columns(self, b: int, batch: pa.RecordBatch, fields: tuple[str, ...]) -> None:
         path = self.path
         start, stop = int(self.batch_starts[b]), int(self.batch_starts[b + 1])
         if batch.num_rows != stop - start:
@@ -413,6 +447,13 @@ class ShardFile:
         except pa.ArrowInvalid as error:
             raise DataFormatError(f"record file {path}: record batch {b} is malformed: {error}", path=path) from None
         self._checked.update((b, c) for c in todo)
+
+
+def _json_or_none(data: bytes) -> Any:
+    try:
+        return json.loads(data)
+    except ValueError:
+        return None
 
 
 def _fd_path(fd: int, path: str) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
 import signal
 import uuid
@@ -40,6 +41,8 @@ META_SUFFIX = ".meta.json"
 FORMAT = "minddata.record"
 VERSION = 1
 SET_ID_KEY = b"minddata.record.set_id"
+# The record schema (with tensor shapes, which Arrow types do not carry), also stored in the data file.
+SCHEMA_KEY = b"minddata.record.schema"
 
 # Record batches: the unit of a checksum and of a lazy read. Small enough that verifying one to read
 # one row is cheap; large enough that per-batch metadata is negligible.
@@ -374,7 +377,10 @@ class FileWriter:
     def _open(self, shard: int) -> None:
         if self._writers[shard] is None:
             if self._schema is None:
-                self._schema = arrow_schema(self._fields, {SET_ID_KEY.decode(): self._set_id})  # type: ignore[arg-type]
+                schema_json = json.dumps({name: f.to_json() for name, f in self._fields.items()})  # type: ignore[union-attr]
+                self._schema = arrow_schema(
+                    self._fields, {SET_ID_KEY.decode(): self._set_id, SCHEMA_KEY.decode(): schema_json}  # type: ignore[arg-type]
+                )
             with _writing(self.paths[shard], self._tmp[shard]):
                 self._temps[shard] = TempFile(self.paths[shard], self._token)
                 self._sinks[shard] = pa.OSFile(self._tmp[shard], "wb")
@@ -460,7 +466,8 @@ def _normalize(field: Field, value: Any, row: int) -> Any:
             info = np.iinfo(dtype)
             if not info.min <= int(array) <= info.max:
                 raise _bad(field, value, row, f"out of range for {dtype} [{info.min}, {info.max}]")
-        out = array.astype(dtype)
+        with np.errstate(over="ignore"):  # checked just below, with a better message
+            out = array.astype(dtype)
         _check_float_range(field, value, row, array, out)
         return out
     shape = field.shape
@@ -470,7 +477,8 @@ def _normalize(field: Field, value: Any, row: int) -> Any:
         info = np.iinfo(dtype)
         if array.min() < info.min or array.max() > info.max:
             raise _bad(field, f"array of {array.dtype}", row, f"values out of range for {dtype}")
-    out = np.ascontiguousarray(array, dtype=dtype)
+    with np.errstate(over="ignore"):
+        out = np.ascontiguousarray(array, dtype=dtype)
     _check_float_range(field, value, row, array, out)
     return out
 

@@ -6,13 +6,12 @@ import doctest
 import importlib
 import json
 import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
 import pytest
 from conftest import column
+from record_helpers import run_python
 
 import minddata as md
 from minddata.errors import ArgumentError, DataFormatError
@@ -221,8 +220,7 @@ def test_killed_writer_leaves_nothing_that_reads(tmp_path):
         os.kill(os.getpid(), signal.SIGKILL)
         """
     )
-    # Outside the repo root, where the bare minddata/ folder would shadow the installed package.
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60, cwd=tmp_path)
+    proc = run_python(script, tmp_path)
     assert proc.returncode == -9
     assert not any(n.endswith(("mindrecord0", "mindrecord1", ".meta.json")) for n in os.listdir(tmp_path))
     leftovers = os.listdir(tmp_path)
