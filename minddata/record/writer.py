@@ -14,7 +14,6 @@ import contextlib
 import errno
 import json
 import os
-import signal
 import uuid
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
@@ -48,8 +47,6 @@ SCHEMA_KEY = b"minddata.record.schema"
 # one row is cheap; large enough that per-batch metadata is negligible.
 BATCH_ROWS = 1024
 BATCH_BYTES = 4 << 20
-# Test hook: a commit kills its own process (SIGKILL) at this step (1, 2, ...), to test recovery.
-KILL_AT_COMMIT_STEP_ENV = "MINDDATA_TEST_KILL_AT_COMMIT_STEP"
 
 
 def shard_paths(file_name: str, shard_num: int) -> list[str]:
@@ -147,7 +144,6 @@ class FileWriter:
         self._token = new_token()
         self._temps: list[TempFile | None] = [None] * len(self.paths)
         self._tmp = [f"{p}.tmp-{self._token}" for p in self.paths]
-        self._commit_step = 0
         self._set_id = uuid.uuid4().hex
         self._fields: dict[str, Field] | None = None
         self._desc: str | None = None
@@ -267,32 +263,26 @@ class FileWriter:
                     self._writers[shard].close()
                     self._sinks[shard].close()
                     _fsync(self._tmp[shard])
-                self._step()
             for shard, p in enumerate(self.paths):
                 meta = self._meta(shard)
                 temp = TempFile(p + META_SUFFIX, self._token)
                 meta_temps.append(temp)
                 with _writing(temp.final, temp.path):
                     temp.write_json(meta)
-                self._step()
             temps = [t for t in self._temps if t is not None] + meta_temps
             journal = TempFile(journal_path, self._token)
             with _writing(journal_path, journal.path):
                 journal.write_json({"format": JOURNAL_FORMAT, "set_id": self._set_id,
                                     "temporary_files": [os.path.basename(t.path) for t in temps]})
-            self._step()
             with folder_lock(folder, exclusive=True), _writing(journal_path, journal.path):
                 os.replace(journal.path, journal_path)
                 fsync_folder(folder)
                 switched = True  # the commit point: from here on, the new set is the set
-                self._step()
                 for temp in temps:
                     os.replace(temp.path, temp.final)
-                    self._step()
                 fsync_folder(folder)
                 os.remove(journal_path)
                 fsync_folder(folder)
-                self._step()
         except BaseException:
             if not switched:
                 for temp in meta_temps:
@@ -362,12 +352,6 @@ class FileWriter:
     def _check_open(self, call: str) -> None:
         if self._state != "open":
             raise ArgumentError(f"FileWriter.{call}: the writer is {self._state}; create a new FileWriter.")
-
-    def _step(self) -> None:
-        """Count a step of commit; the test hook kills this process at the chosen one."""
-        self._commit_step += 1
-        if os.environ.get(KILL_AT_COMMIT_STEP_ENV) == str(self._commit_step):
-            os.kill(os.getpid(), signal.SIGKILL)
 
     def _release(self) -> None:
         for temp in self._temps:

@@ -40,18 +40,36 @@ def _leftovers(folder):
 
 # -- overwrite is atomic: SIGKILL at every step of commit -------------------------------------
 
+# Kills the writer (SIGKILL) just before the k-th file-system call that commit makes (rename,
+# remove, fsync): every step of any commit protocol, without a hook in the writer.
 _KILL_AT_EVERY_STEP = """
-import json, os
+import json, os, signal
 from minddata.record import FileWriter
-from minddata.record.writer import KILL_AT_COMMIT_STEP_ENV
+steps = {{"on": False, "count": 0, "kill_at": 0}}
+
+def counted(call):
+    def wrapper(*args, **kwargs):
+        if steps["on"]:
+            steps["count"] += 1
+            if steps["count"] == steps["kill_at"]:
+                os.kill(os.getpid(), signal.SIGKILL)
+        return call(*args, **kwargs)
+    return wrapper
+
+for name in ("replace", "rename", "remove", "unlink", "fsync"):
+    setattr(os, name, counted(getattr(os, name)))
+warm = FileWriter(os.path.join({warm!r}, "w.mindrecord"))  # imports what writing needs once, before the forks
+warm.add_schema({schema!r})
+warm.write_raw_data([{{"label": 1, "blob": b""}}])
+warm.commit()
 codes = []
 for step, folder in enumerate({folders!r}, start=1):
     pid = os.fork()
     if pid == 0:
-        os.environ[KILL_AT_COMMIT_STEP_ENV] = str(step)
         writer = FileWriter(os.path.join(folder, "s.mindrecord"), shard_num=2, overwrite=True)
         writer.add_schema({schema!r})
         writer.write_raw_data([{{"label": i, "blob": bytes(300)}} for i in range(100, 125)])
+        steps.update(on=True, kill_at=step)
         writer.commit()
         os._exit(0)
     codes.append(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
@@ -62,13 +80,13 @@ print(json.dumps(codes))
 def test_overwrite_survives_sigkill_at_every_commit_step(tmp_path):
     old, new = list(range(10)), list(range(100, 125))
     folders = []
-    for step in range(1, 15):
+    for step in range(1, 18):
         folder = tmp_path / f"step{step}"
         folder.mkdir()
         _write(folder / "s.mindrecord", old, shard_num=2)
         folders.append(str(folder))
     # One interpreter forks a writer per step: each kills itself (SIGKILL) at its step of commit.
-    proc = run_python(_KILL_AT_EVERY_STEP.format(folders=folders, schema=SCHEMA), tmp_path, timeout=120)
+    proc = run_python(_KILL_AT_EVERY_STEP.format(folders=folders, schema=SCHEMA, warm=str(tmp_path)), tmp_path, timeout=120)
     assert proc.returncode == 0, proc.stderr
     codes = json.loads(proc.stdout)
     killed = codes.index(0) if 0 in codes else len(codes)
