@@ -56,10 +56,10 @@ class MindDataset(Dataset):
             with a value per column) so the rows divide evenly into ``num_shards`` (MindSpore).
         num_samples: read at most this many rows per epoch (per shard when sharding).
 
-    Values: bytes fields are 1-D uint8 arrays and numeric tensors arrays of their shape, both
-    read-only views of the memory-mapped file (no copy until an op reads them); strings are 0-d str
-    arrays; scalars NumPy scalars. A damaged file is reported with its name and what is wrong when it
-    is first read (see :mod:`minddata.record.reader`).
+    Values: bytes fields are 1-D uint8 arrays and numeric tensors arrays of their shape, copied out of
+    the memory-mapped file after a check of its size (a file that shrinks while read gives an error
+    naming it, not SIGBUS); strings are 0-d str arrays; scalars NumPy scalars. A damaged file is
+    reported with its name and what is wrong when it is first read (see :mod:`minddata.record.reader`).
 
     Example:
         >>> import os, tempfile
