@@ -77,8 +77,16 @@ def _lock(fd: int, exclusive: bool, what: str) -> bool:
 
 @contextlib.contextmanager
 def folder_lock(folder: str, exclusive: bool) -> Iterator[None]:
-    """The folder's lock (``flock`` on the folder itself: no lock file to leave behind)."""
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    """The folder's lock (``flock`` on the folder itself: no lock file to leave behind).
+
+    A folder that can't be opened is not locked: whatever is done in it next fails with an error
+    that names the file it was after.
+    """
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        yield
+        return
     try:
         _lock(fd, exclusive, folder)
         yield

@@ -453,3 +453,9 @@ def test_mutated_metadata_and_data_give_rows_or_an_error_naming_the_file(tmp_pat
         assert counts.get("error", 0) > 0 and sum(counts.values()) == 150
     assert results["record_data"].get("rows", 0) > 0  # some mutations hit padding: still correct rows
 
+
+
+def test_file_in_a_missing_folder_is_reported_by_name(tmp_path):
+    missing = tmp_path / "no-such-folder" / "x.mindrecord"
+    with pytest.raises(DataFormatError, match=rf"record file {re.escape(str(missing))} does not exist"):
+        md.MindDataset(str(missing))
