@@ -8,10 +8,10 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
-import tomllib
 from conftest import column
 from record_helpers import ROOT, run_python
 
@@ -112,6 +112,45 @@ def test_old_set_stays_readable_while_a_writer_is_open(tmp_path):
     assert _labels(path) == list(range(10))
     writer.commit()
     assert _labels(path) == list(range(50, 3050))
+
+
+_OVERWRITE_LOOP = """
+from minddata.record import FileWriter
+for k in range(1, {writes} + 1):
+    writer = FileWriter({path!r}, shard_num=2, overwrite=True)
+    writer.add_schema({schema!r})
+    writer.write_raw_data([{{"label": 100 * k + i, "blob": bytes(100)}} for i in range(20)])
+    writer.commit()
+"""
+
+
+def test_readers_during_overwrites_see_one_complete_set(tmp_path):
+    path = tmp_path / "s.mindrecord"
+    _write(path, [100 * 0 + i for i in range(20)], shard_num=2)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    script = _OVERWRITE_LOOP.format(writes=8, path=str(path), schema=SCHEMA)
+    child = subprocess.Popen([sys.executable, "-c", script], cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+    complete = replaced = 0
+    try:
+        while child.poll() is None and complete + replaced < 2000:
+            try:
+                labels = sorted(int(r["label"]) for r in FileReader(str(path) + "0").get_next())
+            except DataFormatError as error:
+                # Metadata is read as one snapshot; a data file swapped after that is named, not mixed in.
+                assert re.search(r"does not belong to its metadata file|is (truncated|longer than written)", str(error)), error
+                replaced += 1
+                continue
+            k = labels[0] // 100
+            assert labels == [100 * k + i for i in range(20)], labels
+            complete += 1
+            time.sleep(0.002)  # leave the writer some of a busy machine
+        assert child.wait(timeout=120) == 0, child.stderr.read()
+    finally:
+        child.kill()
+        child.wait(timeout=10)
+    assert complete > 0
+    assert sorted(int(r["label"]) for r in FileReader(str(path) + "1").get_next()) == [800 + i for i in range(20)]
+    assert _leftovers(tmp_path) == []
 
 
 # -- float overflow ---------------------------------------------------------------------------
@@ -429,8 +468,7 @@ def test_write_error_names_the_file_and_removes_temporary_files(tmp_path):
 
 
 def test_pyarrow_requirement_excludes_cve_2023_47248():
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    pins = [d for d in project["dependencies"] if re.match(r"pyarrow\b", d)]
+    pins = re.findall(r'^\s*"(pyarrow[^"]*)"', (ROOT / "pyproject.toml").read_text(), re.MULTILINE)
     assert pins == ["pyarrow>=14.0.1"]
 
 
