@@ -86,8 +86,7 @@ def _writing(final: str, temp: str) -> Iterator[None]:
         raise OSError(
             code,
             f"FileWriter: can't write record file {final} (temporary file {os.path.basename(temp)}): "
-            f"{error.strerror or error}. Free space on that disk (or write elsewhere) and write the set again; "
-            "the temporary files were removed",
+            f"{error.strerror or error}. Free space on that disk (or write elsewhere) and write the set again",
             final,
         ) from error
 
@@ -452,7 +451,7 @@ def _normalize(field: Field, value: Any, row: int) -> Any:
                 raise _bad(field, value, row, f"out of range for {dtype} [{info.min}, {info.max}]")
         with np.errstate(over="ignore"):  # checked just below, with a better message
             out = array.astype(dtype)
-        _check_float_range(field, value, row, array, out)
+        _check_float_range(field, row, array, out)
         return out
     shape = field.shape
     if array.ndim != len(shape) or any(d != -1 and d != n for d, n in zip(shape, array.shape)):
@@ -463,11 +462,11 @@ def _normalize(field: Field, value: Any, row: int) -> Any:
             raise _bad(field, f"array of {array.dtype}", row, f"values out of range for {dtype}")
     with np.errstate(over="ignore"):
         out = np.ascontiguousarray(array, dtype=dtype)
-    _check_float_range(field, value, row, array, out)
+    _check_float_range(field, row, array, out)
     return out
 
 
-def _check_float_range(field: Field, value: Any, row: int, given: np.ndarray, stored: np.ndarray) -> None:
+def _check_float_range(field: Field, row: int, given: np.ndarray, stored: np.ndarray) -> None:
     """A finite value that becomes inf in the field's float type is an error, as an int overflow is."""
     if stored.dtype.kind != "f" or given.dtype == stored.dtype:
         return
