@@ -166,6 +166,8 @@ def test_bad_schemas_are_rejected(tmp_path):
         writer.add_schema({"x": {"type": "bytes", "shape": [2]}})
     with pytest.raises(ArgumentError, match="shape must be"):
         writer.add_schema({"x": {"type": "int32", "shape": [0]}})
+    with pytest.raises(ArgumentError, match=r"shape \[65536, 65536\] holds more than 2147483647 values per row"):
+        writer.add_schema({"x": {"type": "int32", "shape": [65536, 65536]}})
     writer.add_schema({"x": {"type": "int32"}, "v": {"type": "float32", "shape": [2]}})
     with pytest.raises(ArgumentError, match="must be a scalar"):
         writer.add_index(["v"])

@@ -309,6 +309,7 @@ def test_shard_from_another_write_is_refused(tmp_path):
         ("shard_id", 7, r"field 'shard_id': must be an int in \[0, 0\]\. Found: 7"),
         ("set_id", 12, r"field 'set_id': must be 32 hex digits\. Found: 12"),
         ("schema", [], r"field 'schema': must be a dict"),
+        ("schema.label", {"type": "int32", "shape": [10**30]}, r"field 'schema': .*holds more than 2147483647 values"),
         ("index_fields", "label", r"field 'index_fields': must be a list of non-empty strings"),
         ("batches.0.rows", "x", r"field 'batches\[0\].rows': must be an int >= 0\. Found: 'x'"),
         ("batches.0.crc32", {"label": 1}, r"field 'batches\[0\].crc32': must map each column \['blob', 'label'\]"),
