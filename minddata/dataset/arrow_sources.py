@@ -41,9 +41,10 @@ class MindDataset(Dataset):
     """Rows of record files written by :class:`minddata.record.FileWriter` or ``Dataset.save``.
 
     Args:
-        dataset_files: one file of a record set (every shard of the set is read, as in MindSpore),
-            or a list of record files (exactly those). Parquet files are read as by
-            :class:`ParquetDataset`.
+        dataset_files: one file of a record set (every shard of the set is read, as in MindSpore;
+            its metadata must name shards in the file's own folder: paths that leave it, absolute
+            paths and symlinks out of it are refused), or a list of record files (exactly those,
+            wherever they are). Parquet files are read as by :class:`ParquetDataset`.
         columns_list: the columns to read, in this order (default: the schema's).
         num_parallel_workers: reader workers (the default from ``config``).
         shuffle: True or ``Shuffle.GLOBAL`` (default): a new permutation of all rows every epoch;

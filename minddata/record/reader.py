@@ -10,7 +10,9 @@ must give an error, not SIGBUS: pages of a map past the end of its file fault. S
 the open file's size (``fstat`` on its own descriptor, one call per record batch a fetch touches)
 before it touches mapped pages, and copies each row's values out of the map right there: no view
 of the map reaches an op that could touch it later. A file replaced by rename (as ``FileWriter``
-does) is harmless: the reader keeps the old file open.
+does) is harmless: the reader keeps the old file open. (The check and the copy are microseconds
+apart; a truncation landing exactly between them can still fault. Reading rows with ``pread`` at
+offsets taken from the IPC metadata, with no map at all, would close that window.)
 """
 
 from __future__ import annotations
