@@ -43,9 +43,10 @@ class MindDataset(Dataset):
     (:class:`minddata.record.FileWriter`, ``Dataset.save``); the format is told by content.
 
     Args:
-        dataset_files: one file of a record set (every shard of the set is read, as in MindSpore),
-            or a list of record files (exactly those). Parquet files are read as by
-            :class:`ParquetDataset`.
+        dataset_files: one file of a record set (every shard of the set is read, as in MindSpore;
+            its metadata must name shards in the file's own folder: paths that leave it, absolute
+            paths and symlinks out of it are refused), or a list of record files (exactly those,
+            wherever they are). Parquet files are read as by :class:`ParquetDataset`.
         columns_list: the columns to read, in this order (default: the schema's; for MindRecord
             files sorted by name, as MindSpore).
         num_parallel_workers: reader workers (the default from ``config``).
@@ -63,10 +64,10 @@ class MindDataset(Dataset):
     ``shuffle=False``, a bytes field as a shape-(1,) bytes array, strings as 0-d str arrays, numbers
     as NumPy scalars of the schema's type (see :mod:`minddata.record.mindrecord_format`).
 
-    Arrow record files: bytes fields are 1-D uint8 arrays and numeric tensors arrays of their shape, both
-    read-only views of the memory-mapped file (no copy until an op reads them); strings are 0-d str
-    arrays; scalars NumPy scalars. A damaged file is reported with its name and what is wrong when it
-    is first read (see :mod:`minddata.record.reader`).
+    Arrow record files: bytes fields are 1-D uint8 arrays and numeric tensors arrays of their shape, copied out of
+    the memory-mapped file after a check of its size (a file that shrinks while read gives an error
+    naming it, not SIGBUS); strings are 0-d str arrays; scalars NumPy scalars. A damaged file is
+    reported with its name and what is wrong when it is first read (see :mod:`minddata.record.reader`).
 
     Example:
         >>> import os, tempfile
@@ -165,9 +166,9 @@ def _open_records(where: str, dataset_files: Any, columns: list[str] | None) -> 
     first = dataset_files if isinstance(dataset_files, (str, os.PathLike)) else (dataset_files or [None])[0]
     if isinstance(first, (str, os.PathLike)) and read_as_mindrecord(first):
         return MindRecordSet(where, dataset_files, columns)
-    from minddata.record.reader import RecordSet, resolve_files
+    from minddata.record.reader import RecordSet, open_set
 
-    return RecordSet(where, resolve_files(where, dataset_files), columns)
+    return RecordSet(where, open_set(where, dataset_files), columns)
 
 
 def _padded_value(value: Any, mindrecord: bool = False) -> Any:
@@ -329,12 +330,15 @@ class _ParquetFiles:
                 self._cache.move_to_end(key)
                 return hit[0]
             handle = self._handles.get(f)
-        if handle is None:
-            import pyarrow.parquet as pq
-
-            handle = pq.ParquetFile(self.files[f], memory_map=True)
         path = self.files[f]
         try:
+            if handle is None:
+                import pyarrow.parquet as pq
+
+                # Read through the file, not a memory map: a map of a file that shrinks under the
+                # reader faults (SIGBUS) instead of failing a read. Row groups are decoded into
+                # new memory either way, so the map saved nothing but one copy of compressed pages.
+                handle = pq.ParquetFile(path, memory_map=False)
             table = handle.read_row_group(g, columns=self.columns)
         except Exception as error:  # a damaged page or footer
             raise DataFormatError(

@@ -44,6 +44,8 @@ SCALAR_TYPES = {
 }
 TYPES = (*SCALAR_TYPES, "string", "bytes")
 SHAPE_PREFIX = "__shape__."
+# Arrow's fixed-size lists count their values in an int32.
+_MAX_TENSOR_SIZE = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -137,6 +139,11 @@ def parse_schema(where: str, content: Any) -> dict[str, Field]:
                     f"Found: {shape!r}"
                 )
             shape = tuple(int(d) for d in shape)
+            if math.prod(d for d in shape if d != -1) > _MAX_TENSOR_SIZE:
+                raise ArgumentError(
+                    f"{where}: schema field {name!r} shape {list(shape)} holds more than {_MAX_TENSOR_SIZE} values per "
+                    "row (Arrow's fixed-size list limit); use -1 for large dimensions or split the field."
+                )
         fields[name] = Field(name, kind, shape)
     return fields
 

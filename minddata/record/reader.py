@@ -5,14 +5,21 @@ first use and checked (size, Arrow footer, schema, set id). Each record batch is
 first use, against the CRC-32 of its columns stored in the metadata, so a corrupted byte is reported
 with its file, batch and rows instead of flowing on as wrong data.
 
-Values are NumPy views of the mapped file where the layout allows (bytes fields, numeric tensors):
-no copy is made until an op reads them, and they are read-only.
+A file that shrinks under a reader (truncated, or rewritten in place instead of replaced by rename)
+must give an error, not SIGBUS: pages of a map past the end of its file fault. So the reader checks
+the open file's size (``fstat`` on its own descriptor, one call per record batch a fetch touches)
+before it touches mapped pages, and copies each row's values out of the map right there: no view
+of the map reaches an op that could touch it later. A file replaced by rename (as ``FileWriter``
+does) is harmless: the reader keeps the old file open. (The check and the copy are microseconds
+apart; a truncation landing exactly between them can still fault. Reading rows with ``pread`` at
+offsets taken from the IPC metadata, with no map at all, would close that window.)
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -21,16 +28,98 @@ import numpy as np
 import pyarrow as pa
 
 from minddata.errors import ArgumentError, DataFormatError
-from minddata.record._schema import SHAPE_PREFIX, Field, fields_from_json
-from minddata.record.writer import FORMAT, META_SUFFIX, SET_ID_KEY, VERSION, batch_crcs
+from minddata.record._files import folder_lock, sweep_folder
+from minddata.record._schema import SHAPE_PREFIX, Field, fields_from_json, parse_schema
+from minddata.record.writer import FORMAT, META_SUFFIX, SCHEMA_KEY, SET_ID_KEY, VERSION, batch_crcs
 
-__all__ = ["RecordSet", "ShardFile", "FileReader", "read_meta", "resolve_files"]
+__all__ = ["RecordSet", "ShardFile", "FileReader", "read_meta", "open_set"]
 
-_META_KEYS = ("format", "version", "set_id", "shard_id", "shards", "schema", "num_rows", "data_bytes", "batches")
+_META_KEYS = ("format", "version", "set_id", "shard_id", "shard_num", "shards", "schema", "num_rows", "data_bytes", "batches")
+_HEX32 = re.compile(r"^[0-9a-f]{32}$")
+
+
+def _shown(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class _MetaChecker:
+    """Checks a ``.meta.json`` against the format's rules; every error names the file and the field."""
+
+    def __init__(self, path: str, meta_path: str):
+        self.path = path
+        self.meta_path = meta_path
+
+    def error(self, field: str, rule: str, found: Any) -> DataFormatError:
+        return DataFormatError(
+            f"record file {self.path}: metadata {os.path.basename(self.meta_path)}, field {field!r}: {rule}. Found: "
+            f"{_shown(found)} ({type(found).__name__}). The metadata is damaged; rewrite the set.",
+            path=self.path,
+        )
+
+    def int_in(self, field: str, value: Any, low: int, high: int | None = None) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+            rule = f"must be an int in [{low}, {high}]" if high is not None else f"must be an int >= {low}"
+            raise self.error(field, rule, value)
+        return value
+
+    def str_list(self, field: str, value: Any) -> list[str]:
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise self.error(field, "must be a list of non-empty strings", value)
+        return value
+
+    def check(self, meta: dict[str, Any]) -> None:
+        version = meta["version"]
+        if isinstance(version, int) and not isinstance(version, bool) and version > VERSION:
+            raise DataFormatError(
+                f"record file {self.path} is format version {version}; this minddata reads up to {VERSION}. Upgrade "
+                "minddata.",
+                path=self.path,
+            )
+        self.int_in("version", version, 1, VERSION)
+        if not isinstance(meta["set_id"], str) or not _HEX32.match(meta["set_id"]):
+            raise self.error("set_id", "must be 32 hex digits", meta["set_id"])
+        shard_num = self.int_in("shard_num", meta["shard_num"], 1, 1000)
+        self.int_in("shard_id", meta["shard_id"], 0, shard_num - 1)
+        shards = self.str_list("shards", meta["shards"])
+        if len(shards) != shard_num:
+            raise self.error("shards", f"must list shard_num={shard_num} file names", shards)
+        if not isinstance(meta["schema"], dict):
+            raise self.error("schema", "must be a dict of field name -> {'type': T, 'shape': [...]}", meta["schema"])
+        try:
+            fields = parse_schema("schema", meta["schema"])
+        except ArgumentError as error:
+            raise self.error("schema", str(error), meta["schema"]) from None
+        if meta.get("desc") is not None and not isinstance(meta["desc"], str):
+            raise self.error("desc", "must be a string or null", meta["desc"])
+        index = self.str_list("index_fields", meta.get("index_fields", []))
+        for name in index:
+            if name not in fields:
+                raise self.error("index_fields", "must name schema fields", name)
+        num_rows = self.int_in("num_rows", meta["num_rows"], 0)
+        self.int_in("data_bytes", meta["data_bytes"], 0)
+        batches = meta["batches"]
+        if not isinstance(batches, list):
+            raise self.error("batches", "must be a list of {'rows': n, 'crc32': {column: crc}}", batches)
+        columns = {a.name for f in fields.values() for a in f.arrow_fields()}
+        for b, batch in enumerate(batches):
+            where = f"batches[{b}]"
+            if not isinstance(batch, dict) or set(batch) != {"rows", "crc32"}:
+                raise self.error(where, "must be {'rows': n, 'crc32': {column: crc}}", batch)
+            self.int_in(f"{where}.rows", batch["rows"], 0)
+            crcs = batch["crc32"]
+            if not isinstance(crcs, dict) or set(crcs) != columns:
+                raise self.error(f"{where}.crc32", f"must map each column {sorted(columns)} to its CRC-32", crcs)
+            for column, crc in crcs.items():
+                self.int_in(f"{where}.crc32.{column}", crc, 0, 2**32 - 1)
+        total = sum(batch["rows"] for batch in batches)
+        if total != num_rows:
+            raise self.error("num_rows", f"must equal the rows of its batches ({total})", num_rows)
 
 
 def read_meta(path: str) -> dict[str, Any]:
-    """The metadata of data file ``path``, checked for shape; errors name the file and the fix."""
+    """The metadata of data file ``path``, checked against the format's rules; errors name the file,
+    the field and the rule."""
     meta_path = path + META_SUFFIX
     if not os.path.exists(path):
         raise DataFormatError(f"record file {path} does not exist.", path=path)
@@ -46,34 +135,87 @@ def read_meta(path: str) -> dict[str, Any]:
     except (OSError, ValueError) as error:
         raise DataFormatError(f"record file {path}: its metadata file {meta_path} is unreadable: {error}", path=path) from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        found = meta.get("format") if isinstance(meta, dict) else type(meta).__name__
         raise DataFormatError(
-            f"record file {path}: {meta_path} is not minddata record metadata (format {meta.get('format') if isinstance(meta, dict) else None!r}).",
+            f"record file {path}: {meta_path} is not minddata record metadata (format {_shown(found)}, expected {FORMAT!r}).",
             path=path,
         )
     missing = [k for k in _META_KEYS if k not in meta]
     if missing:
         raise DataFormatError(f"record file {path}: metadata {meta_path} lacks {missing}; it is damaged.", path=path)
-    if meta["version"] > VERSION:
-        raise DataFormatError(
-            f"record file {path} is format version {meta['version']}; this minddata reads up to {VERSION}. Upgrade minddata.",
-            path=path,
-        )
+    _MetaChecker(path, meta_path).check(meta)
     return meta
 
 
-def resolve_files(where: str, dataset_files: Any) -> list[str]:
-    """MindSpore's rule: one path reads its whole shard set; a list reads exactly the files listed."""
+def _shard_path(first: str, meta: dict[str, Any], name: str) -> str:
+    """Shard ``name`` of the set of ``first``, refused unless it stays inside ``first``'s folder.
+
+    The decision depends only on the name and on symlinks inside the folder, so the error says
+    nothing about paths outside it, and it is made before anything outside is touched.
+    """
+    folder = os.path.dirname(first)
+    real_folder = os.path.realpath(folder)
+    joined = os.path.normpath(os.path.join(folder, name))
+    inside = "\0" not in name and os.path.dirname(joined) == folder and os.path.realpath(joined).startswith(real_folder + os.sep)
+    if not inside:
+        raise DataFormatError(
+            f"record file {first}: its metadata lists shard {_shown(name, 300)}, which is not a file in the set's folder "
+            f"{folder} (shards are file names there; paths that leave the folder, absolute paths and symlinks out "
+            "of it are refused). To read files elsewhere, pass them as a list: MindDataset([file, ...]).",
+            path=first,
+        )
+    return joined
+
+
+def open_set(where: str, dataset_files: Any) -> list[tuple[str, dict[str, Any]]]:
+    """The files to read, each with its checked metadata, read as one consistent snapshot.
+
+    MindSpore's rule: one path reads its whole shard set (named by its metadata; every shard must be
+    of the same write); a list reads exactly the files listed. The folders are swept first
+    (interrupted commits finished, dead writers' temporary files removed), and the metadata is read
+    under each folder's shared lock, so a commit in progress is seen before or after, never halfway.
+    """
     if isinstance(dataset_files, (str, os.PathLike)):
         first = os.path.abspath(os.fspath(dataset_files))
-        meta = read_meta(first)
         folder = os.path.dirname(first)
-        return [os.path.join(folder, name) for name in meta["shards"]]
+        sweep_folder(folder)
+        with folder_lock(folder, exclusive=False):
+            meta = read_meta(first)
+            files = [_shard_path(first, meta, name) for name in meta["shards"]]
+            out = [(p, meta if p == first else read_meta(p)) for p in files]
+        if len(set(files)) != len(files) or files[meta["shard_id"]] != first:
+            raise DataFormatError(
+                f"{where}: record file {first}: its metadata's shard list {_shown(meta['shards'])} must name each shard "
+                f"once, this file at its shard_id ({meta['shard_id']}). The metadata is damaged; rewrite the set.",
+                path=first,
+            )
+        for k, (path, other) in enumerate(out):
+            if other["set_id"] == meta["set_id"] and (other["shards"] != meta["shards"] or other["shard_id"] != k):
+                raise DataFormatError(
+                    f"{where}: record file {path}: its metadata disagrees with {os.path.basename(first)}'s about the "
+                    "set's shards. The metadata is damaged; rewrite the set.",
+                    path=path,
+                )
+            if other["set_id"] != meta["set_id"]:
+                raise DataFormatError(
+                    f"{where}: record file {path} is not of the same write as {first} (set ids {other['set_id']} and "
+                    f"{meta['set_id']}): the set was partly overwritten by other files. Rewrite the set, or pass the "
+                    "files to read as a list.",
+                    path=path,
+                )
+        return out
     if isinstance(dataset_files, (list, tuple)) and dataset_files and all(isinstance(f, (str, os.PathLike)) for f in dataset_files):
         files = [os.path.abspath(os.fspath(f)) for f in dataset_files]
         dupes = sorted({f for f in files if files.count(f) > 1})
         if dupes:
             raise ArgumentError(f"{where}: `dataset_files` lists {dupes[0]} more than once.")
-        return files
+        for folder in dict.fromkeys(os.path.dirname(f) for f in files):
+            sweep_folder(folder)
+        out = []
+        for path in files:
+            with folder_lock(os.path.dirname(path), exclusive=False):
+                out.append((path, read_meta(path)))
+        return out
     raise ArgumentError(f"{where}: `dataset_files` must be a file path or a non-empty list of paths. Found: {dataset_files!r}")
 
 
@@ -120,12 +262,12 @@ class _BatchView:
             off, data = col[1], col[2]
             starts, stops = off[rows].tolist(), off[rows + 1].tolist()
             for p, a, b in zip(positions, starts, stops):
-                out[p] = data[a:b]
+                out[p] = data[a:b].copy()  # out of the map: see the module docstring
         else:
             off, flat, shapes = col[1], col[2], col[3]
             starts, stops = off[rows].tolist(), off[rows + 1].tolist()
             for p, a, b, shape in zip(positions, starts, stops, shapes[rows].tolist()):
-                out[p] = flat[a:b].reshape(shape)
+                out[p] = flat[a:b].reshape(shape).copy()
 
 
 class ShardFile:
@@ -146,24 +288,60 @@ class ShardFile:
             )
         self._lock = threading.Lock()
         self._reader: Any = None
+        self._fd: int | None = None
         self._views: dict[tuple[int, tuple[str, ...]], _BatchView] = {}
         self._checked: set[tuple[int, str]] = set()
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        state.update(_lock=None, _reader=None, _views={}, _checked=set())
+        state.update(_lock=None, _reader=None, _fd=None, _views={}, _checked=set())
         return state
+
+    def __del__(self) -> None:
+        fd = getattr(self, "_fd", None)
+        if fd is not None:
+            os.close(fd)
+
+    def check_size(self) -> None:
+        """Refuse to touch the map when the open file is shorter than written (it would SIGBUS)."""
+        if self._fd is None:
+            return
+        size = os.fstat(self._fd).st_size
+        if size < self.meta["data_bytes"]:
+            raise DataFormatError(
+                f"record file {self.path} shrank to {size} bytes while being read (it had {self.meta['data_bytes']} "
+                "when opened): it was truncated or rewritten in place. Rewrite the set, replacing files by rename "
+                "(FileWriter does), and read it again.",
+                path=self.path,
+            )
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._lock = threading.Lock()
 
     def _open(self) -> Any:
-        path, meta = self.path, self.meta
+        path = self.path
         try:
-            size = os.path.getsize(path)
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
         except OSError as error:
             raise DataFormatError(f"record file {path}: can't read it: {error.strerror or error}", path=path) from None
+        try:
+            reader = self._open_fd(fd)
+        except (pa.ArrowException, UnicodeError) as error:
+            os.close(fd)
+            raise DataFormatError(
+                f"record file {path}: its Arrow schema is damaged ({type(error).__name__}: {error}); rewrite the set.",
+                path=path,
+            ) from None
+        except BaseException:
+            os.close(fd)
+            raise
+        self._fd = fd
+        return reader
+
+    def _open_fd(self, fd: int) -> Any:
+        path, meta = self.path, self.meta
+        size = os.fstat(fd).st_size
         if size != meta["data_bytes"]:
             what = "truncated" if size < meta["data_bytes"] else "longer than written"
             raise DataFormatError(
@@ -172,18 +350,26 @@ class ShardFile:
                 path=path,
             )
         try:
-            reader = pa.ipc.open_file(pa.memory_map(path, "r"))
-        except (pa.ArrowInvalid, pa.ArrowIOError, OSError) as error:
+            # The map and the size checks must see one file: map the descriptor we fstat.
+            reader = pa.ipc.open_file(pa.memory_map(_fd_path(fd, path), "r"))
+        except (pa.ArrowException, OSError) as error:
             raise DataFormatError(
                 f"record file {path} is not a valid Arrow IPC file ({error}); it is corrupted or not a record file.",
                 path=path,
             ) from None
-        set_id = (reader.schema.metadata or {}).get(SET_ID_KEY, b"").decode()
+        set_id = (reader.schema.metadata or {}).get(SET_ID_KEY, b"").decode(errors="replace")
         if set_id != meta["set_id"]:
             raise DataFormatError(
                 f"record file {path} does not belong to its metadata file (set id {set_id or 'missing'} inside the "
                 f"data, {meta['set_id']} in {os.path.basename(path)}{META_SUFFIX}): one of them was replaced. Rewrite "
                 "the set.",
+                path=path,
+            )
+        stored_schema = (reader.schema.metadata or {}).get(SCHEMA_KEY)
+        if stored_schema is not None and _json_or_none(stored_schema) != meta["schema"]:
+            raise DataFormatError(
+                f"record file {path}: the schema in its metadata file differs from the one stored in the data file; "
+                "one of them was changed. Rewrite the set.",
                 path=path,
             )
         expected = [f.name for field in self.fields.values() for f in field.arrow_fields()]
@@ -220,13 +406,23 @@ class ShardFile:
                 return view
             if self._reader is None:
                 self._reader = self._open()
-            batch = self._reader.get_batch(b)
+            self.check_size()
+            try:
+                batch = self._reader.get_batch(b)
+            except (pa.ArrowException, OSError) as error:
+                raise DataFormatError(f"record file {self.path}: record batch {b} is unreadable: {error}", path=self.path) from None
             self._verify(b, batch, fields)
             view = _BatchView(batch, [self.fields[f] for f in fields])
             self._views[key] = view
             return view
 
     def _verify(self, b: int, batch: pa.RecordBatch, fields: tuple[str, ...]) -> None:
+        try:
+            self._verify_columns(b, batch, fields)
+        except pa.ArrowException as error:  # buffers too small for their lengths, bad offsets, ...
+            raise DataFormatError(f"record file {self.path}: record batch {b} is malformed: {error}", path=self.path) from None
+
+    def _verify_columns(self, b: int, batch: pa.RecordBatch, fields: tuple[str, ...]) -> None:
         path = self.path
         start, stop = int(self.batch_starts[b]), int(self.batch_starts[b + 1])
         if batch.num_rows != stop - start:
@@ -255,16 +451,29 @@ class ShardFile:
         self._checked.update((b, c) for c in todo)
 
 
+def _json_or_none(data: bytes) -> Any:
+    try:
+        return json.loads(data)
+    except ValueError:
+        return None
+
+
+def _fd_path(fd: int, path: str) -> str:
+    """A path that opens the file behind ``fd`` (Linux's /proc), else the file's own path."""
+    proc = f"/proc/self/fd/{fd}"
+    return proc if os.path.exists(proc) else path
+
+
 class RecordSet:
     """The rows of several record files, in file order, read by global row index."""
 
-    def __init__(self, where: str, files: Sequence[str], columns_list: Sequence[str] | None = None):
+    def __init__(self, where: str, opened: Sequence[tuple[str, dict[str, Any]]], columns_list: Sequence[str] | None = None):
         self.where = where
         shards = []
         schema = None
         first = None
-        for path in files:
-            meta = read_meta(path)
+        files = [path for path, _ in opened]
+        for path, meta in opened:
             if schema is None:
                 schema, first = meta["schema"], path
             elif meta["schema"] != schema:
@@ -323,6 +532,7 @@ class RecordSet:
             for b, within, in_batch in locate_rows(shard.batch_starts, rows):
                 positions = where[within].tolist()
                 view = shard.view(b, key)
+                shard.check_size()
                 for c in range(width):
                     view.put(c, in_batch, positions, out[c])
         return list(zip(*out))
@@ -369,7 +579,7 @@ class FileReader:
     """
 
     def __init__(self, file_name: Any, num_consumer: int = 4, columns: Sequence[str] | None = None, operator: Any = None):
-        self._set = RecordSet("FileReader", resolve_files("FileReader", file_name), columns)
+        self._set = RecordSet("FileReader", open_set("FileReader", file_name), columns)
 
     def __len__(self) -> int:
         return self._set.num_rows
@@ -400,6 +610,7 @@ class FileReader:
             base = int(self._set.starts[s])
             for b in range(len(shard.meta["batches"])):
                 values = shard.view(b, (field,)).columns[0][1]
+                shard.check_size()
                 hits = np.nonzero(values == value)[0]
                 found.extend((hits + base + int(shard.batch_starts[b])).tolist())
         return found

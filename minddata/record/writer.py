@@ -1,26 +1,37 @@
 """``FileWriter``: rows → record files (Arrow IPC shards, each with a ``.meta.json`` index).
 
-Crash safety: every shard is written under a temporary name (``<file>.tmp-<pid>-<token>``) and only
-:meth:`FileWriter.commit` renames it into place, data files first, then their metadata files. A
-reader needs both a data file and its metadata (whose ``set_id`` must match the one stored inside the
-data file), so a writer killed at any point leaves nothing that reads as a valid record file: at
-worst temporary files, or a data file without its metadata, which readers reject by name.
+Crash safety: every file (data and metadata) is written under a temporary name
+(``<file>.tmp-<pid>-<token>``, locked by the writer while it lives) and :meth:`FileWriter.commit`
+switches the whole set at once through a commit journal (see :mod:`minddata.record._files`): a
+reader sees the complete old set or the complete new one, whatever moment a writer is killed at, and
+the next open of the folder finishes an interrupted switch and removes the temporary files of
+writers that are gone. An error while writing removes the writer's temporary files at once.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
-import secrets
 import uuid
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
-from minddata.errors import ArgumentError, DataFormatError
+from minddata.errors import ArgumentError, DataFormatError, MinddataError
+from minddata.record._files import (
+    JOURNAL_FORMAT,
+    JOURNAL_SUFFIX,
+    TempFile,
+    folder_lock,
+    fsync_folder,
+    new_token,
+    sweep_folder,
+)
 from minddata.record._schema import SCALAR_TYPES, Field, arrow_schema, parse_schema
 
 __all__ = ["FileWriter", "META_SUFFIX", "FORMAT", "VERSION", "shard_paths", "batch_crcs", "save_dataset"]
@@ -29,6 +40,8 @@ META_SUFFIX = ".meta.json"
 FORMAT = "minddata.record"
 VERSION = 1
 SET_ID_KEY = b"minddata.record.set_id"
+# The record schema (with tensor shapes, which Arrow types do not carry), also stored in the data file.
+SCHEMA_KEY = b"minddata.record.schema"
 
 # Record batches: the unit of a checksum and of a lazy read. Small enough that verifying one to read
 # one row is cheap; large enough that per-batch metadata is negligible.
@@ -59,6 +72,23 @@ def _fsync(path: str) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+@contextlib.contextmanager
+def _writing(final: str, temp: str) -> Iterator[None]:
+    """Name the file in an OSError from Arrow or the OS (disk full, quota, I/O error)."""
+    try:
+        yield
+    except OSError as error:
+        if isinstance(error, MinddataError):
+            raise
+        code = error.errno or (errno.ENOSPC if "No space left" in str(error) else errno.EIO)
+        raise OSError(
+            code,
+            f"FileWriter: can't write record file {final} (temporary file {os.path.basename(temp)}): "
+            f"{error.strerror or error}. Free space on that disk (or write elsewhere) and write the set again",
+            final,
+        ) from error
 
 
 class FileWriter:
@@ -102,6 +132,7 @@ class FileWriter:
         if not os.path.isdir(folder):
             raise ArgumentError(f"{where}: the folder of `file_name` does not exist: {folder}. Create it first.")
         self.paths = shard_paths(path, int(shard_num))
+        sweep_folder(folder)
         existing = [p for d in self.paths for p in (d, d + META_SUFFIX) if os.path.exists(p)]
         if existing and not overwrite:
             raise ArgumentError(
@@ -109,8 +140,9 @@ class FileWriter:
                 "replace them, or choose another file_name."
             )
         self.overwrite = overwrite
-        token = f"{os.getpid()}-{secrets.token_hex(4)}"
-        self._tmp = [f"{p}.tmp-{token}" for p in self.paths]
+        self._token = new_token()
+        self._temps: list[TempFile | None] = [None] * len(self.paths)
+        self._tmp = [f"{p}.tmp-{self._token}" for p in self.paths]
         self._set_id = uuid.uuid4().hex
         self._fields: dict[str, Field] | None = None
         self._desc: str | None = None
@@ -166,26 +198,35 @@ class FileWriter:
 
         ``bytes`` fields take ``bytes`` (or a uint8 array); ``string`` fields ``str``; scalars a number;
         tensors an array (or nested list) of the field's shape. Values are cast to the field's type
-        when NumPy can do so without changing kind (float64 → float32, not float → int). A bad row
-        raises before anything of it is written, naming the row and the field.
+        when NumPy can do so without changing kind (float64 → float32, not float → int) and the value
+        fits (an integer out of range, or a float that would become inf, is an error). A bad row
+        raises naming the row and the field, and aborts the writer: its temporary files are removed
+        at once (as the ``with`` block does), so nothing is left behind when the writer is dropped.
         """
         self._check_open("write_raw_data")
         if self._fields is None:
             raise ArgumentError("FileWriter.write_raw_data: call add_schema before writing rows.")
         if isinstance(raw_data, dict):
             raise ArgumentError("FileWriter.write_raw_data: `raw_data` must be a list of dicts (one per row), not one dict.")
-        fields = list(self._fields.values())
-        names = set(self._fields)
+        try:
+            self._write_rows(raw_data)
+        except BaseException:
+            self.abort()
+            raise
+
+    def _write_rows(self, raw_data: Iterable[dict[str, Any]]) -> None:
+        fields = list(self._fields.values())  # type: ignore[union-attr]
+        names = set(self._fields)  # type: ignore[arg-type]
         rows = []
         for k, row in enumerate(raw_data):
             if not isinstance(row, dict):
                 raise ArgumentError(f"FileWriter.write_raw_data: row {k} must be a dict. Found: {type(row).__name__}")
             if row.keys() != names:
-                missing = [n for n in self._fields if n not in row]
+                missing = [n for n in self._fields if n not in row]  # type: ignore[union-attr]
                 extra = [n for n in row if n not in names]
                 raise ArgumentError(
                     f"FileWriter.write_raw_data: row {k} does not match the schema: missing {missing}, unknown "
-                    f"{extra}. Schema fields: {list(self._fields)}"
+                    f"{extra}. Schema fields: {list(self._fields)}"  # type: ignore[arg-type]
                 )
             rows.append([_normalize(f, row[f.name], k) for f in fields])
         n = len(self.paths)
@@ -198,38 +239,68 @@ class FileWriter:
                 self._flush(shard)
 
     def commit(self) -> None:
-        """Write the buffered rows and move every file into place (data files, then metadata)."""
+        """Write the buffered rows and switch the whole set into place at once.
+
+        Every file is written and fsynced under its temporary name first; then one rename (of the
+        commit journal) commits, and the renames onto the final names follow (finished by the next
+        open of the folder if this process dies first). Until the commit point, files of an old set
+        of the same names stay as they were.
+        """
         self._check_open("commit")
         if self._fields is None:
             raise ArgumentError("FileWriter.commit: no schema was added; call add_schema (and write rows) first.")
+        folder = os.path.dirname(self.paths[0])
+        journal_path = self.paths[0] + JOURNAL_SUFFIX
+        switched = False
+        meta_temps: list[TempFile] = []
+        journal: TempFile | None = None
         try:
             for shard in range(len(self.paths)):
                 self._flush(shard)
                 self._open(shard)
-                self._writers[shard].close()
-                self._sinks[shard].close()
-                _fsync(self._tmp[shard])
-            metas = [self._meta(shard) for shard in range(len(self.paths))]
-            if self.overwrite:
-                # Old metadata goes first: an interrupted overwrite leaves data without metadata, not
-                # old metadata beside new data.
-                for p in self.paths:
-                    for old in (p + META_SUFFIX, p):
-                        if os.path.exists(old):
-                            os.remove(old)
+                with _writing(self.paths[shard], self._tmp[shard]):
+                    self._writers[shard].close()
+                    self._sinks[shard].close()
+                    _fsync(self._tmp[shard])
             for shard, p in enumerate(self.paths):
-                os.replace(self._tmp[shard], p)
-            for shard, p in enumerate(self.paths):
-                tmp = f"{p}{META_SUFFIX}.tmp-{self._set_id[:8]}"
-                with open(tmp, "w", encoding="utf-8") as f:
-                    json.dump(metas[shard], f, indent=1)
-                    f.flush()
-                    os.fsync(f.fileno())
-                os.replace(tmp, p + META_SUFFIX)
-            _fsync(os.path.dirname(self.paths[0]))
+                meta = self._meta(shard)
+                temp = TempFile(p + META_SUFFIX, self._token)
+                meta_temps.append(temp)
+                with _writing(temp.final, temp.path):
+                    temp.write_json(meta)
+            temps = [t for t in self._temps if t is not None] + meta_temps
+            journal = TempFile(journal_path, self._token)
+            with _writing(journal_path, journal.path):
+                journal.write_json({"format": JOURNAL_FORMAT, "set_id": self._set_id,
+                                    "temporary_files": [os.path.basename(t.path) for t in temps]})
+            with folder_lock(folder, exclusive=True), _writing(journal_path, journal.path):
+                os.replace(journal.path, journal_path)
+                fsync_folder(folder)
+                switched = True  # the commit point: from here on, the new set is the set
+                for temp in temps:
+                    os.replace(temp.path, temp.final)
+                fsync_folder(folder)
+                os.remove(journal_path)
+                fsync_folder(folder)
         except BaseException:
-            self.abort()
+            if not switched:
+                for temp in meta_temps:
+                    temp.remove()
+                if journal is not None:
+                    journal.remove()
+                self.abort()
+                raise
+            # Past the commit point the temporary files are the committed set: keep them, and let the
+            # next open of the folder finish the renames (our locks go when the files close).
+            self._release()
+            self._state = "failed"
             raise
+        finally:
+            for temp in meta_temps:
+                temp.release()
+            if journal is not None:
+                journal.release()
+        self._release()
         self._state = "committed"
 
     def abort(self) -> None:
@@ -245,8 +316,11 @@ class FileWriter:
                     self._sinks[shard].close()
             except Exception:  # noqa: BLE001
                 pass
-            if os.path.exists(self._tmp[shard]):
-                os.remove(self._tmp[shard])
+            self._writers[shard] = self._sinks[shard] = None
+            temp = self._temps[shard]
+            if temp is not None:
+                temp.remove()
+                self._temps[shard] = None
         self._state = "aborted"
 
     def __enter__(self) -> FileWriter:
@@ -278,12 +352,22 @@ class FileWriter:
         if self._state != "open":
             raise ArgumentError(f"FileWriter.{call}: the writer is {self._state}; create a new FileWriter.")
 
+    def _release(self) -> None:
+        for temp in self._temps:
+            if temp is not None:
+                temp.release()
+
     def _open(self, shard: int) -> None:
         if self._writers[shard] is None:
             if self._schema is None:
-                self._schema = arrow_schema(self._fields, {SET_ID_KEY.decode(): self._set_id})  # type: ignore[arg-type]
-            self._sinks[shard] = pa.OSFile(self._tmp[shard], "wb")
-            self._writers[shard] = pa.ipc.new_file(self._sinks[shard], self._schema)
+                schema_json = json.dumps({name: f.to_json() for name, f in self._fields.items()})  # type: ignore[union-attr]
+                self._schema = arrow_schema(
+                    self._fields, {SET_ID_KEY.decode(): self._set_id, SCHEMA_KEY.decode(): schema_json}  # type: ignore[arg-type]
+                )
+            with _writing(self.paths[shard], self._tmp[shard]):
+                self._temps[shard] = TempFile(self.paths[shard], self._token)
+                self._sinks[shard] = pa.OSFile(self._tmp[shard], "wb")
+                self._writers[shard] = pa.ipc.new_file(self._sinks[shard], self._schema)
 
     def _flush(self, shard: int) -> None:
         rows = self._buffers[shard]
@@ -293,14 +377,15 @@ class FileWriter:
         columns = []
         for i, field in enumerate(self._fields.values()):  # type: ignore[union-attr]
             columns.extend(_to_arrow(field, [r[i] for r in rows]))
-        self._writers[shard].write_batch(pa.RecordBatch.from_arrays(columns, schema=self._schema))
+        with _writing(self.paths[shard], self._tmp[shard]):
+            self._writers[shard].write_batch(pa.RecordBatch.from_arrays(columns, schema=self._schema))
         self._buffers[shard] = []
         self._buffer_bytes[shard] = 0
 
     def _meta(self, shard: int) -> dict[str, Any]:
         tmp = self._tmp[shard]
         batches = []
-        with pa.memory_map(tmp, "r") as source:
+        with pa.OSFile(tmp, "r") as source:
             reader = pa.ipc.open_file(source)
             for b in range(reader.num_record_batches):
                 batch = reader.get_batch(b)
@@ -364,7 +449,10 @@ def _normalize(field: Field, value: Any, row: int) -> Any:
             info = np.iinfo(dtype)
             if not info.min <= int(array) <= info.max:
                 raise _bad(field, value, row, f"out of range for {dtype} [{info.min}, {info.max}]")
-        return array.astype(dtype)
+        with np.errstate(over="ignore"):  # checked just below, with a better message
+            out = array.astype(dtype)
+        _check_float_range(field, row, array, out)
+        return out
     shape = field.shape
     if array.ndim != len(shape) or any(d != -1 and d != n for d, n in zip(shape, array.shape)):
         raise _bad(field, f"array of shape {array.shape}", row, f"expected shape {list(shape)} (-1: any size)")
@@ -372,7 +460,28 @@ def _normalize(field: Field, value: Any, row: int) -> Any:
         info = np.iinfo(dtype)
         if array.min() < info.min or array.max() > info.max:
             raise _bad(field, f"array of {array.dtype}", row, f"values out of range for {dtype}")
-    return np.ascontiguousarray(array, dtype=dtype)
+    with np.errstate(over="ignore"):
+        out = np.ascontiguousarray(array, dtype=dtype)
+    _check_float_range(field, row, array, out)
+    return out
+
+
+def _check_float_range(field: Field, row: int, given: np.ndarray, stored: np.ndarray) -> None:
+    """A finite value that becomes inf in the field's float type is an error, as an int overflow is."""
+    if stored.dtype.kind != "f" or given.dtype == stored.dtype:
+        return
+    with np.errstate(invalid="ignore"):
+        lost = ~np.isfinite(stored) & np.isfinite(given)
+    if not lost.any():
+        return
+    where = tuple(int(i) for i in np.argwhere(lost)[0]) if lost.ndim else ()
+    bad = given[where] if where else given[()]
+    at = f" at index {list(where)}" if where else ""
+    raise _bad(
+        field, bad.item(), row,
+        f"value{at} overflows {stored.dtype} (largest finite magnitude {np.finfo(stored.dtype).max}); scale the "
+        f"values or use a wider type in the schema",
+    )
 
 
 def _offsets(lengths: list[int]) -> np.ndarray:
