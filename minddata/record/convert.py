@@ -209,7 +209,7 @@ def convert_records(
         [1, 2, 3]
     """
     from minddata.record.mindrecord_format import MindRecordSet, MindRecordWriter, read_as_mindrecord
-    from minddata.record.reader import RecordSet, resolve_files
+    from minddata.record.reader import RecordSet, open_set
 
     where = "convert"
     source_path = os.path.abspath(os.fspath(source))
@@ -222,7 +222,7 @@ def convert_records(
         schema = records.schema()
         formats = ("mindrecord", "arrow")
     else:
-        records = RecordSet(where, resolve_files(where, source_path))
+        records = RecordSet(where, open_set(where, source_path))
         writer = MindRecordWriter(dest, shard_num=shard_num, overwrite=overwrite)
         schema = {}
         for name, field in records.fields.items():
