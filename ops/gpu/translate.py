@@ -315,6 +315,21 @@ def _decode_static(op: Op, kind: Kind) -> Kind:
     return Kind("HWC", np.dtype(np.uint8), 3)
 
 
+def decoder_header_size(buf: np.ndarray) -> tuple[int, int] | None:
+    """(width, height) as DALI's image decoder will read them: DALI decodes through nvImageCodec, so
+    its parser gives the size the pixel limit is checked on (a separate parse could disagree, e.g.
+    over junk bytes before a JPEG frame header). Without nvImageCodec, the CPU's header reader."""
+    try:
+        from nvidia import nvimgcodec
+    except ImportError:
+        return image_header_size(buf)
+    try:
+        stream = nvimgcodec.CodeStream(buf.tobytes())
+        return int(stream.width), int(stream.height)
+    except Exception:  # noqa: BLE001 - nvImageCodec raises RuntimeError or its own types for bad headers
+        return None
+
+
 def encoded_header(op_name: str, s: Sample) -> tuple[np.ndarray, int, int]:
     """The row's bytes and (height, width) from its header, checked as the CPU decoder checks them."""
     if s.value is None or s.kind.layout != "encoded":
@@ -327,18 +342,16 @@ def encoded_header(op_name: str, s: Sample) -> tuple[np.ndarray, int, int]:
         raise ValueError(f"{op_name}: the input is empty (0 bytes); expected an encoded image")
     fmt = sniff_format(buf)
     if fmt not in DALI_DECODE_FORMATS:
-        head = " ".join(f"{b:02x}" for b in buf[:8].tolist())
-        what = f"a {fmt} image" if fmt != "unknown" else f"not an image DALI can decode (first bytes {head})"
+        what = f"a {fmt} image" if fmt != "unknown" else "not an image DALI can decode (no known signature)"
         raise ValueError(
             f"{op_name}: the GPU decoder (DALI) reads {', '.join(DALI_DECODE_FORMATS)}; this row is {what}, "
             f"{buf.size} bytes. Place {op_name} on the CPU for it"
         )
-    size = image_header_size(buf, op_name)
+    size = decoder_header_size(buf)
     if size is None:
-        head = " ".join(f"{b:02x}" for b in buf[:8].tolist())
         raise ValueError(
-            f"{op_name}: the input is not a decodable image (first bytes {head}, {buf.size} bytes): its "
-            f"{fmt} header can't be read"
+            f"{op_name}: the input is not a decodable image ({buf.size} bytes): its {fmt} header can't be "
+            "read by DALI's decoder (nvImageCodec)"
         )
     width, height = size
     check_image_pixels(op_name, width, height)
