@@ -48,7 +48,7 @@ class _Builder:
     def __init__(self, rt: Runtime, online_source: Callable[[ir.OnlineSourceNode], Stage] | None):
         self.rt = rt
         self.online_source = online_source
-        self.chunk_rows = config.get_rows_per_chunk()
+        self.chunk_rows = rt.options.rows_per_chunk
         self.node_counter = 0
 
     def _position(self) -> int:
@@ -138,7 +138,8 @@ class _Builder:
         from minddata.engine.procpool import ProcessWorker
 
         workers = [
-            ProcessWorker(fn, name=f"{label} worker {i}", shm_size=config.get_worker_shm_size()) for i in range(count)
+            ProcessWorker(fn, name=f"{label} worker {i}", shm_size=self.rt.options.worker_shm_size)
+            for i in range(count)
         ]
         for worker in workers:
             self.rt.on_close(worker.close)
@@ -163,6 +164,7 @@ class _Builder:
             rt.seed,
             node.label,
             keep_tracebacks=node.python_multiprocessing,
+            options=rt.options,
         )
         policy = MapErrorPolicy(rt, rt.error_mode, node.label, [op_label(op) for op in operations])
         remotes = self._process_workers(node.label, fn, node.num_workers) if node.python_multiprocessing else None
@@ -295,10 +297,11 @@ def _named(stage: Stage, node: ir.Node) -> Stage:
     return stage
 
 
-def plan_tree(root: ir.Node) -> ir.Node:
-    """The validated, optimized tree that an iterator over ``root`` runs (fusion per config)."""
+def plan_tree(root: ir.Node, fusion: bool | None = None) -> ir.Node:
+    """The validated, optimized tree that an iterator over ``root`` runs (fusion per ``fusion``, by
+    default per config)."""
     validate(root)
-    return lower(root, config.get_enable_fusion())
+    return lower(root, config.get_enable_fusion() if fusion is None else fusion)
 
 
 def compile_plan(
@@ -308,7 +311,7 @@ def compile_plan(
     online_source: Callable[[ir.OnlineSourceNode], Stage] | None = None,
 ) -> Stage:
     """Validate and optimize ``root``, then build its stages for one run (one iterator)."""
-    tree = plan_tree(root)
+    tree = plan_tree(root, rt.options.enable_fusion)
     try:
         return _Builder(rt, online_source).build(tree)
     except (GraphError, DeviceError):

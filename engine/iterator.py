@@ -55,10 +55,12 @@ class _Failed:
 
 
 def new_runtime(error_mode: str | None = None) -> Runtime:
-    """A runtime with the configured seed, or a fresh OS-drawn one when no seed was set."""
-    seed = config.get_seed() if config.seed_is_set() else int.from_bytes(os.urandom(4), "little")
-    mode = error_mode or config.get_error_samples_mode().value
-    return Runtime(seed, mode)
+    """A runtime holding a snapshot of the settings, with the configured seed or a fresh OS-drawn one
+    when no seed was set."""
+    options = config.snapshot()
+    seed = options.seed if options.seed is not None else int.from_bytes(os.urandom(4), "little")
+    mode = error_mode or options.error_samples_mode.value
+    return Runtime(seed, mode, options)
 
 
 class PipelineRun:
@@ -84,8 +86,8 @@ class PipelineRun:
         self._start_epoch, self._start_row = start_epoch, start_row
         self.num_epochs = num_epochs
         self.convert = convert
-        chunk_rows = config.get_rows_per_chunk()
-        self.max_chunks = max(2, -(-config.get_prefetch_size() // chunk_rows))
+        chunk_rows = self.rt.options.rows_per_chunk
+        self.max_chunks = max(2, -(-self.rt.options.prefetch_size // chunk_rows))
         self._items: collections.deque = collections.deque()
         self._cond = threading.Condition()
         self._buffer: list[Any] = []
@@ -124,8 +126,8 @@ class PipelineRun:
     def _begin_profile(self) -> None:
         """Profile this run if a Profiler is active or profiling/autotune is configured."""
         sinks = profiling.active_sinks()
-        profiled = bool(sinks) or config.get_profiling()
-        tune_all = config.get_autotune()
+        profiled = bool(sinks) or self.rt.options.profiling
+        tune_all = self.rt.options.autotune
         tuned = tune_all or any(getattr(s, "autotune", False) for s in self._stages())
         if not (profiled or tuned):
             return
@@ -142,7 +144,7 @@ class PipelineRun:
         # From now on the consumer's calls go through the timed path; the unprofiled path stays as is.
         self.next_item = self._next_item_profiled  # type: ignore[method-assign]
         if tuned:
-            cpu, memory = default_budget(*config.get_autotune_budget())
+            cpu, memory = default_budget(self.rt.options.autotune_cpu_budget, self.rt.options.autotune_memory_budget)
             self._autotuner = Autotuner(profile, tune_all=tune_all, cpu_budget=cpu, memory_budget=memory)
         for sink in sinks:
             sink._add_run(profile)

@@ -9,6 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from minddata import config
+from minddata.config import RunOptions
 from minddata.errors import PipelineError
 
 __all__ = ["Runtime", "PipelineStopped", "ErrorStats", "DeviceStats", "POLL_SECONDS"]
@@ -66,9 +68,11 @@ class DeviceStats:
 class Runtime:
     """One per iterator. Stages read ``seed`` and ``stopped``; resources register a closer here."""
 
-    def __init__(self, seed: int, error_mode: str):
+    def __init__(self, seed: int, error_mode: str, options: RunOptions | None = None):
         self.seed = seed
         self.error_mode = error_mode
+        # The settings frozen when the iterator was created; kernels get them through KernelContext.
+        self.options = options if options is not None else config.snapshot()
         self.stop_event = threading.Event()
         self.errors = ErrorStats()
         self.device_stats = DeviceStats()

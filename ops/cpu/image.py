@@ -302,7 +302,7 @@ def decode_image(data: Any, to_pil: bool = False, op_name: str = "Decode", max_p
 
 @register_kernel("Decode", "CPU")
 def decode(op: Op, ctx: KernelContext, data: Any) -> Any:
-    return decode_image(data, to_pil=op.to_pil)
+    return decode_image(data, to_pil=op.to_pil, max_pixels=ctx.options.max_image_pixels)
 
 
 # ---------------------------------------------------------------------------------------------- Resize

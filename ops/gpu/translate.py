@@ -330,7 +330,7 @@ def decoder_header_size(buf: np.ndarray) -> tuple[int, int] | None:
         return None
 
 
-def encoded_header(op_name: str, s: Sample) -> tuple[np.ndarray, int, int]:
+def encoded_header(op_name: str, s: Sample, limit: int | None) -> tuple[np.ndarray, int, int]:
     """The row's bytes and (height, width) from its header, checked as the CPU decoder checks them."""
     if s.value is None or s.kind.layout != "encoded":
         raise TypeError(
@@ -354,7 +354,7 @@ def encoded_header(op_name: str, s: Sample) -> tuple[np.ndarray, int, int]:
             "read by DALI's decoder (nvImageCodec)"
         )
     width, height = size
-    check_image_pixels(op_name, width, height)
+    check_image_pixels(op_name, width, height, limit)
     return buf, height, width
 
 
@@ -373,7 +373,7 @@ def build_decode(node: Any, env: Any, anchor: Any = None, shape: Any = None) -> 
            if getattr(op, "to_pil", False) else None,
            build=lambda op, node, args, env: build_decode(node, env))
 def _plan_decode(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
-    buf, h, w = encoded_header("Decode", s)
+    buf, h, w = encoded_header("Decode", s, ctx.options.max_image_pixels)
     s.value = buf
     return {}, Sample((h, w, 3), _decode_static(op, s.kind))
 
@@ -382,7 +382,7 @@ def _plan_decode(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
            supports=lambda op: _interp_supported(op.resize),
            build=lambda op, node, args, env: build_resize(build_decode(node, env), args, op.resize.interpolation, env))
 def _plan_decode_resize(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
-    buf, h, w = encoded_header("Decode", s)
+    buf, h, w = encoded_header("Decode", s, ctx.options.max_image_pixels)
     s.value = buf
     out_h, out_w = resize_output_size(h, w, op.resize.size)
     return resize_args(h, w, out_h, out_w, op.resize.interpolation), Sample((out_h, out_w, 3), _decode_static(op, s.kind))
@@ -402,7 +402,7 @@ def _build_decode_crop(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any
 def _plan_decode_crop(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     crop = _crop_spec(op)
     name = "Decode" if op.name == "FusedDecodeRandomResizedCrop" else op.name
-    buf, h, w = encoded_header(name, s)
+    buf, h, w = encoded_header(name, s, ctx.options.max_image_pixels)
     s.value = buf
     # The crop is drawn from the header's size with the crop op's stream, as the CPU kernel draws it;
     # DALI then decodes only that region (decoders.image_slice).
