@@ -186,11 +186,7 @@ class PartPolicy(MapErrorPolicy):
             if isinstance(error, _OutputCountError):
                 raise error
             errors[i] = self.row_error(chunk, i, row_start + i, self.offset + k, error, text)
-        if self.last and self.mode != "deliver":
-            for i, row in enumerate(out_rows):
-                if type(row) is FailedRow:
-                    errors[i] = row.error
-        return self.apply(chunk, out_rows, errors)
+        return self.apply(chunk, out_rows, errors)  # the last part's policy also fails FailedRow placeholders
 
 
 def _row_boundaries(ops: list[Any]) -> list[tuple[int, str]]:

@@ -264,7 +264,15 @@ class MapErrorPolicy:
         return self.apply(chunk, out_rows, errors)
 
     def apply(self, chunk: Chunk, out_rows: list[Any], errors: dict[int, BaseException]) -> Chunk:
-        """The chunk of ``out_rows`` after the policy for the rows that failed (``errors``: row → error)."""
+        """The chunk of ``out_rows`` after the policy for the rows that failed (``errors``: row → error).
+
+        :class:`FailedRow` placeholders (a row that failed upstream: a source read, an earlier device
+        part) fail here too, unless this policy delivers them."""
+        if self.mode != "deliver" and any(type(row) is FailedRow for row in out_rows):
+            errors = dict(errors)
+            for i, row in enumerate(out_rows):
+                if type(row) is FailedRow:
+                    errors.setdefault(i, row.error)
         if not errors:
             return Chunk(out_rows, chunk.ids, chunk.origins)
         for i in sorted(errors):
