@@ -31,9 +31,15 @@ __all__ = [
     "bomb_jpeg",
     "bomb_png",
     "build_image_corpus",
+    "csv_text",
     "jpeg_bytes",
     "mutate",
     "pillow_reference",
+    "proto_field",
+    "tf_example",
+    "tf_feature",
+    "tfrecord_bytes",
+    "varint",
 ]
 
 # A bomb's claimed size: 400 MP, over the default limit (178,956,970) and 1.2 GB as RGB.
@@ -194,3 +200,68 @@ def mutate(rng: random.Random, data: bytes, max_edits: int = 4) -> bytes:
         else:
             del out[at:]
     return bytes(out)
+
+
+# ---------------------------------------------------------------------------------------------- TFRecord
+
+
+def varint(n: int) -> bytes:
+    """Protobuf's base-128 varint (negative ints as 64-bit two's complement, 10 bytes)."""
+    n &= (1 << 64) - 1
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if not n:
+            out.append(b)
+            return bytes(out)
+        out.append(b | 0x80)
+
+
+def proto_field(number: int, wire: int, payload: bytes) -> bytes:
+    """One protobuf field: key, then (for wire type 2) the length, then the payload."""
+    key = varint((number << 3) | wire)
+    return key + (varint(len(payload)) + payload if wire == 2 else payload)
+
+
+def tf_feature(kind: str, values: list, packed: bool = True) -> bytes:
+    """A ``tf.train.Feature``: ``kind`` is "bytes", "float" or "int64"."""
+    if kind == "bytes":
+        return proto_field(1, 2, b"".join(proto_field(1, 2, v) for v in values))
+    if kind == "float":
+        if packed:
+            body = proto_field(1, 2, b"".join(struct.pack("<f", v) for v in values))
+        else:
+            body = b"".join(proto_field(1, 5, struct.pack("<f", v)) for v in values)
+        return proto_field(2, 2, body)
+    if packed:
+        body = proto_field(1, 2, b"".join(varint(v) for v in values))
+    else:
+        body = b"".join(proto_field(1, 0, varint(v)) for v in values)
+    return proto_field(3, 2, body)
+
+
+def tf_example(features: dict[str, bytes]) -> bytes:
+    """A ``tf.train.Example`` of ``name -> tf_feature(...)``."""
+    entries = b"".join(
+        proto_field(1, 2, proto_field(1, 2, name.encode()) + proto_field(2, 2, value)) for name, value in features.items()
+    )
+    return proto_field(1, 2, entries)
+
+
+def tfrecord_bytes(records: list[bytes]) -> bytes:
+    """TFRecord framing: length, masked CRC of the length, data, masked CRC of the data."""
+    from minddata.dataset._crc32c import masked_crc
+
+    out = bytearray()
+    for data in records:
+        length = struct.pack("<Q", len(data))
+        out += length + struct.pack("<I", masked_crc(length)) + data + struct.pack("<I", masked_crc(data))
+    return bytes(out)
+
+
+def csv_text(rows: list[list[object]], header: list[str] | None = None) -> str:
+    """A small CSV file's text (no quoting needed for the values the fuzzer starts from)."""
+    lines = [",".join(header)] if header else []
+    lines += [",".join(str(v) for v in row) for row in rows]
+    return "\n".join(lines) + "\n"

@@ -39,6 +39,11 @@ def check_state(state: Any, num_epochs: int) -> tuple[int, int, int]:
             raise ValueError(f"state[{key!r}] must be an int of 0 or more. Found: {value!r}")
         values.append(value)
     epoch, row, seed = values
+    if seed >= 2**32:
+        raise ValueError(
+            f"state['seed'] must be below 2**32 (seeds are 32-bit, as config.set_seed takes them). Found: {seed}; "
+            "pass a state returned by iterator.get_state()"
+        )
     if 0 < num_epochs <= epoch:
         raise ValueError(
             f"state is at epoch {epoch}, but the iterator runs only num_epochs={num_epochs}; create it with a "
@@ -80,6 +85,13 @@ class PipelineRun:
         start_epoch, start_row = 0, 0
         if state is not None:
             start_epoch, start_row, seed = check_state(state, num_epochs)
+            epoch_rows = root.static_size() if start_row else None
+            if epoch_rows is not None and start_row > epoch_rows:
+                raise ValueError(
+                    f"state['row'] is {start_row}, beyond the end of an epoch of this dataset ({epoch_rows} rows): "
+                    "the state belongs to another dataset (or another batch size or sampler); pass the state "
+                    "that iterator.get_state() returned for this pipeline"
+                )
             # The seed decides every shuffle and random op: the resumed stream needs the same one.
             self.rt.seed = seed
         self.stage = compile_plan(root, self.rt)

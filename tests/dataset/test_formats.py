@@ -19,6 +19,9 @@ import pytest
 from conftest import column
 
 import minddata as md
+from minddata.bench.corpus import proto_field as _field
+from minddata.bench.corpus import tf_feature as _feature
+from minddata.bench.corpus import varint as _varint
 from minddata.errors import ArgumentError, DataFormatError, PipelineError, RowError
 
 
@@ -253,41 +256,6 @@ def _masked(data: bytes) -> int:
 def _frame(data: bytes) -> bytes:
     length = struct.pack("<Q", len(data))
     return length + struct.pack("<I", _masked(length)) + data + struct.pack("<I", _masked(data))
-
-
-def _varint(n: int) -> bytes:
-    n &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def _field(number: int, wire: int, payload: bytes) -> bytes:
-    key = _varint((number << 3) | wire)
-    return key + (_varint(len(payload)) + payload if wire == 2 else payload)
-
-
-def _feature(kind: str, values, packed: bool = True) -> bytes:
-    if kind == "bytes":
-        body = b"".join(_field(1, 2, v) for v in values)
-        return _field(1, 2, body)
-    if kind == "float":
-        if packed:
-            body = _field(1, 2, b"".join(struct.pack("<f", v) for v in values))
-        else:
-            body = b"".join(_field(1, 5, struct.pack("<f", v)) for v in values)
-        return _field(2, 2, body)
-    if packed:
-        body = _field(1, 2, b"".join(_varint(v) for v in values))
-    else:
-        body = b"".join(_field(1, 0, _varint(v)) for v in values)
-    return _field(3, 2, body)
 
 
 def _example(features: dict) -> bytes:
