@@ -54,6 +54,9 @@ def column(dataset, name=None, epochs=1):
 
 
 def shm_segments() -> set[str]:
+    """This process's shared-memory segments (the parent owns its workers' segments): other processes
+    on the machine, other test runs included, have their own."""
     if not os.path.isdir("/dev/shm"):
         return set()
-    return {n for n in os.listdir("/dev/shm") if n.startswith("minddata_")}
+    mine = f"minddata_{os.getpid()}_"
+    return {n for n in os.listdir("/dev/shm") if n.startswith(mine)}
