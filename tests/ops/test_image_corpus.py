@@ -3,7 +3,8 @@
 Each file gives the right pixels, or a minddata error naming the file; a decompression bomb is
 refused on every path whatever its header looks like (one junk byte before the frame header once
 let a 20000x20000 JPEG through an unfused Decode). Paths: the CPU Decode (libjpeg-turbo extension
-and Pillow), Decode(to_pil=True), the fused Decode+Resize, the Dvpp reference model, and DALI on
+and Pillow), Decode(to_pil=True), the fused Decode+Resize and Decode+RandomResizedCrop, the Dvpp reference model (the
+Ascend driver's check is in test_dvpp_ascend.py), and DALI on
 its CPU backend where DALI is installed.
 """
 
@@ -46,6 +47,7 @@ PATHS = {
     "cpu": lambda: [vision.Decode()],
     "pil": lambda: [vision.Decode(to_pil=True)],
     "fused": lambda: [vision.Decode(), vision.Resize((6, 5))],
+    "fused-crop": lambda: [vision.Decode(), vision.RandomResizedCrop((6, 5))],
     "dvpp": lambda: [vision.Decode().device("Dvpp")],
     "gpu": lambda: [vision.Decode().device("GPU")],
 }
@@ -73,7 +75,7 @@ def test_every_corpus_file_gives_pixels_or_an_error_naming_it(path, corpus, tmp_
         except RowError as error:
             if entry.path.name not in str(error):
                 wrong.append(f"{entry.path.name}: the error does not name the file: {error}")
-            elif entry.expect != "error" and path in ("cpu", "pil", "fused"):
+            elif entry.expect != "error" and path in ("cpu", "pil", "fused", "fused-crop"):
                 wrong.append(f"{entry.path.name}: the CPU must decode it: {error}")
             continue
         except Exception as error:  # noqa: BLE001 - counted: anything but a RowError is a failure
@@ -81,7 +83,7 @@ def test_every_corpus_file_gives_pixels_or_an_error_naming_it(path, corpus, tmp_
             continue
         if entry.expect == "error":
             wrong.append(f"{entry.path.name} ({entry.why}): decoded to {out.shape}, expected an error")
-        elif path == "fused":
+        elif path in ("fused", "fused-crop"):
             if out.shape != (6, 5, 3):
                 wrong.append(f"{entry.path.name}: shape {out.shape}")
         elif out.shape != entry.reference.shape:
