@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import multiprocessing
 import pickle
 
 import numpy as np
@@ -16,6 +17,7 @@ import minddata as md
 from minddata import vision
 from minddata.config import RunOptions
 from minddata.errors import RowError
+from minddata.ops import registry
 from minddata.ops.base import KernelContext, Op
 from minddata.ops.registry import register_kernel
 
@@ -29,9 +31,21 @@ class EchoOptions(Op):
         raise NotImplementedError
 
 
-@register_kernel("EchoOptions", "CPU")
 def _echo_options(op: Op, ctx: KernelContext, value: object) -> np.ndarray:
     return np.frombuffer(pickle.dumps(ctx.options), np.uint8)
+
+
+# The test op's kernel exists only while these tests run (the contract test checks every registered
+# CPU kernel), and in the worker processes, which import this module to unpickle EchoOptions.
+if multiprocessing.parent_process() is not None:
+    register_kernel("EchoOptions", "CPU")(_echo_options)
+
+
+@pytest.fixture(autouse=True)
+def _echo_kernel():
+    register_kernel("EchoOptions", "CPU")(_echo_options)
+    yield
+    registry._KERNELS.pop(("EchoOptions", "CPU"), None)
 
 
 def _jpeg(width: int = 64, height: int = 48) -> np.ndarray:
