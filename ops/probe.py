@@ -194,13 +194,14 @@ def dvpp_driver() -> tuple[str | None, str]:
     )
 
 
-def gpu_backend() -> tuple[str | None, str]:
+def gpu_backend(emulate: bool | None = None) -> tuple[str | None, str]:
     """How GPU-placed ops run here: ``"cuda"`` (DALI on a visible NVIDIA GPU), ``"dali-cpu"`` (DALI's
-    CPU backend, only with ``config.set_gpu_emulation(True)``), or ``None`` with what is missing."""
+    CPU backend, only with ``config.set_gpu_emulation(True)``, or ``emulate=True`` from a run's
+    options), or ``None`` with what is missing."""
     dali_ok, dali_why = dali_status()
     gpus, gpu_why = visible_gpus()
     if dali_ok and gpus:
         return "cuda", f"{gpus[0]}; {dali_why}"
-    if dali_ok and config.get_gpu_emulation():
+    if dali_ok and (config.get_gpu_emulation() if emulate is None else emulate):
         return "dali-cpu", f"{gpu_why}; emulated on {dali_why}'s CPU backend (config.set_gpu_emulation)"
     return None, "; ".join(why for why in (gpu_why, "" if dali_ok else dali_why) if why)

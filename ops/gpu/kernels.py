@@ -31,14 +31,16 @@ _lock = threading.Lock()
 _backends: dict[bool, tuple[str | None, str]] = {}
 
 
-def row_backend() -> str:
-    """``"cuda"`` or ``"dali-cpu"`` for per-row GPU kernels here, or a :class:`DeviceError`."""
+def row_backend(emulate: bool | None = None) -> str:
+    """``"cuda"`` or ``"dali-cpu"`` for per-row GPU kernels here under ``set_gpu_emulation(emulate)``
+    (default: the config's), or a :class:`DeviceError`."""
     from minddata.ops import probe
 
-    emulate = config.get_gpu_emulation()
+    if emulate is None:
+        emulate = config.get_gpu_emulation()
     found = _backends.get(emulate)
     if found is None or found[0] is None:  # an absent GPU is asked about again: it may be fixed now
-        found = _backends[emulate] = probe.gpu_backend()
+        found = _backends[emulate] = probe.gpu_backend(emulate)
     backend, why = found
     if backend is None:
         raise DeviceError(
@@ -79,7 +81,7 @@ atexit.register(close_cached_segments)
 
 def run_one(op: Op, ctx: KernelContext, value: Any, *, hw_decoder_load: float = 0.0) -> Any:
     """``op`` on one row through DALI, as a host array; the row's error is raised as it is."""
-    seg = _segment(op, row_backend(), hw_decoder_load)
+    seg = _segment(op, row_backend(ctx.options.gpu_emulation), hw_decoder_load)
     with seg.lock:
         results, _ = seg.run([value], [[ctx]])
     result = results[0]

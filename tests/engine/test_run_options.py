@@ -180,3 +180,15 @@ def test_skip_mode_reaches_both_worker_kinds(kind: str) -> None:
     bad = np.frombuffer(b"not an image", np.uint8)
     rows = _rows(_mapped([_jpeg(), bad, _jpeg(8, 8)], [vision.Decode()], KINDS[kind]))
     assert [r.shape for r in rows] == [(48, 64, 3), (8, 8, 3)]
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_gpu_emulation_reaches_both_worker_kinds(kind: str) -> None:
+    from minddata.ops.probe import dali_status
+
+    ok, why = dali_status()
+    if not ok:
+        pytest.skip(f"nvidia.dali not importable ({why})")
+    md.config.set_gpu_emulation(True)
+    (image,) = _rows(_mapped([_jpeg()], [vision.Decode().device("GPU")], KINDS[kind]))
+    assert image.shape == (48, 64, 3)
