@@ -195,8 +195,11 @@ def _create_locked(path: str) -> int:
 
     On Linux the file is made unnamed (``O_TMPFILE``), locked, then linked in; elsewhere it is
     created and locked at once (a sweep in between would need another process racing on a name
-    it can't predict)."""
-    import fcntl
+    it can't predict). Without ``fcntl`` (Windows) the file is only created: nothing is swept there."""
+    try:
+        import fcntl
+    except ImportError:
+        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
 
     directory = os.path.dirname(path)
     tmpfile = getattr(os, "O_TMPFILE", 0)

@@ -146,6 +146,9 @@ def _pil_rgb(im: Any) -> Any:
     if im.mode in ("I;16", "I;16B", "I;16L", "I;16N"):
         high = (np.asarray(im, dtype=np.uint16) >> 8).astype(np.uint8)
         return Image.fromarray(high).convert("RGB")
+    if im.mode == "RGB":
+        im.load()  # already RGB: no converted copy (the caller's np.array copies once)
+        return im
     return im.convert("RGB")
 
 
