@@ -153,3 +153,23 @@ def test_a_truncated_jpeg_says_so_and_suggests_skip_mode() -> None:
     assert "the JPEG is truncated: its data ends after 500 bytes" in text
     assert "set_error_samples_mode('skip')" in text
     assert "ff d8" not in text
+
+
+@pytest.mark.parametrize("junk", [False, True], ids=["plain", "junk-before-SOF"])
+def test_without_the_extension_the_fallbacks_refuse_the_bomb_too(junk, monkeypatch) -> None:
+    """Where the _jpeg extension was not built, Decode uses Pillow and the fused kernels OpenCV's
+    reduced decode; both are checked before decoding."""
+    data = bomb_jpeg(junk_before_sof=junk)
+    monkeypatch.setattr(jpeg, "AVAILABLE", False)
+    with pytest.raises(ValueError, match="over the limit"):
+        vision.Decode()(data)
+    sizes = []
+
+    def refuse(width: int, height: int) -> None:
+        sizes.append((width, height))
+        raise ValueError("refused")
+
+    with pytest.raises(ValueError):
+        jpeg.decode(data, 2, check_size=refuse)  # the OpenCV slow path
+    assert sizes in ([], [(BOMB_SIDE, BOMB_SIDE)])  # refused by the check, or as an unparsable header
+    assert sizes or junk
