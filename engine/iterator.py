@@ -85,16 +85,10 @@ class PipelineRun:
         start_epoch, start_row = 0, 0
         if state is not None:
             start_epoch, start_row, seed = check_state(state, num_epochs)
-            epoch_rows = root.static_size() if start_row else None
-            if epoch_rows is not None and start_row > epoch_rows:
-                raise ValueError(
-                    f"state['row'] is {start_row}, beyond the end of an epoch of this dataset ({epoch_rows} rows): "
-                    "the state belongs to another dataset (or another batch size or sampler); pass the state "
-                    "that iterator.get_state() returned for this pipeline"
-                )
             # The seed decides every shuffle and random op: the resumed stream needs the same one.
             self.rt.seed = seed
         self.stage = compile_plan(root, self.rt)
+        self._root = root
         self._start_epoch, self._start_row = start_epoch, start_row
         self.num_epochs = num_epochs
         self.convert = convert
@@ -195,9 +189,11 @@ class PipelineRun:
                 # Pass counters key every reshuffle: count the finished epochs as run.
                 self.stage.skip_passes(epoch)
             while self.num_epochs < 0 or epoch < self.num_epochs:
+                resumed_at, produced = skip, 0
                 with closing(self.stage.run(skip)) as chunks:
                     skip = 0
                     for chunk in chunks:
+                        produced += len(chunk)
                         if profile is None:
                             self._put([convert(row) for row in chunk.rows])
                         else:
@@ -206,6 +202,8 @@ class PipelineRun:
                             t1 = perf()
                             self._put(items)
                             profile.prefetched(t0, t1, perf())
+                if resumed_at and not produced:
+                    self._check_resume_row(resumed_at)
                 self._put(EPOCH_END)
                 epoch += 1
         except PipelineStopped:
@@ -217,6 +215,17 @@ class PipelineRun:
                 self._put(_Failed(error))
             except PipelineStopped:
                 return
+
+    def _check_resume_row(self, row: int) -> None:
+        """A resume whose epoch came out empty: refuse a row beyond the epoch (checked only now, as
+        counting a streamed source's rows means reading it)."""
+        epoch_rows = self._root.static_size()
+        if epoch_rows is not None and row > epoch_rows:
+            raise ValueError(
+                f"state['row'] is {row}, beyond the end of an epoch of this dataset ({epoch_rows} rows): the "
+                "state belongs to another dataset (or another batch size or sampler); pass the state that "
+                "iterator.get_state() returned for this pipeline"
+            )
 
     def next_item(self) -> Any:
         """The next row, or :data:`EPOCH_END`. Raises the pipeline's error, chained to the original."""

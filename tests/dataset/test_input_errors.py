@@ -114,8 +114,19 @@ def _ten():
 def test_a_resume_row_beyond_the_epoch_is_refused():
     state = _ten().create_tuple_iterator(num_epochs=1).get_state()
     state["row"] = 11
+    it = _ten().create_tuple_iterator(num_epochs=1, state=state)
     with pytest.raises(ValueError, match=r"state\['row'\] is 11, beyond the end of an epoch of this dataset \(10 rows\)"):
-        _ten().create_tuple_iterator(num_epochs=1, state=state)
+        list(it)
+
+
+def test_a_resume_row_beyond_a_csv_epoch_is_refused(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("n\n1\n2\n3\n")
+    ds = md.CSVDataset(str(path), column_defaults=[0], shuffle=False)
+    state = ds.create_tuple_iterator(num_epochs=1).get_state()
+    state["row"] = 4
+    with pytest.raises(ValueError, match=r"state\['row'\] is 4, beyond the end of an epoch of this dataset \(3 rows\)"):
+        list(ds.create_tuple_iterator(num_epochs=1, state=state))
 
 
 def test_a_resume_row_at_the_end_of_the_epoch_is_accepted():
