@@ -44,11 +44,38 @@ def validate(root: ir.Node) -> None:
     _ = root.columns
 
 
+class ReadRows:
+    """A source's ``fetch(ids) -> rows``, as ``(rows, errors)``: with ``per_row_errors``, a batch
+    whose read raised a :class:`RowError` is read again row by row, and each failing row leaves
+    ``None`` in its place and its error in ``errors`` (position → error), for the error policy."""
+
+    def __init__(self, fetch: Callable[[list[int]], list[tuple]], per_row_errors: bool):
+        self.fetch = fetch
+        self.per_row_errors = per_row_errors
+
+    def __call__(self, ids: list[int]) -> tuple[list[Any], dict[int, BaseException]]:
+        if not self.per_row_errors:
+            return self.fetch(ids), {}
+        try:
+            return self.fetch(ids), {}
+        except RowError:
+            pass
+        rows: list[Any] = []
+        errors: dict[int, BaseException] = {}
+        for k, i in enumerate(ids):
+            try:
+                rows.extend(self.fetch([i]))
+            except RowError as error:
+                rows.append(None)
+                errors[k] = error
+        return rows, errors
+
+
 class _Builder:
     def __init__(self, rt: Runtime, online_source: Callable[[ir.OnlineSourceNode], Stage] | None):
         self.rt = rt
         self.online_source = online_source
-        self.chunk_rows = config.get_rows_per_chunk()
+        self.chunk_rows = rt.options.rows_per_chunk
         self.node_counter = 0
 
     def _position(self) -> int:
@@ -65,8 +92,15 @@ class _Builder:
 
     # Sources ---------------------------------------------------------------------------------
 
-    def _source_parts(self, node: ir.RandomAccessSourceNode, position: int) -> tuple[Stage, Callable, Callable]:
-        """The sampler stage of a random-access source, its read function, and its row finisher."""
+    def _source_parts(
+        self, node: ir.RandomAccessSourceNode, position: int, *, absorbed: bool = False
+    ) -> tuple[Stage, Callable, Callable]:
+        """The sampler stage of a random-access source, its read function, and its row finisher.
+
+        Under ``error_samples_mode`` skip/replace (and online delivery), a row whose read fails (a
+        :class:`RowError`: e.g. its file was deleted after the folder was listed) is handled like a
+        row whose op failed: skipped or replaced, and counted. A source read by its map's workers
+        (``absorbed``) leaves a :class:`FailedRow` in the row's place for the map's policy."""
         rt = self.rt
         num_rows = node.num_rows()
         # Samplers of different sources draw different permutations; shards of one source agree,
@@ -75,13 +109,17 @@ class _Builder:
         node_seed = int(np.random.SeedSequence([base_seed, position]).generate_state(1)[0])
         chunk_rows = min(self.chunk_rows, node.chunk_rows or self.chunk_rows)
         indices = IndexSourceStage(rt, num_rows, node.sampler, node_seed, chunk_rows, f"{node.name}.sampler")
-        fetch, origins = node.fetch, node.origins
+        origins = node.origins
+        read = ReadRows(node.fetch, per_row_errors=rt.error_mode != "raise")
+        policy = MapErrorPolicy(rt, "deliver" if absorbed else rt.error_mode, node.name, [node.name])
 
-        def finish(chunk: Chunk, rows: Any, pass_index: int, row_start: int) -> Chunk:
-            return Chunk(rows, chunk.ids, origins(chunk.ids) if origins is not None else None)  # type: ignore[arg-type]
+        def finish(chunk: Chunk, result: Any, pass_index: int, row_start: int) -> Chunk:
+            rows, errors = result
+            out = Chunk(rows, chunk.ids, origins(chunk.ids) if origins is not None else None)  # type: ignore[arg-type]
+            return policy.apply(out, rows, errors) if errors else out
 
         def work(chunk: Chunk, pass_index: int, row_start: int) -> Any:
-            return fetch(chunk.rows)
+            return read(chunk.rows)
 
         return indices, work, finish
 
@@ -89,7 +127,7 @@ class _Builder:
         # The map's workers read their own rows (the optimizer's source absorption): file reads run
         # in parallel across the map's workers, without a stage and a hand-off of their own.
         source = node.children[0]
-        indices, read, finish_read = self._source_parts(source, self._position())  # type: ignore[arg-type]
+        indices, read, finish_read = self._source_parts(source, self._position(), absorbed=True)  # type: ignore[arg-type]
         position = self._position()
         if needs_device_build(node):
             return build_device_map(self, node, indices, read=(read, finish_read))
@@ -107,15 +145,20 @@ class _Builder:
     def _build_RandomAccessSourceNode(self, node: ir.RandomAccessSourceNode, children, position) -> Stage:
         rt = self.rt
         indices, work, finish = self._source_parts(node, position)
-        fetch = node.fetch
-
+        # As for maps: "skip" drops rows, so row counts stop lining up with the sampler's.
+        one_to_one = rt.error_mode in ("raise", "deliver")
+        policy = MapErrorPolicy(rt, rt.error_mode, node.name, [node.name])
+        ordered = policy.replace_in_order if rt.error_mode == "replace" else None
         if node.inline:
             return InlineApplyStage(
-                rt, indices, lambda c, p, r: finish(c, work(c, p, r), p, r), node.name, one_to_one=True
+                rt, indices, lambda c, p, r: finish(c, work(c, p, r), p, r), node.name, one_to_one=one_to_one,
+                ordered=ordered,
             )
-        remotes = self._process_workers(node.name, lambda arg: fetch(arg[0]), node.num_workers) if node.python_multiprocessing else None
+        read = ReadRows(node.fetch, per_row_errors=rt.error_mode != "raise")
+        remotes = self._process_workers(node.name, lambda arg: read(arg[0]), node.num_workers) if node.python_multiprocessing else None
         return ParallelApplyStage(
-            rt, indices, work, node.num_workers, node.name, finish=finish, remotes=remotes, one_to_one=True
+            rt, indices, work, node.num_workers, node.name, finish=finish, ordered=ordered, remotes=remotes,
+            one_to_one=one_to_one,
         )
 
     def _build_IterableSourceNode(self, node: ir.IterableSourceNode, children, position) -> Stage:
@@ -146,7 +189,8 @@ class _Builder:
         from minddata.engine.procpool import ProcessWorker
 
         workers = [
-            ProcessWorker(fn, name=f"{label} worker {i}", shm_size=config.get_worker_shm_size()) for i in range(count)
+            ProcessWorker(fn, name=f"{label} worker {i}", shm_size=self.rt.options.worker_shm_size)
+            for i in range(count)
         ]
         for worker in workers:
             self.rt.on_close(worker.close)
@@ -176,6 +220,7 @@ class _Builder:
             rt.seed,
             node.label,
             keep_tracebacks=node.python_multiprocessing,
+            options=rt.options,
         )
         policy = MapErrorPolicy(rt, rt.error_mode, node.label, [op_label(op) for op in operations])
         remotes = self._process_workers(node.label, fn, node.num_workers) if node.python_multiprocessing else None
@@ -320,10 +365,12 @@ def _named(stage: Stage, node: ir.Node) -> Stage:
     return stage
 
 
-def plan_tree(root: ir.Node) -> ir.Node:
-    """The validated, optimized tree that an iterator over ``root`` runs (fusion per config)."""
+def plan_tree(root: ir.Node, fusion: bool | None = None) -> ir.Node:
+    """The validated, optimized tree that an iterator over ``root`` runs (fusion per ``fusion``, by
+    default per config)."""
     validate(root)
-    return lower(root, config.get_enable_fusion(), fast_decode_resize=config.get_fast_decode_resize())
+    return lower(root, config.get_enable_fusion() if fusion is None else fusion,
+                 fast_decode_resize=config.get_fast_decode_resize())
 
 
 def compile_plan(
@@ -333,7 +380,7 @@ def compile_plan(
     online_source: Callable[[ir.OnlineSourceNode], Stage] | None = None,
 ) -> Stage:
     """Validate and optimize ``root``, then build its stages for one run (one iterator)."""
-    tree = plan_tree(root)
+    tree = plan_tree(root, rt.options.enable_fusion)
     try:
         return _Builder(rt, online_source).build(tree)
     except (GraphError, DeviceError):

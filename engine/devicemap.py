@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from contextlib import closing
 from typing import Any
 
-from minddata import config
+from minddata.config import RunOptions
 from minddata.engine import ir
 from minddata.engine.chunk import Chunk, FailedRow
 from minddata.engine.mapfn import (
@@ -80,10 +80,10 @@ class PartFunction(MapFunction):
 
     def __init__(self, operations: list[Any], op_positions: list[int], input_indices: list[int],
                  layout: list[tuple[int, int]], num_outputs: int, seed: int, label: str, keep_tracebacks: bool,
-                 *, entry: bool, exit: bool):
+                 *, entry: bool, exit: bool, options: RunOptions | None = None):
         super().__init__(
             operations, op_positions, input_indices if entry else [1], layout,
-            num_outputs if exit else 1, seed, label, keep_tracebacks,
+            num_outputs if exit else 1, seed, label, keep_tracebacks, options,
         )
         self.entry = entry
         self.exit = exit
@@ -187,11 +187,7 @@ class PartPolicy(MapErrorPolicy):
             if isinstance(error, _OutputCountError):
                 raise error
             errors[i] = self.row_error(chunk, i, row_start + i, self.offset + k, error, text)
-        if self.last and self.mode != "deliver":
-            for i, row in enumerate(out_rows):
-                if type(row) is FailedRow:
-                    errors[i] = row.error
-        return self.apply(chunk, out_rows, errors)
+        return self.apply(chunk, out_rows, errors)  # the last part's policy also fails FailedRow placeholders
 
 
 def _row_boundaries(ops: list[Any]) -> list[tuple[int, str]]:
@@ -215,10 +211,12 @@ class SegmentWork:
     """The work of a ``"segment"`` part: one DALI run per chunk of rows (see the module docstring)."""
 
     def __init__(self, segment: Any, positions: list[int], seed: int, *, entry: int | None,
-                 assemble: Callable[[tuple, tuple], tuple] | None, labels: tuple[str, str]):
+                 assemble: Callable[[tuple, tuple], tuple] | None, labels: tuple[str, str],
+                 options: RunOptions | None = None):
         self.segment = segment
         self.positions = positions
         self.seed = seed
+        self.options = options
         self.entry = entry  # the input column's index when the part starts the map
         self.assemble = assemble  # lays out the map's output when the part ends it
         self.labels = labels  # (device data enters, device data leaves)
@@ -231,7 +229,7 @@ class SegmentWork:
         entry = self.entry
         values = [rows[i][entry] if entry is not None else rows[i][1] for i in live]
         contexts = [
-            [KernelContext(self.seed, pass_index, row_start + i, position) for position in self.positions]
+            [KernelContext(self.seed, pass_index, row_start + i, position, self.options) for position in self.positions]
             for i in live
         ]
         with self.segment.lock:
@@ -289,9 +287,9 @@ def _concat(chunks: list[Chunk]) -> Chunk:
 # ---------------------------------------------------------------------------------------------- building
 
 
-def _segment_rows(node: ir.MapNode) -> int:
+def _segment_rows(node: ir.MapNode, rows_per_chunk: int) -> int:
     size = getattr(node, "segment_rows", None)
-    return int(size) if size else max(DEFAULT_SEGMENT_ROWS, config.get_rows_per_chunk())
+    return int(size) if size else max(DEFAULT_SEGMENT_ROWS, rows_per_chunk)
 
 
 def build_device_map(builder: Any, node: ir.MapNode, child: Stage,
@@ -323,7 +321,7 @@ def build_device_map(builder: Any, node: ir.MapNode, child: Stage,
         label = node.label if len(parts) == 1 else f"{node.label}.{part.kind}[{names}]"
         if part.kind == "row":
             fn = PartFunction(part_ops, part_positions, input_indices, layout, len(outputs), rt.seed, node.label,
-                              node.python_multiprocessing, entry=first, exit=last)
+                              node.python_multiprocessing, entry=first, exit=last, options=rt.options)
             policy = PartPolicy(rt, node.label, labels, offset=part.start, last=last,
                                 boundaries=_row_boundaries(part_ops))
             remotes = (builder._process_workers(label, fn, node.num_workers)
@@ -338,14 +336,14 @@ def build_device_map(builder: Any, node: ir.MapNode, child: Stage,
                 )
             dvpp = [op.device_target == "Dvpp" for op in part_ops]
             cpu_fallback = None
-            if any(dvpp) and config.get_dvpp_policy() == "cpu":
+            if any(dvpp) and rt.options.dvpp_policy == "cpu":
                 # A row the media engine refuses (e.g. a GIF) runs this part on the CPU kernels instead.
                 cpu_fallback = lambda k, error, _d=dvpp: _d[k] and isinstance(error, ValueError)  # noqa: E731
             segment = make_segment(
                 part_ops,
                 backend=part.backend or "cuda",
                 hw_decoder_load=[1.0 if d else 0.0 for d in dvpp],
-                batch_size=_segment_rows(node),
+                batch_size=_segment_rows(node, rt.options.rows_per_chunk),
                 num_threads=max(1, int(node.num_workers)),
                 output="device" if last and getattr(node, "device_output", False) else "host",
                 cpu_fallback=cpu_fallback,
@@ -358,12 +356,13 @@ def build_device_map(builder: Any, node: ir.MapNode, child: Stage,
                 entry=input_indices[0] if first else None,
                 assemble=assemble if last else None,
                 labels=(part_ops[0].device_target, part_ops[-1].device_target),
+                options=rt.options,
             )
             policy = PartPolicy(rt, node.label, labels, offset=part.start, last=last, boundaries=[])
             remotes = None
             workers = 1  # a DALI pipeline serves one thread; its own threads do the parallel work
             if not online and not (first and read is not None):
-                stage = RechunkStage(rt, stage, _segment_rows(node), f"{label}.rechunk")
+                stage = RechunkStage(rt, stage, _segment_rows(node, rt.options.rows_per_chunk), f"{label}.rechunk")
         if first and read is not None:
             # The map reads its source's rows in this part's workers (the optimizer's source
             # absorption); only row parts do (plan_parts keeps a DALI part away from the source).

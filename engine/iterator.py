@@ -44,6 +44,11 @@ def check_state(state: Any, num_epochs: int) -> tuple[int, int, int, int]:
     shard_seed = state.get("shard_seed", seed)
     if isinstance(shard_seed, bool) or not isinstance(shard_seed, int) or shard_seed < 0:
         raise ValueError(f"state['shard_seed'] must be an int of 0 or more. Found: {shard_seed!r}")
+    if seed >= 2**32:
+        raise ValueError(
+            f"state['seed'] must be below 2**32 (seeds are 32-bit, as config.set_seed takes them). Found: {seed}; "
+            "pass a state returned by iterator.get_state()"
+        )
     if 0 < num_epochs <= epoch:
         raise ValueError(
             f"state is at epoch {epoch}, but the iterator runs only num_epochs={num_epochs}; create it with a "
@@ -60,11 +65,12 @@ class _Failed:
 
 
 def new_runtime(error_mode: str | None = None) -> Runtime:
-    """A runtime with the configured seed, or a fresh OS-drawn one when no seed was set; its shard
-    seed is always ``config.get_seed()`` (see :class:`Runtime`)."""
-    seed = config.get_seed() if config.seed_is_set() else int.from_bytes(os.urandom(4), "little")
-    mode = error_mode or config.get_error_samples_mode().value
-    return Runtime(seed, mode, shard_seed=config.get_seed())
+    """A runtime holding a snapshot of the settings, with the configured seed or a fresh OS-drawn one
+    when no seed was set; its shard seed is always ``config.get_seed()`` (see :class:`Runtime`)."""
+    options = config.snapshot()
+    seed = options.seed if options.seed is not None else int.from_bytes(os.urandom(4), "little")
+    mode = error_mode or options.error_samples_mode.value
+    return Runtime(seed, mode, options, shard_seed=config.get_seed())
 
 
 class PipelineRun:
@@ -87,11 +93,12 @@ class PipelineRun:
             # The seeds decide every shuffle and random op: the resumed stream needs the same ones.
             self.rt.seed, self.rt.shard_seed = seed, shard_seed
         self.stage = compile_plan(root, self.rt)
+        self._root = root
         self._start_epoch, self._start_row = start_epoch, start_row
         self.num_epochs = num_epochs
         self.convert = convert
-        chunk_rows = config.get_rows_per_chunk()
-        self.max_chunks = max(2, -(-config.get_prefetch_size() // chunk_rows))
+        chunk_rows = self.rt.options.rows_per_chunk
+        self.max_chunks = max(2, -(-self.rt.options.prefetch_size // chunk_rows))
         self._items: collections.deque = collections.deque()
         self._cond = threading.Condition()
         self._buffer: list[Any] = []
@@ -130,8 +137,8 @@ class PipelineRun:
     def _begin_profile(self) -> None:
         """Profile this run if a Profiler is active or profiling/autotune is configured."""
         sinks = profiling.active_sinks()
-        profiled = bool(sinks) or config.get_profiling()
-        tune_all = config.get_autotune()
+        profiled = bool(sinks) or self.rt.options.profiling
+        tune_all = self.rt.options.autotune
         tuned = tune_all or any(getattr(s, "autotune", False) for s in self._stages())
         if not (profiled or tuned):
             return
@@ -148,7 +155,7 @@ class PipelineRun:
         # From now on the consumer's calls go through the timed path; the unprofiled path stays as is.
         self.next_item = self._next_item_profiled  # type: ignore[method-assign]
         if tuned:
-            cpu, memory = default_budget(*config.get_autotune_budget())
+            cpu, memory = default_budget(self.rt.options.autotune_cpu_budget, self.rt.options.autotune_memory_budget)
             self._autotuner = Autotuner(profile, tune_all=tune_all, cpu_budget=cpu, memory_budget=memory)
         for sink in sinks:
             sink._add_run(profile)
@@ -187,9 +194,11 @@ class PipelineRun:
                 # Pass counters key every reshuffle: count the finished epochs as run.
                 self.stage.skip_passes(epoch)
             while self.num_epochs < 0 or epoch < self.num_epochs:
+                resumed_at, produced = skip, 0
                 with closing(self.stage.run(skip)) as chunks:
                     skip = 0
                     for chunk in chunks:
+                        produced += len(chunk)
                         if profile is None:
                             self._put([convert(row) for row in chunk.rows])
                         else:
@@ -198,6 +207,8 @@ class PipelineRun:
                             t1 = perf()
                             self._put(items)
                             profile.prefetched(t0, t1, perf())
+                if resumed_at and not produced:
+                    self._check_resume_row(resumed_at)
                 self._put(EPOCH_END)
                 epoch += 1
         except PipelineStopped:
@@ -209,6 +220,17 @@ class PipelineRun:
                 self._put(_Failed(error))
             except PipelineStopped:
                 return
+
+    def _check_resume_row(self, row: int) -> None:
+        """A resume whose epoch came out empty: refuse a row beyond the epoch (checked only now, as
+        counting a streamed source's rows means reading it)."""
+        epoch_rows = self._root.static_size()
+        if epoch_rows is not None and row > epoch_rows:
+            raise ValueError(
+                f"state['row'] is {row}, beyond the end of an epoch of this dataset ({epoch_rows} rows): the "
+                "state belongs to another dataset (or another batch size or sampler); pass the state that "
+                "iterator.get_state() returned for this pipeline"
+            )
 
     def next_item(self) -> Any:
         """The next row, or :data:`EPOCH_END`. Raises the pipeline's error, chained to the original."""

@@ -10,6 +10,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from minddata.config import RunOptions
 from minddata.engine.chunk import Chunk, FailedRow
 from minddata.engine.runtime import PipelineStopped, Runtime
 from minddata.errors import PipelineError, RowError
@@ -62,6 +63,7 @@ class MapFunction:
         seed: int,
         label: str,
         keep_tracebacks: bool,
+        options: RunOptions | None = None,
     ):
         self.operations = operations
         self.op_positions = op_positions
@@ -69,6 +71,9 @@ class MapFunction:
         self.layout = layout
         self.num_outputs = num_outputs
         self.seed = seed
+        # The iterator's settings snapshot: pickled with this function, so worker processes see the
+        # same settings as threads (kernels read ctx.options, not the global config).
+        self.options = options
         self.label = label
         # Across a process boundary exceptions lose their traceback: carry it as text instead.
         self.keep_tracebacks = keep_tracebacks
@@ -114,7 +119,7 @@ class MapFunction:
         rows, pass_index, row_start = arg
         steps, assemble = self._steps()
         contexts = [
-            KernelContext(self.seed, pass_index, row_start, position) if op is not None else None
+            KernelContext(self.seed, pass_index, row_start, position, self.options) if op is not None else None
             for (_, op, _, _), position in zip(steps, self.op_positions)
         ]
         random_contexts = [ctx for ctx, (_, _, rnd, _) in zip(contexts, steps) if rnd]
@@ -262,7 +267,15 @@ class MapErrorPolicy:
         return self.apply(chunk, out_rows, errors)
 
     def apply(self, chunk: Chunk, out_rows: list[Any], errors: dict[int, BaseException]) -> Chunk:
-        """The chunk of ``out_rows`` after the policy for the rows that failed (``errors``: row → error)."""
+        """The chunk of ``out_rows`` after the policy for the rows that failed (``errors``: row → error).
+
+        :class:`FailedRow` placeholders (a row that failed upstream: a source read, an earlier device
+        part) fail here too, unless this policy delivers them."""
+        if self.mode != "deliver" and any(type(row) is FailedRow for row in out_rows):
+            errors = dict(errors)
+            for i, row in enumerate(out_rows):
+                if type(row) is FailedRow:
+                    errors.setdefault(i, row.error)
         if not errors:
             return Chunk(out_rows, chunk.ids, chunk.origins)
         for i in sorted(errors):

@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from minddata import config
 from minddata.engine import ir
 from minddata.engine.chunk import Chunk, FailedRow
 from minddata.engine.compiler import compile_plan
@@ -78,7 +77,7 @@ class OnlineSession:
         self._next_id = 0
         self._broken: BaseException | None = None
         self.rt = new_runtime(error_mode="deliver")
-        chunk_rows = config.get_rows_per_chunk()
+        chunk_rows = self.rt.options.rows_per_chunk
         self._stage = compile_plan(root, self.rt, online_source=lambda node: _OnlineSourceStage(self, self.rt, chunk_rows))
         self._thread = self.rt.start_thread(self._deliver, "minddata-online")
 

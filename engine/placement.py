@@ -298,8 +298,7 @@ def _with_dvpp_settings(op: Any, driver: str) -> Any:
     if not (isinstance(op, Op) and op.device_target == "Dvpp"):
         return op
     clone = copy.copy(op)
-    clone._dvpp_driver = driver
-    clone._dvpp_policy = config.get_dvpp_policy()
+    clone._dvpp_driver = driver  # a placement decision (what the probe found), not a setting
     return clone
 
 
@@ -376,8 +375,7 @@ def plan_parts(tree: ir.Node) -> None:
         if any(isinstance(op, Op) and op.device_target == "GPU" for op in ops):
             machine.probe("GPU")
         if machine.dvpp_driver is not None:
-            # The driver and the row policy travel with the op: worker processes don't see this
-            # process's config.
+            # The resolved driver travels with the op; settings reach kernels through ctx.options.
             ops = node.operations = [_with_dvpp_settings(op, machine.dvpp_driver) for op in ops]
         kinds = [execution(op, machine.dvpp_driver) for op in ops]
         parts: list[DevicePart] = []

@@ -10,7 +10,7 @@ payload plus ``(offset, length)`` pairs cross the pipe.
 
 Ownership: the parent creates and owns both arenas (so it can unlink them even when the child is
 killed); the child only attaches. Segments are plain files under ``/dev/shm`` (Linux) or the temp
-directory elsewhere, named ``minddata_<parentpid>_<token>_<req|resp><generation>``. We do not use
+directory elsewhere, named ``minddata_<parentpid>_<token>_<req|resp><generation>.flock``. We do not use
 ``multiprocessing.shared_memory``: on Python 3.11 every attach registers the segment with the resource
 tracker, which then unlinks it under the owner's feet or warns about "leaked shared_memory objects".
 
@@ -26,10 +26,15 @@ likeliest cause.
 Lifetime: :meth:`ProcessWorker.close` is idempotent and also runs from a ``weakref.finalize`` (on
 garbage collection and at interpreter exit). Segments left behind by a parent that was killed are
 removed by :func:`sweep_stale_segments`, which runs once per process when the first worker starts.
+The owner holds an ``flock`` on each segment for as long as it lives (the kernel drops it when the
+owner dies, however it dies), and the sweep removes only segments nobody holds: the PID in the name
+says nothing about another PID namespace sharing ``/dev/shm``, where that PID may be alive and
+unrelated, or dead while its pipeline runs under another number.
 """
 
 from __future__ import annotations
 
+import errno
 import glob
 import io
 import logging
@@ -67,6 +72,21 @@ _POLL_S = 0.05
 # Grace period for a child busy in fn before close() terminates it (it cannot read "exit" until fn returns).
 _BUSY_GRACE_S = 0.1
 _PREFIX = "minddata_"
+# Segments whose owner holds an flock on them for life end so; only those are ever swept (a segment
+# of an older minddata, which did not lock, can't be proven abandoned and is left alone).
+_LOCKED_SUFFIX = ".flock"
+
+
+_SHM_FIX = (
+    "free space there, enlarge it (docker run --shm-size=...), lower "
+    "minddata.config.set_worker_shm_size(n), or use fewer process workers (num_parallel_workers)"
+)
+
+
+def _shm_error(e: OSError, what: str, directory: str) -> OSError:
+    """The OSError of a failed shared-memory allocation, saying where, why and the fix."""
+    reason = os.strerror(e.errno) if e.errno else str(e)
+    return OSError(e.errno, f"cannot {what} in {directory} ({reason}); {_SHM_FIX}")
 
 
 class WorkerStopped(Exception):
@@ -126,11 +146,20 @@ class _Arena:
 
     @classmethod
     def create(cls, path: str, size: int) -> _Arena:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        """A new segment at ``path``, already locked by this process (see :func:`sweep_stale_segments`)."""
+        directory = os.path.dirname(path)
+        try:
+            fd = _create_locked(path)
+        except OSError as e:
+            raise _shm_error(e, f"create a shared-memory segment ({size} bytes)", directory) from e
         try:
             # ftruncate makes a sparse file: tmpfs charges memory only for pages actually written.
             os.ftruncate(fd, size)
             mm = mmap.mmap(fd, size)
+        except OSError as e:
+            os.close(fd)
+            _unlink(path)
+            raise _shm_error(e, f"size a shared-memory segment to {size} bytes", directory) from e
         except BaseException:
             os.close(fd)
             _unlink(path)
@@ -159,12 +188,7 @@ class _Arena:
             try:
                 os.posix_fallocate(self.fd, self.committed, end - self.committed)
             except OSError as e:
-                raise OSError(
-                    e.errno,
-                    f"cannot reserve {end} bytes of shared memory in {os.path.dirname(self.path)} "
-                    f"({os.strerror(e.errno) if e.errno else e}); free space there, enlarge it "
-                    f"(docker run --shm-size=...), or use fewer process workers",
-                ) from e
+                raise _shm_error(e, f"reserve {end} bytes of shared memory", os.path.dirname(self.path)) from e
         self.committed = end
 
     def close(self) -> None:
@@ -179,46 +203,92 @@ class _Arena:
             pass
 
 
-def _pid_alive(pid: int) -> bool:
+def _create_locked(path: str) -> int:
+    """Create ``path`` (exclusively) and return its fd, holding an exclusive ``flock`` on it from
+    before the name exists: a sweep can never see the segment unlocked while its owner lives.
+
+    On Linux the file is made unnamed (``O_TMPFILE``), locked, then linked in; elsewhere it is
+    created and locked at once (a sweep in between would need another process racing on a name
+    it can't predict). Without ``fcntl`` (Windows) the file is only created: nothing is swept there."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # EPERM: it exists, it is just not ours
-    return True
+        import fcntl
+    except ImportError:
+        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+
+    directory = os.path.dirname(path)
+    tmpfile = getattr(os, "O_TMPFILE", 0)
+    if tmpfile:
+        try:
+            fd = os.open(directory, os.O_RDWR | tmpfile, 0o600)
+        except OSError as e:
+            if e.errno not in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
+                raise
+        else:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                # linkat(AT_SYMLINK_FOLLOW) of /proc/self/fd/N names the unnamed file (open(2),
+                # O_TMPFILE); a dst_dir_fd makes Python call linkat rather than link.
+                dir_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+                try:
+                    os.link(f"/proc/self/fd/{fd}", os.path.basename(path), dst_dir_fd=dir_fd, follow_symlinks=True)
+                finally:
+                    os.close(dir_fd)
+            except BaseException:
+                os.close(fd)
+                raise
+            return fd
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BaseException:
+        os.close(fd)
+        _unlink(path)
+        raise
+    return fd
 
 
 def sweep_stale_segments(directory: str | None = None) -> list[str]:
-    """Remove segment files ``minddata_<pid>_*`` whose owning process no longer exists.
+    """Remove segment files ``minddata_*.flock`` whose owner is provably gone: nobody holds their lock.
 
     A parent killed with SIGKILL never runs ``close()``, so its segments would stay in ``/dev/shm``
-    (i.e. in RAM) until reboot. Returns the paths removed.
+    (i.e. in RAM) until reboot. Each owner holds an ``flock`` on its segments while it lives and the
+    kernel releases it when the owner dies, so a segment whose lock can be taken is stale. The PID in
+    the name is not used: in another PID namespace sharing ``/dev/shm`` it means nothing here.
+    Returns the paths removed.
 
     Example:
         >>> import os, tempfile
         >>> d = tempfile.mkdtemp()
-        >>> open(os.path.join(d, "minddata_999999999_x_req0"), "wb").close()
+        >>> open(os.path.join(d, "minddata_1_x_req0.flock"), "wb").close()  # nobody holds it
         >>> [os.path.basename(p) for p in sweep_stale_segments(d)]
-        ['minddata_999999999_x_req0']
+        ['minddata_1_x_req0.flock']
     """
     if os.name == "nt":
-        return []  # os.kill(pid, 0) sends CTRL_C_EVENT on Windows: no safe liveness probe here
+        return []  # no flock on Windows; segments live in the temp folder there
+    import fcntl
+
     d = directory if directory is not None else _shm_dir()
     removed: list[str] = []
-    me = os.getpid()
-    for path in glob.glob(os.path.join(glob.escape(d), _PREFIX + "*_*")):
-        pid_text = os.path.basename(path)[len(_PREFIX) :].split("_", 1)[0]
-        if not pid_text.isdigit():
-            continue
-        pid = int(pid_text)
-        if pid <= 0 or pid == me or _pid_alive(pid):
-            continue
+    for path in glob.glob(os.path.join(glob.escape(d), _PREFIX + "*_*" + _LOCKED_SUFFIX)):
         try:
-            os.unlink(path)
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:
-            continue  # swept concurrently by another process, or not ours to remove
-        removed.append(path)
+            continue  # gone already, or not a file we may open
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                continue  # held: its owner is alive, whatever its PID says
+            try:
+                # Still the same file under that name (not replaced since we opened it)?
+                if os.stat(path, follow_symlinks=False).st_ino != os.fstat(fd).st_ino:
+                    continue
+                os.unlink(path)
+            except OSError:
+                continue  # swept concurrently by another process, or not ours to remove
+            removed.append(path)
+        finally:
+            os.close(fd)
     return removed
 
 
@@ -556,7 +626,8 @@ class _State:
 
     def new_arena(self, kind: str, size: int) -> _Arena:
         self.generation += 1
-        path = os.path.join(_shm_dir(), f"{_PREFIX}{self.owner_pid}_{self.token}_{kind}{self.generation}")
+        name = f"{_PREFIX}{self.owner_pid}_{self.token}_{kind}{self.generation}{_LOCKED_SUFFIX}"
+        path = os.path.join(_shm_dir(), name)
         arena = _Arena.create(path, size)
         self.paths.add(path)
         return arena
@@ -619,6 +690,11 @@ def _close_state(s: _State, timeout: float) -> None:
     finally:
         if got:
             s.call_lock.release()
+
+
+def _in_stage(s: _State, e: OSError) -> PipelineError:
+    """A shared-memory failure as an error naming the map stage's worker (``s.name``)."""
+    return PipelineError(f"{s.name}: passing rows through shared memory failed: {e.strerror or e}")
 
 
 def _add_note(exc: BaseException, note: str) -> None:
@@ -723,9 +799,15 @@ class ProcessWorker:
             if os.getpid() != s.owner_pid:
                 raise PipelineError(f"{s.name} was created in process {s.owner_pid}; it cannot run in a fork")
             _sweep_once()
-            req = s.new_arena("req", s.shm_size)
+            try:
+                req = s.new_arena("req", s.shm_size)
+            except OSError as e:
+                raise _in_stage(s, e) from e
             try:
                 resp = s.new_arena("resp", s.shm_size)
+            except OSError as e:
+                s.drop_arena(req)
+                raise _in_stage(s, e) from e
             except BaseException:
                 s.drop_arena(req)
                 raise
@@ -787,12 +869,15 @@ class ProcessWorker:
             spans, total = _layout(views)
             new_req = None
             assert s.req is not None
-            if total > s.req.size:
-                old = s.req
-                s.req = s.new_arena("req", _grown_size(total, old.size))
-                s.drop_arena(old)  # the child's mapping stays valid until it attaches the new one
-                new_req = (s.req.path, s.req.size)
-            _write(s.req, views, spans, total)
+            try:
+                if total > s.req.size:
+                    old = s.req
+                    s.req = s.new_arena("req", _grown_size(total, old.size))
+                    s.drop_arena(old)  # the child's mapping stays valid until it attaches the new one
+                    new_req = (s.req.path, s.req.size)
+                _write(s.req, views, spans, total)
+            except OSError as e:
+                raise _in_stage(s, e) from e
             del views
             s.seq += 1
             seq = s.seq
@@ -877,7 +962,7 @@ class ProcessWorker:
         try:
             new = s.new_arena("resp", _grown_size(need, s.resp.size))
         except OSError as e:
-            self._send(("arena", seq, None, f"{s.name}: cannot create a {need}-byte result arena: {e}"))
+            self._send(("arena", seq, None, f"cannot create a {need}-byte result arena: {e.strerror or e}"))
             return
         s.drop_arena(s.resp)  # the child is waiting for us and no longer touches the old one
         s.resp = new
@@ -916,6 +1001,8 @@ class ProcessWorker:
                 exc, why = None, "it did not unpickle to an exception"
         if exc is None:
             exc = PipelineError(f"{s.name}: {tname}: {text} (re-raised as PipelineError because {why})")
+        elif isinstance(exc, OSError) and note and ("shared memory" in note or "result arena" in note):
+            exc = _in_stage(s, exc)
         where = f"raised in {s.name} (pid {self.pid})"
         _add_note(exc, f"{where} {note}" if note else where)
         raise exc from remote

@@ -9,6 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from minddata import config
+from minddata.config import RunOptions
 from minddata.errors import PipelineError
 
 __all__ = ["Runtime", "PipelineStopped", "ErrorStats", "DeviceStats", "POLL_SECONDS"]
@@ -72,10 +74,13 @@ class Runtime:
     samplers do the same). ``seed`` keys the rest, and is drawn from the OS when no seed is set.
     """
 
-    def __init__(self, seed: int, error_mode: str, shard_seed: int | None = None):
+    def __init__(self, seed: int, error_mode: str, options: RunOptions | None = None,
+                 shard_seed: int | None = None):
         self.seed = seed
         self.shard_seed = seed if shard_seed is None else shard_seed
         self.error_mode = error_mode
+        # The settings frozen when the iterator was created; kernels get them through KernelContext.
+        self.options = options if options is not None else config.snapshot()
         self.stop_event = threading.Event()
         self.errors = ErrorStats()
         self.device_stats = DeviceStats()

@@ -177,22 +177,33 @@ class InlineApplyStage(Stage):
         fn: Callable[[Chunk, int, int], Chunk | None],
         label: str,
         one_to_one: bool = False,
+        ordered: Callable[[Chunk | None, dict], Chunk | None] | None = None,
     ):
         super().__init__(rt, [child], label)
         self.fn = fn
         # One output row per input row: a resume can skip in the child instead of replaying.
-        self.fast_skip = one_to_one
+        self.fast_skip = one_to_one and ordered is None
+        # As in ParallelApplyStage: a step over the results in order (error_samples_mode "replace"),
+        # called with None once the pass ends.
+        self.ordered = ordered
 
     def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
-        fn = self.fn
+        fn, ordered = self.fn, self.ordered
+        state: dict = {}
         row_start = skip
         with closing(self.children[0].run(skip)) as source:
             for chunk in source:
                 n = len(chunk)
                 out = fn(chunk, pass_index, row_start)
                 row_start += n
+                if ordered is not None:
+                    out = ordered(out, state)
                 if out is not None and len(out):
                     yield out
+        if ordered is not None:
+            tail = ordered(None, state)
+            if tail is not None and len(tail):
+                yield tail
 
 
 class TakeStage(Stage):

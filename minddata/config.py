@@ -1,6 +1,9 @@
 """Global pipeline settings, named as in ``mindspore.dataset.config``.
 
-Settings are read when an iterator is created, so changing them affects pipelines iterated afterwards.
+Settings are read when an iterator is created, so changing them affects pipelines iterated afterwards:
+the iterator takes one frozen :class:`RunOptions` snapshot (:func:`snapshot`) and hands it, through
+its runtime and every kernel's context, to worker threads and worker processes alike. Kernels read
+``ctx.options``, never these globals, so a setting has the same effect in every kind of worker.
 
 Example:
     >>> import minddata as md
@@ -11,6 +14,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import logging
 import multiprocessing
@@ -22,6 +26,8 @@ import numpy as np
 
 __all__ = [
     "ErrorSamplesMode",
+    "RunOptions",
+    "snapshot",
     "set_seed",
     "get_seed",
     "seed_is_set",
@@ -136,6 +142,52 @@ def load_defaults() -> None:
 
 load_defaults()
 _warned_workers = False
+
+
+@dataclasses.dataclass(frozen=True)
+class RunOptions:
+    """Every setting, frozen when an iterator is created (:func:`snapshot`); it travels by pickle to
+    worker processes with the map's work, so threads and processes see the same values.
+
+    ``seed`` is the configured seed, or ``None`` when none was set.
+
+    Example:
+        >>> import minddata as md
+        >>> md.config.set_max_image_pixels(1000)
+        >>> options = md.config.snapshot()
+        >>> md.config.set_max_image_pixels(None)
+        >>> options.max_image_pixels
+        1000
+        >>> md.config.load_defaults()
+    """
+
+    seed: int | None
+    num_parallel_workers: int
+    prefetch_size: int
+    error_samples_mode: ErrorSamplesMode
+    enable_fusion: bool
+    fast_decode_resize: bool
+    rows_per_chunk: int
+    worker_shm_size: int
+    framework: str
+    max_image_pixels: int | None
+    device_fallback: str
+    dvpp_driver: str
+    dvpp_policy: str
+    gpu_emulation: bool
+    gpu_device_id: int | None
+    gpu_driver: str
+    profiling: bool
+    autotune: bool
+    autotune_cpu_budget: float | None
+    autotune_memory_budget: int | None
+    multiprocessing_start_method: str
+
+
+def snapshot() -> RunOptions:
+    """The current settings as one immutable :class:`RunOptions`."""
+    with _lock:
+        return RunOptions(**_state)  # type: ignore[arg-type]
 
 
 def _positive_int(name: str, value: object) -> int:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
 
 from minddata.errors import ArgumentError
+
+if TYPE_CHECKING:
+    from minddata.config import RunOptions
 
 __all__ = ["DEVICES", "KernelContext", "Op", "TensorSpec", "canonical_device", "row_rng"]
 
@@ -51,19 +54,40 @@ class KernelContext:
     The engine reuses one context per worker and op position, moving ``row_index`` as rows pass.
     """
 
-    __slots__ = ("seed", "pass_index", "row_index", "op_position", "_rng", "_rng_row", "scratch", "counts")
+    __slots__ = (
+        "seed", "pass_index", "row_index", "op_position", "_rng", "_rng_row", "scratch", "counts", "_options"
+    )
 
-    def __init__(self, seed: int = 0, pass_index: int = 0, row_index: int = 0, op_position: int = 0):
+    def __init__(
+        self,
+        seed: int = 0,
+        pass_index: int = 0,
+        row_index: int = 0,
+        op_position: int = 0,
+        options: RunOptions | None = None,
+    ):
         self.seed = seed
         self.pass_index = pass_index
         self.row_index = row_index
         self.op_position = op_position
+        self._options = options
         self._rng: np.random.Generator | None = None
         self._rng_row = -1
         self.scratch: dict[str, Any] = {}
         # Events a kernel reports to the engine (e.g. a Dvpp row run on the CPU): name -> count. The
         # engine adds them to the iterator's device statistics.
         self.counts: dict[str, int] | None = None
+
+    @property
+    def options(self) -> RunOptions:
+        """The run's settings (the iterator's :class:`~minddata.config.RunOptions` snapshot); kernels
+        read these, never the global config, so threads and worker processes agree. A context made
+        without one (an eager call) takes a snapshot of the settings now."""
+        if self._options is None:
+            from minddata import config
+
+            self._options = config.snapshot()
+        return self._options
 
     def count(self, name: str, n: int = 1) -> None:
         """Report ``n`` more of event ``name`` for the engine's statistics."""
@@ -156,7 +180,7 @@ class Op:
         # Each eager call of a random op draws anew (as MindSpore's eager mode does); NumPy's global
         # generator, seeded by config.set_seed, picks the row so seeded scripts repeat exactly.
         row = int(np.random.randint(0, 2**62)) if self.random else 0
-        ctx = KernelContext(seed=config.get_seed(), row_index=row)
+        ctx = KernelContext(seed=config.get_seed(), row_index=row, options=config.snapshot())
         return kernel(self, ctx, *inputs)
 
 

@@ -247,7 +247,7 @@ def torch_status() -> tuple[bool, bool, str]:
     return True, cuda, f"PyTorch {torch.__version__}" + ("" if build else " (a CPU-only build)")
 
 
-def gpu_backend() -> tuple[str | None, str]:
+def gpu_backend(emulate: bool | None = None) -> tuple[str | None, str]:
     """How GPU-placed ops run here, under ``config.get_gpu_driver()``:
 
     * ``"cuda"``: DALI on a visible NVIDIA GPU; ``"torch-cuda"``: PyTorch CUDA tensors;
@@ -255,10 +255,11 @@ def gpu_backend() -> tuple[str | None, str]:
       ``config.set_gpu_emulation(True)`` asks for it (GPU or not);
     * ``None``, with what is missing.
 
-    ``"auto"`` takes DALI where it is installed, else torch.
+    ``"auto"`` takes DALI where it is installed, else torch. ``emulate`` (from a run's options)
+    overrides ``config.get_gpu_emulation()``.
     """
     wanted = config.get_gpu_driver()
-    emulate = config.get_gpu_emulation()
+    emulate = config.get_gpu_emulation() if emulate is None else emulate
     dali_ok, dali_why = dali_status() if wanted in ("auto", "dali") else (False, "")
     use_dali = wanted == "dali" or (wanted == "auto" and dali_ok)
     gpus, gpu_why = visible_gpus()

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from minddata.dataset import _validate as v
+from minddata.dataset._paths import PathEscapeError, check_trusted_roots, inside_root
 from minddata.dataset.base import Dataset
 from minddata.dataset.schema import Schema, as_schema
 from minddata.engine import ir
@@ -305,6 +306,9 @@ class CocoDataset(Dataset):
             ``"Captioning"``.
         decode: decode images to RGB HWC uint8 (default: the file's bytes, 1-D uint8).
         extra_metadata: add a ``_meta-filename`` column with each image's file name.
+        trusted_roots: folders besides ``dataset_dir`` that ``file_name`` may point into (for
+            annotation files written with absolute paths). Otherwise a ``file_name`` that leaves
+            ``dataset_dir`` (``../x``, an absolute path, a symlink out) is refused.
         num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id: as elsewhere.
 
     Columns per task (one row per image, in the JSON's ``images`` order; N = its annotations):
@@ -341,16 +345,18 @@ class CocoDataset(Dataset):
         cache: Any = None,
         extra_metadata: bool = False,
         decrypt: Any = None,
+        trusted_roots: Sequence[str | os.PathLike] | None = None,
     ):
         where = "CocoDataset"
         folder = _dir(where, dataset_dir)
+        trusted = check_trusted_roots(where, trusted_roots)
         if task not in _COCO_COLUMNS:
             raise ArgumentError(f"{where}: `task` must be one of {list(_COCO_COLUMNS)}. Found: {task!r}")
         if not isinstance(annotation_file, (str, os.PathLike)) or not os.path.isfile(annotation_file):
             raise ArgumentError(f"{where}: `annotation_file` must be an existing file. Found: {annotation_file!r}")
         v.bool_arg(where, "decode", decode)
         v.bool_arg(where, "extra_metadata", extra_metadata)
-        self._coco = _Coco(folder, os.path.abspath(os.fspath(annotation_file)), task)
+        self._coco = _Coco(folder, os.path.abspath(os.fspath(annotation_file)), task, trusted)
         columns = list(_COCO_COLUMNS[task]) + (["_meta-filename"] if extra_metadata else [])
         node: ir.Node = ir.RandomAccessSourceNode(
             where, columns, self._coco.count, _sampler(where, sampler, shuffle, num_samples, num_shards, shard_id),
@@ -369,10 +375,11 @@ class CocoDataset(Dataset):
 
 
 class _Coco:
-    def __init__(self, folder: str, annotation_file: str, task: str):
+    def __init__(self, folder: str, annotation_file: str, task: str, trusted_roots: tuple[str, ...] = ()):
         self.folder = folder
         self.annotation_file = annotation_file
         self.task = task
+        self.trusted_roots = trusted_roots
         self._lazy = _Lazy(self._parse)
 
     def load(self) -> dict[str, Any]:
@@ -407,7 +414,14 @@ class _Coco:
         for k, image in enumerate(images):
             image_id = need(image, "id", f"images[{k}]")
             order[image_id] = k
-            files.append(os.path.join(self.folder, need(image, "file_name", f"images[{k}]")))
+            name = need(image, "file_name", f"images[{k}]")
+            try:
+                # The text first (cheap, all rows now); symlinks are followed when each file is read.
+                inside_root(self.folder, name, "CocoDataset", f"annotation file {path}: images[{k}].file_name",
+                            self.trusted_roots, resolve=False)
+            except PathEscapeError as error:
+                raise DataFormatError(str(error), path=path) from None
+            files.append(os.path.join(self.folder, name))
         per_image: list[list[dict[str, Any]]] = [[] for _ in images]
         for k, ann in enumerate(annotations):
             image_id = need(ann, "image_id", f"annotations[{k}]")
@@ -473,10 +487,16 @@ class _CocoFetch:
         loaded = self.coco.load()
         files, rows = loaded["files"], loaded["rows"]
         out = []
+        coco = self.coco
         for i in ids:
             path = files[i]
             try:
-                data = np.fromfile(path, dtype=np.uint8)
+                # Resolved again as it is read: a symlink inside the folder must not lead out of it.
+                real = inside_root(coco.folder, os.path.relpath(path, coco.folder), "CocoDataset",
+                                   f"row {i}, image {path}:", coco.trusted_roots)
+                data = np.fromfile(real, dtype=np.uint8)
+            except PathEscapeError as error:
+                raise RowError(str(error), op="CocoDataset", row=i, source=path) from None
             except OSError as error:
                 raise RowError(
                     f"CocoDataset: can't read row {i}, image {path}: {error.strerror or error}",

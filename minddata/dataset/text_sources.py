@@ -15,6 +15,7 @@ import gzip
 import io
 import math
 import os
+import re
 import struct
 import zlib
 from collections.abc import Callable, Iterator, Sequence
@@ -167,9 +168,10 @@ class CSVDataset(Dataset):
                 if isinstance(d, bool) or not isinstance(d, (int, float, str)):
                     raise ArgumentError(f"{where}: each of `column_defaults` must be an int, float or str. Found: {d!r}")
             if len(column_defaults) != len(names):  # type: ignore[arg-type]
+                source = f"in the header of {files[0]}" if header else "in `column_names`"
                 raise ArgumentError(
                     f"{where}: `column_defaults` has {len(column_defaults)} value(s) but there are {len(names)} "  # type: ignore[arg-type]
-                    f"columns {names}."
+                    f"columns {source}: {names}. Give one default per column."
                 )
         reader = _CsvReader(names, field_delim, list(column_defaults) if column_defaults is not None else None, header)  # type: ignore[arg-type]
         stream = _Stream(
@@ -192,6 +194,48 @@ def _csv_header(path: str, delim: str) -> list[str]:
             path=path,
         )
     return header
+
+
+# What a CSV number is: ASCII digits with an optional sign (no "1_000", no padding, no other scripts'
+# digits, all of which Python's int()/float() accept); floats may have a fraction, an exponent, or be
+# nan/inf.
+_CSV_INT = re.compile(r"[+-]?[0-9]+\Z")
+_CSV_FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z|[+-]?(?:nan|inf|infinity)\Z", re.I)
+_INT32 = np.iinfo(np.int32)
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+# From here on a float64 rounds to float32 infinity (the largest float32 plus half its ulp, 2**104).
+_FLOAT32_ROUNDS_TO_INF = _FLOAT32_MAX + 2.0**103
+
+
+def _parse_number(text: str, is_int: bool, path: str, line: int, name: str) -> int | float:
+    """A CSV field as its column's int32 or float32, or an error naming file, line, column and rule."""
+    where = f"CSVDataset: {path}, line {line}, column {name!r}"
+    if is_int:
+        if not _CSV_INT.match(text):
+            raise DataFormatError(
+                f"{where}: {text!r} is not an int (ASCII digits with an optional sign; its column_defaults entry "
+                "sets the type).",
+                path=path,
+            )
+        value = int(text)
+        if not _INT32.min <= value <= _INT32.max:
+            raise DataFormatError(
+                f"{where}: {text} does not fit the column's int32 ({_INT32.min} to {_INT32.max}).", path=path
+            )
+        return value
+    if not _CSV_FLOAT.match(text):
+        raise DataFormatError(
+            f"{where}: {text!r} is not a float (ASCII digits, an optional sign, fraction and exponent, or nan/inf; "
+            "its column_defaults entry sets the type).",
+            path=path,
+        )
+    number = float(text)
+    spelled_out = text.lstrip("+-").lower() in ("nan", "inf", "infinity")
+    if not spelled_out and abs(number) >= _FLOAT32_ROUNDS_TO_INF:
+        raise DataFormatError(
+            f"{where}: {text} overflows the column's float32 (largest finite value {_FLOAT32_MAX:.8g}).", path=path
+        )
+    return number
 
 
 class _CsvReader:
@@ -247,15 +291,7 @@ class _CsvReader:
                     # column's default is the useful reading of a missing number.
                     text_value = default
                 else:
-                    try:
-                        text_value = int(text) if isinstance(default, int) else float(text)
-                    except ValueError:
-                        kind = "an int" if isinstance(default, int) else "a float"
-                        raise DataFormatError(
-                            f"CSVDataset: {path}, line {line}, column {name!r}: {text!r} is not {kind} (its "
-                            "column_defaults entry sets the type).",
-                            path=path,
-                        ) from None
+                    text_value = _parse_number(text, isinstance(default, int), path, line, name)
                 if isinstance(default, str):
                     row.append(np.asarray(text_value))
                 elif isinstance(default, int):
@@ -383,11 +419,19 @@ class TFRecordDataset(Dataset):
         v.bool_arg(where, "shard_equal_rows", shard_equal_rows)
         wanted = v.column_list(where, "columns_list", columns_list)
         spec = as_schema(where, schema)
+        inferred_from = None
         if spec is None:
-            spec = _infer_schema(files[0], compression)
+            inferred_from = files[0]
+            spec = _infer_schema(inferred_from, compression)
         columns = {c["name"]: c for c in spec.columns}
         if not columns:
-            raise ArgumentError(f"{where}: the schema names no columns.")
+            if inferred_from is not None:
+                raise DataFormatError(
+                    f"{where}: the schema inferred from {inferred_from} (its first record) names no columns: that "
+                    "record has no features. Pass a `schema`, or check the file.",
+                    path=inferred_from,
+                )
+            raise ArgumentError(f"{where}: the schema names no columns; give it at least one column.")
         if wanted is not None:
             unknown = [c for c in wanted if c not in columns]
             if unknown:
@@ -441,6 +485,23 @@ def _open_records(path: str, compression: str) -> Any:
     return open(path, "rb", buffering=1 << 20)
 
 
+_READ_PIECE = 1 << 20
+
+
+def _read_at_most(f: Any, length: int) -> bytes:
+    """Up to ``length`` bytes of ``f``: in pieces, so that a crafted length field (up to 2**64) costs
+    only the bytes that are really there, never an allocation of its own size."""
+    if length <= _READ_PIECE:
+        return f.read(length)
+    data = bytearray()
+    while len(data) < length:
+        piece = f.read(min(_READ_PIECE, length - len(data)))
+        if not piece:
+            break
+        data += piece
+    return bytes(data)
+
+
 def _records(path: str, compression: str, *, with_data: bool = True) -> Iterator[tuple[int, int, bytes | None]]:
     """``(record number, byte offset, data)`` of each record, both CRCs checked."""
     where = "TFRecordDataset"
@@ -480,12 +541,13 @@ def _records(path: str, compression: str, *, with_data: bool = True) -> Iterator
                 f.seek(length + 4, io.SEEK_CUR)
                 data = None
             else:
-                data = f.read(length)
-                footer = f.read(4)
+                data = _read_at_most(f, length)
+                footer = f.read(4) if len(data) == length else b""
                 if len(data) < length or len(footer) < 4:
                     raise DataFormatError(
                         f"{where}: {path} is truncated inside record {number} (at byte {offset} of the "
-                        f"{'decompressed ' if not plain else ''}stream).",
+                        f"{'decompressed ' if not plain else ''}stream): its length field says {length} data bytes "
+                        f"and a 4-byte CRC, the stream holds {len(data) + len(footer)} more.",
                         path=path,
                     )
                 if with_data and masked_crc(data) != struct.unpack("<I", footer)[0]:

@@ -341,9 +341,13 @@ cpdef tuple scaled_crop_box(Py_ssize_t top, Py_ssize_t left, Py_ssize_t height, 
     return t, l, _ceil_div(top + height, s) - t, _ceil_div(left + width, s) - l
 
 
-def decode(data, int scale_denom=1, crop=None, out=None, *, bint strict=False, int _margin=1):
+def decode(data, int scale_denom=1, crop=None, out=None, *, bint strict=False, check_size=None,
+           int _margin=1):
     """Decode a JPEG to an RGB ``uint8`` ``(H, W, 3)`` array, optionally reduced and cropped.
 
+    ``check_size``: called as ``check_size(width, height)`` with the size libjpeg's own
+    ``jpeg_read_header`` found, before anything is allocated or decoded; it raises to refuse the
+    image (the decompression-bomb guard reads the size from the decoder that decodes).
     See :func:`minddata.ops.cpu.jpeg.decode` for the full contract. ``_margin`` (private, for the
     tests that measure libjpeg's own crop-edge behaviour): extra columns decoded on each side of a
     crop; 0 reproduces a bare ``jpeg_crop_scanline``.
@@ -362,6 +366,8 @@ def decode(data, int scale_denom=1, crop=None, out=None, *, bint strict=False, i
     _open(&ctx, buf, strict)
     try:
         mdj_header(&ctx, &h, &w, &c, &prog, &cs)
+        if check_size is not None:
+            check_size(w, h)
         if cs in (4, 5):
             raise ValueError(
                 f"JPEG decode: {_CS_NAMES[cs]} JPEG ({c} components): CMYK/YCCK is not decoded by "

@@ -7,12 +7,12 @@ from typing import Any
 import cv2
 import numpy as np
 
-from minddata import config
 from minddata.ops.base import KernelContext, Op
 from minddata.ops.cpu import jpeg
 from minddata.ops.cpu.image import (
     _encoded_bytes,
     _image,
+    check_image_pixels,
     decode_image,
     random_resized_crop_box,
     resize_image,
@@ -34,13 +34,9 @@ def choose_scale(height: int, width: int, need_h: int, need_w: int) -> int:
     return 1
 
 
-def _max_pixels() -> int | None:
-    getter = getattr(config, "get_max_image_pixels", None)
-    return getter() if getter is not None else None
-
-
-def _header(op_name: str, buf: np.ndarray) -> tuple[int, int] | None:
-    """(height, width) of a JPEG the fast path can decode, else None (fall back to Decode)."""
+def _header(op_name: str, buf: np.ndarray, limit: int | None) -> tuple[int, int] | None:
+    """(height, width) of a JPEG the fast path can decode, else None (fall back to Decode). The
+    pixel ``limit`` is checked on libjpeg's own header read (the library that then decodes)."""
     if not jpeg.is_jpeg(buf):
         return None
     try:
@@ -49,13 +45,7 @@ def _header(op_name: str, buf: np.ndarray) -> tuple[int, int] | None:
         return None
     if components not in (1, 3):
         return None  # CMYK/YCCK: the full decoder converts those
-    limit = _max_pixels()
-    if limit is not None and height * width > limit:
-        raise ValueError(
-            f"{op_name}: the image is {width}x{height} = {width * height} pixels, over the limit of {limit} "
-            "(a decompression-bomb guard). Raise it with minddata.config.set_max_image_pixels(n) if the "
-            "image is trusted."
-        )
+    check_image_pixels(op_name, width, height, limit)
     return height, width
 
 
@@ -69,7 +59,8 @@ def _decode_region(buf: np.ndarray, scale: int, box: tuple[int, int, int, int] |
 @register_kernel("FusedDecodeResize", "CPU")
 def fused_decode_resize(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
     buf = _encoded_bytes(data)
-    header = _header("Decode", buf)
+    limit = ctx.options.max_image_pixels
+    header = _header("Decode", buf, limit)
     image = None
     if header is not None:
         height, width = header
@@ -80,7 +71,7 @@ def fused_decode_resize(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
             if image.shape[0] == out_h and image.shape[1] == out_w:
                 return image
             return resize_image(image, out_h, out_w, op.resize.interpolation, "Resize")
-    full = decode_image(buf)
+    full = decode_image(buf, max_pixels=limit)
     out_h, out_w = resize_output_size(full.shape[0], full.shape[1], op.resize.size)
     return resize_image(full, out_h, out_w, op.resize.interpolation, "Resize")
 
@@ -90,7 +81,8 @@ def decode_random_resized_crop(crop: Op, ctx: KernelContext, data: Any, op_name:
     decode_name = "Decode" if op_name == "RandomResizedCrop" else op_name
     buf = _encoded_bytes(data, decode_name)
     size = crop.size if isinstance(crop.size, tuple) else (crop.size, crop.size)
-    header = _header(op_name, buf)
+    limit = ctx.options.max_image_pixels
+    header = _header(op_name, buf, limit)
     if header is not None:
         height, width = header
         top, left, ch, cw = random_resized_crop_box(ctx.rng, height, width, crop.scale, crop.ratio, crop.max_attempts)
@@ -98,9 +90,9 @@ def decode_random_resized_crop(crop: Op, ctx: KernelContext, data: Any, op_name:
         region = _decode_region(buf, scale, (top, left, ch, cw))
         if region is not None:
             return resize_image(region, size[0], size[1], crop.interpolation, op_name)
-        image = decode_image(buf, op_name=decode_name)
+        image = decode_image(buf, op_name=decode_name, max_pixels=limit)
     else:
-        image = decode_image(buf, op_name=decode_name)
+        image = decode_image(buf, op_name=decode_name, max_pixels=limit)
         top, left, ch, cw = random_resized_crop_box(
             ctx.rng, image.shape[0], image.shape[1], crop.scale, crop.ratio, crop.max_attempts
         )

@@ -42,7 +42,7 @@ def _run_chain(
     for i in order:
         t = op.transforms[i]
         if isinstance(t, Op):
-            sub = KernelContext(ctx.seed, ctx.pass_index, ctx.row_index, position(i))
+            sub = KernelContext(ctx.seed, ctx.pass_index, ctx.row_index, position(i), ctx.options)
             if t.num_inputs >= 0 and len(args) != t.num_inputs:
                 raise ValueError(
                     f"{op.name}: transforms[{i}] ({t.name}) expects {t.num_inputs} input(s); "

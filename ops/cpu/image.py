@@ -17,9 +17,11 @@ import numpy as np
 
 from minddata import config
 from minddata.ops.base import KernelContext, Op
+from minddata.ops.cpu import jpeg
+from minddata.ops.formats import sniff_format
 from minddata.ops.registry import register_kernel
 
-__all__ = ["check_image_pixels", "decode_image", "image_header_size", "resize_image"]
+__all__ = ["PixelLimitError", "check_image_pixels", "decode_image", "image_header_size", "resize_image"]
 
 _IMREAD_FLAGS = cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION
 
@@ -93,35 +95,89 @@ def _encoded_bytes(x: Any, op_name: str = "Decode") -> np.ndarray:
     )
 
 
+_SKIP_HINT = (
+    "If some files are known to be damaged, minddata.config.set_error_samples_mode('skip') skips such rows "
+    "(or 'replace' repeats the previous good row)"
+)
+
+
 def _not_decodable(buf: np.ndarray, reason: str, op_name: str = "Decode") -> ValueError:
-    head = " ".join(f"{b:02x}" for b in buf[:8].tolist())
+    # The format and size only: echoing the bytes would show a file's contents in logs.
+    fmt = sniff_format(buf)
+    what = f"its signature says {fmt}" if fmt not in ("unknown", "empty") else "its signature is no known format"
     return ValueError(
-        f"{op_name}: the input is not a decodable image (first bytes {head}, {buf.size} bytes); "
-        f"expected JPEG, PNG, BMP, GIF, WebP or TIFF{reason}"
+        f"{op_name}: the input is not a decodable image ({buf.size} bytes; {what}); "
+        f"expected JPEG, PNG, BMP, GIF, WebP or TIFF{reason}. {_SKIP_HINT}"
     )
 
 
-def _pil_bomb_error(e: Exception, op_name: str = "Decode") -> ValueError:
-    from PIL import Image
-
-    return ValueError(
-        f"{op_name}: Pillow refused the image as a decompression bomb ({e}). Pillow's own limit is "
-        f"2 x PIL.Image.MAX_IMAGE_PIXELS = {2 * (Image.MAX_IMAGE_PIXELS or 0)} pixels; if the image is trusted, "
-        "raise PIL.Image.MAX_IMAGE_PIXELS as well as minddata.config.set_max_image_pixels(n)"
-    )
+class PixelLimitError(ValueError):
+    """The decompression-bomb guard refused an image (its header is over the pixel limit)."""
 
 
-def _pil_decode(buf: np.ndarray, op_name: str = "Decode") -> Any:
+def _pil_open(buf: np.ndarray) -> Any:
+    """``PIL.Image.open`` of the bytes, less Pillow's own decompression-bomb check: our pixel limit
+    (checked by the caller on the size this image object parsed) is the one knob, so that
+    ``set_max_image_pixels(None)`` or a higher limit really lets trusted large images through.
+    Walks Pillow's plugin registry (``Image.ID``/``Image.OPEN``) as ``Image.open`` does."""
     from PIL import Image, UnidentifiedImageError
 
+    fp = io.BytesIO(buf.tobytes())
+    prefix = fp.read(16)
+    for loader in (Image.preinit, Image.init):
+        loader()
+        for plugin in list(Image.ID):
+            factory, accept = Image.OPEN[plugin]
+            try:
+                result = not accept or accept(prefix)
+                if result and not isinstance(result, str):
+                    fp.seek(0)
+                    return factory(fp, "")
+            except (SyntaxError, IndexError, TypeError, struct.error):
+                continue
+    raise UnidentifiedImageError("cannot identify image file")
+
+
+def _pil_rgb(im: Any) -> Any:
+    """Pillow's first frame as RGB; 16-bit grey keeps its high byte (as libpng's strip_16 does),
+    where ``convert`` would clip every value over 255 to white."""
+    from PIL import Image
+
+    if im.mode in ("I;16", "I;16B", "I;16L", "I;16N"):
+        high = (np.asarray(im, dtype=np.uint16) >> 8).astype(np.uint8)
+        return Image.fromarray(high).convert("RGB")
+    if im.mode == "RGB":
+        im.load()  # already RGB: no converted copy (the caller's np.array copies once)
+        return im
+    return im.convert("RGB")
+
+
+def _pil_decode(buf: np.ndarray, op_name: str, limit: int | None) -> Any:
+    """Pillow decodes; the pixel limit is checked on the size Pillow's own header parse found, on the
+    image object that then loads (so whatever Pillow reads in the header is what it decodes)."""
+    from PIL import UnidentifiedImageError
+
     try:
-        with Image.open(io.BytesIO(buf.tobytes())) as im:
-            # convert() loads the first frame; every mode (L, P, RGBA, CMYK, I;16, ...) becomes RGB.
-            return im.convert("RGB")
-    except Image.DecompressionBombError as e:
-        raise _pil_bomb_error(e, op_name) from None
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, EOFError) as e:
+        with _pil_open(buf) as im:
+            check_image_pixels(op_name, *im.size, limit=limit)
+            return _pil_rgb(im)
+    except PixelLimitError:
+        raise
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, EOFError, struct.error) as e:
         raise _not_decodable(buf, f" (Pillow: {e})", op_name) from None
+
+
+def _jpeg_failure(buf: np.ndarray, error: Exception, op_name: str) -> tuple[bool, ValueError]:
+    """(truncated?, what is wrong with a JPEG libjpeg refused, in words, not its bytes)."""
+    message = str(error).removeprefix("JPEG decode: ")
+    if "ends before the image does" in message:
+        # e.g. "Premature end of JPEG file", or a header cut short
+        libjpeg = message.split(": the data ends", 1)[0].removeprefix("corrupt or unsupported JPEG header: ")
+        return True, ValueError(
+            f"{op_name}: the JPEG is truncated: its data ends after {buf.size} bytes, before the image does "
+            f"(libjpeg: {libjpeg}). {_SKIP_HINT}"
+        )
+    return False, ValueError(f"{op_name}: the JPEG can't be decoded: {message}. {_SKIP_HINT}")
 
 
 # ---------------------------------------------------------------------------------------------- headers
@@ -159,25 +215,10 @@ def _jpeg_size(buf: np.ndarray) -> tuple[int, int] | None:
     return None
 
 
-def _pil_size(buf: np.ndarray, op_name: str = "Decode") -> tuple[int, int] | None:
-    from PIL import Image
-
+def _pil_size(buf: np.ndarray) -> tuple[int, int] | None:
     try:
-        # Image.open parses the header only; pixels are read on load().
-        with Image.open(io.BytesIO(buf.tobytes())) as im:
+        with _pil_open(buf) as im:  # parses the header only; pixels are read on load()
             return im.size
-    except Image.DecompressionBombError as e:
-        # Pillow refuses past 2 x MAX_IMAGE_PIXELS without telling the size; under a limit at least
-        # that low the image is over ours too. Under a higher limit, OpenCV may still decode it.
-        pil_limit = 2 * (Image.MAX_IMAGE_PIXELS or 0)
-        limit = config.get_max_image_pixels()
-        if limit is not None and limit <= pil_limit:
-            raise ValueError(
-                f"{op_name}: the image header says more than {pil_limit} pixels (Pillow: {e}), over the limit of "
-                f"{limit} pixels (a decompression-bomb guard; nothing was decoded). If the image is trusted, "
-                "raise the limit with minddata.config.set_max_image_pixels(n), or pass None to remove it"
-            ) from None
-        return None
     except Exception:  # noqa: BLE001 - unreadable headers are reported by the decoders with context
         return None
 
@@ -193,49 +234,78 @@ def image_header_size(data: Any, op_name: str = "Decode") -> tuple[int, int] | N
         return width, height
     if buf.size >= 4 and buf[0] == 0xFF and buf[1] == 0xD8:
         return _jpeg_size(buf)
-    return _pil_size(buf, op_name)
+    return _pil_size(buf)
 
 
-def check_image_pixels(op_name: str, width: int, height: int) -> None:
-    """Refuse an image larger than ``config.get_max_image_pixels()`` (the decompression-bomb guard)."""
-    limit = config.get_max_image_pixels()
+_FROM_CONFIG: Any = object()  # "read config.get_max_image_pixels()", for callers outside a pipeline
+
+
+def check_image_pixels(op_name: str, width: int, height: int, limit: int | None = _FROM_CONFIG) -> None:
+    """Refuse an image larger than ``limit`` pixels (the decompression-bomb guard); ``limit``
+    defaults to ``config.get_max_image_pixels()``, ``None`` is no limit."""
+    if limit is _FROM_CONFIG:
+        limit = config.get_max_image_pixels()
     if limit is not None and width * height > limit:
-        raise ValueError(
+        raise PixelLimitError(
             f"{op_name}: the image header says {width}x{height} = {width * height} pixels, over the limit of "
             f"{limit} pixels (a decompression-bomb guard; nothing was decoded). If the image is trusted, raise "
             "the limit with minddata.config.set_max_image_pixels(n), or pass None to remove it"
         )
 
 
-def decode_image(data: Any, to_pil: bool = False, op_name: str = "Decode") -> Any:
+def decode_image(data: Any, to_pil: bool = False, op_name: str = "Decode", max_pixels: Any = _FROM_CONFIG) -> Any:
     """Encoded bytes → RGB ``uint8`` HWC array (or a PIL image in mode RGB when ``to_pil``).
 
-    OpenCV first: it is the faster of the two (libjpeg-turbo into the output buffer, GIL released)
-    and keeps 16-bit images' high byte where Pillow clips. Pillow takes over for what OpenCV rejects.
-    An image whose header is over ``config.get_max_image_pixels()`` is refused before decoding.
-    ``op_name`` names the op in errors: ops that decode as one of their steps pass their own name.
+    JPEG goes to libjpeg-turbo (the ``_jpeg`` extension: GIL released, straight into the output);
+    everything else, and JPEGs the extension can't take, to Pillow. The pixel limit ``max_pixels``
+    (default ``config.get_max_image_pixels()``; ``None``: no limit) is checked on the size that the
+    decoder about to decode read from the header (libjpeg's ``jpeg_read_header``, Pillow's
+    ``Image.open``), before any pixel is allocated: a separate header parse could disagree with the
+    decoder (e.g. junk bytes before the frame header) and let a bomb through. OpenCV decodes only
+    CMYK/YCCK JPEGs, after libjpeg has read and checked their header. ``op_name`` names the op in
+    errors: ops that decode as one of their steps pass their own name.
     """
     buf = _encoded_bytes(data, op_name)
     if buf.size == 0:
         raise ValueError(f"{op_name}: the input is empty (0 bytes); expected an encoded image")
-    if config.get_max_image_pixels() is not None:
-        size = image_header_size(buf, op_name)
-        if size is not None:
-            check_image_pixels(op_name, *size)
-    if to_pil:
-        return _pil_decode(buf, op_name)
+    limit = config.get_max_image_pixels() if max_pixels is _FROM_CONFIG else max_pixels
+    if to_pil or not jpeg.AVAILABLE or not jpeg.is_jpeg(buf):
+        return _pil_decode(buf, op_name, limit) if to_pil else np.array(_pil_decode(buf, op_name, limit))
+    checked: list[tuple[int, int]] = []
+
+    def check_size(width: int, height: int) -> None:
+        check_image_pixels(op_name, width, height, limit)
+        checked.append((width, height))
+
     try:
-        bgr = cv2.imdecode(buf, _IMREAD_FLAGS)
-    except cv2.error:
-        bgr = None
-    if bgr is None or bgr.ndim != 3 or bgr.shape[2] != 3 or bgr.dtype != np.uint8:
-        return np.array(_pil_decode(buf, op_name))
-    return cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB, dst=bgr)
+        return jpeg.decode(buf, check_size=check_size)
+    except PixelLimitError:
+        raise
+    except ValueError as e:
+        truncated, failure = _jpeg_failure(buf, e, op_name)
+        if truncated:
+            raise failure from None
+    if checked:
+        # libjpeg read and accepted the header (e.g. CMYK, which the extension leaves to OpenCV, whose
+        # bundled libjpeg-turbo reads the same header).
+        try:
+            bgr = cv2.imdecode(buf, _IMREAD_FLAGS)
+        except cv2.error:
+            bgr = None
+        if bgr is not None and bgr.ndim == 3 and bgr.shape[2] == 3 and bgr.dtype == np.uint8:
+            return cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB, dst=bgr)
+    # A JPEG process this libjpeg lacks (e.g. lossless): Pillow's newer libjpeg-turbo may decode it.
+    try:
+        return np.array(_pil_decode(buf, op_name, limit))
+    except PixelLimitError:
+        raise
+    except ValueError:
+        raise failure from None
 
 
 @register_kernel("Decode", "CPU")
 def decode(op: Op, ctx: KernelContext, data: Any) -> Any:
-    return decode_image(data, to_pil=op.to_pil)
+    return decode_image(data, to_pil=op.to_pil, max_pixels=ctx.options.max_image_pixels)
 
 
 # ---------------------------------------------------------------------------------------------- Resize

@@ -51,6 +51,7 @@ file is always read whole.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -268,6 +269,7 @@ def decode(
     out: np.ndarray | None = None,
     *,
     strict: bool = False,
+    check_size: Callable[[int, int], None] | None = None,
 ) -> np.ndarray:
     """Decode a JPEG to an RGB ``uint8`` ``(H, W, 3)`` array, at 1/``scale_denom`` and/or cropped.
 
@@ -279,6 +281,8 @@ def decode(
       a C-contiguous batch.
     * ``strict``: turn libjpeg's corrupt-data warnings (e.g. a bad Huffman code) into errors; by
       default they are tolerated like Pillow and OpenCV do. Data ending early is always an error.
+    * ``check_size``: called as ``check_size(width, height)`` with the size the decoder's own header
+      read found, before anything is allocated; it raises to refuse the image (the pixel limit).
 
     Grayscale files come out with the gray replicated into R, G and B. CMYK/YCCK files raise
     ``ValueError`` (mentioning CMYK) on the fast path so the caller can use OpenCV/Pillow; the slow
@@ -286,16 +290,20 @@ def decode(
     """
     s = _check_scale(scale_denom)
     if AVAILABLE:
-        return _jpeg.decode(data, s, crop, out, strict=strict)
-    return _slow_decode(data, s, crop, out)
+        return _jpeg.decode(data, s, crop, out, strict=strict, check_size=check_size)
+    return _slow_decode(data, s, crop, out, check_size)
 
 
-def _slow_decode(data: Any, s: int, crop: Any, out: np.ndarray | None) -> np.ndarray:
+def _slow_decode(
+    data: Any, s: int, crop: Any, out: np.ndarray | None, check_size: Callable[[int, int], None] | None = None
+) -> np.ndarray:
     """OpenCV decodes the whole image at 1/s, then the crop is cut out (see the module docstring)."""
     import cv2
 
     buf = _as_bytes_array(data)
     h, w, _, _ = _py_read_header(buf)
+    if check_size is not None:
+        check_size(w, h)
     hs, ws = scaled_size(h, w, s)
     if crop is None:
         box = (0, 0, hs, ws)

@@ -23,7 +23,13 @@ import numpy as np
 
 from minddata.errors import DeviceError
 from minddata.ops.base import KernelContext, Op
-from minddata.ops.cpu.image import _encoded_bytes, _square, random_resized_crop_box, resize_output_size
+from minddata.ops.cpu.image import (
+    _encoded_bytes,
+    _square,
+    check_image_pixels,
+    random_resized_crop_box,
+    resize_output_size,
+)
 from minddata.ops.dvpp import rules
 from minddata.ops.formats import sniff_format
 
@@ -173,9 +179,12 @@ class _Device:
         return pic
 
 
-def _decoded(dev: _Device, op_name: str, data: Any) -> tuple[tuple, int, int]:
+def _decoded(dev: _Device, op_name: str, data: Any, limit: int | None) -> tuple[tuple, int, int]:
     buf = np.ascontiguousarray(_encoded_bytes(data, op_name))
     height, width = rules.check_decode(op_name, buf, sniff_format(buf))
+    # JPEGD writes into a picture buffer of exactly this size (it fails on a stream that disagrees),
+    # so this is the size to hold to the pixel limit.
+    check_image_pixels(op_name, width, height, limit)
     return dev.decode(buf, width, height), height, width
 
 
@@ -186,7 +195,7 @@ def run(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
     with dev.lock:
         if name in ("Decode", "FusedDecodeResize", "FusedDecodeRandomResizedCrop", "RandomCropDecodeResize"):
             decode_name = "RandomCropDecodeResize" if name == "RandomCropDecodeResize" else "Decode"
-            pic, h, w = _decoded(dev, decode_name, data)
+            pic, h, w = _decoded(dev, decode_name, data, ctx.options.max_image_pixels)
         else:
             image = rules.check_vpc_input(name, data)
             h, w = image.shape[:2]

@@ -55,9 +55,11 @@ DRIVER_OPS: dict[str, tuple[str, ...]] = {
 _drivers: dict[str, tuple[str | None, str]] = {}
 
 
-def current_driver() -> str:
-    """The driver Dvpp kernels use now, or a :class:`DeviceError` saying why there is none."""
-    wanted = config.get_dvpp_driver()
+def current_driver(wanted: str | None = None) -> str:
+    """The driver Dvpp kernels use under the setting ``wanted`` (default: the config's), or a
+    :class:`DeviceError` saying why there is none."""
+    if wanted is None:
+        wanted = config.get_dvpp_driver()
     if wanted == "reference":
         return "reference"
     found = _drivers.get(wanted)
@@ -101,10 +103,9 @@ def unsupported_reason(op: Op, driver: str) -> str | None:
 
 def _with_policy(name: str, model: Callable[[Op, KernelContext, Any], Any]) -> Callable[..., Any]:
     def kernel(op: Op, ctx: KernelContext, data: Any) -> Any:
-        # The engine stamps its placement's driver and policy on the op (worker processes don't
-        # share this process's config); eager calls and tests use the config.
-        driver = getattr(op, "_dvpp_driver", None) or current_driver()
-        policy = getattr(op, "_dvpp_policy", None) or config.get_dvpp_policy()
+        # The placement's resolved driver travels on the op; the settings come from the run's options.
+        driver = getattr(op, "_dvpp_driver", None) or current_driver(ctx.options.dvpp_driver)
+        policy = ctx.options.dvpp_policy
         reason = unsupported_reason(op, driver)
         if reason is not None:
             raise DeviceError(reason)
@@ -155,13 +156,13 @@ def _register(*names: str) -> Callable[[Callable], Callable]:
 # ---------------------------------------------------------------------------------------------- reference model
 
 
-def _decode(op_name: str, data: Any) -> np.ndarray:
+def _decode(op_name: str, data: Any, limit: int | None) -> np.ndarray:
     buf = _encoded_bytes(data, op_name)
     if buf.size == 0:
         raise ValueError(f"{op_name}: the input is empty (0 bytes); expected an encoded image")
     height, width = rules.check_decode(op_name, buf, sniff_format(buf))
-    check_image_pixels(op_name, width, height)
-    image = decode_image(buf, op_name=op_name)
+    check_image_pixels(op_name, width, height, limit)
+    image = decode_image(buf, op_name=op_name, max_pixels=limit)
     return rules.nv12_roundtrip(image, "decode")
 
 
@@ -185,7 +186,7 @@ def _vpc_crop(op_name: str, image: np.ndarray, top: int, left: int, ch: int, cw:
 
 @_register("Decode")
 def _decode_kernel(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
-    return _decode("Decode", data)
+    return _decode("Decode", data, ctx.options.max_image_pixels)
 
 
 @_register("Resize")
@@ -233,7 +234,7 @@ def _random_resized_crop_kernel(op: Op, ctx: KernelContext, image: Any) -> np.nd
 
 @_register("FusedDecodeResize")
 def _decode_resize_kernel(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
-    image = _decode("Decode", data)
+    image = _decode("Decode", data, ctx.options.max_image_pixels)
     out_h, out_w = resize_output_size(image.shape[0], image.shape[1], op.resize.size)
     return _vpc_resize("Resize", image, out_h, out_w, op.resize.interpolation)
 
@@ -247,8 +248,9 @@ def _decode_crop(crop: Op, ctx: KernelContext, data: Any, decode_name: str, crop
     top, left, ch, cw = random_resized_crop_box(ctx.rng, height, width, crop.scale, crop.ratio, crop.max_attempts)
     out_h, out_w = _square(crop.size)
     rules.check_vpc_output(crop_name, out_h, out_w)
-    check_image_pixels(decode_name, width, height)
-    image = rules.nv12_roundtrip(decode_image(buf, op_name=decode_name), "decode")
+    limit = ctx.options.max_image_pixels
+    check_image_pixels(decode_name, width, height, limit)
+    image = rules.nv12_roundtrip(decode_image(buf, op_name=decode_name, max_pixels=limit), "decode")
     return _vpc_resize(crop_name, image[top : top + ch, left : left + cw], out_h, out_w, crop.interpolation)
 
 

@@ -32,15 +32,18 @@ _lock = threading.Lock()
 _backends: dict[tuple[bool, str], tuple[str | None, str]] = {}
 
 
-def row_backend() -> str:
+def row_backend(emulate: bool | None = None) -> str:
     """The backend of per-row GPU kernels here (``"cuda"``, ``"dali-cpu"``, ``"torch-cuda"`` or
-    ``"torch-cpu"``), or a :class:`DeviceError`."""
+    ``"torch-cpu"``) under ``set_gpu_emulation(emulate)`` (default: the config's), or a
+    :class:`DeviceError`."""
     from minddata.ops import probe
 
-    key = (config.get_gpu_emulation(), config.get_gpu_driver())
+    if emulate is None:
+        emulate = config.get_gpu_emulation()
+    key = (emulate, config.get_gpu_driver())
     found = _backends.get(key)
     if found is None or found[0] is None:  # an absent GPU is asked about again: it may be fixed now
-        found = _backends[key] = probe.gpu_backend()
+        found = _backends[key] = probe.gpu_backend(emulate)
     backend, why = found
     if backend is None:
         raise DeviceError(
@@ -81,7 +84,7 @@ atexit.register(close_cached_segments)
 
 def run_one(op: Op, ctx: KernelContext, value: Any, *, hw_decoder_load: float = 0.0) -> Any:
     """``op`` on one row through DALI, as a host array; the row's error is raised as it is."""
-    seg = _segment(op, row_backend(), hw_decoder_load)
+    seg = _segment(op, row_backend(ctx.options.gpu_emulation), hw_decoder_load)
     with seg.lock:
         results, _ = seg.run([value], [[ctx]])
     result = results[0]

@@ -315,7 +315,22 @@ def _decode_static(op: Op, kind: Kind) -> Kind:
     return Kind("HWC", np.dtype(np.uint8), 3)
 
 
-def encoded_header(op_name: str, s: Sample) -> tuple[np.ndarray, int, int]:
+def decoder_header_size(buf: np.ndarray) -> tuple[int, int] | None:
+    """(width, height) as DALI's image decoder will read them: DALI decodes through nvImageCodec, so
+    its parser gives the size the pixel limit is checked on (a separate parse could disagree, e.g.
+    over junk bytes before a JPEG frame header). Without nvImageCodec, the CPU's header reader."""
+    try:
+        from nvidia import nvimgcodec
+    except ImportError:
+        return image_header_size(buf)
+    try:
+        stream = nvimgcodec.CodeStream(buf.tobytes())
+        return int(stream.width), int(stream.height)
+    except Exception:  # noqa: BLE001 - nvImageCodec raises RuntimeError or its own types for bad headers
+        return None
+
+
+def encoded_header(op_name: str, s: Sample, limit: int | None) -> tuple[np.ndarray, int, int]:
     """The row's bytes and (height, width) from its header, checked as the CPU decoder checks them."""
     if s.value is None or s.kind.layout != "encoded":
         raise TypeError(
@@ -327,21 +342,19 @@ def encoded_header(op_name: str, s: Sample) -> tuple[np.ndarray, int, int]:
         raise ValueError(f"{op_name}: the input is empty (0 bytes); expected an encoded image")
     fmt = sniff_format(buf)
     if fmt not in DALI_DECODE_FORMATS:
-        head = " ".join(f"{b:02x}" for b in buf[:8].tolist())
-        what = f"a {fmt} image" if fmt != "unknown" else f"not an image DALI can decode (first bytes {head})"
+        what = f"a {fmt} image" if fmt != "unknown" else "not an image DALI can decode (no known signature)"
         raise ValueError(
             f"{op_name}: the GPU decoder (DALI) reads {', '.join(DALI_DECODE_FORMATS)}; this row is {what}, "
             f"{buf.size} bytes. Place {op_name} on the CPU for it"
         )
-    size = image_header_size(buf, op_name)
+    size = decoder_header_size(buf)
     if size is None:
-        head = " ".join(f"{b:02x}" for b in buf[:8].tolist())
         raise ValueError(
-            f"{op_name}: the input is not a decodable image (first bytes {head}, {buf.size} bytes): its "
-            f"{fmt} header can't be read"
+            f"{op_name}: the input is not a decodable image ({buf.size} bytes): its {fmt} header can't be "
+            "read by DALI's decoder (nvImageCodec)"
         )
     width, height = size
-    check_image_pixels(op_name, width, height)
+    check_image_pixels(op_name, width, height, limit)
     return buf, height, width
 
 
@@ -360,7 +373,7 @@ def build_decode(node: Any, env: Any, anchor: Any = None, shape: Any = None) -> 
            if getattr(op, "to_pil", False) else None,
            build=lambda op, node, args, env: build_decode(node, env))
 def _plan_decode(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
-    buf, h, w = encoded_header("Decode", s)
+    buf, h, w = encoded_header("Decode", s, ctx.options.max_image_pixels)
     s.value = buf
     return {}, Sample((h, w, 3), _decode_static(op, s.kind))
 
@@ -369,7 +382,7 @@ def _plan_decode(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
            supports=lambda op: _interp_supported(op.resize),
            build=lambda op, node, args, env: build_resize(build_decode(node, env), args, op.resize.interpolation, env))
 def _plan_decode_resize(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
-    buf, h, w = encoded_header("Decode", s)
+    buf, h, w = encoded_header("Decode", s, ctx.options.max_image_pixels)
     s.value = buf
     out_h, out_w = resize_output_size(h, w, op.resize.size)
     return resize_args(h, w, out_h, out_w, op.resize.interpolation), Sample((out_h, out_w, 3), _decode_static(op, s.kind))
@@ -389,7 +402,7 @@ def _build_decode_crop(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any
 def _plan_decode_crop(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     crop = _crop_spec(op)
     name = "Decode" if op.name == "FusedDecodeRandomResizedCrop" else op.name
-    buf, h, w = encoded_header(name, s)
+    buf, h, w = encoded_header(name, s, ctx.options.max_image_pixels)
     s.value = buf
     # The crop is drawn from the header's size with the crop op's stream, as the CPU kernel draws it;
     # DALI then decodes only that region (decoders.image_slice).

@@ -111,3 +111,43 @@ def test_error_in_generator_source_reaches_consumer():
 
     with pytest.raises(OSError, match="disk gone"):
         column(md.GeneratorDataset(gen, column_names=["x"]).map(lambda x: x))
+
+
+# -- source reads under the error modes ----------------------------------------------------------
+
+
+def _listed_then_deleted(image_folder, *, with_map: bool, workers: int = 2):
+    """An ImageFolderDataset iterator created after listing, with one file deleted afterwards."""
+    ds = md.ImageFolderDataset(str(image_folder), shuffle=False, num_parallel_workers=workers)
+    if with_map:
+        ds = ds.map(lambda x: x[:4], input_columns="image", num_parallel_workers=workers)
+    assert ds.get_dataset_size() == 12  # the folder is listed now
+    victim = sorted((image_folder / "dog").iterdir())[1]
+    victim.unlink()
+    return ds.create_tuple_iterator(num_epochs=1, output_numpy=True), victim
+
+
+@pytest.mark.parametrize("with_map", [False, True], ids=["source-only", "map-reading-source"])
+def test_a_file_deleted_after_listing_raises_naming_it_by_default(image_folder, with_map):
+    it, victim = _listed_then_deleted(image_folder, with_map=with_map)
+    with pytest.raises(RowError, match=rf"can't read row 5, file .*{victim.name}"):
+        list(it)
+
+
+@pytest.mark.parametrize("with_map", [False, True], ids=["source-only", "map-reading-source"])
+def test_skip_mode_skips_a_file_deleted_after_listing_and_counts_it(image_folder, with_map, caplog):
+    md.config.set_error_samples_mode("skip")
+    it, victim = _listed_then_deleted(image_folder, with_map=with_map)
+    with caplog.at_level(logging.WARNING, logger="minddata"):
+        rows = list(it)
+    assert len(rows) == 11 and it.skipped_rows == 1
+    assert victim.name in caplog.text
+
+
+@pytest.mark.parametrize("with_map", [False, True], ids=["source-only", "map-reading-source"])
+def test_replace_mode_replaces_a_file_deleted_after_listing(image_folder, with_map):
+    md.config.set_error_samples_mode("replace")
+    it, _ = _listed_then_deleted(image_folder, with_map=with_map)
+    rows = list(it)
+    assert len(rows) == 12 and it.replaced_rows == 1
+    assert rows[5][0].tobytes() == rows[4][0].tobytes() and int(rows[5][1]) == int(rows[4][1])

@@ -19,7 +19,10 @@ import pytest
 from conftest import column
 
 import minddata as md
-from minddata.errors import ArgumentError, DataFormatError, PipelineError
+from minddata.bench.corpus import proto_field as _field
+from minddata.bench.corpus import tf_feature as _feature
+from minddata.bench.corpus import varint as _varint
+from minddata.errors import ArgumentError, DataFormatError, PipelineError, RowError
 
 
 def _rows(ds):
@@ -259,41 +262,6 @@ def _frame(data: bytes) -> bytes:
     return length + struct.pack("<I", _masked(length)) + data + struct.pack("<I", _masked(data))
 
 
-def _varint(n: int) -> bytes:
-    n &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def _field(number: int, wire: int, payload: bytes) -> bytes:
-    key = _varint((number << 3) | wire)
-    return key + (_varint(len(payload)) + payload if wire == 2 else payload)
-
-
-def _feature(kind: str, values, packed: bool = True) -> bytes:
-    if kind == "bytes":
-        body = b"".join(_field(1, 2, v) for v in values)
-        return _field(1, 2, body)
-    if kind == "float":
-        if packed:
-            body = _field(1, 2, b"".join(struct.pack("<f", v) for v in values))
-        else:
-            body = b"".join(_field(1, 5, struct.pack("<f", v)) for v in values)
-        return _field(2, 2, body)
-    if packed:
-        body = _field(1, 2, b"".join(_varint(v) for v in values))
-    else:
-        body = b"".join(_field(1, 0, _varint(v)) for v in values)
-    return _field(3, 2, body)
-
-
 def _example(features: dict) -> bytes:
     entries = b"".join(_field(1, 2, _field(1, 2, name.encode()) + _field(2, 2, value)) for name, value in features.items())
     unknown = _field(15, 0, _varint(7))  # an unknown field a reader must skip
@@ -509,3 +477,58 @@ def test_bucket_batch_by_length():
 def test_docstring_examples(name):
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0
+
+
+def _coco_naming(tmp_path, file_name, **kwargs):
+    tmp_path.mkdir(exist_ok=True)
+    images, annotation = _coco(tmp_path)
+    content = json.loads(annotation.read_text())
+    content["images"][1]["file_name"] = file_name
+    annotation.write_text(json.dumps(content))
+    return md.CocoDataset(str(images), str(annotation), shuffle=False, **kwargs)
+
+
+@pytest.mark.parametrize("file_name", ["../../x", "../secret.txt", "/etc/hostname", "sub/../../secret.txt"])
+def test_coco_file_name_leaving_the_folder_is_refused(tmp_path, file_name):
+    (tmp_path / "secret.txt").write_text("top secret contents")
+    with pytest.raises(DataFormatError, match=r"ann.json: images\[1\].file_name .* leaves the dataset folder") as e:
+        _rows(_coco_naming(tmp_path, file_name))
+    assert "top secret" not in str(e.value) and "trusted_roots" in str(e.value)
+
+
+def test_coco_symlink_out_of_the_folder_is_refused_when_read(tmp_path):
+    (tmp_path / "secret.txt").write_text("top secret contents")
+    ds = _coco_naming(tmp_path, "link.jpg")
+    (tmp_path / "images" / "link.jpg").symlink_to(tmp_path / "secret.txt")
+    with pytest.raises(RowError, match=r"row 1, image .*link.jpg.* leaves the dataset folder .*symlinks") as e:
+        _rows(ds)
+    assert "top secret" not in str(e.value)
+
+
+def test_coco_symlink_inside_the_folder_is_read(tmp_path):
+    ds = _coco_naming(tmp_path, "alias.jpg")
+    (tmp_path / "images" / "alias.jpg").symlink_to(tmp_path / "images" / "a.jpg")
+    assert _rows(ds)[1]["image"].tobytes() == b"a.jpg" * 3
+
+
+def test_coco_trusted_roots_allow_absolute_paths_there(tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "z.jpg").write_bytes(b"zzz")
+    rows = _rows(_coco_naming(tmp_path / "one", str(elsewhere / "z.jpg"), trusted_roots=[str(elsewhere)]))
+    assert rows[1]["image"].tobytes() == b"zzz"
+    with pytest.raises(DataFormatError, match="leaves the dataset folder"):
+        _rows(_coco_naming(tmp_path / "two", "/etc/hostname", trusted_roots=[str(elsewhere)]))
+
+
+def test_coco_trusted_roots_are_checked(tmp_path):
+    with pytest.raises(ValueError, match="trusted_roots` must be an existing absolute folder"):
+        _coco_naming(tmp_path, "a.jpg", trusted_roots=["relative/folder"])
+
+
+def test_coco_skip_mode_skips_a_row_whose_symlink_escapes(tmp_path):
+    (tmp_path / "secret.txt").write_text("top secret contents")
+    ds = _coco_naming(tmp_path, "link.jpg")
+    (tmp_path / "images" / "link.jpg").symlink_to(tmp_path / "secret.txt")
+    md.config.set_error_samples_mode("skip")
+    assert [r["image"].tobytes() for r in _rows(ds)] == [b"a.jpg" * 3, b"c.jpg" * 3]

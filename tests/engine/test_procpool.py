@@ -28,6 +28,8 @@ from minddata.errors import PipelineError, WorkerDiedError
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="segments live in /dev/shm")
 
 SHM = procpool._shm_dir()
+# Scripts run with -c from the checkout's root, so they import this checkout, not an installed copy.
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _my_segments() -> set[str]:
@@ -279,23 +281,95 @@ def test_close_while_call_in_flight_stops_both():
     assert len(errors) == 1 and isinstance(errors[0], WorkerStopped)
 
 
-def test_sweep_removes_segments_of_dead_pids_only():
+_HOLDER_SCRIPT = """
+import sys, time
+from minddata.engine.procpool import _Arena
+arena = _Arena.create(sys.argv[1], 4096)
+print("ready", flush=True)
+time.sleep(60)
+"""
+
+
+def _holder(tmp_path, path: str) -> subprocess.Popen:
+    """A process that owns (creates and locks) the segment ``path``, as a pipeline's parent does."""
+    proc = subprocess.Popen([sys.executable, "-c", _HOLDER_SCRIPT, path], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    assert proc.stdout.readline().strip() == "ready"
+    return proc
+
+
+def test_sweep_keeps_a_live_owners_segment_whatever_pid_its_name_holds(tmp_path):
+    # As seen from another PID namespace sharing /dev/shm: the PID in the name is dead here, but
+    # the pipeline that owns the segment is alive (it holds the lock).
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    stale = os.path.join(SHM, f"minddata_{dead.pid}_deadbeef_req1")
-    live = os.path.join(SHM, f"minddata_{os.getppid()}_sweeptest_req1")
-    for path in (stale, live):
-        with open(path, "wb") as f:
-            f.write(b"x")
+    path = str(tmp_path / f"minddata_{dead.pid}_othernamespace_req1.flock")
+    owner = _holder(tmp_path, path)
     try:
-        removed = sweep_stale_segments()
-        assert stale in removed
-        assert not os.path.exists(stale)
-        assert os.path.exists(live)  # its pid is alive
+        assert sweep_stale_segments(str(tmp_path)) == []
+        assert os.path.exists(path)
     finally:
-        for path in (stale, live):
-            if os.path.exists(path):
-                os.unlink(path)
+        owner.kill()
+        owner.wait(10)
+    # Its owner killed (SIGKILL: no cleanup ran), the kernel dropped the lock: now it is stale.
+    assert sweep_stale_segments(str(tmp_path)) == [path]
+    assert not os.path.exists(path)
+
+
+def test_sweep_removes_an_unheld_segment_even_if_its_pid_is_alive(tmp_path):
+    # A live PID proves nothing either (another namespace's PID, or a reused one).
+    path = tmp_path / f"minddata_{os.getppid()}_reused_req1.flock"
+    path.write_bytes(b"x")
+    assert sweep_stale_segments(str(tmp_path)) == [str(path)]
+
+
+def test_sweep_leaves_segments_that_never_locked(tmp_path):
+    # An older minddata's segment (no lock, no .flock suffix) can't be proven abandoned.
+    path = tmp_path / "minddata_1_legacy_req1"
+    path.write_bytes(b"x")
+    assert sweep_stale_segments(str(tmp_path)) == []
+    assert path.exists()
+
+
+def test_a_workers_segments_are_locked_while_it_lives():
+    import fcntl
+
+    with ProcessWorker(lambda x: x, name="locktest") as w:
+        w.call(1, None)
+        (path, *_) = sorted(_my_segments())
+        assert path.endswith(".flock")
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            with pytest.raises(BlockingIOError):
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        finally:
+            os.close(fd)
+
+
+_FULL_SHM_SCRIPT = """
+import resource, signal
+import numpy as np
+import minddata as md
+# The shared-memory folder "fills up": writes past 2 MB fail (EFBIG) as they would on a full tmpfs.
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (2 << 20, 2 << 20))
+md.config.set_worker_shm_size(1 << 20)
+ds = md.NumpySlicesDataset({"x": [0, 1]}, shuffle=False)
+ds = ds.map(lambda x: np.ones(4 << 20, np.uint8), input_columns="x", num_parallel_workers=1,
+            python_multiprocessing=True)
+try:
+    list(ds.create_tuple_iterator(num_epochs=1))
+except Exception as e:
+    print(type(e).__name__, "|", e)
+"""
+
+
+def test_full_shared_memory_names_the_map_stage_and_the_fix(tmp_path):
+    proc = subprocess.run([sys.executable, "-c", _FULL_SHM_SCRIPT], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    kind, _, message = proc.stdout.strip().partition(" | ")
+    assert kind in ("RowError", "PipelineError"), proc.stdout
+    assert message.startswith("Map[<lambda>] worker 0: "), message
+    assert "shared memory" in message and "set_worker_shm_size" in message and "--shm-size" in message, message
 
 
 _ORPHAN_SCRIPT = """
@@ -312,9 +386,7 @@ if __name__ == "__main__":
 
 
 def test_worker_exits_when_parent_dies_and_sweep_reclaims(tmp_path):
-    script = tmp_path / "orphan.py"
-    script.write_text(_ORPHAN_SCRIPT)
-    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=30)
+    proc = subprocess.run([sys.executable, "-c", _ORPHAN_SCRIPT], capture_output=True, text=True, timeout=30, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     parent, child = map(int, proc.stdout.split())
     deadline = time.monotonic() + 5.0

@@ -115,15 +115,21 @@ def test_to_pil(files: dict[str, bytes]) -> None:
 
 def test_garbage_raises_clearly() -> None:
     with pytest.raises(
-        ValueError, match=r"Decode: the input is not a decodable image \(first bytes 00 01 02 03"
+        ValueError, match=r"Decode: the input is not a decodable image \(17 bytes; its signature is no known format"
     ) as e:
         vision.Decode()(bytes(range(17)))
-    assert "17 bytes" in str(e.value) and "JPEG, PNG, BMP, GIF, WebP or TIFF" in str(e.value)
+    assert "JPEG, PNG, BMP, GIF, WebP or TIFF" in str(e.value)
+    assert "00 01 02" not in str(e.value), "errors must not echo the file's contents"
 
 
 def test_truncated_and_empty_inputs_raise(files: dict[str, bytes]) -> None:
-    with pytest.raises(ValueError, match="Decode: the input is not a decodable image"):
-        vision.Decode()(files["jpeg"][: len(files["jpeg"]) // 2])
+    half = len(files["jpeg"]) // 2
+    with pytest.raises(
+        ValueError,
+        match=rf"Decode: the JPEG is truncated: its data ends after {half} bytes, before the image does .*"
+        r"set_error_samples_mode\('skip'\)",
+    ):
+        vision.Decode()(files["jpeg"][:half])
     with pytest.raises(ValueError, match="Decode: the input is empty"):
         vision.Decode()(b"")
 

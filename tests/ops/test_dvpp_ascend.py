@@ -158,3 +158,10 @@ def test_rules_are_checked_before_acl_is_called(fake_acl):
     with pytest.raises(DvppRuleError, match="supports JPEG only; this row is PNG"):
         get_kernel("Decode", "Dvpp")(vision.Decode(), KernelContext(), png)
     assert not fake_acl.device and fake_acl.next == 1  # nothing was allocated: ACL was never asked
+
+
+def test_the_pixel_limit_holds_before_acl_allocates(fake_acl):
+    md.config.set_max_image_pixels(161 * 120 - 1)
+    with pytest.raises(ValueError, match=r"161x120 = 19320 pixels, over the limit of 19319"):
+        get_kernel("Decode", "Dvpp")(vision.Decode(), KernelContext(), _jpeg(_photo()))
+    assert not fake_acl.device and fake_acl.next == 1  # no picture buffer was allocated
