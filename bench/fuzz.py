@@ -1,4 +1,4 @@
-"""Mutation fuzzing of the input side: TFRecord, CSV and encoded images, read through real pipelines.
+"""Mutation fuzzing of the inputs: TFRecord, CSV, encoded images and record files, read through real pipelines.
 
 Each target builds a small valid input in a work folder, mutates it with a seeded mutator
 (:func:`minddata.bench.corpus.mutate`: bit flips, edge bytes, insertions, deletions, cuts), reads it
@@ -9,8 +9,8 @@ through the dataset (and, for images, Decode) and says what happened:
 * ``"crash: <description>"``: anything else: another exception type, a minddata error that does
   not name the file, or malformed rows. The run fails on any.
 
-``TARGETS`` maps a name to ``target(rng, work_folder) -> outcome``; bench/fuzz_record.py offers the
-same for record files, and the suite runs a short seeded pass of both (tests/dataset/test_fuzz.py).
+``TARGETS`` maps a name to ``target(rng, work_folder) -> outcome``; the record targets come from
+bench/fuzz_record.py. The suite runs a short seeded pass of each (tests/dataset/test_fuzz.py, tests/record).
 
 Run::
 
@@ -179,10 +179,17 @@ def image_target(rng: random.Random, work: pathlib.Path) -> str:
     return classify(read, path, check)
 
 
+def _record_targets() -> dict[str, Callable[[random.Random, pathlib.Path], str]]:
+    from minddata.bench.fuzz_record import TARGETS as record_targets
+
+    return dict(record_targets)
+
+
 TARGETS: dict[str, Callable[[random.Random, pathlib.Path], str]] = {
     "tfrecord": tfrecord_target,
     "csv": csv_target,
     "image": image_target,
+    **_record_targets(),  # record_meta, record_data: mutated record metadata and data files
 }
 
 
