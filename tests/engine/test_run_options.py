@@ -86,6 +86,10 @@ NON_DEFAULT = {
     "dvpp_driver": "reference",
     "dvpp_policy": "cpu",
     "gpu_emulation": True,
+    "gpu_device_id": 1,
+    "gpu_driver": "torch",
+    "fast_decode_resize": True,
+    "multiprocessing_start_method": "spawn",
     "profiling": True,
     "autotune": True,
     "autotune_cpu_budget": 1.5,
@@ -108,6 +112,10 @@ def _configure(values: dict) -> None:
     c.set_dvpp_driver(values["dvpp_driver"])
     c.set_dvpp_policy(values["dvpp_policy"])
     c.set_gpu_emulation(values["gpu_emulation"])
+    c.set_gpu_device_id(values["gpu_device_id"])
+    c.set_gpu_driver(values["gpu_driver"])
+    c.set_fast_decode_resize(values["fast_decode_resize"])
+    c.set_multiprocessing_start_method(values["multiprocessing_start_method"])
     c.set_profiling(values["profiling"])
     c.set_autotune(values["autotune"], values["autotune_cpu_budget"], values["autotune_memory_budget"])
 
