@@ -6,7 +6,6 @@ import ipaddress
 import os
 
 import pytest
-
 from ray_cluster import start_local_cluster, stop_local_cluster
 
 

@@ -188,7 +188,7 @@ def test_to_ray_gives_rows_with_the_pipeline_columns():
     rows = ds.to_ray().take_all()
     local = list(ds.create_dict_iterator(num_epochs=1, output_numpy=True))
     assert [sorted(r) for r in rows] == [["image", "label"]] * 12
-    assert all(np.array_equal(r["image"], l["image"]) and r["label"] == l["label"] for r, l in zip(rows, local))
+    assert all(np.array_equal(r["image"], w["image"]) and r["label"] == w["label"] for r, w in zip(rows, local))
 
 
 def test_to_ray_ending_in_batch_gives_the_local_batches():
