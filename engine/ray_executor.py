@@ -271,6 +271,8 @@ class RayPlan:
         # As many blocks as read tasks: Ray would otherwise split blocks at arbitrary rows.
         ds = ray.data.read_datasource(source, override_num_blocks=max(1, -(-len(ids) // per_task)))
         ds.context.execution_options.preserve_order = True
+        # An op's RowError reaches the consumer as itself (naming the op, row and file), not as text.
+        ds.context.raise_original_map_exception = True
         for node in segment.steps:
             if isinstance(node, ir.RenameNode):
                 continue  # names live in the schema only
