@@ -6,6 +6,7 @@ import importlib.util
 import os
 import signal
 import sys
+import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -251,3 +252,23 @@ def test_missing_ray_names_the_install_command(monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(ImportError, match=r"pip install 'minddata\[ray\]'"):
         require_ray()
+
+
+def slow_identity(label):
+    time.sleep(0.02)
+    return label
+
+
+def test_profile_stage_table_comes_from_ray_stats_with_the_local_verdict():
+    ds = md.NumpySlicesDataset({"label": np.arange(24)}, shuffle=False).map(slow_identity, input_columns="label")
+    verdicts = {}
+    for executor in ("local", "ray"):
+        with md.Profiler() as prof:
+            for _ in ds.create_tuple_iterator(num_epochs=1, output_numpy=True, executor=executor):
+                pass
+        summary = prof.summary()
+        verdicts[executor] = summary.bottleneck.stage
+    ray_stage = next(s for s in summary.stages if s.node_type == "RayOperator")
+    assert ray_stage.rows_out == 24 and ray_stage.seconds >= 24 * 0.02 * 0.9
+    assert verdicts["local"] == "Map[slow_identity]"
+    assert verdicts["ray"] == ray_stage.name and "Map[slow_identity]" in verdicts["ray"]
