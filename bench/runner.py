@@ -246,6 +246,7 @@ def run(
     device: str = "cpu",
     profile: bool = True,
     progress: Callable[[int], Any] | None = None,
+    executor: str = "local",
 ) -> BenchResult:
     """Build pipeline ``name`` (a standard one, or a :class:`~minddata.bench.pipelines.CustomPipeline`)
     over ``data_dir``, iterate it ``epochs`` times, and measure.
@@ -253,7 +254,8 @@ def run(
     The clock starts before the dataset is built, so first-batch latency includes every start-up cost
     (listing files, starting workers, filling the first batch). With ``profile`` (the default) the
     run is profiled (a few per cent of cost at most) and the result names its bottleneck.
-    ``progress(images_so_far)`` is called after each batch.
+    ``progress(images_so_far)`` is called after each batch. ``executor="ray"`` runs the pipeline's
+    per-row part on Ray (see ``Dataset.create_dict_iterator``).
     """
     from minddata.profiler import Profiler
 
@@ -274,7 +276,7 @@ def run(
     shape: list[int] = []
     dtype = ""
     try:
-        it = ds.create_dict_iterator(num_epochs=epochs, output_numpy=True)
+        it = ds.create_dict_iterator(num_epochs=epochs, output_numpy=True, executor=executor)
         for _ in range(epochs):
             for batch in it:
                 if batches == 0:

@@ -107,6 +107,9 @@ def _parser() -> _Parser:
         "--num-images", type=_positive_int, default=2000,
         help="size of the generated set (default 2000; not used with --data)"
     )
+    bench.add_argument("--executor", choices=["local", "ray"], default="local",
+                       help="run the pipelines here (local, default) or their per-row part on Ray (ray: the "
+                       "cluster ray.init() connects to, a local one by default; needs pip install 'minddata[ray]')")
     bench.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")
     bench.add_argument("--plot", metavar="PATH",
                        help="also draw a PNG of throughput per pipeline and device, and of queue occupancy over "
@@ -127,6 +130,9 @@ def _parser() -> _Parser:
     conv.add_argument("--overwrite", action="store_true", help="replace existing files of the same names")
     conv.add_argument("--extensions", nargs="+", metavar="EXT", help="image extensions to read (default: common image types)")
     conv.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    conv.add_argument("--executor", choices=["local", "ray"], default="local",
+                      help="read the images here (local, default) or in Ray tasks (ray: the cluster ray.init() "
+                      "connects to, a local one by default; needs pip install 'minddata[ray]')")
     return parser
 
 
@@ -255,9 +261,21 @@ class _ProgressBar:
                 f"{nbytes / 1e6:,.1f} MB  {seconds:.1f} s")
 
 
+def _check_executor(command: str, executor: str) -> None:
+    if executor == "ray":
+        from minddata.engine.ray_executor import require_ray
+
+        try:
+            require_ray()
+        except ImportError as exc:
+            raise UsageError(f"{PROG} {command}: error: --executor ray: {exc}") from None
+
+
 def _convert(args: argparse.Namespace) -> int:
     from minddata.errors import MinddataError
     from minddata.record.convert import convert_image_folder
+
+    _check_executor("convert", args.executor)
 
     source = Path(args.source).expanduser()
     if not source.is_dir():
@@ -269,7 +287,8 @@ def _convert(args: argparse.Namespace) -> int:
                          "create it first")
     try:
         result = convert_image_folder(source, dest, shard_num=args.shards, overwrite=args.overwrite,
-                                      extensions=args.extensions, progress=None if args.quiet else _ProgressBar())
+                                      extensions=args.extensions, progress=None if args.quiet else _ProgressBar(),
+                                      executor=args.executor)
     except MinddataError as exc:
         message = str(exc).removeprefix("convert: ")
         raise UsageError(f"{PROG} convert: error: {message}") from None
@@ -427,6 +446,7 @@ def _bench(args: argparse.Namespace) -> int:
     if args.plot:
         _check_plot(args.plot)
     _check_device(args.device)
+    _check_executor("bench", args.executor)
     if args.data is not None:
         data_dir, count = _check_data_dir(args.data)
         source = f"{count} images in {data_dir}"
@@ -451,7 +471,8 @@ def _bench(args: argparse.Namespace) -> int:
     print(f"sizes:     {_size_summary(data_dir)}")
     print(f"machine:   {platform.node()}, {cores} usable cores, {platform.machine()}, "
           f"Python {platform.python_version()}, Pillow {versions['Pillow']}")
-    print(f"settings:  device {args.device}, {workers_text}, batch {args.batch_size}, {args.epochs} epoch(s)")
+    print(f"settings:  device {args.device}, {workers_text}, batch {args.batch_size}, {args.epochs} epoch(s), "
+          f"{args.executor} executor")
     print("pipelines:")
     for p in chosen:
         if isinstance(p, str):
@@ -474,7 +495,7 @@ def _bench(args: argparse.Namespace) -> int:
         bar = _BenchProgress(label, count * args.epochs)
         try:
             results.append(runner.run(p, data_dir, workers=workers, batch_size=args.batch_size, epochs=args.epochs,
-                                      device=args.device, progress=bar))
+                                      device=args.device, progress=bar, executor=args.executor))
         except Exception as exc:
             bar.close()
             # A failing pipeline is a bug, not bad input: one summary line, then the trace to report.
@@ -501,7 +522,7 @@ def _bench(args: argparse.Namespace) -> int:
             "machine": {"node": platform.node(), "usable_cores": cores, "arch": platform.machine()},
             "data": {"dir": str(data_dir), "images": count, "generated": args.data is None},
             "settings": {"device": args.device, "workers": args.workers, "batch_size": args.batch_size,
-                         "epochs": args.epochs},
+                         "epochs": args.epochs, "executor": args.executor},
             "decode_reference": reference.to_json() if reference else None,
             "decode_reference_runs_images_per_s": [r.images_per_s for r in measured],
             "results": [r.to_json() for r in results],

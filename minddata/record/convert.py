@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -38,8 +38,12 @@ def convert_image_folder(
     overwrite: bool = False,
     extensions: Sequence[str] | None = None,
     progress: Callable[[int, int, int], None] | None = None,
+    executor: str = "local",
 ) -> ConvertResult:
     """Write every image of ``source/<class>/<image>`` to the record set ``dest``.
+
+    ``executor="ray"`` reads the images in Ray tasks (an ``ImageFolderDataset`` run with
+    ``executor="ray"``, on the cluster ``ray.init()`` connected to); the writer stays in this process.
 
     ``progress(done, total, bytes_done)`` is called as rows are written. Nothing appears under
     ``dest`` unless every image was read and written (the writer commits at the end).
@@ -87,19 +91,44 @@ def convert_image_folder(
     with FileWriter(dest, shard_num=shard_num, overwrite=overwrite) as writer:
         writer.add_schema(IMAGE_FOLDER_SCHEMA, f"image folder {folder}")
         writer.add_index(["label", "file_name"])
-        with ThreadPoolExecutor(max_workers=4) as pool:
-            for first in range(0, total, batch):
-                paths = files[first : first + batch]
-                datas = list(pool.map(read, paths))
-                writer.write_raw_data(
-                    [
-                        {"file_name": os.path.relpath(p, folder).replace(os.sep, "/"), "label": int(labels[first + k]), "image": d}  # type: ignore[index]
-                        for k, (p, d) in enumerate(zip(paths, datas))
-                    ]
-                )
-                written += len(paths)
-                nbytes += sum(len(d) for d in datas)
-                if progress is not None:
-                    progress(written, total, nbytes)
+        for first, datas in _read_batches(folder, exts, files, batch, read, executor):
+            paths = files[first : first + batch]
+            writer.write_raw_data(
+                [
+                    {"file_name": os.path.relpath(p, folder).replace(os.sep, "/"), "label": int(labels[first + k]), "image": d}  # type: ignore[index]
+                    for k, (p, d) in enumerate(zip(paths, datas))
+                ]
+            )
+            written += len(paths)
+            nbytes += sum(len(d) for d in datas)
+            if progress is not None:
+                progress(written, total, nbytes)
         paths_out = list(writer.paths)
     return ConvertResult(written, nbytes, time.perf_counter() - start, paths_out, listing.classes())
+
+
+def _read_batches(
+    folder: str, exts: tuple[str, ...], files: list[str], batch: int, read: Callable[[str], bytes], executor: str
+) -> Iterator[tuple[int, list[bytes]]]:
+    """``(first row, file contents)`` per ``batch`` files, in listing order: read by threads here, or
+    by Ray tasks (the folder as an unshuffled ImageFolderDataset, which lists it in the same order)."""
+    if executor == "local":
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            for first in range(0, len(files), batch):
+                yield first, list(pool.map(read, files[first : first + batch]))
+        return
+    if executor != "ray":
+        raise ArgumentError(f"convert: `executor` must be 'local' or 'ray'. Found: {executor!r}")
+    from minddata.dataset.sources import ImageFolderDataset
+
+    ds = ImageFolderDataset(folder, shuffle=False, extensions=list(exts))
+    pending: list[bytes] = []
+    first = 0
+    with ds.create_tuple_iterator(num_epochs=1, output_numpy=True, executor="ray") as rows:
+        for image, _label in rows:
+            pending.append(image.tobytes())
+            if len(pending) == batch:
+                yield first, pending
+                first, pending = first + batch, []
+    if pending:
+        yield first, pending
