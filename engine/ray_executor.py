@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import copy
 import math
+import os
 import pickle
 from collections.abc import Iterator
 from contextlib import closing
@@ -45,7 +46,7 @@ from minddata.engine.stages import ShuffleStage, Stage
 from minddata.errors import GraphError, MinddataError
 from minddata.ops.base import Op
 
-__all__ = ["RayPlan", "require_ray", "to_ray", "RAY_INSTALL_HINT"]
+__all__ = ["RayPlan", "require_ray", "init_local_cluster", "to_ray", "RAY_INSTALL_HINT"]
 
 RAY_INSTALL_HINT = "pip install 'minddata[ray]'"
 
@@ -69,6 +70,34 @@ def require_ray() -> Any:
         raise ImportError(
             f"executor='ray' needs Ray Data, which is not installed ({error}). Install it with: {RAY_INSTALL_HINT}"
         ) from None
+    return ray
+
+
+# Ray resolves 127.0.0.1 to the machine's reachable address and binds its servers to every interface
+# unless it runs as a single-machine cluster; this setting (read when ray is imported, here and in every
+# Ray process started from here) keeps every address and listening socket on loopback.
+SINGLE_MACHINE_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+
+
+def init_local_cluster(num_cpus: int, **kwargs: Any) -> Any:
+    """Start a single-machine Ray cluster of ``num_cpus`` CPUs bound to 127.0.0.1 only (for tests and
+    benchmarks on a machine that must send nothing elsewhere); returns ``ray``. ``kwargs`` go to
+    ``ray.init``. Environment set here for the Ray processes is restored in this one afterwards."""
+    saved = dict(os.environ)
+    os.environ.update(SINGLE_MACHINE_ENV)
+    try:
+        ray = require_ray()
+        import ray._private.ray_constants as ray_constants
+
+        ray_constants.ENABLE_RAY_CLUSTER = False  # in case ray was imported before the setting
+        options = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False, **kwargs}
+        ray.init(num_cpus=num_cpus, _node_ip_address="127.0.0.1", **options)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    context = ray.data.DataContext.get_current()
+    context.enable_progress_bars = False
+    context.print_on_execution_start = False
     return ray
 
 
@@ -259,14 +288,14 @@ class RayPlan:
     # -- Ray datasets -----------------------------------------------------------------------------
 
     def segment_dataset(self, segment: Segment, seed: int, pass_index: int, skip: int = 0,
-                        rows_multiple: int = 1) -> Any:
+                        rows_multiple: int = 1, rows_per_task: int | None = None) -> Any:
         """A ``ray.data.Dataset`` of the segment's rows for pass ``pass_index``, from row ``skip`` on,
         as internal blocks (``__pos__``, ``__id__``, ``__row__``, ``__origin__``), in pass order
         (read tasks hold multiples of ``rows_multiple`` rows)."""
         ray = require_ray()
         rt = Runtime(seed, self.error_mode)
         ids = segment.pass_ids(rt, pass_index)[skip:]
-        per_task = _rows_per_task(len(ids), rows_multiple, ray)
+        per_task = rows_per_task or _rows_per_task(len(ids), rows_multiple, ray)
         source = _ReadRows(segment.source, ids, skip, per_task, config.get_rows_per_chunk())
         # As many blocks as read tasks: Ray would otherwise split blocks at arbitrary rows.
         ds = ray.data.read_datasource(source, override_num_blocks=max(1, -(-len(ids) // per_task)))
