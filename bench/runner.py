@@ -276,7 +276,9 @@ def run(
     shape: list[int] = []
     dtype = ""
     try:
-        it = ds.create_dict_iterator(num_epochs=epochs, output_numpy=True, executor=executor)
+        # Only a Ray run names its executor: pipeline files may build dataset-like objects without it.
+        chosen = {"executor": executor} if executor != "local" else {}
+        it = ds.create_dict_iterator(num_epochs=epochs, output_numpy=True, **chosen)
         for _ in range(epochs):
             for batch in it:
                 if batches == 0:

@@ -124,17 +124,9 @@ def _is_function(op: Any) -> bool:
 
 
 def _num_gpus(node: ir.Node) -> float:
+    # A DALI part placed on a real GPU needs one per actor; DALI's CPU emulation needs none.
     parts = getattr(node, "device_parts", None) or []
-    return 1.0 if any(part.kind == "dali" for part in parts) and _has_cuda() else 0.0
-
-
-def _has_cuda() -> bool:
-    from minddata._devices import gpu_count
-
-    try:
-        return gpu_count() > 0
-    except Exception:  # noqa: BLE001 - no probe, no GPU request
-        return False
+    return 1.0 if any(part.kind == "dali" and getattr(part, "backend", None) == "cuda" for part in parts) else 0.0
 
 
 class Segment:

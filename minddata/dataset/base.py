@@ -417,7 +417,7 @@ class Dataset:
 
         Example (not run here: it needs a Ray cluster):
             >>> import minddata as md  # doctest: +SKIP
-            >>> ds = md.NumpySlicesDataset({"x": list(range(8))}, shuffle=False).map(lambda x: x * 2, "x")
+            >>> ds = md.NumpySlicesDataset({"x": list(range(8))}, shuffle=False).map(lambda x: x * 2, "x")  # doctest: +SKIP
             >>> ds.batch(4).to_ray().take_all()[0]["x"].tolist()  # doctest: +SKIP
             [0, 2, 4, 6]
         """
