@@ -448,10 +448,16 @@ class _Feed(Stage):
             yield chunk
 
 
+# Settings the kernels and device parts read in the worker: the driver's values travel with each step.
+WORKER_SETTINGS = ("max_image_pixels", "device_fallback", "dvpp_driver", "dvpp_policy", "gpu_emulation",
+                   "rows_per_chunk")
+
+
 class _Step:
     """One per-row plan step, run over Ray blocks by the local compiler's own stage for it."""
 
     def __init__(self, node: ir.Node, seed: int, error_mode: str, pass_index: int):
+        self.settings = {name: getattr(config, f"get_{name}")() for name in WORKER_SETTINGS}
         node = copy.copy(node)
         node.num_workers = 1  # type: ignore[attr-defined]  # Ray runs the tasks in parallel
         if isinstance(node, ir.MapNode):
@@ -468,6 +474,8 @@ class _Step:
 
     def _build(self) -> tuple[Runtime, _Feed, Stage]:
         if self._built is None:
+            for name, value in self.settings.items():
+                getattr(config, f"set_{name}")(value)
             rt = Runtime(self.seed, self.error_mode)
             feed = _Feed(rt)
             builder = _Builder(rt, None)

@@ -1,7 +1,12 @@
-"""Starting and stopping the tests' local Ray cluster (imported by tests/ray/conftest.py)."""
+"""The Ray tests' local cluster: one per test session, on 127.0.0.1 only.
+
+Test modules here import the fixtures (``from ray_cluster import ray_cluster``): a conftest.py in this
+folder would shadow the tests' root conftest module, which other tests import by name.
+"""
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from pathlib import Path
 from typing import Any
@@ -32,5 +37,29 @@ def start_local_cluster() -> Any:
             os.environ["PYTHONPATH"] = saved
 
 
-def stop_local_cluster(ray: Any) -> None:
-    ray.shutdown()
+@pytest.fixture(scope="session", autouse=True)
+def ray_cluster() -> Any:
+    """The session's cluster (shared by every Ray test module; shut down at the end of the session)."""
+    ray = start_local_cluster()
+    yield ray
+    if ray.is_initialized():
+        ray.shutdown()
+
+
+def is_loopback(ip: str) -> bool:
+    return ipaddress.ip_address(ip.removeprefix("::ffff:")).is_loopback
+
+
+def listening_addresses() -> list[tuple[int, str]]:
+    """(pid, address) of every listening socket of this process and its children (the Ray processes)."""
+    psutil = pytest.importorskip("psutil", reason="psutil (the dev extra) lists the Ray processes' sockets")
+    me = psutil.Process(os.getpid())
+    found = []
+    for proc in [me, *me.children(recursive=True)]:
+        try:
+            for conn in proc.net_connections(kind="inet"):
+                if conn.status == psutil.CONN_LISTEN:
+                    found.append((proc.pid, conn.laddr.ip))
+        except psutil.Error:
+            continue  # a worker that just exited
+    return found

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from ray_cluster import ray_cluster  # noqa: F401 - the session's cluster
 
 import minddata as md
 from minddata.bench import images

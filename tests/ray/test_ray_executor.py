@@ -13,9 +13,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from ray_cluster import is_loopback, listening_addresses, ray_cluster  # noqa: F401 - the session's cluster
 
 import minddata as md
 from minddata import vision
+from minddata.engine.ray_executor import RayPlan, _needs_actor
 from minddata.errors import GraphError, RowError
 from minddata.ops import KernelContext, get_kernel
 
@@ -241,9 +243,10 @@ def test_killed_actor_still_delivers_every_row_exactly_once(tmp_path):
     assert Counter(labels) == Counter(range(12))
 
 
-def test_ray_processes_listen_on_loopback_only(ray_listening_addresses, is_loopback):
-    assert ray_listening_addresses, "found none of the Ray processes' sockets"
-    assert [(pid, ip) for pid, ip in ray_listening_addresses if not is_loopback(ip)] == []
+def test_ray_processes_listen_on_loopback_only():
+    found = listening_addresses()
+    assert found, "found none of the Ray processes' sockets"
+    assert [(pid, ip) for pid, ip in found if not is_loopback(ip)] == []
 
 
 def test_missing_ray_names_the_install_command(monkeypatch):
@@ -272,3 +275,29 @@ def test_profile_stage_table_comes_from_ray_stats_with_the_local_verdict():
     assert ray_stage.rows_out == 24 and ray_stage.seconds >= 24 * 0.02 * 0.9
     assert verdicts["local"] == "Map[slow_identity]"
     assert verdicts["ray"] == ray_stage.name and "Map[slow_identity]" in verdicts["ray"]
+
+
+def test_resumed_ray_iterator_continues_with_the_same_rows():
+    md.config.set_seed(8)
+    ds = _augment(_source()).batch(3)
+    it = ds.create_tuple_iterator(num_epochs=1, output_numpy=True, executor="ray")
+    next(it)
+    state = it.get_state()
+    rest = [b[0].tobytes() for b in it]
+    resumed = ds.create_tuple_iterator(num_epochs=1, output_numpy=True, executor="ray", state=state)
+    assert [b[0].tobytes() for b in resumed] == rest and len(rest) == 3
+
+
+def test_gpu_map_runs_in_an_actor_pool_with_the_local_rows():
+    from minddata.ops.probe import dali_status
+
+    ok, why = dali_status()
+    if not ok:
+        pytest.skip(f"GPU maps are DALI translations and nvidia.dali is not importable: {why}")
+    md.config.set_gpu_emulation(True)  # the driver's setting travels to the Ray actors
+    md.config.set_seed(6)
+    ds = _source(shuffle=False).map([vision.HorizontalFlip(), vision.Rescale(0.5, 1.0)], input_columns="image",
+                                    device="GPU")
+    (segment,) = RayPlan(ds._node).segments.values()
+    assert _needs_actor(segment.steps[-1])
+    _same_rows(ds)
