@@ -41,7 +41,7 @@ from minddata.engine import ir
 from minddata.engine.chunk import Chunk
 from minddata.engine.compiler import _Builder, plan_tree
 from minddata.engine.devicemap import needs_device_build
-from minddata.engine.runtime import Runtime
+from minddata.engine.runtime import ErrorStats, Runtime
 from minddata.engine.stages import ShuffleStage, Stage
 from minddata.errors import GraphError, MinddataError
 from minddata.ops.base import Op
@@ -59,6 +59,9 @@ _TAIL_OPS = (
 )
 # Columns of the internal Ray blocks: a row travels whole (bit for bit), with its provenance.
 POS, ID, ROW, ORIGIN = "__pos__", "__id__", "__row__", "__origin__"
+# A block's bookkeeping rows have this position: their row is (skipped, replaced, first messages), the
+# rows a worker's error policy dropped, for the consumer's error counts and end-of-epoch log.
+NOTE_POS = -1
 
 
 def require_ray() -> Any:
@@ -481,7 +484,21 @@ class _Step:
             self._built = None
 
     def __call__(self, df: Any) -> Any:
+        import pandas as pd
+
         rt, feed, stage = self._build()
+        notes = df[df[POS] == NOTE_POS]
+        if len(notes):
+            df = df[df[POS] != NOTE_POS]
+        rt.errors = ErrorStats()
+        out = self._run_rows(df, feed, stage)
+        if rt.errors.skipped or rt.errors.replaced:
+            errors = rt.errors
+            out = pd.concat([out, _frame([NOTE_POS], [0], [(errors.skipped, errors.replaced, errors.samples)], None)],
+                            ignore_index=True)
+        return pd.concat([out, notes], ignore_index=True) if len(notes) else out
+
+    def _run_rows(self, df: Any, feed: _Feed, stage: Stage) -> Any:
         pos = df[POS].to_numpy()
         ids = df[ID].to_numpy()
         rows = _frame_rows(df)
@@ -540,6 +557,16 @@ class _ActorStep:
         self.step.close()
 
 
+def _take_notes(df: Any, errors: ErrorStats) -> Any:
+    """``df`` without its bookkeeping rows, whose error counts go to ``errors``."""
+    notes = df[POS] == NOTE_POS
+    if not notes.any():
+        return df
+    for skipped, replaced, samples in _frame_rows(df[notes]):
+        errors.merge(skipped, replaced, samples)
+    return df[~notes]
+
+
 def _unwrap(error: BaseException) -> BaseException:
     """The minddata error inside Ray's wrappers (RayTaskError, UserCodeException), if any."""
     seen = error
@@ -577,6 +604,7 @@ class RaySegmentStage(Stage):
             with closing(batches):  # type: ignore[type-var]
                 for df in batches:
                     self.rt.check()
+                    df = _take_notes(df, self.rt.errors)
                     if len(df):
                         yield Chunk(_frame_rows(df), df[ID].tolist(), list(df[ORIGIN]))
         except Exception as error:  # noqa: BLE001 - re-raised, unwrapped from Ray's wrappers
@@ -685,7 +713,7 @@ class _Columns:
         self.names = names
 
     def __call__(self, df: Any) -> dict[str, Any]:
-        rows = _frame_rows(df)
+        rows = _frame_rows(_take_notes(df, ErrorStats()))
         out: dict[str, Any] = {}
         for k, name in enumerate(self.names):
             values = [np.asarray(row[k]) for row in rows]

@@ -301,3 +301,20 @@ def test_gpu_map_runs_in_an_actor_pool_with_the_local_rows():
     (segment,) = RayPlan(ds._node).segments.values()
     assert _needs_actor(segment.steps[-1])
     _same_rows(ds)
+
+
+def fail_on_odd(label):
+    if label % 2:
+        raise ValueError(f"odd label {label}")
+    return label
+
+
+def test_skip_mode_drops_failed_rows_and_counts_them_as_locally():
+    md.config.set_error_samples_mode("skip")
+    ds = _source(shuffle=False).map(fail_on_odd, input_columns="label")
+    counts = {}
+    for executor in ("local", "ray"):
+        it = ds.create_tuple_iterator(num_epochs=1, output_numpy=True, executor=executor)
+        labels = [int(r[1]) for r in it]
+        counts[executor] = (labels, it.skipped_rows, len(it.error_stats.samples))
+    assert counts["ray"] == counts["local"] == ([0, 2, 4, 6, 8, 10], 6, 5)
