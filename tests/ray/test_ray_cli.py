@@ -11,6 +11,9 @@ import minddata as md
 from minddata.bench import images
 from minddata.cli import main
 
+# Ray Data copies its context, touching its own deprecated fields: not this project's warnings.
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.data.context")
+
 
 @pytest.fixture(scope="module")
 def tiny_images(tmp_path_factory):
