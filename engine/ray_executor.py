@@ -143,6 +143,8 @@ class Segment:
         self.steps = steps
         self.top = top
         self.source_position = positions[id(source)]
+        # Ray's name of each map_batches operator -> the plan labels of the steps it runs.
+        self.operator_labels: dict[str, str] = {}
         self.shuffle_position = positions[id(shuffle)] if shuffle is not None else None
 
     @property
@@ -296,20 +298,33 @@ class RayPlan:
         ds.context.execution_options.preserve_order = True
         # An op's RowError reaches the consumer as itself (naming the op, row and file), not as text.
         ds.context.raise_original_map_exception = True
-        for node in segment.steps:
-            if isinstance(node, ir.RenameNode):
-                continue  # names live in the schema only
-            step = _Step(node, seed, self.error_mode, pass_index)
-            name = _op_name(node)
-            if _needs_actor(node):
+        for group in _step_groups(segment.steps):
+            chain = _Chain([_Step(node, seed, self.error_mode, pass_index) for node in group])
+            name = "+".join(_op_name(node) for node in group)
+            segment.operator_labels[name] = " → ".join(node.label for node in group)
+            if _needs_actor(group[0]):
                 ds = ds.map_batches(
-                    _ActorStep, fn_constructor_args=(step,), batch_format="pandas", batch_size=None,
-                    concurrency=(1, max(1, int(ray.available_resources().get("CPU", 1)))),
-                    num_gpus=_num_gpus(node) or None,
+                    type(name, (_ActorChain,), {}), fn_constructor_args=(chain,), batch_format="pandas",
+                    batch_size=None, concurrency=(1, max(1, int(ray.available_resources().get("CPU", 1)))),
+                    num_gpus=_num_gpus(group[0]) or None,
                 )
             else:
-                ds = ds.map_batches(_named_fn(step, name), batch_format="pandas", batch_size=None)
+                ds = ds.map_batches(_named_fn(chain, name), batch_format="pandas", batch_size=None)
         return ds
+
+
+def _step_groups(steps: list[ir.Node]) -> list[list[ir.Node]]:
+    """Consecutive task steps as one group (one Ray call: rows unpickled and pickled once for all of
+    them); each map that needs an actor pool alone. Renames have no step: names live in the schema."""
+    groups: list[list[ir.Node]] = []
+    for node in steps:
+        if isinstance(node, ir.RenameNode):
+            continue
+        if _needs_actor(node) or not groups or _needs_actor(groups[-1][0]):
+            groups.append([node])
+        else:
+            groups[-1].append(node)
+    return groups
 
 
 # Rows per read task: enough tasks to keep every CPU busy with a few in flight, few enough that the
@@ -329,8 +344,8 @@ def _op_name(node: ir.Node) -> str:
     return "".join(ch if ch.isalnum() else "_" for ch in node.label)[:60]
 
 
-def _named_fn(step: _Step, name: str) -> Any:
-    # Ray names a task operator after its function: the plan's label reads better than "_Step".
+def _named_fn(step: Any, name: str) -> Any:
+    # Ray names a task operator after its function: the plan's labels read better than "_Chain".
     def run(df: Any) -> Any:
         return step(df)
 
@@ -483,26 +498,13 @@ class _Step:
             self._built[0].close()
             self._built = None
 
-    def __call__(self, df: Any) -> Any:
-        import pandas as pd
-
+    def apply(self, pos: np.ndarray, ids: np.ndarray, rows: list[Any], origins: list[Any]) -> tuple:
+        """The step over one block's rows (with their positions, ids and files); the same four back."""
         rt, feed, stage = self._build()
-        notes = df[df[POS] == NOTE_POS]
-        if len(notes):
-            df = df[df[POS] != NOTE_POS]
-        rt.errors = ErrorStats()
-        out = self._run_rows(df, feed, stage)
-        if rt.errors.skipped or rt.errors.replaced:
-            errors = rt.errors
-            out = pd.concat([out, _frame([NOTE_POS], [0], [(errors.skipped, errors.replaced, errors.samples)], None)],
-                            ignore_index=True)
-        return pd.concat([out, notes], ignore_index=True) if len(notes) else out
+        return self._run_rows(pos, ids, rows, origins, feed, stage)
 
-    def _run_rows(self, df: Any, feed: _Feed, stage: Stage) -> Any:
-        pos = df[POS].to_numpy()
-        ids = df[ID].to_numpy()
-        rows = _frame_rows(df)
-        origins = list(df[ORIGIN])
+    def _run_rows(self, pos: np.ndarray, ids: np.ndarray, rows: list[Any], origins: list[Any], feed: _Feed,
+                  stage: Stage) -> tuple:
         out_rows: list[Any] = []
         out_pos: list[int] = []
         out_ids: list[int] = []
@@ -540,21 +542,57 @@ class _Step:
                     out_pos.extend(t.pos for t in chunk.ids)  # type: ignore[union-attr]
                     out_ids.extend(chunk.ids)  # type: ignore[arg-type]
                     out_origins.extend(chunk.origins or [None] * len(chunk))
-        return _frame(out_pos, out_ids, out_rows, out_origins)
+        return np.asarray(out_pos, dtype=np.int64), np.asarray(out_ids, dtype=np.int64), out_rows, out_origins
 
 
-class _ActorStep:
-    """An actor of a pool running one step: built once per actor (device set-up, model loading)."""
+class _Chain:
+    """Consecutive steps run in one Ray call over a block: rows are unpickled once, go through every
+    step, and are pickled once. Error counts of ``skip`` mode travel in a bookkeeping row."""
 
-    def __init__(self, step: _Step):
-        self.step = step
-        step._build()
+    def __init__(self, steps: list[_Step]):
+        self.steps = steps
+
+    def build(self) -> None:
+        for step in self.steps:
+            step._build()
+
+    def close(self) -> None:
+        for step in self.steps:
+            step.close()
 
     def __call__(self, df: Any) -> Any:
-        return self.step(df)
+        import pandas as pd
+
+        notes = df[df[POS] == NOTE_POS]
+        if len(notes):
+            df = df[df[POS] != NOTE_POS]
+        data = (df[POS].to_numpy(), df[ID].to_numpy(), _frame_rows(df), list(df[ORIGIN]))
+        errors = ErrorStats()
+        for step in self.steps:
+            rt = step._build()[0]
+            rt.errors = ErrorStats()
+            data = step.apply(*data)
+            errors.merge(rt.errors.skipped, rt.errors.replaced, rt.errors.samples)
+        out = _frame(*data)
+        if errors.skipped or errors.replaced:
+            note = _frame([NOTE_POS], [0], [(errors.skipped, errors.replaced, errors.samples)], None)
+            out = pd.concat([out, note], ignore_index=True)
+        return pd.concat([out, notes], ignore_index=True) if len(notes) else out
+
+
+class _ActorChain:
+    """An actor of a pool running one chain: built once per actor (device set-up, model loading).
+    Subclassed per plan step with the step's name, which Ray shows as the operator's name."""
+
+    def __init__(self, chain: _Chain):
+        self.chain = chain
+        chain.build()
+
+    def __call__(self, df: Any) -> Any:
+        return self.chain(df)
 
     def __del__(self) -> None:
-        self.step.close()
+        self.chain.close()
 
 
 def _take_notes(df: Any, errors: ErrorStats) -> Any:
@@ -633,7 +671,7 @@ class RaySegmentStage(Stage):
 
     def display_name(self, operator: str) -> str:
         """A Ray operator's name in the plan's words: ``ReadX->MapBatches(Map_f_)`` → ``X → Map[f]``."""
-        names = {_op_name(node): node.label for node in self.segment.steps}
+        names = self.segment.operator_labels
         parts = []
         for part in operator.split("->"):
             if part.startswith("Read"):
@@ -700,7 +738,7 @@ def to_ray(root: ir.Node, columns: list[str]) -> Any:
     seed = config.get_seed() if config.seed_is_set() else int.from_bytes(np.random.bytes(4), "little")
     ds = plan.segment_dataset(segment, seed, 0, rows_multiple=batch.batch_size if batch is not None else 1)
     if batch is not None:
-        collate = _Step(batch, seed, plan.error_mode, 0)
+        collate = _Chain([_Step(batch, seed, plan.error_mode, 0)])
         ds = ds.map_batches(_named_fn(collate, _op_name(batch)), batch_format="pandas", batch_size=None)
     names = list(columns)
     return ds.map_batches(_Columns(names), batch_format="pandas", batch_size=None)
