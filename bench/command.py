@@ -296,6 +296,10 @@ def run_bench(args: argparse.Namespace) -> int:
     if args.plot:
         _check_plot(args.plot)
     _check_device(args.device)
+    from minddata.cli import check_executor
+
+    executor = getattr(args, "executor", "local")
+    check_executor("bench", executor)
     if args.data is not None:
         data_dir, count = _check_data_dir(args.data)
         source = f"{count} images in {data_dir}"
@@ -314,7 +318,7 @@ def run_bench(args: argparse.Namespace) -> int:
     print(f"machine:   {platform.node()}, {cores} usable cores, {platform.machine()}, "
           f"Python {platform.python_version()}, Pillow {versions['Pillow']}")
     print(f"settings:  device {args.device}, {workers_text}, batch {args.batch_size}, {args.epochs} epoch(s) "
-          f"per round, {args.rounds} round(s)")
+          f"per round, {args.rounds} round(s){', on Ray' if executor == 'ray' else ''}")
     print("pipelines:")
     for p in chosen:
         if isinstance(p, str):
@@ -343,7 +347,8 @@ def run_bench(args: argparse.Namespace) -> int:
             bar = ProgressBar(label, count * args.epochs, unit="images", in_logs=False)
             try:
                 result = runner.run(p, data_dir, workers=workers, batch_size=args.batch_size, epochs=args.epochs,
-                                    device=args.device, progress=bar, skip_bad_images=args.data is not None)
+                                    device=args.device, progress=bar, skip_bad_images=args.data is not None,
+                                    executor=executor)
             except Exception as exc:
                 bar.close()
                 # A failing pipeline is a bug, not bad input: one summary line, then the trace to report.

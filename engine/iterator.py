@@ -73,16 +73,37 @@ def new_runtime(error_mode: str | None = None) -> Runtime:
     return Runtime(seed, mode, options, shard_seed=config.get_seed())
 
 
+EXECUTORS = ("local", "ray")
+
+
+def _compile(root: ir.Node, rt: Runtime, executor: str) -> Any:
+    if executor == "local":
+        return compile_plan(root, rt)
+    if executor == "ray":
+        from minddata.engine.ray_executor import RayPlan, require_ray
+
+        require_ray()
+        return RayPlan(root, rt.error_mode).compile(rt)
+    raise ValueError(f"executor must be one of {list(EXECUTORS)}. Found: {executor!r}")
+
+
 class PipelineRun:
     """Compiles ``root`` and runs ``num_epochs`` epochs on a prefetch thread.
 
+    ``executor``: ``"local"`` (this process's threads and workers) or ``"ray"`` (the per-row part on
+    the Ray cluster ``ray.init()`` connected to; :mod:`minddata.engine.ray_executor`).
     ``convert(row) -> item`` turns each row into what the consumer gets (a dict, a list); it runs on
     the prefetch thread, off the consumer's critical path. :meth:`next_item` returns the next item,
     or :data:`EPOCH_END` once per epoch. The caller owns :meth:`close`.
     """
 
     def __init__(
-        self, root: ir.Node, num_epochs: int, convert: Callable[[Any], Any], state: dict | None = None
+        self,
+        root: ir.Node,
+        num_epochs: int,
+        convert: Callable[[Any], Any],
+        state: dict | None = None,
+        executor: str = "local",
     ):
         if num_epochs == 0 or num_epochs < -1:
             raise ValueError(f"num_epochs must be -1 (endless) or greater than 0. Found: {num_epochs}")
@@ -92,7 +113,7 @@ class PipelineRun:
             start_epoch, start_row, seed, shard_seed = check_state(state, num_epochs)
             # The seeds decide every shuffle and random op: the resumed stream needs the same ones.
             self.rt.seed, self.rt.shard_seed = seed, shard_seed
-        self.stage = compile_plan(root, self.rt)
+        self.stage = _compile(root, self.rt, executor)
         self._root = root
         self._start_epoch, self._start_row = start_epoch, start_row
         self.num_epochs = num_epochs

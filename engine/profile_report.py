@@ -407,6 +407,10 @@ def _heaviest_op(s: StageStats) -> OpStats | None:
 
 def _advice(s: StageStats, summary: ProfileSummary) -> str:
     cores = summary.cores
+    if s.node_type == "RayOperator":
+        workers = max(1, round(s.workers))
+        return (f"give the Ray cluster more CPUs (its tasks kept {workers} busy on average) or make this "
+                "operator's ops cheaper")
     if s.kind == "parallel":
         workers = s.workers_now or max(1, round(s.workers))
         more = f"add workers (num_parallel_workers={workers} → {workers + 1})"

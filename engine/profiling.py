@@ -281,6 +281,9 @@ def _walk(stage: Any, parent: int | None, out: list[tuple[Any, int | None]]) -> 
 
 def _display_name(stage: Any) -> tuple[str, bool, str | None]:
     """(user-facing name, internal helper stage?, what the work holds besides ops)."""
+    if getattr(stage, "profile_internal", False):
+        # A stage whose work is reported by the stages it adds to the table (a Ray segment's operators).
+        return stage.label, True, None
     node = getattr(stage, "node", None)
     if node is None:
         # Stages the compiler adds around a node (a source's sampler, a batch's grouping).
@@ -574,6 +577,11 @@ class RunProfile:
                                 for n, per_row in zip(prof.op_timer.names, prof.op_timer.per_row(), strict=True)]
                 entry["ops_extra"] = prof.ops_extra
             stages.append(entry)
+        for prof in list(self.stages):
+            extra_entries = getattr(prof.stage, "profile_entries", None)
+            if extra_entries is not None:
+                # Work done elsewhere (a Ray cluster's operators), as parallel stages under this one.
+                stages.extend(extra_entries(len(stages), prof.index, t0))
         spans: dict[str, Any] = {"threads": {}, "stages": {}, "workers": {}, "prefetch": []}
         if self.record_spans:
             spans["threads"] = {str(k): v for k, v in self.thread_names.items()}

@@ -35,6 +35,12 @@ class ErrorStats:
     samples: list[str] = field(default_factory=list)
     max_samples: int = 5
 
+    def merge(self, skipped: int, replaced: int, samples: list[str]) -> None:
+        """Add counts and first messages recorded elsewhere (a Ray worker's share of the pass)."""
+        self.skipped += skipped
+        self.replaced += replaced
+        self.samples.extend(samples[: max(0, self.max_samples - len(self.samples))])
+
     def record(self, kind: str, message: str) -> None:
         if kind == "skip":
             self.skipped += 1

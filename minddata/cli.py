@@ -107,6 +107,9 @@ def _parser() -> _Parser:
         "--num-images", type=_positive_int, default=2000,
         help="size of the generated set (default 2000; not used with --data)"
     )
+    bench.add_argument("--executor", choices=["local", "ray"], default="local",
+                       help="run the pipelines here (local, default) or their per-row part on Ray (ray: the "
+                       "cluster ray.init() connects to, a local one by default; needs pip install 'minddata[ray]')")
     bench.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")
     bench.add_argument("--plot", metavar="PATH",
                        help="also draw a PNG of throughput per pipeline and device, and of queue occupancy over "
@@ -133,6 +136,9 @@ def _parser() -> _Parser:
                       "check; a file that fails stops the conversion, naming it, unless --skip-bad")
     conv.add_argument("--skip-bad", action="store_true", help="leave out images that fail --check, and list them")
     conv.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    conv.add_argument("--executor", choices=["local", "ray"], default="local",
+                      help="read the images here (local, default) or in Ray tasks (ray: the cluster ray.init() "
+                      "connects to, a local one by default; needs pip install 'minddata[ray]')")
     _serve_parser(sub)
     return parser
 
@@ -288,10 +294,23 @@ def _devices(verbose: bool) -> int:
 # --- convert --------------------------------------------------------------------------------------
 
 
+def check_executor(command: str, executor: str) -> None:
+    """A usage error for ``--executor ray`` when Ray is not installed (found now, not mid-run)."""
+    if executor == "ray":
+        from minddata.engine.ray_executor import require_ray
+
+        try:
+            require_ray()
+        except ImportError as exc:
+            raise UsageError(f"{PROG} {command}: error: --executor ray: {exc}") from None
+
+
 def _convert(args: argparse.Namespace) -> int:
     from minddata._progress import ProgressBar
     from minddata.errors import MinddataError
     from minddata.record.convert import convert_image_folder
+
+    check_executor("convert", args.executor)
 
     source = Path(args.source).expanduser()
     if not source.is_dir() and not source.is_file():
@@ -307,7 +326,7 @@ def _convert(args: argparse.Namespace) -> int:
     try:
         result = convert_image_folder(source, dest, shard_num=args.shards, overwrite=args.overwrite,
                                       extensions=args.extensions, check=args.check, skip_bad=args.skip_bad,
-                                      progress=bar)
+                                      progress=bar, executor=args.executor)
     except MinddataError as exc:
         bar.close()
         # Library errors name keyword arguments; on the command line they are flags.

@@ -513,8 +513,13 @@ class Dataset:
         output_numpy: bool = False,
         do_copy: bool = True,
         state: dict | None = None,
+        executor: str = "local",
     ) -> Any:
         """Iterate rows as ``{column: array}``. Each ``for`` loop over the iterator reads one epoch.
+
+        ``executor="ray"`` runs the per-row part of the pipeline on the Ray cluster that ``ray.init()``
+        connected to (a local one by default; needs ``pip install 'minddata[ray]'``), with the same rows
+        as the local executor; see :meth:`to_ray`.
 
         ``state`` (from ``iterator.get_state()``) resumes exactly where that iterator was: the same
         rows and random augmentations follow, whatever the worker counts. Sources and one-row-in,
@@ -535,7 +540,9 @@ class Dataset:
         """
         from minddata.dataset.iterators import DictIterator
 
-        return DictIterator(self, num_epochs=num_epochs, output_numpy=output_numpy, state=self._start_state(state))
+        return DictIterator(
+            self, num_epochs=num_epochs, output_numpy=output_numpy, state=self._start_state(state), executor=executor
+        )
 
     def create_tuple_iterator(
         self,
@@ -544,13 +551,39 @@ class Dataset:
         output_numpy: bool = False,
         do_copy: bool = True,
         state: dict | None = None,
+        executor: str = "local",
     ) -> Any:
         """Iterate rows as lists of arrays, in ``columns`` order (default: all columns). ``state``
-        resumes as in :meth:`create_dict_iterator`."""
+        resumes and ``executor`` chooses where it runs, as in :meth:`create_dict_iterator`."""
         from minddata.dataset.iterators import TupleIterator
 
         source = self.project(columns) if columns is not None else self
-        return TupleIterator(source, num_epochs=num_epochs, output_numpy=output_numpy, state=self._start_state(state))
+        return TupleIterator(
+            source, num_epochs=num_epochs, output_numpy=output_numpy, state=self._start_state(state), executor=executor
+        )
+
+    def to_ray(self) -> Any:
+        """The pipeline as a ``ray.data.Dataset`` (one pass): its rows, or its batches when the graph
+        ends in ``batch``, with the pipeline's column names; ready for ``iter_batches``,
+        ``iter_torch_batches``, ``streaming_split`` and ``write_parquet``.
+
+        Runs on the Ray cluster that ``ray.init()`` connected to (needs ``pip install 'minddata[ray]'``).
+        The source's rows are cut into Ray read tasks in the local engine's order (sampler, shards,
+        ``num_samples`` and a seeded ``shuffle`` over the source included); maps, filters and projects
+        become ``map_batches`` steps. With ``config.set_seed``, the rows equal the local executor's bit
+        for bit. Ops that run only in a consumer (repeat, zip, concat, take/skip, a shuffle buffer over
+        mapped rows) raise a GraphError naming the op: iterate with ``executor="ray"`` instead.
+
+        Example (not run here: it needs a Ray cluster):
+            >>> import minddata as md  # doctest: +SKIP
+            >>> ds = md.NumpySlicesDataset({"x": list(range(8))}, shuffle=False).map(lambda x: x * 2, "x")  # doctest: +SKIP
+            >>> ds.batch(4).to_ray().take_all()[0]["x"].tolist()  # doctest: +SKIP
+            [0, 2, 4, 6]
+        """
+        from minddata.engine.ray_executor import require_ray, to_ray
+
+        require_ray()
+        return to_ray(self._node, self.get_col_names())
 
     def set_init_step(self, init_step: int) -> None:
         """Start iterators created afterwards at global step ``init_step`` (MindSpore's failover reset):

@@ -91,11 +91,13 @@ class _Iterator:
     ``close()`` (or leaving a ``with`` block, or garbage collection) stops every worker.
     """
 
-    def __init__(self, dataset: Any, num_epochs: int, output_numpy: bool, state: dict | None = None):
+    def __init__(
+        self, dataset: Any, num_epochs: int, output_numpy: bool, state: dict | None = None, executor: str = "local"
+    ):
         names = dataset.get_col_names()
         self._names = names
         self._convert = self._make_converter(names, _tensor_adapter(output_numpy))
-        self._run = PipelineRun(dataset._node, num_epochs, self._convert, state)
+        self._run = PipelineRun(dataset._node, num_epochs, self._convert, state, executor)
         self._profiler: Any = None
         self._profiler_run: Any = None
         # The run must not hold the iterator, so an abandoned iterator is collected and closes its run.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,8 +45,12 @@ def convert_image_folder(
     progress: Callable[[int, int, int], None] | None = None,
     check: str = "header",
     skip_bad: bool = False,
+    executor: str = "local",
 ) -> ConvertResult:
     """Write every image of ``source/<class>/<image>`` to the record set ``dest``.
+
+    ``executor="ray"`` reads the images in Ray tasks (an ``ImageFolderDataset`` run with
+    ``executor="ray"``, on the cluster ``ray.init()`` connected to); the writer stays in this process.
 
     ``progress(done, total, bytes_done)`` is called as rows are written. Nothing appears under
     ``dest`` unless every image was read and written (the writer commits at the end).
@@ -93,42 +97,36 @@ def convert_image_folder(
         raise ArgumentError(f"convert: `check` must be one of {', '.join(_CHECKS)}. Found: {check!r}")
     skipped: list[str] = []
 
-    def read(path: str) -> bytes | None:
+    def read(path: str) -> bytes:
         try:
             with open(path, "rb") as f:
-                data = f.read()
+                return f.read()
         except OSError as error:
             raise DataFormatError(f"convert: can't read {path}: {error.strerror or error}", path=path) from None
-        why = _image_problem(data, check)
-        if why is None:
-            return data
-        if skip_bad:
-            return None
-        raise DataFormatError(
-            f"convert: {path}: {why}. Fix or remove the file, or pass skip_bad=True (`--skip-bad`) to leave bad "
-            "images out and list them", path=path)
 
     with FileWriter(dest, shard_num=shard_num, overwrite=overwrite) as writer:
         writer.add_schema(IMAGE_FOLDER_SCHEMA, f"image folder {folder}")
         writer.add_index(["label", "file_name"])
-        with ThreadPoolExecutor(max_workers=4) as pool:
-            for first in range(0, total, batch):
-                paths = files[first : first + batch]
-                datas = list(pool.map(read, paths))
-                rows = []
-                for k, (p, d) in enumerate(zip(paths, datas)):
-                    if d is None:
-                        with open(p, "rb") as f:
-                            skipped.append(f"{p}: {_image_problem(f.read(), check)}")
-                        continue
-                    rows.append({"file_name": os.path.relpath(p, folder).replace(os.sep, "/"),
-                                 "label": int(labels[first + k]), "image": d})  # type: ignore[index]
-                if rows:
-                    writer.write_raw_data(rows)
-                written += len(paths)
-                nbytes += sum(len(d) for d in datas if d is not None)
-                if progress is not None:
-                    progress(written, total, nbytes)
+        for first, datas in _read_batches(folder, exts, files, batch, read, executor):
+            paths = files[first : first + batch]
+            rows = []
+            for k, (p, d) in enumerate(zip(paths, datas)):
+                why = _image_problem(d, check)
+                if why is not None:
+                    if not skip_bad:
+                        raise DataFormatError(
+                            f"convert: {p}: {why}. Fix or remove the file, or pass skip_bad=True (`--skip-bad`) to "
+                            "leave bad images out and list them", path=p)
+                    skipped.append(f"{p}: {why}")
+                    continue
+                rows.append({"file_name": os.path.relpath(p, folder).replace(os.sep, "/"),
+                             "label": int(labels[first + k]), "image": d})  # type: ignore[index]
+            if rows:
+                writer.write_raw_data(rows)
+            written += len(paths)
+            nbytes += sum(len(d) for d in datas)
+            if progress is not None:
+                progress(written, total, nbytes)
         paths_out = list(writer.paths)
     return ConvertResult(written - len(skipped), nbytes, time.perf_counter() - start, paths_out, listing.classes(),
                          skipped)
@@ -272,3 +270,30 @@ def _plain(row: tuple) -> list[Any]:
             value = value.tobytes()
         out.append(value)
     return out
+
+
+def _read_batches(
+    folder: str, exts: tuple[str, ...], files: list[str], batch: int, read: Callable[[str], bytes], executor: str
+) -> Iterator[tuple[int, list[bytes]]]:
+    """``(first row, file contents)`` per ``batch`` files, in listing order: read by threads here, or
+    by Ray tasks (the folder as an unshuffled ImageFolderDataset, which lists it in the same order)."""
+    if executor == "local":
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            for first in range(0, len(files), batch):
+                yield first, list(pool.map(read, files[first : first + batch]))
+        return
+    if executor != "ray":
+        raise ArgumentError(f"convert: `executor` must be 'local' or 'ray'. Found: {executor!r}")
+    from minddata.dataset.sources import ImageFolderDataset
+
+    ds = ImageFolderDataset(folder, shuffle=False, extensions=list(exts))
+    pending: list[bytes] = []
+    first = 0
+    with ds.create_tuple_iterator(num_epochs=1, output_numpy=True, executor="ray") as rows:
+        for image, _label in rows:
+            pending.append(image.tobytes())
+            if len(pending) == batch:
+                yield first, pending
+                first, pending = first + batch, []
+    if pending:
+        yield first, pending

@@ -1,0 +1,197 @@
+"""Ray executor scaling: the train pipeline's images/s locally and on Ray, Ray's per-block overhead,
+and an estimate for 8 and 64 nodes.
+
+In one run, on one machine and one image set:
+
+1. the ``train`` pipeline (Decode → RandomResizedCrop(224) → RandomHorizontalFlip → Normalize →
+   HWC2CHW, batch) on the local executor with ``--workers`` workers;
+2. the same pipeline with ``executor="ray"`` on a local Ray cluster of 1 CPU, then of 2 CPUs (bound to
+   127.0.0.1; restarted between the two);
+3. Ray's fixed cost per block: an identity map over tiny rows cut into many small read tasks and
+   into a few large ones; the difference in time over the difference in blocks;
+4. the consumer's cost per image (unpickling a 224x224 row and batching it with Normalize), which
+   bounds one consumer process whatever the cluster size;
+5. a written estimate for 8 and 64 nodes of ``--cores-per-node`` cores: per-core rate from the
+   2-CPU Ray run, capped by the consumer (one driver; with ``streaming_split`` each trainer is one)
+   and by the network into the consumer's node (``--network-gbps``).
+
+Usage (on an idle machine; figures from a busy one are noise):
+    python -m minddata.bench.ray_scaling [--num-images 512] [--batch-size 64] [--workers 2]
+        [--cores-per-node 32] [--network-gbps 25] [--json PATH]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from minddata.bench._args import OneLineParser, positive_int
+
+__all__ = ["ScalingResult", "main", "measure", "estimate"]
+
+TRAIN_ROW_BYTES = 224 * 224 * 3  # a cropped uint8 image as it travels from the Ray tasks
+
+
+@dataclass
+class ScalingResult:
+    images: int
+    local_images_per_s: float
+    ray_1cpu_images_per_s: float
+    ray_2cpu_images_per_s: float
+    ray_block_overhead_ms: float
+    consumer_images_per_s: float
+
+    @property
+    def ray_2cpu_vs_local(self) -> float:
+        return self.ray_2cpu_images_per_s / self.local_images_per_s if self.local_images_per_s else float("nan")
+
+
+def _train_rate(data_dir: str, workers: int, batch_size: int, executor: str) -> float:
+    from minddata.bench import runner
+
+    result = runner.run("train", data_dir, workers=workers, batch_size=batch_size, epochs=1, profile=False,
+                        executor=executor)
+    return result.images_per_s
+
+
+def _ray_rate(cpus: int, data_dir: str, workers: int, batch_size: int) -> float:
+    from minddata.engine.ray_executor import init_local_cluster
+
+    ray = init_local_cluster(cpus)
+    try:
+        _train_rate(data_dir, workers, batch_size, "ray")  # warm-up: worker processes start and import
+        return _train_rate(data_dir, workers, batch_size, "ray")
+    finally:
+        ray.shutdown()
+
+
+def _block_overhead_ms(rows: int = 4096, small: int = 16, large: int = 1024) -> float:
+    """Seconds per Ray block, in ms: the same rows in ``rows/small`` blocks and in ``rows/large``."""
+    import minddata as md
+    from minddata.engine.ray_executor import RayPlan, init_local_cluster
+
+    ray = init_local_cluster(2)
+    try:
+        ds = md.NumpySlicesDataset({"x": np.arange(rows)}, shuffle=False).map(lambda x: x, input_columns="x")
+        plan = RayPlan(ds._node)
+        (segment,) = plan.segments.values()
+
+        def timed(per_task: int) -> float:
+            t0 = time.perf_counter()
+            n = sum(len(b["__pos__"]) for b in plan.segment_dataset(segment, 0, 0, rows_per_task=per_task)
+                    .iter_batches(batch_size=None, batch_format="pandas"))
+            assert n == rows, f"block overhead run lost rows: {n} of {rows}"
+            return time.perf_counter() - t0
+
+        timed(large)  # warm-up
+        t_small, t_large = timed(small), timed(large)
+        blocks = rows // small - rows // large
+        return max(0.0, t_small - t_large) / blocks * 1e3
+    finally:
+        ray.shutdown()
+
+
+def _consumer_rate(batch_size: int, rows: int = 256) -> float:
+    """Images/s one consumer can take: unpickle each row (as they arrive from Ray) and batch them with
+    the train pipeline's Normalize + HWC2CHW (moved into the batch, as the optimizer does)."""
+    import minddata as md
+    from minddata import vision
+
+    rng = np.random.default_rng(0)
+    blobs = [pickle.dumps((rng.integers(0, 256, (224, 224, 3), dtype=np.uint8), np.int32(0)), protocol=5)
+             for _ in range(min(rows, 64))]
+    t0 = time.perf_counter()
+    for i in range(rows):
+        pickle.loads(blobs[i % len(blobs)])
+    loads_s = (time.perf_counter() - t0) / rows
+    images = [pickle.loads(b)[0] for b in blobs]
+    ds = md.NumpySlicesDataset({"image": [images[i % len(images)] for i in range(rows)]}, shuffle=False)
+    ds = ds.map([vision.Normalize([123.7, 116.3, 103.5], [58.4, 57.1, 57.4]), vision.HWC2CHW()],
+                input_columns="image").batch(batch_size)
+    t0 = time.perf_counter()
+    n = sum(len(b[0]) for b in ds.create_tuple_iterator(num_epochs=1, output_numpy=True))
+    batch_s = (time.perf_counter() - t0) / n
+    return 1.0 / (loads_s + batch_s)
+
+
+def measure(data_dir: str, images: int, workers: int, batch_size: int) -> ScalingResult:
+    local = _train_rate(data_dir, workers, batch_size, "local")
+    ray1 = _ray_rate(1, data_dir, workers, batch_size)
+    ray2 = _ray_rate(2, data_dir, workers, batch_size)
+    return ScalingResult(images, local, ray1, ray2, _block_overhead_ms(), _consumer_rate(batch_size))
+
+
+def estimate(result: ScalingResult, cores_per_node: int, network_gbps: float) -> str:
+    """The written estimate for 8 and 64 nodes, from the measured figures."""
+    per_core = result.ray_2cpu_images_per_s / 2
+    network_limit = network_gbps * 1e9 / 8 / TRAIN_ROW_BYTES
+    lines = [
+        f"per core on Ray: {per_core:,.0f} images/s (2-CPU run / 2; 1-CPU run: {result.ray_1cpu_images_per_s:,.0f})",
+        f"one consumer (unpickle + batch + normalize): {result.consumer_images_per_s:,.0f} images/s",
+        f"network into one node at {network_gbps:g} Gbit/s: {network_limit:,.0f} images/s of 224x224x3 uint8",
+        f"Ray per-block overhead: {result.ray_block_overhead_ms:.2f} ms (blocks of >= 64 images keep it "
+        f"under {result.ray_block_overhead_ms / 64 * per_core / 1e3:.1%} of a core's time per image)",
+    ]
+    for nodes in (8, 64):
+        compute = per_core * cores_per_node * nodes
+        single = min(compute, result.consumer_images_per_s, network_limit)
+        limit = min(
+            (compute, "the cluster's cores"),
+            (result.consumer_images_per_s, "the single consumer (the driver)"),
+            (network_limit, "the network into the consumer's node"),
+        )[1]
+        lines.append(
+            f"{nodes} nodes x {cores_per_node} cores: compute {compute:,.0f} images/s; one consumer gets "
+            f"{single:,.0f} (limited by {limit}); with streaming_split across {nodes} trainers, one per node, "
+            f"up to {min(compute, nodes * min(result.consumer_images_per_s, network_limit)):,.0f}"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = OneLineParser(prog="python -m minddata.bench.ray_scaling", description=__doc__.split("\n")[0])
+    parser.add_argument("--num-images", type=positive_int, default=512)
+    parser.add_argument("--data", help="image folder (default: generated ImageNet-like JPEGs, cached)")
+    parser.add_argument("--batch-size", type=positive_int, default=64)
+    parser.add_argument("--workers", type=positive_int, default=2, help="local executor's workers (default 2)")
+    parser.add_argument("--cores-per-node", type=positive_int, default=32)
+    parser.add_argument("--network-gbps", type=float, default=25.0)
+    parser.add_argument("--json", metavar="PATH")
+    args = parser.parse_args(argv)
+    from minddata.engine.ray_executor import require_ray
+
+    try:
+        ray = require_ray()
+    except ImportError as exc:
+        parser.error(str(exc))
+    if ray.is_initialized():
+        parser.error("Ray is already initialized in this process; this benchmark starts its own clusters")
+    if args.data is not None:
+        data_dir = os.fspath(args.data)
+    else:
+        from minddata.bench import images
+
+        data_dir = os.fspath(images.ensure_images(num_images=args.num_images, num_classes=10)[0])
+    result = measure(data_dir, args.num_images, args.workers, args.batch_size)
+    print(f"train pipeline, {args.num_images} images, batch {args.batch_size}:")
+    print(f"  local executor ({args.workers} workers): {result.local_images_per_s:,.0f} images/s")
+    print(f"  Ray, 1 CPU:  {result.ray_1cpu_images_per_s:,.0f} images/s")
+    print(f"  Ray, 2 CPUs: {result.ray_2cpu_images_per_s:,.0f} images/s "
+          f"({result.ray_2cpu_vs_local:.0%} of local; target >= 80%)")
+    print(estimate(result, args.cores_per_node, args.network_gbps))
+    if args.json:
+        payload: dict[str, Any] = asdict(result) | {"ray_2cpu_vs_local": result.ray_2cpu_vs_local}
+        with open(args.json, "w") as f:
+            json.dump(payload, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,762 @@
+"""Running a compiled plan on Ray Data (DESIGN.md §7): the same pipeline, on a cluster.
+
+This is an executor over the plan the local engine runs (:func:`minddata.engine.compiler.plan_tree`,
+after fusion and placement), not a second graph. The plan is cut in two:
+
+* **segments** run on Ray. A segment is a random-access source (its sampler, shards and
+  ``num_samples`` as they are), optionally a seeded ``shuffle`` right above it, then per-row steps:
+  maps, filters, projects and renames. The driver draws the pass's row order exactly as the local
+  engine does (the sampler's permutation, then the shuffle buffer's, both over row *indices*), cuts it
+  into Ray read tasks of contiguous rows, and each step becomes a ``map_batches`` operator. Every row
+  travels with its position in the pass, so a random op draws from the same (seed, pass, row, op)
+  stream as locally: the rows are bit-identical.
+* the **tail** (batch, padded and bucketed batch, shuffle buffers over several inputs, repeat,
+  take/skip, zip, concat, and the cheap per-row steps above them) is compiled by the local compiler
+  with each segment as its source stage, and runs in the consumer. Epochs are one Ray execution each.
+
+Inside a Ray worker each step is built by the local compiler too (its ``_build_*`` method over a
+feeding stage), so a Ray map runs the very kernels, error policy and device parts a local one runs.
+Cheap steps run as Ray tasks; maps with a device part (GPU, Dvpp) or a stateful Python callable run
+in an actor pool, set up once per actor. What cannot run this way fails when the plan is built,
+naming the op and why.
+
+Ray is imported lazily: without it, asking for the Ray executor raises an ImportError naming
+``pip install 'minddata[ray]'``.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import os
+import pickle
+from collections.abc import Iterator
+from contextlib import closing
+from typing import Any
+
+import numpy as np
+
+from minddata import config
+from minddata.engine import ir
+from minddata.engine.chunk import Chunk
+from minddata.engine.compiler import _Builder, plan_tree
+from minddata.engine.devicemap import needs_device_build
+from minddata.engine.runtime import ErrorStats, Runtime
+from minddata.engine.stages import ShuffleStage, Stage
+from minddata.errors import GraphError, MinddataError
+from minddata.ops.base import Op
+
+__all__ = ["RayPlan", "require_ray", "init_local_cluster", "to_ray", "RAY_INSTALL_HINT"]
+
+RAY_INSTALL_HINT = "pip install 'minddata[ray]'"
+
+# Per-row steps a segment runs on Ray.
+_ROW_STEPS = (ir.MapNode, ir.FilterNode, ir.ProjectNode, ir.RenameNode)
+# Ops the consumer's final stage runs (cheap, order-dependent or joining several inputs).
+_TAIL_OPS = (
+    ir.BatchNode, ir.BucketBatchNode, ir.ShuffleNode, ir.RepeatNode, ir.TakeNode, ir.SkipNode,
+    ir.ZipNode, ir.ConcatNode, ir.ProjectNode, ir.RenameNode, ir.FilterNode,
+)
+# Columns of the internal Ray blocks: a row travels whole (bit for bit), with its provenance.
+POS, ID, ROW, ORIGIN = "__pos__", "__id__", "__row__", "__origin__"
+# A block's bookkeeping rows have this position: their row is (skipped, replaced, first messages), the
+# rows a worker's error policy dropped, for the consumer's error counts and end-of-epoch log.
+NOTE_POS = -1
+
+
+def require_ray() -> Any:
+    """The ``ray`` module with Ray Data, or an ImportError saying how to install it."""
+    try:
+        import ray
+        import ray.data  # noqa: F401 - Ray Data is a separate part of the ray package
+    except ImportError as error:
+        raise ImportError(
+            f"executor='ray' needs Ray Data, which is not installed ({error}). Install it with: {RAY_INSTALL_HINT}"
+        ) from None
+    return ray
+
+
+# Ray resolves 127.0.0.1 to the machine's reachable address and binds its servers to every interface
+# unless it runs as a single-machine cluster; this setting (read when ray is imported, here and in every
+# Ray process started from here) keeps every address and listening socket on loopback.
+SINGLE_MACHINE_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+
+
+def init_local_cluster(num_cpus: int, **kwargs: Any) -> Any:
+    """Start a single-machine Ray cluster of ``num_cpus`` CPUs bound to 127.0.0.1 only (for tests and
+    benchmarks on a machine that must send nothing elsewhere); returns ``ray``. ``kwargs`` go to
+    ``ray.init``. Environment set here for the Ray processes is restored in this one afterwards."""
+    saved = dict(os.environ)
+    os.environ.update(SINGLE_MACHINE_ENV)
+    try:
+        ray = require_ray()
+        import ray._private.ray_constants as ray_constants
+
+        ray_constants.ENABLE_RAY_CLUSTER = False  # in case ray was imported before the setting
+        options = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False, **kwargs}
+        ray.init(num_cpus=num_cpus, _node_ip_address="127.0.0.1", **options)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    context = ray.data.DataContext.get_current()
+    context.enable_progress_bars = False
+    context.print_on_execution_start = False
+    return ray
+
+
+def _is_random(node: ir.MapNode) -> bool:
+    # Python callables may draw their own randomness; only ops keyed on the row index matter here.
+    return any(isinstance(op, Op) and op.random for op in node.operations)
+
+
+def _needs_actor(node: ir.Node) -> bool:
+    """Maps with set-up worth keeping: a device part (GPU segment, Dvpp driver) or a Python callable
+    object (a class instance may hold a model): they run in an actor pool, built once per actor."""
+    if not isinstance(node, ir.MapNode):
+        return False
+    if needs_device_build(node):
+        return True
+    return any(not isinstance(op, Op) and not _is_function(op) for op in node.operations)
+
+
+def _is_function(op: Any) -> bool:
+    import functools
+    import types
+
+    return isinstance(op, (types.FunctionType, types.BuiltinFunctionType, types.MethodType, functools.partial))
+
+
+def _num_gpus(node: ir.Node) -> float:
+    # A DALI part placed on a real GPU needs one per actor; DALI's CPU emulation needs none.
+    parts = getattr(node, "device_parts", None) or []
+    return 1.0 if any(part.kind == "dali" and getattr(part, "backend", None) == "cuda" for part in parts) else 0.0
+
+
+class Segment:
+    """A random-access source, an optional seeded shuffle right above it, and the per-row steps above
+    those (bottom-up), all run on Ray. ``top`` is the plan node the tail sees in its place."""
+
+    def __init__(self, source: ir.RandomAccessSourceNode, shuffle: ir.ShuffleNode | None, steps: list[ir.Node],
+                 top: ir.Node, positions: dict[int, int]):
+        self.source = source
+        self.shuffle = shuffle
+        self.steps = steps
+        self.top = top
+        self.source_position = positions[id(source)]
+        # Ray's name of each map_batches operator -> the plan labels of the steps it runs.
+        self.operator_labels: dict[str, str] = {}
+        self.shuffle_position = positions[id(shuffle)] if shuffle is not None else None
+
+    @property
+    def label(self) -> str:
+        return f"Ray[{' → '.join([self.source.name] + [n.label for n in self.steps])}]"
+
+    def pass_ids(self, rt: Runtime, pass_index: int) -> np.ndarray:
+        """The source rows of pass ``pass_index``, in the order the local engine reads them: the
+        sampler's stage (and shuffle buffer) as the local compiler builds them, run over indices only."""
+        builder = _Builder(rt, None)
+        builder.node_counter = self.source_position - 1
+        sampler, _, _ = builder._source_parts(self.source, builder._position())
+        if self.shuffle is None:
+            return np.asarray(sampler.sampler._indices(sampler.num_rows, sampler.seed, pass_index), dtype=np.int64)
+        stage = ShuffleStage(rt, sampler, self.shuffle.buffer_size, self.shuffle_position, builder.chunk_rows,
+                             self.shuffle.label)
+        stage.skip_passes(pass_index)
+        with closing(stage.run()) as chunks:
+            parts = [np.asarray(chunk.rows, dtype=np.int64) for chunk in chunks]
+        return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+
+
+def _post_order_positions(tree: ir.Node) -> dict[int, int]:
+    """Each node's position as the local compiler numbers them (post-order from 1): positions key the
+    samplers' and shuffle buffers' random streams."""
+    positions: dict[int, int] = {}
+
+    def visit(node: ir.Node) -> None:
+        for child in node.children:
+            visit(child)
+        positions[id(node)] = len(positions) + 1
+
+    visit(tree)
+    return positions
+
+
+class RayPlan:
+    """A plan (validated, optimized, placed) split into Ray segments and a local tail.
+
+    Raises :class:`GraphError` when part of the plan cannot run distributed, naming the op and why.
+    """
+
+    def __init__(self, root: ir.Node, error_mode: str | None = None):
+        self.tree = plan_tree(root)
+        self.error_mode = error_mode or config.get_error_samples_mode().value
+        self.positions = _post_order_positions(self.tree)
+        self.segments: dict[int, Segment] = {}
+        self._split(self.tree)
+
+    def _split(self, node: ir.Node) -> None:
+        segment = self._segment_at(node)
+        if segment is not None:
+            self.segments[id(node)] = segment
+            return
+        if isinstance(node, ir.MapNode):
+            blocker = node.children[0]
+            while isinstance(blocker, _ROW_STEPS):
+                blocker = blocker.children[0]
+            raise GraphError(
+                f"executor='ray': {node.label} can't run distributed: it comes after {blocker.label}, which "
+                "runs in the consumer (a map runs on Ray only in a chain of per-row steps over a "
+                "random-access source). Move the map before it, or use the local executor."
+            )
+        if isinstance(node, ir.IterableSourceNode):
+            raise GraphError(
+                f"executor='ray': {node.label} can't run distributed: it reads its rows front to back in one "
+                "process, so they can't be split into Ray read tasks. Use a random-access source (a "
+                "GeneratorDataset over an object with __getitem__ and __len__, MindDataset, ParquetDataset, "
+                "ImageFolderDataset), or the local executor."
+            )
+        if isinstance(node, ir.OnlineSourceNode):
+            raise GraphError("executor='ray': OnlineDataset rows are pushed in by a serving session; serve it locally.")
+        if not isinstance(node, _TAIL_OPS):
+            raise GraphError(f"executor='ray': {node.label} has no Ray translation; use the local executor.")
+        for child in node.children:
+            self._split(child)
+
+    def _segment_at(self, node: ir.Node) -> Segment | None:
+        steps: list[ir.Node] = []
+        below = node
+        while isinstance(below, _ROW_STEPS):
+            steps.append(below)
+            below = below.children[0]
+        shuffle = None
+        if isinstance(below, ir.ShuffleNode) and isinstance(below.children[0], ir.RandomAccessSourceNode):
+            shuffle, below = below, below.children[0]
+        if not isinstance(below, ir.RandomAccessSourceNode):
+            return None
+        steps.reverse()
+        self._check_steps(steps)
+        return Segment(below, shuffle, steps, node, self.positions)
+
+    def _check_steps(self, steps: list[ir.Node]) -> None:
+        dropped_by: ir.Node | None = None
+        for node in steps:
+            if not isinstance(node, ir.MapNode):
+                if isinstance(node, ir.FilterNode):
+                    dropped_by = node
+                continue
+            if self.error_mode in ("replace", "deliver"):
+                raise GraphError(
+                    f"executor='ray': {node.label} can't run distributed with error_samples_mode="
+                    f"{self.error_mode!r}: " + (
+                        "a failed row is replaced by the previous good row, which may sit in another Ray task"
+                        if self.error_mode == "replace" else "rows with errors are delivered only to online sessions"
+                    ) + ". Use 'raise' or 'skip'."
+                )
+            if dropped_by is not None and _is_random(node):
+                raise GraphError(
+                    f"executor='ray': {node.label} can't run distributed after {dropped_by.label}: its random "
+                    "ops key on the row's position after rows were dropped, which a Ray task can't know until "
+                    "every earlier task has finished. Move the random map before the filter (or the map "
+                    "whose rows error_samples_mode='skip' drops), or use the local executor."
+                )
+            if self.error_mode == "skip":
+                dropped_by = node
+
+    # -- the consumer's stages ------------------------------------------------------------------
+
+    def compile(self, rt: Runtime) -> Stage:
+        """The stages the consumer runs: the tail, each segment a :class:`RaySegmentStage`."""
+        plan = self
+
+        class _TailBuilder(_Builder):
+            def build(self, node: ir.Node) -> Stage:
+                segment = plan.segments.get(id(node))
+                if segment is None:
+                    return super().build(node)
+                stage = RaySegmentStage(self.rt, plan, segment)
+                stage.node = node
+                # Keep the compiler's numbering: the nodes under this one are not built here.
+                self.node_counter = plan.positions[id(node)]
+                return stage
+
+        return _TailBuilder(rt, None).build(self.tree)
+
+    # -- Ray datasets -----------------------------------------------------------------------------
+
+    def segment_dataset(self, segment: Segment, seed: int, pass_index: int, skip: int = 0,
+                        rows_multiple: int = 1, rows_per_task: int | None = None) -> Any:
+        """A ``ray.data.Dataset`` of the segment's rows for pass ``pass_index``, from row ``skip`` on,
+        as internal blocks (``__pos__``, ``__id__``, ``__row__``, ``__origin__``), in pass order
+        (read tasks hold multiples of ``rows_multiple`` rows)."""
+        ray = require_ray()
+        rt = Runtime(seed, self.error_mode)
+        ids = segment.pass_ids(rt, pass_index)[skip:]
+        per_task = rows_per_task or _rows_per_task(len(ids), rows_multiple, ray)
+        source = _datasource_class()(segment.source, ids, skip, per_task, config.get_rows_per_chunk())
+        # As many blocks as read tasks: Ray would otherwise split blocks at arbitrary rows.
+        ds = ray.data.read_datasource(source, override_num_blocks=max(1, -(-len(ids) // per_task)))
+        ds.context.execution_options.preserve_order = True
+        # An op's RowError reaches the consumer as itself (naming the op, row and file), not as text.
+        ds.context.raise_original_map_exception = True
+        for group in _step_groups(segment.steps):
+            chain = _Chain([_Step(node, seed, self.error_mode, pass_index) for node in group])
+            name = "+".join(_op_name(node) for node in group)
+            segment.operator_labels[name] = " → ".join(node.label for node in group)
+            if _needs_actor(group[0]):
+                ds = ds.map_batches(
+                    type(name, (_ActorChain,), {}), fn_constructor_args=(chain,), batch_format="pandas",
+                    batch_size=None, concurrency=(1, max(1, int(ray.available_resources().get("CPU", 1)))),
+                    num_gpus=_num_gpus(group[0]) or None,
+                )
+            else:
+                ds = ds.map_batches(_named_fn(chain, name), batch_format="pandas", batch_size=None)
+        return ds
+
+
+def _step_groups(steps: list[ir.Node]) -> list[list[ir.Node]]:
+    """Consecutive task steps as one group (one Ray call: rows unpickled and pickled once for all of
+    them); each map that needs an actor pool alone. Renames have no step: names live in the schema."""
+    groups: list[list[ir.Node]] = []
+    for node in steps:
+        if isinstance(node, ir.RenameNode):
+            continue
+        if _needs_actor(node) or not groups or _needs_actor(groups[-1][0]):
+            groups.append([node])
+        else:
+            groups[-1].append(node)
+    return groups
+
+
+# Rows per read task: enough tasks to keep every CPU busy with a few in flight, few enough that the
+# fixed cost of a task (scheduling, a block in the object store) stays small next to its rows.
+TASKS_PER_CPU = 4
+MAX_ROWS_PER_TASK = 512  # 512 decoded 224x224 images: 77 MB, under Ray's 128 MB block target
+
+
+def _rows_per_task(rows: int, multiple: int, ray: Any) -> int:
+    cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    per_task = min(MAX_ROWS_PER_TASK, max(config.get_rows_per_chunk(), math.ceil(rows / (cpus * TASKS_PER_CPU))))
+    multiple = max(1, multiple)
+    return max(multiple, -(-per_task // multiple) * multiple)
+
+
+def _op_name(node: ir.Node) -> str:
+    return "".join(ch if ch.isalnum() else "_" for ch in node.label)[:60]
+
+
+def _named_fn(step: Any, name: str) -> Any:
+    # Ray names a task operator after its function: the plan's labels read better than "_Chain".
+    def run(df: Any) -> Any:
+        return step(df)
+
+    run.__name__ = run.__qualname__ = name
+    return run
+
+
+_DATASOURCE: Any = None
+
+
+def _datasource_class() -> Any:
+    global _DATASOURCE
+    if _DATASOURCE is not None:
+        return _DATASOURCE
+    from ray.data import Datasource, ReadTask
+    from ray.data.block import BlockMetadata
+
+    class MinddataSource(Datasource):
+        """Read tasks over contiguous runs of a pass's rows (a record/Parquet source's rows in file and
+        row-range order when unshuffled): ``fetch(ids)`` in the task, rows tagged with their position."""
+
+        def __init__(self, node: ir.RandomAccessSourceNode, ids: np.ndarray, first_pos: int, per_task: int,
+                     chunk_rows: int):
+            self.node = node
+            self.ids = ids
+            self.first_pos = first_pos
+            self.per_task = per_task
+            self.chunk_rows = chunk_rows
+
+        def get_name(self) -> str:
+            return self.node.name
+
+        def estimate_inmemory_data_size(self) -> int | None:
+            return None
+
+        def get_read_tasks(self, parallelism: int, per_task_row_limit: int | None = None,
+                           data_context: Any = None) -> list[Any]:
+            n, per_task = len(self.ids), self.per_task
+            fetch, origins = self.node.fetch, self.node.origins
+            tasks = []
+            for start in range(0, n, per_task):
+                ids = self.ids[start : start + per_task].tolist()
+                pos = self.first_pos + start
+                meta = BlockMetadata(num_rows=len(ids), size_bytes=None, exec_stats=None, input_files=None)
+                tasks.append(ReadTask(_read_task(fetch, origins, ids, pos, self.chunk_rows), meta))
+            return tasks
+
+    _DATASOURCE = MinddataSource
+    return MinddataSource
+
+
+def _read_task(fetch: Any, origins: Any, ids: list[int], pos: int, chunk_rows: int) -> Any:
+    def read() -> Iterator[Any]:
+        # One block per task: map steps then see whole runs of consecutive positions.
+        rows: list[Any] = []
+        for start in range(0, len(ids), chunk_rows):
+            rows.extend(fetch(ids[start : start + chunk_rows]))
+        where = origins(ids) if origins is not None else None
+        yield _frame(np.arange(pos, pos + len(ids), dtype=np.int64), ids, rows, where)
+
+    return read
+
+
+def _objects(values: list[Any]) -> np.ndarray:
+    # np.array would turn a list of tuples of arrays into one big array: fill an object array instead.
+    out = np.empty(len(values), dtype=object)
+    for i, value in enumerate(values):
+        out[i] = value
+    return out
+
+
+def _frame(pos: Any, ids: list[int], rows: list[Any], origins: list[str] | None) -> Any:
+    """An internal block. Rows travel pickled: Ray would otherwise infer Arrow types for them (a tuple
+    of an int and a float becomes a list of floats), and the rows must arrive bit for bit."""
+    import pandas as pd
+
+    dumps = pickle.dumps
+    return pd.DataFrame({
+        POS: np.asarray(pos, dtype=np.int64),
+        ID: np.asarray(ids, dtype=np.int64),
+        ROW: _objects([dumps(row, protocol=5) for row in rows]),
+        ORIGIN: _objects(list(origins) if origins is not None else [None] * len(rows)),
+    })
+
+
+def _frame_rows(df: Any) -> list[Any]:
+    loads = pickle.loads
+    return [loads(blob) for blob in df[ROW]]
+
+
+class _RowId(int):
+    """A source row id (as error messages print it) that also carries the row's position in the pass."""
+
+    pos: int
+
+
+class _Feed(Stage):
+    """Hands one prepared chunk to the step built over it; ``run(skip)`` starts at row ``skip``."""
+
+    fast_skip = True
+    label = "ray-block"
+
+    def __init__(self, rt: Runtime):
+        super().__init__(rt, [])
+        self.pending: Chunk | None = None
+
+    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
+        chunk, self.pending = self.pending, None
+        if chunk is not None:
+            yield chunk
+
+
+# Settings the kernels and device parts read in the worker: the driver's values travel with each step.
+WORKER_SETTINGS = ("max_image_pixels", "device_fallback", "dvpp_driver", "dvpp_policy", "gpu_emulation",
+                   "rows_per_chunk")
+
+
+class _Step:
+    """One per-row plan step, run over Ray blocks by the local compiler's own stage for it."""
+
+    def __init__(self, node: ir.Node, seed: int, error_mode: str, pass_index: int):
+        self.settings = {name: getattr(config, f"get_{name}")() for name in WORKER_SETTINGS}
+        node = copy.copy(node)
+        node.num_workers = 1  # type: ignore[attr-defined]  # Ray runs the tasks in parallel
+        if isinstance(node, ir.MapNode):
+            node.python_multiprocessing = False  # a Ray worker is a process already
+            node.reads_source = False  # type: ignore[attr-defined]  # the read task reads the rows
+        self.node = node
+        self.seed = seed
+        self.error_mode = error_mode
+        self.pass_index = pass_index
+        self._built: tuple[Runtime, _Feed, Stage] | None = None
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_built": None}
+
+    def _build(self) -> tuple[Runtime, _Feed, Stage]:
+        if self._built is None:
+            for name, value in self.settings.items():
+                getattr(config, f"set_{name}")(value)
+            rt = Runtime(self.seed, self.error_mode)
+            feed = _Feed(rt)
+            builder = _Builder(rt, None)
+            method = getattr(builder, f"_build_{type(self.node).__name__}")
+            self._built = (rt, feed, method(self.node, [feed], 0))
+        return self._built
+
+    def close(self) -> None:
+        if self._built is not None:
+            self._built[0].close()
+            self._built = None
+
+    def apply(self, pos: np.ndarray, ids: np.ndarray, rows: list[Any], origins: list[Any]) -> tuple:
+        """The step over one block's rows (with their positions, ids and files); the same four back."""
+        rt, feed, stage = self._build()
+        return self._run_rows(pos, ids, rows, origins, feed, stage)
+
+    def _run_rows(self, pos: np.ndarray, ids: np.ndarray, rows: list[Any], origins: list[Any], feed: _Feed,
+                  stage: Stage) -> tuple:
+        out_rows: list[Any] = []
+        out_pos: list[int] = []
+        out_ids: list[int] = []
+        out_origins: list[Any] = []
+        # Runs of consecutive positions: each is one chunk starting at its first row's position.
+        breaks = np.flatnonzero(np.diff(pos) != 1) + 1
+        batch = self.node.batch_size if isinstance(self.node, ir.BatchNode) else None
+        for start, stop in zip(np.r_[0, breaks], np.r_[breaks, len(pos)]):
+            skip = int(pos[start])
+            if batch is not None:
+                # A batch keeps the local engine's grouping only from a batch boundary (read tasks hold
+                # whole batches); its rows are then the batch numbers.
+                if skip % batch:
+                    raise GraphError(
+                        f"to_ray(): {self.node.label} got a Ray block starting at row {skip}, not at a batch "
+                        "boundary; iterate with create_dict_iterator(executor='ray') instead."
+                    )
+                skip //= batch
+            tagged = []
+            for i in range(start, stop):
+                row_id = _RowId(int(ids[i]))
+                row_id.pos = int(pos[i])
+                tagged.append(row_id)
+            feed.pending = Chunk(rows[start:stop], tagged, origins[start:stop])
+            # The stage's own _run: row indices start at the run's position, and nothing is dropped.
+            with closing(stage._run(self.pass_index, skip)) as chunks:
+                for chunk in chunks:
+                    out_rows.extend(chunk.rows)
+                    if batch is not None:
+                        out_pos.extend(range(skip, skip + len(chunk)))
+                        out_ids.extend(range(skip, skip + len(chunk)))
+                        out_origins.extend([None] * len(chunk))
+                        skip += len(chunk)
+                        continue
+                    out_pos.extend(t.pos for t in chunk.ids)  # type: ignore[union-attr]
+                    out_ids.extend(chunk.ids)  # type: ignore[arg-type]
+                    out_origins.extend(chunk.origins or [None] * len(chunk))
+        return np.asarray(out_pos, dtype=np.int64), np.asarray(out_ids, dtype=np.int64), out_rows, out_origins
+
+
+class _Chain:
+    """Consecutive steps run in one Ray call over a block: rows are unpickled once, go through every
+    step, and are pickled once. Error counts of ``skip`` mode travel in a bookkeeping row."""
+
+    def __init__(self, steps: list[_Step]):
+        self.steps = steps
+
+    def build(self) -> None:
+        for step in self.steps:
+            step._build()
+
+    def close(self) -> None:
+        for step in self.steps:
+            step.close()
+
+    def __call__(self, df: Any) -> Any:
+        import pandas as pd
+
+        notes = df[df[POS] == NOTE_POS]
+        if len(notes):
+            df = df[df[POS] != NOTE_POS]
+        data = (df[POS].to_numpy(), df[ID].to_numpy(), _frame_rows(df), list(df[ORIGIN]))
+        errors = ErrorStats()
+        for step in self.steps:
+            rt = step._build()[0]
+            rt.errors = ErrorStats()
+            data = step.apply(*data)
+            errors.merge(rt.errors.skipped, rt.errors.replaced, rt.errors.samples)
+        out = _frame(*data)
+        if errors.skipped or errors.replaced:
+            note = _frame([NOTE_POS], [0], [(errors.skipped, errors.replaced, errors.samples)], None)
+            out = pd.concat([out, note], ignore_index=True)
+        return pd.concat([out, notes], ignore_index=True) if len(notes) else out
+
+
+class _ActorChain:
+    """An actor of a pool running one chain: built once per actor (device set-up, model loading).
+    Subclassed per plan step with the step's name, which Ray shows as the operator's name."""
+
+    def __init__(self, chain: _Chain):
+        self.chain = chain
+        chain.build()
+
+    def __call__(self, df: Any) -> Any:
+        return self.chain(df)
+
+    def __del__(self) -> None:
+        self.chain.close()
+
+
+def _take_notes(df: Any, errors: ErrorStats) -> Any:
+    """``df`` without its bookkeeping rows, whose error counts go to ``errors``."""
+    notes = df[POS] == NOTE_POS
+    if not notes.any():
+        return df
+    for skipped, replaced, samples in _frame_rows(df[notes]):
+        errors.merge(skipped, replaced, samples)
+    return df[~notes]
+
+
+def _unwrap(error: BaseException) -> BaseException:
+    """The minddata error inside Ray's wrappers (RayTaskError, UserCodeException), if any."""
+    seen = error
+    for _ in range(8):
+        if isinstance(seen, MinddataError) and type(seen).__module__.startswith("minddata"):
+            return seen
+        cause = getattr(seen, "cause", None) or seen.__cause__
+        if cause is None:
+            break
+        seen = cause
+    return error
+
+
+class RaySegmentStage(Stage):
+    """The consumer's source for a segment: one Ray execution per pass, rows in pass order.
+
+    In a profiled run its own time is waiting on Ray; the profiler's stage table gets one parallel
+    stage per Ray operator instead (:meth:`profile_entries`), from Ray Data's per-operator stats.
+    """
+
+    fast_skip = True
+    profile_internal = True
+
+    def __init__(self, rt: Runtime, plan: RayPlan, segment: Segment):
+        super().__init__(rt, [], segment.label)
+        self.plan = plan
+        self.segment = segment
+        # Ray operator name -> summed stats over the passes run so far (see _record_stats).
+        self.operator_stats: dict[str, dict[str, float]] = {}
+
+    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
+        ds = self.plan.segment_dataset(self.segment, self.rt.seed, pass_index, skip)
+        batches = iter(ds.iter_batches(batch_size=None, batch_format="pandas", prefetch_batches=2))
+        try:
+            with closing(batches):  # type: ignore[type-var]
+                for df in batches:
+                    self.rt.check()
+                    df = _take_notes(df, self.rt.errors)
+                    if len(df):
+                        yield Chunk(_frame_rows(df), df[ID].tolist(), list(df[ORIGIN]))
+        except Exception as error:  # noqa: BLE001 - re-raised, unwrapped from Ray's wrappers
+            inner = _unwrap(error)
+            if inner is error:
+                raise
+            raise inner from error
+        if self.prof is not None:
+            self._record_stats(ds)
+
+    def _record_stats(self, ds: Any) -> None:
+        try:
+            operators = ds._get_stats_summary().operators_stats
+        except Exception:  # noqa: BLE001 - stats are best effort; the rows are what matters
+            return
+        for op in operators:
+            total = self.operator_stats.setdefault(
+                op.operator_name, {"wall": 0.0, "cpu": 0.0, "rows": 0, "tasks": 0, "span": 0.0}
+            )
+            total["wall"] += op.wall_time.sum if op.wall_time else 0.0
+            total["cpu"] += op.cpu_time.sum if op.cpu_time else 0.0
+            total["rows"] += int(op.output_num_rows.sum) if op.output_num_rows else 0
+            total["tasks"] += int(op.wall_time.count) if op.wall_time else 0
+            if op.earliest_start_time is not None and op.latest_end_time is not None:
+                total["span"] += max(0.0, op.latest_end_time - op.earliest_start_time)
+
+    def display_name(self, operator: str) -> str:
+        """A Ray operator's name in the plan's words: ``ReadX->MapBatches(Map_f_)`` → ``X → Map[f]``."""
+        names = self.segment.operator_labels
+        parts = []
+        for part in operator.split("->"):
+            if part.startswith("Read"):
+                parts.append(part[len("Read"):])
+            elif part.startswith("MapBatches(") and part.endswith(")"):
+                inner = part[len("MapBatches("):-1]
+                parts.append(names.get(inner, inner))
+            else:
+                parts.append(part)
+        return "Ray " + " → ".join(parts)
+
+    def profile_entries(self, first_index: int, parent: int, t0: float) -> list[dict[str, Any]]:
+        """Stage-table entries for the Ray operators: each a parallel stage whose workers are the
+        cluster's CPUs, busy for the operator's summed task time over its span."""
+        cpus = max(1, int(_cluster_cpus()))
+        entries = []
+        for k, (operator, stats) in enumerate(self.operator_stats.items()):
+            span = max(stats["span"], 1e-9)
+            workers = [
+                {"name": f"ray-cpu-{i}", "start": 0.0, "end": span, "work": stats["wall"] / cpus,
+                 "cpu": stats["cpu"] / cpus, "slot_wait": 0.0, "input_wait": 0.0,
+                 "chunks": stats["tasks"] / cpus, "rows": stats["rows"] / cpus}
+                for i in range(cpus)
+            ]
+            entries.append({
+                "index": first_index + k, "parent": parent, "label": operator, "name": self.display_name(operator),
+                "internal": False, "kind": "parallel", "inclusive": stats["wall"], "rows_out": int(stats["rows"]),
+                "chunks_out": int(stats["tasks"]), "chunk_bytes": 0.0, "node_type": "RayOperator",
+                "python_ops": False, "workers_now": cpus, "slots_now": cpus, "autotune": False,
+                "process_workers": True, "workers": workers,
+            })
+        return entries
+
+
+def _cluster_cpus() -> float:
+    import ray
+
+    try:
+        return float(ray.cluster_resources().get("CPU", 1))
+    except Exception:  # noqa: BLE001 - not connected any more: one CPU is the safe guess
+        return 1.0
+
+
+def to_ray(root: ir.Node, columns: list[str]) -> Any:
+    """A ``ray.data.Dataset`` of the pipeline's rows (one pass), with the pipeline's column names.
+
+    The plan must be one segment, optionally ending in ``batch`` with a fixed ``batch_size``; read
+    tasks then hold whole batches, so the batches are the local engine's.
+    """
+    plan = RayPlan(root)
+    node = plan.tree
+    batch = None
+    if isinstance(node, ir.BatchNode) and id(node) not in plan.segments:
+        batch, node = node, node.children[0]
+        if callable(batch.batch_size):
+            raise GraphError(f"to_ray(): {batch.label} with a callable batch_size can't be cut into Ray read tasks.")
+    segment = plan.segments.get(id(node))
+    if segment is None:
+        tail = next(n for n in node.walk() if id(n) not in plan.segments and not isinstance(n, _ROW_STEPS))
+        raise GraphError(
+            f"to_ray(): {tail.label} runs in the consumer, so it can't be part of a Ray dataset. Iterate with "
+            "create_dict_iterator(executor='ray') instead, or apply it to the Ray dataset yourself."
+        )
+    seed = config.get_seed() if config.seed_is_set() else int.from_bytes(np.random.bytes(4), "little")
+    ds = plan.segment_dataset(segment, seed, 0, rows_multiple=batch.batch_size if batch is not None else 1)
+    if batch is not None:
+        collate = _Chain([_Step(batch, seed, plan.error_mode, 0)])
+        ds = ds.map_batches(_named_fn(collate, _op_name(batch)), batch_format="pandas", batch_size=None)
+    names = list(columns)
+    return ds.map_batches(_Columns(names), batch_format="pandas", batch_size=None)
+
+
+class _Columns:
+    """Internal blocks → the pipeline's columns (arrays stay arrays; Ray lays out tensor columns)."""
+
+    def __init__(self, names: list[str]):
+        self.names = names
+
+    def __call__(self, df: Any) -> dict[str, Any]:
+        rows = _frame_rows(_take_notes(df, ErrorStats()))
+        out: dict[str, Any] = {}
+        for k, name in enumerate(self.names):
+            values = [np.asarray(row[k]) for row in rows]
+            try:
+                out[name] = np.stack(values) if values else np.empty(0)
+            except ValueError:  # ragged: one array per row
+                out[name] = _objects(values)
+        return out
