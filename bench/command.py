@@ -318,7 +318,7 @@ def run_bench(args: argparse.Namespace) -> int:
     print(f"machine:   {platform.node()}, {cores} usable cores, {platform.machine()}, "
           f"Python {platform.python_version()}, Pillow {versions['Pillow']}")
     print(f"settings:  device {args.device}, {workers_text}, batch {args.batch_size}, {args.epochs} epoch(s) "
-          f"per round, {args.rounds} round(s){', on Ray' if executor == 'ray' else ''}")
+          f"per round, {args.rounds} round(s), {executor} executor")
     print("pipelines:")
     for p in chosen:
         if isinstance(p, str):
@@ -387,7 +387,7 @@ def run_bench(args: argparse.Namespace) -> int:
                         "load_average": monitor.load_average, "busy_warning": monitor.busy},
             "data": {"dir": str(data_dir), "images": count, "generated": args.data is None},
             "settings": {"device": args.device, "workers": args.workers, "batch_size": args.batch_size,
-                         "epochs": args.epochs, "rounds": args.rounds},
+                         "epochs": args.epochs, "rounds": args.rounds, "executor": executor},
             "decode_reference": reference.to_json() if reference else None,
             "decode_reference_runs_images_per_s": [r.images_per_s for r in measured],
             "results": [r.to_json() for r in results],

@@ -272,9 +272,8 @@ def run(
     run is profiled (a few per cent of cost at most) and the result names its bottleneck.
     ``progress(images_so_far)`` is called after each batch. ``skip_bad_images`` runs the pipeline with
     ``config.set_error_samples_mode("skip")``: rows an op fails on (a corrupt file in a user's folder)
-    are skipped and counted in ``skipped_rows`` instead of ending the run.
-    ``executor="ray"`` runs the pipeline's
-    per-row part on Ray (see ``Dataset.create_dict_iterator``).
+    are skipped and counted in ``skipped_rows`` instead of ending the run. ``executor="ray"`` runs the
+    pipeline's per-row part on Ray (see ``Dataset.create_dict_iterator``).
     """
     from minddata import config
     from minddata.profiler import Profiler
