@@ -573,8 +573,9 @@ class Dataset:
         become ``map_batches`` steps. With ``config.set_seed``, the rows equal the local executor's bit
         for bit. Ops that run only in a consumer (repeat, zip, concat, take/skip, a shuffle buffer over
         mapped rows) raise a GraphError naming the op: iterate with ``executor="ray"`` instead.
+        The example needs a Ray cluster, so it is not run here.
 
-        Example (not run here: it needs a Ray cluster):
+        Example:
             >>> import minddata as md  # doctest: +SKIP
             >>> ds = md.NumpySlicesDataset({"x": list(range(8))}, shuffle=False).map(lambda x: x * 2, "x")  # doctest: +SKIP
             >>> ds.batch(4).to_ray().take_all()[0]["x"].tolist()  # doctest: +SKIP
