@@ -7,8 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from minddata import _checkout
 from test_layering import LAYERS
+
+from minddata import _checkout
 
 ROOT = Path(__file__).resolve().parents[1]
 

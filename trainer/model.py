@@ -235,10 +235,11 @@ class Model:
             if self.device.type == "cuda" else None
         ddp = DistributedDataParallel(self.network, device_ids=ids)
 
-        def timed_allreduce(state: Any, bucket: Any) -> Any:
+        # No annotations: DDP checks them, and this module's are strings (from __future__ import annotations).
+        def timed_allreduce(state, bucket):  # noqa: ANN001
             start = time.perf_counter()
 
-            def done(fut: Any) -> Any:
+            def done(fut):  # noqa: ANN001
                 trace.add_allreduce(time.perf_counter() - start)
                 return fut.value()[0] if isinstance(fut.value(), list) else fut.value()
 

@@ -41,6 +41,13 @@ class TorchIterableDataset(torch.utils.data.IterableDataset):
         self.shard = shard
         self.epoch = 0
 
+    def __reduce__(self) -> tuple[Any, tuple[bytes]]:
+        # DataLoader workers started by spawn/forkserver receive the dataset pickled; pipelines hold
+        # lambdas and local functions, which only cloudpickle carries.
+        import cloudpickle
+
+        return _restore, (cloudpickle.dumps(self.__dict__),)
+
     def _shards(self) -> tuple[int, int]:
         rank, world = distributed_rank()
         info = torch.utils.data.get_worker_info()
@@ -77,3 +84,11 @@ class TorchIterableDataset(torch.utils.data.IterableDataset):
                 yield dict(zip(self.columns, row)) if self.as_dict else tuple(row)
         finally:
             iterator.close()
+
+
+def _restore(state: bytes) -> TorchIterableDataset:
+    import cloudpickle
+
+    restored = TorchIterableDataset.__new__(TorchIterableDataset)
+    restored.__dict__.update(cloudpickle.loads(state))
+    return restored

@@ -48,7 +48,7 @@ def main() -> None:
                       LambdaCallback(on_train_step_begin=block)]
     elif mode == "resume":
         resume = sys.argv[4]
-    model.train(3, ds, callbacks=callbacks, resume_from=resume)
+    model.train(2, ds, callbacks=callbacks, resume_from=resume)
 
 
 if __name__ == "__main__":
