@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import random
 import time
+import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -603,9 +604,13 @@ class Model:
             count = len(sample) if isinstance(sample, (tuple, list)) else 1
             outputs = ["output"] + [f"output_{i}" for i in range(1, count)]
             path = os.fspath(path)
-            torch.onnx.export(network, args, path, dynamo=False, input_names=names, output_names=outputs,
-                              opset_version=opset_version,
-                              dynamic_axes={n: {0: "batch"} for n in names + outputs})
+            # The TorchScript exporter needs only torch (the dynamo one also needs onnxscript); torch
+            # warns that it is the legacy path, which is what the user did not choose and cannot act on.
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                torch.onnx.export(network, args, path, dynamo=False, input_names=names, output_names=outputs,
+                                  opset_version=opset_version,
+                                  dynamic_axes={n: {0: "batch"} for n in names + outputs})
         finally:
             network.train(was_training)
         return path

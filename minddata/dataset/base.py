@@ -467,14 +467,13 @@ class Dataset:
         integer columns to int64, which ``CrossEntropyLoss`` needs for class labels. Pass it to a
         ``DataLoader`` with ``batch_size=None``: minddata batches already.
 
-        Example:
-            >>> import numpy as np, torch
-            >>> import minddata as md
-            >>> ds = md.NumpySlicesDataset({"x": np.ones((6, 2), np.float32), "y": np.arange(6, dtype=np.int32)},
-            ...                            shuffle=False).batch(4)
-            >>> loader = torch.utils.data.DataLoader(ds.to_torch(int64_labels=True), batch_size=None)
-            >>> len(loader), [(tuple(x.shape), y.dtype) for x, y in loader]
-            (2, [((4, 2), torch.int64), ((2, 2), torch.int64)])
+        Example (needs torch, so not run as a doctest; ``tests/trainer/test_to_torch.py`` runs it)::
+
+            ds = md.NumpySlicesDataset({"x": np.ones((6, 2), np.float32), "y": np.arange(6, dtype=np.int32)},
+                                       shuffle=False).batch(4)
+            loader = torch.utils.data.DataLoader(ds.to_torch(int64_labels=True), batch_size=None)
+            len(loader), [(tuple(x.shape), y.dtype) for x, y in loader]
+            # (2, [((4, 2), torch.int64), ((2, 2), torch.int64)])
         """
         from minddata.dataset.torch_data import TorchIterableDataset
 
