@@ -13,7 +13,7 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="torch is not installed: the trainer needs it")
 
-from trainer_nets import TinyNet, blob_dataset, make_model  # noqa: E402
+from trainer_nets import TinyNet, blob_dataset, child_env, make_model  # noqa: E402
 
 import minddata as md  # noqa: E402
 from minddata.trainer import (  # noqa: E402
@@ -29,12 +29,6 @@ HERE = Path(__file__).resolve().parent
 CHILD = HERE / "resume_child.py"
 
 
-def _env() -> dict[str, str]:
-    # The child imports the same minddata as this process (the checkout, or the installed package).
-    package_parent = str(Path(md.__file__).resolve().parents[1])
-    return {**os.environ, "PYTHONPATH": package_parent + os.pathsep + os.environ.get("PYTHONPATH", "")}
-
-
 def _losses(path: Path) -> list[tuple[int, str]]:
     return [(int(a), b) for a, b in (line.split() for line in path.read_text().splitlines())]
 
@@ -44,9 +38,9 @@ def test_sigkilled_run_resumes_with_bit_identical_losses(tmp_path):
     ckpt = tmp_path / "ckpt"
     ckpt.mkdir()
     # The uninterrupted run and the one to be killed run side by side.
-    full_run = subprocess.Popen([sys.executable, str(CHILD), str(full), str(ckpt), "full"], env=_env(), cwd=tmp_path,
+    full_run = subprocess.Popen([sys.executable, str(CHILD), str(full), str(ckpt), "full"], env=child_env(), cwd=tmp_path,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    child = subprocess.Popen([sys.executable, str(CHILD), str(killed), str(ckpt), "hang-at", "18"], env=_env(),
+    child = subprocess.Popen([sys.executable, str(CHILD), str(killed), str(ckpt), "hang-at", "18"], env=child_env(),
                              cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 180
@@ -67,7 +61,7 @@ def test_sigkilled_run_resumes_with_bit_identical_losses(tmp_path):
     latest = ckpt / "run-2_3.ckpt"  # step 15 = epoch 2, step 3 of 12: mid-epoch
     assert latest.exists() and sorted(p.name for p in ckpt.glob("*.ckpt")) == ["run-1_10.ckpt", "run-2_3.ckpt"]
     assert not list(ckpt.glob(".*tmp"))
-    resumed = subprocess.run([sys.executable, str(CHILD), str(killed), str(ckpt), "resume", str(latest)], env=_env(),
+    resumed = subprocess.run([sys.executable, str(CHILD), str(killed), str(ckpt), "resume", str(latest)], env=child_env(),
                              cwd=tmp_path, capture_output=True, text=True, timeout=180)
     assert resumed.returncode == 0, resumed.stderr
     uninterrupted = _losses(full)
@@ -162,7 +156,7 @@ def test_sigterm_checkpoints_and_stops_cleanly(tmp_path):
         "make_model().train(5, blob_dataset(), callbacks=[LambdaCallback(on_train_step_end=term), exit_cb])\n"
         "print('steps', steps)\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], env=_env(), cwd=tmp_path, capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-c", script], env=child_env(), cwd=tmp_path, capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert "steps [1, 2, 3]" in done.stdout

@@ -15,7 +15,7 @@ if not torch.distributed.is_available() or not torch.distributed.is_gloo_availab
     pytest.skip("this torch build has no gloo backend for torch.distributed", allow_module_level=True)
 
 from ddp_child import BATCH, ROWS, id_dataset, make  # noqa: E402
-from test_checkpoint import _env  # noqa: E402
+from trainer_nets import child_env  # noqa: E402
 
 from minddata.trainer import LambdaCallback  # noqa: E402
 
@@ -31,7 +31,7 @@ def _free_port() -> int:
 def test_two_ranks_read_disjoint_covering_shards_and_average_gradients(tmp_path):
     port = str(_free_port())
     outs = [tmp_path / f"rank{r}.json" for r in range(2)]
-    procs = [subprocess.Popen([sys.executable, str(CHILD), str(r), "2", port, str(outs[r])], env=_env(), cwd=tmp_path,
+    procs = [subprocess.Popen([sys.executable, str(CHILD), str(r), "2", port, str(outs[r])], env=child_env(), cwd=tmp_path,
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for r in range(2)]
     try:
         errors = [p.communicate(timeout=240)[1] for p in procs]

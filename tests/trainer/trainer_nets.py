@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
 import torch
 
@@ -43,3 +46,10 @@ def make_model(seed: int = 0, lr: float = 0.1, **kwargs):
     net = TinyNet()
     optimizer = torch.optim.SGD(net.parameters(), lr=lr, momentum=0.9)
     return Model(net, torch.nn.CrossEntropyLoss(), optimizer, device="cpu", **kwargs)
+
+
+def child_env() -> dict[str, str]:
+    """Environment for a child Python process that must import the same minddata as this one (the
+    checkout under ``python -m pytest``, the installed package in CI), whatever its working folder."""
+    package_parent = str(Path(md.__file__).resolve().parents[1])
+    return {**os.environ, "PYTHONPATH": package_parent + os.pathsep + os.environ.get("PYTHONPATH", "")}
