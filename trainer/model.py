@@ -286,9 +286,7 @@ class Model:
         if checkpoint is not None:
             run = _Run(checkpoint["epoch"], checkpoint["step_in_epoch"], checkpoint["global_step"],
                        checkpoint["data_state"], cbs)
-            for i, state in enumerate(checkpoint.get("callbacks", [])):
-                if state is not None and i < len(cbs.callbacks) and hasattr(cbs.callbacks[i], "load_state_dict"):
-                    cbs.callbacks[i].load_state_dict(state)
+            _restore_callbacks(cbs, checkpoint.get("callbacks", []))
             _set_rng_state(checkpoint["rng"])
         else:
             run = _Run(initial_epoch, 0, initial_epoch * (per_epoch or 0), None, cbs)
@@ -639,7 +637,7 @@ class Model:
             state.update(
                 epoch=run.epoch, step_in_epoch=run.step_in_epoch, global_step=run.global_step,
                 data_state=run.data_state, micro_step=run.micro_step,
-                callbacks=[cb.state_dict() if hasattr(cb, "state_dict") else None for cb in run.callbacks],
+                callbacks=[[type(cb).__name__, cb.state_dict()] for cb in run.callbacks if hasattr(cb, "state_dict")],
             )
             if run.micro_step:
                 state["grads"] = [p.grad for p in self.network.parameters()]
@@ -691,6 +689,17 @@ class Model:
                 f"Model.load_checkpoint: {path!r} holds a {saved_class or 'different'} network that does not fit "
                 f"{type(self.network).__name__}: " + "; ".join(parts)
             )
+
+
+def _restore_callbacks(cbs: CallbackList, saved: list[list[Any]]) -> None:
+    """Give each saved callback state to the resumed run's callback of the same class, in order (the
+    n-th saved EarlyStopping to the n-th EarlyStopping), so the list may be reordered or extended."""
+    unused = [cb for cb in cbs if hasattr(cb, "load_state_dict")]
+    for class_name, state in saved:
+        match = next((cb for cb in unused if type(cb).__name__ == class_name), None)
+        if match is not None:
+            match.load_state_dict(state)
+            unused.remove(match)
 
 
 def _few(items: list[str], limit: int = 8) -> str:

@@ -20,7 +20,9 @@ from minddata.trainer import (  # noqa: E402
     BackupAndRestore,
     CheckpointConfig,
     CheckpointMismatchError,
+    History,
     LambdaCallback,
+    LearningRateScheduler,
     Model,
     ModelCheckpoint,
 )
@@ -163,3 +165,19 @@ def test_sigterm_checkpoints_and_stops_cleanly(tmp_path):
     assert "signal 15 received" in done.stderr
     state = torch.load(tmp_path / "term.ckpt", weights_only=False)
     assert state["global_step"] == 3
+
+
+def test_resume_restores_the_learning_rate_schedule(tmp_path):
+    def run(resume=None):
+        model = make_model(lr=1.0)
+        schedule = torch.optim.lr_scheduler.StepLR(model.optimizer, step_size=1, gamma=0.5)
+        saver = ModelCheckpoint("lr", tmp_path, CheckpointConfig(save_checkpoint_steps=4, keep_checkpoint_max=0))
+        # The resumed run lists its callbacks differently: states go to callbacks by class, not position.
+        callbacks = [saver] if resume is None else [History()]
+        callbacks.append(LearningRateScheduler(schedule, interval="step"))
+        model.train(2, blob_dataset(rows=48), callbacks=callbacks, resume_from=resume)
+        return model.optimizer.param_groups[0]["lr"], schedule.last_epoch
+
+    full = run()
+    assert full == (pytest.approx(0.5**12), 12)
+    assert run(resume=tmp_path / "lr-1_4.ckpt") == full  # the scheduler continues from step 4, not from 0
