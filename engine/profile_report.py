@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -522,9 +523,16 @@ def render(summary: ProfileSummary) -> str:
 # --- timeline -------------------------------------------------------------------------------------
 
 
-def chrome_trace(snapshots: list[dict[str, Any]]) -> dict[str, Any]:
+def chrome_trace(snapshots: list[dict[str, Any]],
+                 training: Sequence[tuple[dict[str, Any], int | None]] = ()) -> dict[str, Any]:
     """A Chrome-trace/Perfetto JSON object: one process per run, one track per thread (each worker,
-    the prefetch thread, the consumer), spans for work and waits, queue sizes as counters."""
+    the prefetch thread, the consumer), spans for work and waits, queue sizes as counters.
+
+    ``training``: ``(step trace snapshot, index of the pipeline run that fed it or None)`` pairs; their
+    steps and phases go on tracks of that run's process, on its clock (or a process of their own).
+    """
+    from minddata.engine.training_report import training_trace_events
+
     events: list[dict[str, Any]] = []
 
     def us(t: float) -> float:
@@ -544,6 +552,10 @@ def chrome_trace(snapshots: list[dict[str, Any]]) -> dict[str, Any]:
             return tids[thread]
 
         consumer = tid_for("consumer")
+        for train_snap, fed_by in training:
+            if fed_by == run_index:
+                offset = train_snap["started_at"] - snap["started_at"]
+                events.extend(training_trace_events(train_snap, pid, offset, tid_for))
         steps = snap["steps"]
         request, ready = steps["request"], steps["ready"]
         for i in range(len(ready)):
@@ -598,8 +610,21 @@ def chrome_trace(snapshots: list[dict[str, Any]]) -> dict[str, Any]:
         for d in snap.get("decisions", []):
             events.append({"ph": "i", "pid": pid, "tid": consumer, "s": "p", "name": f"autotune: {d['stage']}",
                            "ts": us(d["t"]), "args": {k: v for k, v in d.items() if k not in ("t", "stage")}})
+    alone = [t for t, fed_by in training if fed_by is None or not 0 <= fed_by < len(snapshots)]
+    for i, train_snap in enumerate(alone):
+        pid = len(snapshots) + i + 1
+        events.append({"ph": "M", "pid": pid, "name": "process_name", "args": {"name": train_snap["label"]}})
+        own: dict[str, int] = {}
+
+        def own_tid(thread: str, pid: int = pid, own: dict[str, int] = own) -> int:
+            if thread not in own:
+                own[thread] = len(own) + 1
+                events.append({"ph": "M", "pid": pid, "tid": own[thread], "name": "thread_name", "args": {"name": thread}})
+            return own[thread]
+
+        events.extend(training_trace_events(train_snap, pid, 0.0, own_tid))
     return {"traceEvents": events, "displayTimeUnit": "ms",
-            "otherData": {"producer": "minddata", "runs": len(snapshots)}}
+            "otherData": {"producer": "minddata", "runs": len(snapshots), "training_runs": len(training)}}
 
 
 def dumps_trace(snapshots: list[dict[str, Any]]) -> str:

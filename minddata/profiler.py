@@ -34,8 +34,10 @@ from minddata.engine.profile_report import (
     render,
     summarize,
 )
+from minddata.engine.training_report import TrainingSummary, summarize_training
 
-__all__ = ["Bottleneck", "OpStats", "ProfileSummary", "Profiler", "QueueStats", "StageStats", "StepStats"]
+__all__ = ["Bottleneck", "OpStats", "ProfileSummary", "Profiler", "QueueStats", "StageStats", "StepStats",
+           "TrainingSummary"]
 
 _FORMAT = "minddata-profile"
 _FILE = "profile.json"
@@ -52,6 +54,11 @@ class Profiler:
 
     Use it as a context manager, or :meth:`start` / :meth:`stop`. A run's profile ends when the
     profiler stops, the run's last epoch is read, or its iterator is closed.
+
+    ``Model.train`` (``minddata.trainer``) run while it is active adds its step trace: see
+    :meth:`training_summary` (joined to the pipeline's profile, with a data-bound verdict),
+    :meth:`train_steps`, and the Chrome trace. ``network=True`` also profiles the network's operators
+    with ``torch.profiler``.
 
     Hooks (:meth:`on`) receive each event as a dict, in the consumer's thread:
     ``epoch_begin {epoch}``, ``step_begin {epoch, step, begin, data_wait}`` (when the item arrives),
@@ -71,13 +78,17 @@ class Profiler:
         (8, 8)
     """
 
-    def __init__(self, sample_interval: float = profiling.SAMPLE_INTERVAL):
+    def __init__(self, sample_interval: float = profiling.SAMPLE_INTERVAL, network: bool = False):
         if isinstance(sample_interval, bool) or not isinstance(sample_interval, (int, float)) \
                 or not 0.001 <= sample_interval <= 10:
             raise ValueError(
                 f"Profiler: sample_interval must be a number of seconds in [0.001, 10]. Found: {sample_interval!r}"
             )
         self.sample_interval = float(sample_interval)
+        self.network = bool(network)
+        # Training runs (minddata.trainer's Model.train) joined to the pipeline run that fed them:
+        # [live step trace or None, index of that run in self._live or None, frozen snapshot or None].
+        self._training: list[list[Any]] = []
         self._live: list[profiling.RunProfile | None] = []
         self._frozen: list[dict[str, Any] | None] = []
         self._hooks: list[tuple[str, Callable[[dict], Any]]] = []
@@ -103,6 +114,9 @@ class Profiler:
                     self._frozen[i] = live.snapshot()
                 # The frozen copy is all that is read from now on; the live one holds the pipeline's stages.
                 self._live[i] = None
+            for entry in self._training:
+                if entry[0] is not None:
+                    entry[2], entry[0] = entry[0].snapshot(), None
 
     def __enter__(self) -> Profiler:
         return self.start()
@@ -116,6 +130,14 @@ class Profiler:
             self._frozen.append(None)
             for event, fn in self._hooks:
                 run.add_hook(event, fn)
+
+    def _add_training(self, trace: Any, pipeline_run: profiling.RunProfile | None) -> None:
+        """Called by ``minddata.trainer.Model.train``: its step trace (an object with ``snapshot()``),
+        and the pipeline run that fed it, if this profiler recorded that run."""
+        with self._lock:
+            index = next((i for i, live in enumerate(self._live) if live is not None and live is pipeline_run), None)
+            frozen = trace.snapshot() if not self._active else None
+            self._training.append([trace if self._active else None, index, frozen])
 
     @classmethod
     def _of_run(cls, run: profiling.RunProfile) -> Profiler:
@@ -200,14 +222,64 @@ class Profiler:
             step += 1
         return out
 
+    @property
+    def training_runs(self) -> list[dict[str, Any]]:
+        """Each ``Model.train`` run's step trace recorded while this profiler was active (plain data)."""
+        return [t for t, _ in self._training_pairs()]
+
+    def _training_pairs(self) -> list[tuple[dict[str, Any], int | None]]:
+        with self._lock:
+            return [(frozen if frozen is not None else live.snapshot(), index)
+                    for live, index, frozen in self._training]
+
+    def training_summary(self, run: int = -1) -> TrainingSummary:
+        """Where the steps of one ``Model.train`` run (default: the latest) spent their time, joined to
+        the profile of the pipeline that fed it, with a one-sentence verdict: data-bound (and which
+        stage to fix, how) or model-bound.
+
+        Example (needs torch, so not run as a doctest; ``tests/trainer/test_step_trace.py`` covers it)::
+
+            model = Model(net, torch.nn.CrossEntropyLoss(), torch.optim.SGD(net.parameters(), lr=0.1))
+            with md.Profiler() as prof:
+                model.train(1, dataset)
+            print(prof.training_summary().verdict)
+            # e.g. "31% of step time waiting for data; the pipeline's bottleneck is Map[Decode, ...] ..."
+        """
+        pairs = self._training_pairs()
+        if not pairs:
+            raise LookupError(
+                "Profiler.training_summary: no training run was recorded; call Model.train inside `with Profiler():`"
+            )
+        try:
+            snap, index = pairs[run]
+        except IndexError:
+            raise IndexError(f"Profiler.training_summary: run {run} does not exist; {len(pairs)} recorded") from None
+        runs = self.runs
+        pipeline = summarize(runs[index]) if index is not None and index < len(runs) else None
+        return summarize_training(snap, pipeline)
+
+    def train_steps(self, run: int = -1) -> list[dict[str, float]]:
+        """The steps of one ``Model.train`` run: ``{epoch, step, begin, data_wait, h2d, forward,
+        backward, optimizer, allreduce, callbacks}`` each, in seconds (``begin`` from the run's start)."""
+        pairs = self._training_pairs()
+        if not pairs:
+            raise LookupError("Profiler.train_steps: no training run was recorded")
+        steps = pairs[run][0]["steps"]
+        keys = [k for k in steps if k != "epoch" and k != "step"]
+        return [{"epoch": steps["epoch"][i], "step": steps["step"][i], **{k: steps[k][i] for k in keys}}
+                for i in range(len(steps["begin"]))]
+
     def summaries(self) -> list[ProfileSummary]:
         return [summarize(r) for r in self.runs]
 
     def __str__(self) -> str:
         runs = self.runs
-        if not runs:
+        pairs = self._training_pairs()
+        if not runs and not pairs:
             return "minddata profile: no pipeline run was recorded"
-        return "\n\n".join(render(summarize(r)) for r in runs)
+        parts = [render(summarize(r)) for r in runs]
+        parts += [str(self.training_summary(i)) for i in range(len(pairs))]
+        return "\n\n".join(parts)
 
     def __repr__(self) -> str:
         return f"<Profiler {'active' if self._active else 'stopped'}, {len(self._frozen)} run(s)>"
@@ -222,7 +294,7 @@ class Profiler:
             raise FileNotFoundError(
                 f"Profiler.export_chrome_trace: folder {target.parent} does not exist; create it first"
             )
-        target.write_text(json.dumps(chrome_trace(self.runs)))
+        target.write_text(json.dumps(chrome_trace(self.runs, self._training_pairs())))
         return target
 
     def save(self, directory: str | os.PathLike) -> Path:
@@ -231,8 +303,10 @@ class Profiler:
         folder = Path(directory).expanduser()
         folder.mkdir(parents=True, exist_ok=True)
         runs = self.runs
-        (folder / _FILE).write_text(json.dumps({"format": _FORMAT, "version": profiling.SNAPSHOT_VERSION, "runs": runs}))
-        (folder / "trace.json").write_text(json.dumps(chrome_trace(runs)))
+        training = self._training_pairs()
+        (folder / _FILE).write_text(json.dumps({"format": _FORMAT, "version": profiling.SNAPSHOT_VERSION, "runs": runs,
+                                                "training": [[t, i] for t, i in training]}))
+        (folder / "trace.json").write_text(json.dumps(chrome_trace(runs, training)))
         (folder / "summary.txt").write_text(str(self) + "\n")
         return folder
 
@@ -259,4 +333,5 @@ class Profiler:
         prof = cls()
         prof._frozen = list(data["runs"])
         prof._live = [None] * len(prof._frozen)
+        prof._training = [[None, index, snap] for snap, index in data.get("training", [])]
         return prof

@@ -20,6 +20,17 @@ _EXPORTS = {
     "OnnxModel": "onnx",
     "TensorInfo": "onnx",
     "ColumnMismatchError": "columns",
+    "Model": "model",
+    "AMP_LEVELS": "model",
+    "CheckpointMismatchError": "model",
+    **{
+        name: "callbacks"
+        for name in (
+            "BackupAndRestore", "Callback", "CallbackList", "CallbackParams", "CheckpointConfig", "EarlyStopping",
+            "History", "LambdaCallback", "LearningRateScheduler", "LossMonitor", "ModelCheckpoint", "OnRequestExit",
+            "ProgressBar", "ReduceLROnPlateau", "RunContext", "TimeMonitor",
+        )
+    },
     **{
         name: "metrics"
         for name in (

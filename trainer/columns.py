@@ -113,7 +113,8 @@ def map_columns(
     if inputs is None and signature.required and all(n in columns for n in signature.names[: signature.required]):
         # Every required parameter is named by a column: go by name.
         by_name = tuple(n for n in signature.names if n in columns)
-        if labels == "none" or label_names or len(by_name) < len(columns):
+        # Going by name must leave exactly the labels: all other columns, or the one left over.
+        if labels == "none" or label_names or len(columns) - len(by_name) == 1:
             inputs = by_name
     if inputs is None:
         if label_names is not None:

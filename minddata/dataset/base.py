@@ -631,6 +631,52 @@ class Dataset:
 
     # -- introspection -----------------------------------------------------------------------
 
+    def __len__(self) -> int:
+        """Rows (or batches, after ``batch``) per epoch: :meth:`get_dataset_size`, so that
+        ``torch.utils.data.DataLoader(dataset.to_torch(), batch_size=None)`` and ``len()`` work."""
+        return self.get_dataset_size()
+
+    def __bool__(self) -> bool:
+        # A dataset is an object, not a container: truth must not run the pipeline to count rows.
+        return True
+
+    def to_torch(
+        self,
+        columns: Sequence[str] | None = None,
+        *,
+        as_dict: bool = False,
+        pin_memory: bool = False,
+        int64_columns: Sequence[str] | None = None,
+        int64_labels: bool = False,
+        shard: bool = True,
+    ) -> Any:
+        """This pipeline as a ``torch.utils.data.IterableDataset`` of tensors, for a plain PyTorch loop.
+
+        Each row (a batch, after ``batch``) comes as a tuple of tensors in column order (a dict with
+        ``as_dict``), converted without a copy. Under ``torch.distributed`` and in each ``DataLoader``
+        worker it reads only its shard (``shard=False`` turns that off): the ranks and workers together
+        read each row once per epoch. ``pin_memory`` pins the tensors (when CUDA is available) for
+        ``non_blocking`` copies. ``int64_columns`` (or ``int64_labels=True`` for the last column) casts
+        integer columns to int64, which ``CrossEntropyLoss`` needs for class labels. Pass it to a
+        ``DataLoader`` with ``batch_size=None``: minddata batches already.
+
+        Example (needs torch, so not run as a doctest; ``tests/trainer/test_to_torch.py`` runs it)::
+
+            ds = md.NumpySlicesDataset({"x": np.ones((6, 2), np.float32), "y": np.arange(6, dtype=np.int32)},
+                                       shuffle=False).batch(4)
+            loader = torch.utils.data.DataLoader(ds.to_torch(int64_labels=True), batch_size=None)
+            len(loader), [(tuple(x.shape), y.dtype) for x, y in loader]
+            # (2, [((4, 2), torch.int64), ((2, 2), torch.int64)])
+        """
+        from minddata.dataset.torch_data import TorchIterableDataset
+
+        names = list(columns) if columns is not None else self.get_col_names()
+        cast = list(int64_columns or [])
+        if int64_labels:
+            cast.append(names[-1])
+        return TorchIterableDataset(self, columns=columns, as_dict=as_dict, pin_memory=pin_memory,
+                                    int64_columns=cast, shard=shard)
+
     def get_col_names(self) -> list[str]:
         return self._node.columns
 

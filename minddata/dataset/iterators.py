@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -11,8 +11,9 @@ import numpy as np
 from minddata import config
 from minddata.engine.iterator import EPOCH_END, PipelineRun
 from minddata.engine.runtime import DeviceStats, ErrorStats
+from minddata.errors import ArgumentError
 
-__all__ = ["DictIterator", "TupleIterator"]
+__all__ = ["DictIterator", "TorchIterator", "TupleIterator"]
 
 
 _FRAMEWORK_EXTRAS = {
@@ -210,3 +211,49 @@ class TupleIterator(_Iterator):
         if adapt is None:
             return lambda row: [_as_array(value) for value in row]
         return lambda row: [adapt(value) for value in row]
+
+
+def import_torch(who: str) -> Any:
+    try:
+        import torch
+    except ImportError:
+        raise ImportError(f"{who} needs PyTorch, which is not installed: {_FRAMEWORK_EXTRAS['torch']}") from None
+    return torch
+
+
+class TorchIterator(_Iterator):
+    """Rows as lists of torch tensors in column order, whatever ``config.set_framework`` says.
+
+    Numeric host arrays become tensors without a copy (``torch.from_numpy``), on the pipeline's
+    prefetch thread; rows a GPU map left on the device stay there (torch tensors as they are, CuPy
+    arrays through DLPack). Integer columns named in ``int64_columns`` are cast to int64 (what
+    ``torch.nn.CrossEntropyLoss`` wants for class labels).
+    """
+
+    def __init__(self, dataset: Any, num_epochs: int = -1, state: dict | None = None,
+                 int64_columns: Sequence[str] = ()) -> None:
+        self._int64_columns = frozenset(int64_columns)
+        missing = sorted(self._int64_columns - set(dataset.get_col_names()))
+        if missing:
+            raise ArgumentError(
+                f"TorchIterator: `int64_columns` names {missing}, which the dataset does not have; "
+                f"its columns are {dataset.get_col_names()}"
+            )
+        super().__init__(dataset, num_epochs=num_epochs, output_numpy=True, state=state)
+
+    def _make_converter(self, names: list[str], adapt: Callable | None) -> Callable:  # type: ignore[override]
+        torch = import_torch("TorchIterator")
+        to_torch = _to_torch(torch)
+        casts = [name in self._int64_columns for name in names]
+        int64 = torch.int64
+
+        def convert(row: list[Any]) -> list[Any]:
+            out = [to_torch(value) for value in row]
+            for i, cast in enumerate(casts):
+                value = out[i]
+                if cast and isinstance(value, torch.Tensor) and not value.is_floating_point() \
+                        and value.dtype not in (int64, torch.bool):
+                    out[i] = value.to(int64)
+            return out
+
+        return convert

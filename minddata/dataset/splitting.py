@@ -97,3 +97,52 @@ def split(dataset: Any, sizes: Sequence[int | float], randomize: bool) -> list[A
         out.append(Dataset(_rebuild(chain, source.with_sampler(subset))))
         start += count
     return out
+
+
+def is_sharded(dataset: Any) -> bool:
+    """Whether a random-access source of ``dataset`` already reads one shard (``num_shards``/``shard_id``
+    or a sharded sampler were given). Streamed sources (CSV, TFRecord, text, generators) shard inside
+    their reader and are not detected here."""
+    for node in dataset._node.walk():
+        sampler = getattr(node, "sampler", None)
+        if isinstance(node, ir.RandomAccessSourceNode) and sampler is not None and sampler.is_sharded():
+            return True
+    return False
+
+
+def shard(dataset: Any, num_shards: int, shard_id: int, where: str) -> Any:
+    """``dataset`` reading only shard ``shard_id`` of ``num_shards`` of its source's rows, as if the
+    source had been given ``num_shards``/``shard_id``: every shard sees the source's order (its
+    sampler's, which is the same on every shard for the same seed) and takes every ``num_shards``-th
+    row of it, so shards are disjoint and together cover the epoch.
+
+    Needs one random-access source below a chain of ops (no zip/concat); ``where`` names the caller
+    in the error otherwise.
+    """
+    import copy
+
+    from minddata.dataset.base import Dataset
+    from minddata.samplers import DistributedSampler, SequentialSampler
+
+    if num_shards == 1:
+        return dataset
+    chain = _chain_to_source(dataset._node)
+    source = chain[-1] if chain else None
+    if not isinstance(source, ir.RandomAccessSourceNode):
+        raise ArgumentError(
+            f"{where}: cannot shard this pipeline into {num_shards} parts after it was built: it needs a single "
+            "random-access source (no zip/concat, not a streamed CSV/TFRecord/text/generator source). "
+            f"Give the source num_shards={num_shards}, shard_id={shard_id} yourself."
+        )
+    if source.sampler.is_shuffled() and not config.seed_is_set():
+        raise ArgumentError(
+            f"{where}: sharding a shuffled source needs the same shuffle on every shard: call "
+            "minddata.config.set_seed(...) with the same seed in every process"
+        )
+    sharded = DistributedSampler(num_shards=num_shards, shard_id=shard_id, shuffle=False)
+    original = copy.copy(source.sampler)
+    if not (isinstance(original, SequentialSampler) and not original.is_shuffled()
+            and original.get_num_samples() is None and original.get_child() is None
+            and getattr(original, "start_index", 0) == 0):
+        sharded.add_child(original)  # shard the sampler's order, whatever it is
+    return Dataset(_rebuild(chain, source.with_sampler(sharded)))

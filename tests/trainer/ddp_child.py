@@ -1,0 +1,66 @@
+"""One rank of the DDP test: ``python ddp_child.py RANK WORLD PORT OUT.json``.
+
+Trains TinyNet (no dropout) on rows whose first feature is the row's id, for one epoch, under
+torch.distributed on gloo; writes the row ids this rank trained on, the parameters after the first
+step, and the step trace's all-reduce time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import numpy as np
+import torch
+import torch.distributed as dist
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from trainer_nets import TinyNet  # noqa: E402
+
+import minddata as md  # noqa: E402
+from minddata.trainer import LambdaCallback, Model  # noqa: E402
+
+ROWS, BATCH = 32, 4
+
+
+def id_dataset():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(ROWS, 4)).astype(np.float32)
+    x[:, 0] = np.arange(ROWS)
+    y = (np.arange(ROWS) % 3).astype(np.int32)
+    return md.NumpySlicesDataset({"x": x, "label": y}, shuffle=False)
+
+
+def make(seed: int = 0) -> Model:
+    torch.manual_seed(seed)
+    net = TinyNet(dropout=0.0)
+    return Model(net, torch.nn.CrossEntropyLoss(), torch.optim.SGD(net.parameters(), lr=1.0), device="cpu")
+
+
+def main() -> None:
+    rank, world, port, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
+    try:
+        model = make()
+        seen: list[int] = []
+        model.network.register_forward_pre_hook(lambda m, args: seen.extend(int(v) for v in args[0][:, 0]))
+        after_first: list[list[float]] = []
+
+        def snapshot(ctx):
+            if ctx.original_args().cur_step_num == 1:
+                after_first.extend(p.detach().flatten().tolist() for p in model.network.parameters())
+
+        with md.Profiler() as prof:
+            model.train(1, id_dataset().batch(BATCH), callbacks=[LambdaCallback(on_train_step_end=snapshot)])
+        allreduce = sum(step["allreduce"] for step in prof.train_steps())
+        with open(out, "w") as f:
+            json.dump({"seen": seen, "params": after_first, "allreduce": allreduce,
+                       "wrapped": type(model._train_network).__name__}, f)
+    finally:
+        dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()

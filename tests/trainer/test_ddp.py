@@ -1,0 +1,60 @@
+"""Data-parallel training: two CPU processes on gloo against one process on the union of their batches."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="torch is not installed: the trainer needs it")
+if not torch.distributed.is_available() or not torch.distributed.is_gloo_available():
+    pytest.skip("this torch build has no gloo backend for torch.distributed", allow_module_level=True)
+
+from ddp_child import BATCH, ROWS, id_dataset, make  # noqa: E402
+from trainer_nets import child_env  # noqa: E402
+
+from minddata.trainer import LambdaCallback  # noqa: E402
+
+CHILD = Path(__file__).resolve().parent / "ddp_child.py"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_two_ranks_read_disjoint_covering_shards_and_average_gradients(tmp_path):
+    port = str(_free_port())
+    outs = [tmp_path / f"rank{r}.json" for r in range(2)]
+    procs = [subprocess.Popen([sys.executable, str(CHILD), str(r), "2", port, str(outs[r])], env=child_env(), cwd=tmp_path,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for r in range(2)]
+    try:
+        errors = [p.communicate(timeout=240)[1] for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait(timeout=30)
+    assert all(p.returncode == 0 for p in procs), errors
+    ranks = [json.loads(o.read_text()) for o in outs]
+    assert all(r["wrapped"] == "DistributedDataParallel" for r in ranks)
+    seen = [set(r["seen"]) for r in ranks]
+    assert not seen[0] & seen[1] and seen[0] | seen[1] == set(range(ROWS))
+    assert all(len(r["seen"]) == ROWS // 2 for r in ranks)
+    assert all(r["allreduce"] > 0 for r in ranks)
+    # Both ranks hold the same weights after the first step (the averaged gradient)...
+    torch.testing.assert_close(torch.tensor(ranks[0]["params"][0]), torch.tensor(ranks[1]["params"][0]))
+    # ...and they are those of one process trained on the union of the two first batches.
+    single = make()
+    first = sorted(r["seen"][i] for r in ranks for i in range(BATCH))
+    assert first == list(range(2 * BATCH))
+    params = []
+    single.train(1, id_dataset().take(2 * BATCH).batch(2 * BATCH), callbacks=[LambdaCallback(
+        on_train_step_end=lambda c: params.extend(p.detach().flatten().tolist() for p in single.network.parameters()))])
+    for got, want in zip(ranks[0]["params"], params):
+        torch.testing.assert_close(torch.tensor(got), torch.tensor(want), rtol=1e-5, atol=1e-6)

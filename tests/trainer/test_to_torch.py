@@ -1,0 +1,89 @@
+"""Dataset.__len__ and Dataset.to_torch() for plain PyTorch loops."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="torch is not installed: to_torch needs it")
+
+import minddata as md  # noqa: E402
+from minddata.errors import ArgumentError  # noqa: E402
+
+
+def _rows(n=20):
+    return md.NumpySlicesDataset({"x": np.arange(n, dtype=np.float32), "y": np.arange(n, dtype=np.int32)},
+                                 shuffle=False)
+
+
+def test_len_is_rows_or_batches_per_epoch():
+    assert len(_rows(20)) == 20
+    assert len(_rows(20).batch(8)) == 3
+    assert len(_rows(20).batch(8, drop_remainder=True)) == 2
+
+
+def test_an_empty_dataset_is_still_truthy():
+    assert bool(_rows(0)) and len(_rows(0)) == 0
+
+
+def test_dataloader_with_batch_size_none_iterates_the_batches():
+    loader = torch.utils.data.DataLoader(_rows(20).batch(8).to_torch(), batch_size=None)
+    assert len(loader) == 3
+    xs = [x for x, _ in loader]
+    assert [tuple(x.shape) for x in xs] == [(8,), (8,), (4,)]
+    assert torch.equal(torch.cat(xs), torch.arange(20, dtype=torch.float32))
+
+
+def test_integer_labels_cast_to_int64_on_request_and_cross_entropy_accepts_them():
+    ds = _rows(8).batch(4)
+    (_, plain), *_ = list(ds.to_torch())
+    assert plain.dtype == torch.int32
+    x, y = next(iter(ds.to_torch(int64_labels=True)))
+    assert y.dtype == torch.int64
+    torch.nn.functional.cross_entropy(torch.zeros(4, 8), y)  # int32 labels would raise here
+    (first,) = list(ds.to_torch(as_dict=True, int64_columns=["y"]))[:1]
+    assert set(first) == {"x", "y"} and first["y"].dtype == torch.int64
+
+
+def test_host_rows_are_not_copied():
+    source = np.arange(12, dtype=np.float32).reshape(3, 4)
+    (x,) = next(iter(md.NumpySlicesDataset({"x": source[None]}, shuffle=False).to_torch()))
+    assert x.data_ptr() != 0 and x.is_contiguous() and not x.is_pinned()
+
+
+def test_dataloader_workers_each_read_their_own_shard():
+    loader = torch.utils.data.DataLoader(_rows(24).batch(4).to_torch(), batch_size=None, num_workers=2,
+                                         multiprocessing_context="spawn", persistent_workers=False)
+    seen = sorted(int(v) for x, _ in loader for v in x)
+    assert seen == list(range(24))  # disjoint and covering: each row exactly once
+
+
+def test_shards_split_a_shuffled_source_disjointly(monkeypatch):
+    md.config.set_seed(5)
+    from minddata.dataset import splitting
+
+    ds = md.NumpySlicesDataset({"x": np.arange(30)}, shuffle=True)
+    parts = [[int(r[0]) for r in splitting.shard(ds, 3, k, "test").create_tuple_iterator(num_epochs=1, output_numpy=True)]
+             for k in range(3)]
+    assert sorted(sum(parts, [])) == list(range(30)) and all(len(p) == 10 for p in parts)
+
+
+def test_sharding_a_shuffled_source_needs_a_seed():
+    from minddata.dataset import splitting
+
+    with pytest.raises(ArgumentError, match="set_seed"):
+        splitting.shard(md.NumpySlicesDataset({"x": np.arange(4)}, shuffle=True), 2, 0, "test")
+
+
+def test_sharding_a_streamed_source_says_how_to_shard_it(tmp_path):
+    from minddata.dataset import splitting
+
+    path = tmp_path / "a.txt"
+    path.write_text("a\nb\nc\n")
+    with pytest.raises(ArgumentError, match="Give the source num_shards=2, shard_id=1"):
+        splitting.shard(md.TextFileDataset(str(path), shuffle=False), 2, 1, "test")
+
+
+def test_pin_memory_is_ignored_without_cuda():
+    x, _ = next(iter(_rows(4).batch(4).to_torch(pin_memory=True)))
+    assert x.is_pinned() == torch.cuda.is_available()
