@@ -5,7 +5,7 @@ here: preparing the images, running each pipeline for several rounds, the decode
 the report. Figures are medians over rounds with their spread; the bottleneck is named only when the
 rounds agree on it; a machine busy with other work is reported, because its figures are noise.
 
-Example:
+Examples:
     $ minddata bench --pipeline infer224 --rounds 5 --workers 3
 """
 
@@ -108,7 +108,7 @@ def size_summary(data_dir: Path, sample: int = 50) -> str:
     Width and height are summarized separately: sorting whole sizes by area puts a wide, short image
     below a square one and makes the range read wrong.
 
-    Example:
+    Examples:
         >>> import tempfile
         >>> from pathlib import Path
         >>> from PIL import Image
@@ -170,7 +170,7 @@ class LoadMonitor:
     over the same window. A load average alone cannot tell the benchmark's own threads from other
     work; this can. Where /proc/stat is missing, the 1-minute load average above the core count is used.
 
-    Example:
+    Examples:
         >>> monitor = LoadMonitor(cores=2).start()
         >>> monitor.stop(own_cpu_seconds=0.0).other_cores >= 0.0
         True
@@ -219,7 +219,7 @@ def aggregate_rounds(runs: Sequence[runner.BenchResult]) -> runner.BenchResult:
     """One result for a pipeline run several times: the median round's figures, every round's
     images/s, and a bottleneck only when the rounds agree on it.
 
-    Example:
+    Examples:
         >>> from minddata.bench.runner import BenchResult
         >>> def run(rate, stage):
         ...     return BenchResult("p", 100, 100 / rate, rate, 1.0, 100.0, 10.0, 0.1, 2, 8, 1,

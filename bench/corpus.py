@@ -5,7 +5,7 @@ Shared by the probes in the test suite (tests/ops/test_image_corpus.py) and the 
 of the same bytes, the reference), just a shape (CMYK: decoders convert CMYK differently), or an
 error. Nothing here decodes a bomb: their expectations are written down, not computed.
 
-Example:
+Examples:
     >>> import tempfile, pathlib
     >>> entries = build_image_corpus(pathlib.Path(tempfile.mkdtemp()))
     >>> sorted({e.expect for e in entries})

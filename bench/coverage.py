@@ -6,7 +6,7 @@ for ``transforms``, ``text`` and ``config``. ``python -m minddata.bench.coverage
 ``docs/coverage.md``; ``--list-mindspore`` (run with a Python that has mindspore) prints the names list
 afresh.
 
-Example:
+Examples:
     >>> rows = coverage()
     >>> ("dataset.ImageFolderDataset", "minddata.ImageFolderDataset", True) in rows
     True

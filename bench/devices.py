@@ -22,7 +22,7 @@ with the same placements (ops a device can't run stay on the CPU). ``--dvpp-driv
 ``--gpu-emulation`` run the Dvpp reference model and DALI's CPU backend: previews of the output, not
 speed-ups, useful to check that the script runs.
 
-Example:
+Examples:
     $ python -m minddata.bench.devices --num-images 2000 --workers 8 --json devices.json
     $ python -m minddata.bench.devices --num-images 64 --dvpp-driver reference --gpu-emulation  # smoke run
 """

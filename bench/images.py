@@ -11,7 +11,7 @@ byte-identical files (with the same Pillow/libjpeg build) in any order and on an
 A marker file written last records the parameters; :func:`ensure_images` reuses a folder only when its
 marker matches.
 
-Example:
+Examples:
     >>> import tempfile
     >>> from minddata.bench.images import generate, list_images
     >>> with tempfile.TemporaryDirectory() as folder:

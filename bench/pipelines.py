@@ -10,7 +10,7 @@ yolo416  Decode, Resize((416, 416)), Normalize, HWC2CHW                         
 
 Normalize uses the ImageNet mean/std in 0-255 units, as MindSpore's model zoo does.
 
-Example:
+Examples:
     >>> from minddata.bench.pipelines import describe
     >>> describe("yolo416")
     'Decode → Resize((416, 416)) → Normalize → HWC2CHW'

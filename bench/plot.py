@@ -2,7 +2,7 @@
 
 Needs matplotlib (``pip install 'minddata[plot]'``); drawn off-screen (Agg), so it works without a display.
 
-Example:
+Examples:
     >>> from minddata.bench.plot import plot
     >>> plot(results, "bench.png")  # doctest: +SKIP
 """
@@ -30,7 +30,7 @@ def _pyplot() -> Any:
 def smooth(t: Sequence[float], values: Sequence[float], window_s: float = 0.1) -> list[float]:
     """Rolling mean of ``values`` over the trailing ``window_s`` seconds of sample times ``t``.
 
-    Example:
+    Examples:
         >>> smooth([0.0, 0.05, 0.1, 0.2], [0.0, 1.0, 1.0, 0.0], window_s=0.1)
         [0.0, 0.5, 0.6666666666666666, 0.5]
     """

@@ -10,7 +10,7 @@ against: the fastest full-size decoder available here (minddata's own libjpeg-tu
 when it is built, else Pillow) reading and decoding the same files on the same number of threads, with
 no pipeline around it.
 
-Example:
+Examples:
     >>> from minddata.bench.runner import run
     >>> result = run("infer224", "images/", workers=2, batch_size=64)  # doctest: +SKIP
     >>> result.images_per_s  # doctest: +SKIP

@@ -1,7 +1,7 @@
 """Run ``minddata serve`` as a child process on a free 127.0.0.1 port, for the load benchmark and the
 service's tests: start it, wait for its start-up print, read its URL, stop it with SIGTERM.
 
-Example:
+Examples:
     >>> from minddata.bench.serve_process import ServerProcess
     >>> with ServerProcess(["infer224", "--max-batch", "8"]) as server:   # doctest: +SKIP
     ...     print(server.url)

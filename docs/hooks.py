@@ -2,7 +2,8 @@
 
 ``setup.py`` installs ``ops/``, ``engine/``, ``trainer/`` and ``bench/`` as ``minddata.ops`` and so on;
 mkdocstrings reads sources statically, so it is pointed at ``.docs-api/`` (git-ignored), where
-``minddata/`` holds links to the package's own files and to those layer folders.
+``minddata/`` holds a copy of the package's own files with those layer folders inside it (copies, not
+links: the reader resolves links to their real place, which has no ``minddata.ops``).
 """
 
 from __future__ import annotations
@@ -18,10 +19,8 @@ def on_config(config, **kwargs):
     tree = root / ".docs-api" / "minddata"
     if tree.parent.exists():
         shutil.rmtree(tree.parent)
-    tree.mkdir(parents=True)
-    for entry in (root / "minddata").iterdir():
-        if entry.name != "__pycache__":
-            (tree / entry.name).symlink_to(entry)
+    skip = shutil.ignore_patterns("__pycache__", "*.so", "*.c")
+    shutil.copytree(root / "minddata", tree, ignore=skip)
     for layer in LAYERS:
-        (tree / layer).symlink_to(root / layer)
+        shutil.copytree(root / layer, tree / layer, ignore=skip)
     return config

@@ -42,7 +42,7 @@ class AutotuneWorkers(int):
     """The type of :data:`AUTOTUNE`: an ``int`` equal to 1 (the starting worker count) that marks a
     stage for autotune. It prints, pickles and compares as the one ``AUTOTUNE`` value.
 
-    Example:
+    Examples:
         >>> import minddata as md
         >>> ds = md.NumpySlicesDataset({"x": list(range(100))}, shuffle=False)
         >>> ds = ds.map(lambda x: x * 2, input_columns="x", num_parallel_workers=md.AUTOTUNE)

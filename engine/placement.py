@@ -16,7 +16,7 @@ created, not deep inside a worker:
    DALI pipeline that the engine feeds batch by batch. Data crosses between host and device once per
    boundary between parts; the iterator counts it (``iterator.device_stats``).
 
-Example:
+Examples:
     >>> from minddata import vision
     >>> from minddata.engine.placement import choose
     >>> [op.device_target for op in choose([vision.Decode(), vision.Resize(256)], {"CPU"})]
@@ -309,7 +309,7 @@ def cannot_run(op: Op, device: str, previous: Any = None) -> str | None:
 
     For tools that place ops themselves (benchmarks): the same checks the placement pass makes.
 
-    Example:
+    Examples:
         >>> from minddata import vision
         >>> from minddata.engine.placement import cannot_run
         >>> cannot_run(vision.HWC2CHW(), "CPU") is None

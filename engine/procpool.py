@@ -256,7 +256,7 @@ def sweep_stale_segments(directory: str | None = None) -> list[str]:
     the name is not used: in another PID namespace sharing ``/dev/shm`` it means nothing here.
     Returns the paths removed.
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> d = tempfile.mkdtemp()
         >>> open(os.path.join(d, "minddata_1_x_req0.flock"), "wb").close()  # nobody holds it
@@ -728,7 +728,7 @@ class ProcessWorker:
         shm_size: Initial size in bytes of each of the two arenas; they grow on demand.
         start_method: ``"fork"``, ``"spawn"``, ``"forkserver"`` or None for the configured one.
 
-    Example:
+    Examples:
         >>> import threading
         >>> import numpy as np
         >>> from minddata.engine.procpool import ProcessWorker
@@ -1070,7 +1070,7 @@ def effective_start_method(requested: str | None = None) -> str:
     becomes spawn once this process holds state a forked child can't use: a CUDA context made by
     torch, or JAX's initialized backends (multithreaded runtimes that deadlock or fail in a fork).
 
-    Example:
+    Examples:
         >>> effective_start_method("spawn")
         'spawn'
     """

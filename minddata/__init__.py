@@ -1,6 +1,6 @@
 """minddata: data pipelines for deep learning with per-op CPU, Dvpp and GPU kernels.
 
-Example:
+Examples:
     >>> import minddata as md
     >>> ds = md.NumpySlicesDataset({"x": [1, 2, 3]}, shuffle=False).map(lambda x: x * 10, input_columns="x")
     >>> [int(row["x"]) for row in ds.create_dict_iterator(num_epochs=1, output_numpy=True)]

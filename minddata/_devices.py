@@ -8,7 +8,7 @@ When a device is absent, ``detail`` says why and what fixes it. The probes live 
 :mod:`minddata.ops.probe`, which the engine's placement pass reads too, so this report and what
 pipelines get agree. Detection imports nothing heavy unless needed and never raises.
 
-Example:
+Examples:
     >>> import minddata as md
     >>> cpu = md.devices()[0]
     >>> cpu.name, cpu.present

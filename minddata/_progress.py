@@ -3,7 +3,7 @@
 On a terminal it is redrawn in place at most ten times a second with the rate and the time left; in a
 log (not a terminal, or under CI) it writes one line per 10% so that logs stay short.
 
-Example:
+Examples:
     >>> import io
     >>> out = io.StringIO()
     >>> bar = ProgressBar("copying", 4, unit="files", stream=out)

@@ -2,7 +2,7 @@
 
 Bad arguments give one line on stderr that names the problem and the fix, and exit status 2.
 
-Example:
+Examples:
     $ minddata --version
     $ minddata devices
     $ minddata bench                                  # generated images, every standard pipeline

@@ -5,7 +5,7 @@ the iterator takes one frozen :class:`RunOptions` snapshot (:func:`snapshot`) an
 its runtime and every kernel's context, to worker threads and worker processes alike. Kernels read
 ``ctx.options``, never these globals, so a setting has the same effect in every kind of worker.
 
-Example:
+Examples:
     >>> import minddata as md
     >>> md.config.set_seed(1)
     >>> md.config.get_seed()
@@ -151,7 +151,7 @@ class RunOptions:
 
     ``seed`` is the configured seed, or ``None`` when none was set.
 
-    Example:
+    Examples:
         >>> import minddata as md
         >>> md.config.set_max_image_pixels(1000)
         >>> options = md.config.snapshot()
@@ -224,7 +224,7 @@ def get_seed() -> int:
     augmentations) draws, when no seed was set, from a fresh seed per iterator taken from the OS, as
     MindSpore does; that one is ``iterator.get_state()["seed"]``.
 
-    Example:
+    Examples:
         >>> import minddata as md
         >>> md.config.load_defaults()
         >>> md.config.get_seed()
@@ -318,7 +318,7 @@ def set_fast_decode_resize(enable: bool) -> None:
     scale: their pixels are random anyway (docs/mindspore_differences.md gives the measured
     difference).
 
-    Example:
+    Examples:
         >>> import minddata as md
         >>> md.config.set_fast_decode_resize(True)
         >>> md.config.get_fast_decode_resize()
@@ -376,7 +376,7 @@ def set_max_image_pixels(n: int | None) -> None:
     "decompression bomb") cannot exhaust memory. The default, 178,956,970, is where Pillow refuses
     images outright (twice ``PIL.Image.MAX_IMAGE_PIXELS``). ``None`` removes the limit.
 
-    Example:
+    Examples:
         >>> import minddata as md
         >>> md.config.set_max_image_pixels(4096 * 4096)
         >>> md.config.get_max_image_pixels()
@@ -415,7 +415,7 @@ def set_device_fallback(mode: str) -> None:
     the op, the device, what is missing and the fix. ``"cpu"``: the op runs on the CPU instead, with
     one warning per iterator in the ``minddata`` log.
 
-    Example:
+    Examples:
         >>> import minddata as md
         >>> md.config.set_device_fallback("cpu")
         >>> md.config.get_device_fallback()
@@ -437,7 +437,7 @@ def set_dvpp_driver(name: str) -> None:
     ``"reference"``: a CPU model of DVPP's rules (JPEG-only decode, size limits, alignment, YUV420SP
     output); never chosen automatically, it previews how a pipeline behaves on Dvpp and tests placement.
 
-    Example:
+    Examples:
         >>> import minddata as md
         >>> md.config.set_dvpp_driver("reference")
         >>> md.config.get_dvpp_driver()
@@ -482,7 +482,7 @@ def set_gpu_device_id(device_id: int | None) -> None:
     framework: torch's current CUDA device when torch has initialized CUDA in this process, else
     ``$LOCAL_RANK`` (set by torchrun for each data-parallel rank), else device 0.
 
-    Example:
+    Examples:
         >>> import minddata as md
         >>> md.config.set_gpu_device_id(1)
         >>> md.config.get_gpu_device_id()
@@ -504,7 +504,7 @@ def set_gpu_driver(driver: str) -> None:
     tensors), or ``"auto"`` (the default: DALI where it is installed, else torch). Both drivers run the
     same per-row plans, so a seeded pipeline gives the same crops and flips on either and on the CPU.
 
-    Example:
+    Examples:
         >>> import minddata as md
         >>> md.config.set_gpu_driver("torch")
         >>> md.config.get_gpu_driver()
@@ -529,7 +529,7 @@ def set_profiling(enable: bool) -> None:
 
     Each iterator's profile is then ``iterator.profiler`` (a :class:`minddata.Profiler`).
 
-    Example:
+    Examples:
         >>> import minddata as md
         >>> md.config.set_profiling(True)
         >>> it = md.NumpySlicesDataset({"x": [1, 2, 3]}).create_dict_iterator(num_epochs=1)
@@ -555,7 +555,7 @@ def set_autotune(enable: bool, cpu_budget: float | None = None, memory_budget: i
     ``memory_budget``: bytes the chunks held in stage queues may take (default: a quarter of RAM).
     Decisions are logged on the ``minddata.autotune`` logger and listed in the profiler summary.
 
-    Example:
+    Examples:
         >>> import minddata as md
         >>> md.config.set_autotune(True, cpu_budget=2)
         >>> md.config.get_autotune(), md.config.get_autotune_budget()
@@ -598,7 +598,7 @@ def set_multiprocessing_start_method(method: str) -> None:
     ``"spawn"`` / ``"forkserver"``: a fresh interpreter re-imports the main script, which therefore
     needs the ``__main__`` guard; callables travel with cloudpickle.
 
-    Example:
+    Examples:
         >>> import minddata as md
         >>> md.config.set_multiprocessing_start_method("spawn")
         >>> md.config.get_multiprocessing_start_method()

@@ -1,6 +1,6 @@
 """``minddata.Profiler``: what the pipeline did, where the time went, and which stage limits it.
 
-Example:
+Examples:
     >>> import minddata as md
     >>> ds = md.NumpySlicesDataset({"x": list(range(64))}, shuffle=False).batch(8)
     >>> with md.Profiler() as prof:
@@ -66,7 +66,7 @@ class Profiler:
     item, so ``compute`` is the time it spent on this one: the step trace), ``epoch_end {epoch, steps,
     seconds}``.
 
-    Example:
+    Examples:
         >>> import minddata as md
         >>> ds = md.NumpySlicesDataset({"x": list(range(8))}, shuffle=False)
         >>> prof = md.Profiler()
@@ -192,7 +192,7 @@ class Profiler:
         seconds from the run's start. ``compute`` is the time until the consumer asked for the next item
         (None for a last step whose successor was never asked for).
 
-        Example:
+        Examples:
             >>> import time
             >>> import minddata as md
             >>> with md.Profiler() as prof:

@@ -14,7 +14,7 @@ Engine protocol (internal; every sampler, including user subclasses of :class:`S
 - ``_num_samples(num_rows)`` returns how many indices ``_indices`` returns, without drawing them
   (a user sampler has to be iterated to be counted).
 
-Example:
+Examples:
     >>> from minddata.samplers import DistributedSampler
     >>> sampler = DistributedSampler(num_shards=2, shard_id=0, shuffle=False)
     >>> sampler._indices(5, seed=1, pass_index=0).tolist()   # what shard 0 reads of 5 rows
@@ -152,7 +152,7 @@ class Sampler:
         num_samples: the most indices to read per epoch. None (or 0, as in MindSpore) reads
             ``dataset_size`` of them.
 
-    Example:
+    Examples:
         >>> from minddata.samplers import Sampler
         >>> class ReverseSampler(Sampler):
         ...     def __iter__(self):
@@ -185,7 +185,7 @@ class Sampler:
         The child runs first; this sampler then sees ``dataset_size`` equal to the child's count, and
         its indices pick positions in the child's output (MindSpore's semantics).
 
-        Example:
+        Examples:
             >>> from minddata.samplers import SequentialSampler, SubsetSampler
             >>> parent = SequentialSampler(start_index=1, num_samples=2)
             >>> parent.add_child(SubsetSampler([9, 7, 5, 3]))
@@ -331,7 +331,7 @@ class SequentialSampler(_BuiltinSampler):
         start_index: the first row to read (default 0). It must be below the number of rows.
         num_samples: the most rows to read per epoch; None (or 0) reads to the end.
 
-    Example:
+    Examples:
         >>> from minddata.samplers import SequentialSampler
         >>> SequentialSampler(start_index=2, num_samples=3)._indices(10, seed=0, pass_index=0).tolist()
         [2, 3, 4]
@@ -375,7 +375,7 @@ class RandomSampler(_BuiltinSampler):
         num_samples: indices per epoch; None (or 0) means one per row. As in MindSpore, a value
             above the number of rows is capped at it.
 
-    Example:
+    Examples:
         >>> from minddata.samplers import RandomSampler
         >>> sampler = RandomSampler()
         >>> sorted(sampler._indices(5, seed=7, pass_index=0).tolist())
@@ -425,7 +425,7 @@ class DistributedSampler(_BuiltinSampler):
             the order goes to shard ``(p + offset) % num_shards`` and shards are not padded (so they
             may differ in size by one). -1 (default) gives equal shards as above.
 
-    Example:
+    Examples:
         >>> from minddata.samplers import DistributedSampler
         >>> DistributedSampler(num_shards=3, shard_id=1, shuffle=False)._indices(7, seed=0, pass_index=0).tolist()
         [1, 4, 0]
@@ -507,7 +507,7 @@ class SubsetSampler(_BuiltinSampler):
             raises when the pipeline runs.
         num_samples: read only the first ``num_samples`` of them; None (or 0) reads all.
 
-    Example:
+    Examples:
         >>> from minddata.samplers import SubsetSampler
         >>> SubsetSampler([4, 0, 2])._indices(5, seed=0, pass_index=0).tolist()
         [4, 0, 2]
@@ -546,7 +546,7 @@ class SubsetRandomSampler(SubsetSampler):
         indices: row indices (ints >= 0).
         num_samples: read only the first ``num_samples`` of each epoch's order; None (or 0) reads all.
 
-    Example:
+    Examples:
         >>> from minddata.samplers import SubsetRandomSampler
         >>> sorted(SubsetRandomSampler([8, 1, 5])._indices(10, seed=3, pass_index=0).tolist())
         [1, 5, 8]
@@ -571,7 +571,7 @@ class WeightedRandomSampler(_BuiltinSampler):
         replacement: draw independently (default), or never draw a row twice in an epoch, which
             needs ``num_samples`` no larger than the number of nonzero weights.
 
-    Example:
+    Examples:
         >>> from minddata.samplers import WeightedRandomSampler
         >>> sampler = WeightedRandomSampler([0.0, 1.0, 0.0, 1.0], num_samples=4)
         >>> set(sampler._indices(4, seed=0, pass_index=0).tolist()) <= {1, 3}
@@ -685,7 +685,7 @@ def resolve_sampler(
 
     ``where`` names the source in error messages.
 
-    Example:
+    Examples:
         >>> from minddata.samplers import resolve_sampler
         >>> resolve_sampler(sampler=None, shuffle=None, num_samples=None, num_shards=4, shard_id=1,
         ...                 default_shuffle=True, where="ImageFolderDataset")
@@ -774,7 +774,7 @@ class PKSampler(_BuiltinSampler):
         class_column: the label column (MindSpore's argument for MindDataset; kept for signature).
         num_samples: the most rows per epoch.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata.samplers import PKSampler, with_labels
         >>> labels = np.array([0, 0, 0, 1, 2, 2])

@@ -158,7 +158,7 @@ class TypeCast(Op):
     Args:
         data_type: the output dtype.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import transforms
         >>> transforms.TypeCast("int32")(np.array([1.7, -2.5]))
@@ -204,7 +204,7 @@ class Compose(_ChainArity, Op):  # type: ignore[misc]
     Args:
         transforms: a non-empty list of op specs or callables.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import transforms, vision
         >>> op = transforms.Compose([vision.HorizontalFlip(), transforms.TypeCast("float32")])
@@ -246,7 +246,7 @@ class OneHot(Op):
         num_classes: the number of classes, at least 1.
         smoothing_rate: the label-smoothing amount, in [0, 1].
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import transforms
         >>> transforms.OneHot(4)(np.array([0, 2]))
@@ -297,7 +297,7 @@ class Fill(Op):
     Args:
         fill_value: an int, float, bool, str or bytes.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import transforms
         >>> transforms.Fill(7)(np.zeros((2, 3), np.uint8))
@@ -327,7 +327,7 @@ class Fill(Op):
 class Duplicate(Op):
     """Output the input and a copy of it: one input column, two output columns.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import transforms
         >>> a, b = transforms.Duplicate()(np.array([1, 2]))
@@ -372,7 +372,7 @@ class Concatenate(Op):
         prepend: an array put before the input, or ``None``.
         append: an array put after the input, or ``None``.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import transforms
         >>> transforms.Concatenate(0, prepend=np.array([0]), append=np.array([8, 9]))(np.array([1, 2]))
@@ -468,7 +468,7 @@ class RandomApply(_ChainArity, _RandomGroup):  # type: ignore[misc]
             list must give as many outputs as it takes inputs.
         prob: the probability of applying the list, in [0, 1].
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import transforms, vision
         >>> op = transforms.RandomApply([vision.HorizontalFlip()], prob=1.0)
@@ -497,7 +497,7 @@ class RandomChoice(_RandomGroup):
     Args:
         transforms: a non-empty list of op specs or callables, each taking the same inputs.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import transforms, vision
         >>> op = transforms.RandomChoice([vision.HorizontalFlip(), vision.Resize((1, 3))])
@@ -530,7 +530,7 @@ class RandomOrder(_RandomGroup):
         transforms: a non-empty list of op specs or callables, each giving as many outputs as it
             takes inputs.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import transforms, vision
         >>> op = transforms.RandomOrder([vision.HorizontalFlip(), transforms.TypeCast("int16")])

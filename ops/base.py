@@ -111,7 +111,7 @@ class Op:
 
     Subclasses set ``random`` (draws from the row RNG), ``num_inputs``/``num_outputs`` (``-1``: any).
 
-    Example:
+    Examples:
         >>> from minddata import transforms
         >>> import numpy as np
         >>> transforms.TypeCast(np.float32)(np.array([1, 2])).dtype

@@ -1,7 +1,7 @@
 """What kind of encoded image a row holds, from its first bytes: device kernels accept some formats
 only (Dvpp decodes JPEG only; DALI has no GIF decoder), and their errors name the format found.
 
-Example:
+Examples:
     >>> from minddata.ops.formats import sniff_format
     >>> sniff_format(b"\\x89PNG\\r\\n\\x1a\\n" + bytes(20))
     'PNG'

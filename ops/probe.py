@@ -4,7 +4,7 @@ Everything here is cheap to import, never raises, and imports DALI or ``acl`` on
 import. ``minddata.devices()`` (the report) and the engine's placement pass (the decisions) both read
 these probes, so what ``minddata devices`` prints is what pipelines get.
 
-Example:
+Examples:
     >>> from minddata.ops import probe
     >>> ok, why = probe.gpu_backend()
     >>> ok in ("cuda", "dali-cpu", None)
@@ -89,7 +89,7 @@ def _parse_smi_list(text: str) -> list[tuple[int, str, str]]:
     replaced by its MIG instances, named ``"<GPU> MIG <profile>"`` (``+me`` profiles carry the media
     engines, NVJPG among them), since those are what CUDA and ``CUDA_VISIBLE_DEVICES=MIG-...`` see.
 
-    Example:
+    Examples:
         >>> _parse_smi_list("GPU 0: NVIDIA H200 (UUID: GPU-a)\\n  MIG 1g.18gb+me  Device  0: (UUID: MIG-b)\\n")
         [(0, 'NVIDIA H200 MIG 1g.18gb+me', 'MIG-b')]
     """

@@ -4,7 +4,7 @@ Everything here imports lazily: ``import minddata.trainer`` loads neither torch 
 the first use of ``Model`` needs torch (``pip install 'minddata[torch]'``), of ``OnnxModel`` ONNX
 Runtime (``pip install 'minddata[infer]'``).
 
-Example:
+Examples:
     >>> import minddata.trainer as trainer
     >>> trainer.Accuracy().name
     'Accuracy'

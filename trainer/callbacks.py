@@ -11,7 +11,7 @@ default, so old callbacks work too.
 Unlike MindSpore's dataset sink mode, which runs ``sink_size`` steps on the device and calls the step
 hooks once per sink, the step hooks here run after every step in both modes.
 
-Example:
+Examples:
     >>> from minddata.trainer import LambdaCallback, RunContext, CallbackParams
     >>> seen = []
     >>> cb = LambdaCallback(on_train_step_end=lambda ctx: seen.append(ctx.original_args().cur_step_num))

@@ -97,7 +97,7 @@ def map_columns(
     ``labels``: ``"required"`` (train/eval: at least one label column), ``"none"`` (predict: labels,
     if any, are left out; a dataset of exactly the inputs is fine).
 
-    Example:
+    Examples:
         >>> from minddata.trainer.columns import Signature, map_columns
         >>> sig = Signature("Net.forward", ("x",), 1)
         >>> map_columns(["image", "label"], sig)

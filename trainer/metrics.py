@@ -5,7 +5,7 @@ Metrics compute on NumPy, so they work with any engine (``Model`` over torch, ``
 Runtime); torch tensors are accepted and brought to the host. ``Model.eval`` calls
 ``update(prediction, label)``, except on :class:`Loss`, which gets ``update(loss)`` (as MindSpore).
 
-Example:
+Examples:
     >>> import numpy as np
     >>> from minddata.trainer import Accuracy
     >>> metric = Accuracy()

@@ -1,6 +1,6 @@
 """``Model``: MindSpore's ``mindspore.train.Model`` over a PyTorch network, fed by a minddata pipeline.
 
-Example:
+Examples:
     >>> import numpy as np, torch
     >>> import minddata as md
     >>> from minddata.trainer import Model, History

@@ -4,7 +4,7 @@ One ``InferenceSession`` serves every caller: ONNX Runtime allows concurrent ``r
 session, so ``predict`` is thread-safe without a lock (the inference service calls it from many
 request threads).
 
-Example:
+Examples:
     >>> import numpy as np, onnx, tempfile, os
     >>> from onnx import helper, TensorProto
     >>> graph = helper.make_graph(

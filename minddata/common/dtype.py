@@ -4,7 +4,7 @@ Each name is a NumPy dtype, so ``mstype.int32`` is accepted wherever a dtype is:
 ``Schema.add_column``, ``GeneratorDataset(column_types=...)``, and ``np.asarray(x, mstype.float32)``.
 ``mstype.string`` is NumPy's unicode dtype (sized to the data when cast to).
 
-Example:
+Examples:
     >>> import numpy as np
     >>> import minddata.common.dtype as mstype
     >>> from minddata import transforms

@@ -11,7 +11,7 @@
   If ``google_crc32c`` or ``crc32c`` (hardware CRC) is installed, it is used instead.
 - :func:`masked_crc`: TFRecord's mask, ``((crc >> 15) | (crc << 17)) + 0xa282ead8``.
 
-Example:
+Examples:
     >>> hex(crc32c(b"123456789"))
     '0xe3069283'
 """

@@ -9,7 +9,7 @@ paths pass ``trusted_roots``: folders, besides the dataset root, that paths may 
 Errors name the data file, the entry and the rule, never the target's contents, and the same
 message is given whether or not the target exists.
 
-Example:
+Examples:
     >>> import os, tempfile
     >>> root = tempfile.mkdtemp()
     >>> inside_root(root, "a/b.jpg", "CocoDataset", "images[0].file_name") == os.path.join(

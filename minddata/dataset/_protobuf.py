@@ -155,7 +155,7 @@ def parse_example(buf: bytes) -> dict[str, tuple[str, Any]]:
     ``kind`` is ``"bytes"`` (a list of bytes), ``"float"`` (float32 array), ``"int64"`` (int64
     array) or ``"empty"`` (a Feature with no list set).
 
-    Example:
+    Examples:
         >>> parse_example(bytes.fromhex("0a0f0a0d0a01781208" "1a060a0401029601"))
         {'x': ('int64', array([  1,   2, 150]))}
     """

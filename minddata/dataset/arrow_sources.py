@@ -69,7 +69,7 @@ class MindDataset(Dataset):
     naming it, not SIGBUS); strings are 0-d str arrays; scalars NumPy scalars. A damaged file is
     reported with its name and what is wrong when it is first read (see :mod:`minddata.record.reader`).
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> import minddata as md
         >>> path = os.path.join(tempfile.mkdtemp(), "d.mindrecord")
@@ -213,7 +213,7 @@ class ParquetDataset(Dataset):
     Value types follow :mod:`minddata.dataset._arrow` (numbers, str, uint8 bytes, N-D arrays from
     lists); a null is an error naming the file, the row and the column.
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> import pyarrow as pa, pyarrow.parquet as pq
         >>> import minddata as md

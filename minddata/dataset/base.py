@@ -20,7 +20,7 @@ _builtin_zip = zip
 class Dataset:
     """A node of the lazy dataflow graph. Operations return new datasets; nothing runs until iteration.
 
-    Example:
+    Examples:
         >>> import minddata as md
         >>> ds = md.NumpySlicesDataset({"x": list(range(5))}, shuffle=False)
         >>> ds = ds.map(lambda x: x + 1, input_columns="x").batch(2)
@@ -58,7 +58,7 @@ class Dataset:
         per op by cost among the devices this machine has). Python callables always run on the CPU.
         Devices are checked when an iterator is created (``minddata devices`` lists what is here).
 
-        Example:
+        Examples:
             >>> import minddata as md
             >>> from minddata import vision
             >>> ds = md.NumpySlicesDataset({"image": [[[[1, 2, 3]]]]}, shuffle=False)
@@ -157,7 +157,7 @@ class Dataset:
         pads every column to its largest row; ``pad_info=None`` pads nothing. A row larger than its
         ``pad_shape`` is an error (padding never truncates).
 
-        Example:
+        Examples:
             >>> import minddata as md
             >>> ds = md.NumpySlicesDataset({"n": [1, 3, 2]}, shuffle=False)
             >>> ds = ds.map(lambda n: np.arange(n), input_columns="n", output_columns="seq")
@@ -211,7 +211,7 @@ class Dataset:
         :meth:`padded_batch`; with ``pad_to_bucket_boundary`` its ``None`` dimensions pad to the
         bucket's upper boundary minus 1 (a row in the last bucket is then an error).
 
-        Example:
+        Examples:
             >>> import minddata as md
             >>> ds = md.NumpySlicesDataset({"n": [1, 5, 2, 6]}, shuffle=False)
             >>> ds = ds.map(lambda n: np.ones(n, np.int32), input_columns="n", output_columns="seq")
@@ -266,7 +266,7 @@ class Dataset:
         strings as strings, other arrays as typed tensors (a dimension that varies between rows is
         stored as variable, -1). Files appear only once every row is written.
 
-        Example:
+        Examples:
             >>> import minddata as md, tempfile, os
             >>> path = os.path.join(tempfile.mkdtemp(), "nums.mindrecord")
             >>> md.NumpySlicesDataset({"x": [1, 2, 3]}, shuffle=False).save(path)
@@ -359,7 +359,7 @@ class Dataset:
         which hands each source its part, every shard reads all rows of the concatenation and keeps its
         own, so put expensive maps after it.
 
-        Example:
+        Examples:
             >>> import minddata as md
             >>> data = md.NumpySlicesDataset({"x": [1, 2, 3]}, shuffle=False)
             >>> padded = md.PaddedDataset([{"x": np.array(-1)}])
@@ -405,7 +405,7 @@ class Dataset:
         The output columns are those of the returned datasets; finding them runs the pipeline for one
         row and ``func`` once (when the columns are first needed).
 
-        Example:
+        Examples:
             >>> import minddata as md
             >>> ds = md.NumpySlicesDataset({"x": [1, 2]}, shuffle=False)
             >>> ds = ds.flat_map(lambda x: md.NumpySlicesDataset({"y": [x * 10, x * 10 + 1]}, shuffle=False))
@@ -434,7 +434,7 @@ class Dataset:
     def apply(self, apply_func: Callable[[Dataset], Dataset]) -> Dataset:
         """``apply_func(self)``, which must return a dataset (MindSpore's ``apply``).
 
-        Example:
+        Examples:
             >>> import minddata as md
             >>> ds = md.NumpySlicesDataset({"x": [1, 2, 3]}, shuffle=False).apply(lambda d: d.batch(2))
             >>> [r["x"].tolist() for r in ds.create_dict_iterator(output_numpy=True)]
@@ -455,7 +455,7 @@ class Dataset:
         this ``num_batch``) and calls ``callback(data)``. A wait longer than 60 s stops waiting, with a
         warning, so a loop that never calls ``sync_update`` does not hang.
 
-        Example:
+        Examples:
             >>> import minddata as md
             >>> seen = []
             >>> ds = md.NumpySlicesDataset({"x": list(range(6))}, shuffle=False)
@@ -526,7 +526,7 @@ class Dataset:
         one-row-out ops skip ahead without computing the skipped rows; shuffle buffers, filters and
         error modes "skip"/"replace" replay them.
 
-        Example:
+        Examples:
             >>> import minddata as md
             >>> md.config.set_seed(7)
             >>> ds = md.NumpySlicesDataset({"x": list(range(10))}).map(lambda x: x * 2, input_columns="x")
@@ -575,7 +575,7 @@ class Dataset:
         mapped rows) raise a GraphError naming the op: iterate with ``executor="ray"`` instead.
         The example needs a Ray cluster, so it is not run here.
 
-        Example:
+        Examples:
             >>> import minddata as md  # doctest: +SKIP
             >>> ds = md.NumpySlicesDataset({"x": list(range(8))}, shuffle=False).map(lambda x: x * 2, "x")  # doctest: +SKIP
             >>> ds.batch(4).to_ray().take_all()[0]["x"].tolist()  # doctest: +SKIP
@@ -618,7 +618,7 @@ class Dataset:
     def serve(self) -> Any:
         """Start an online session over a pipeline rooted at :class:`OnlineDataset`.
 
-        Example:
+        Examples:
             >>> import minddata as md
             >>> pipe = md.OnlineDataset(["x"]).map(lambda x: x * 2, input_columns="x")
             >>> with pipe.serve() as session:
@@ -735,7 +735,7 @@ class Dataset:
         """The plan an iterator would run, root first: stages, their ops after fusion, and what the
         optimizer rewrote (``config.set_enable_fusion(False)`` shows the unfused plan).
 
-        Example:
+        Examples:
             >>> import minddata as md
             >>> ds = md.NumpySlicesDataset({"x": [1]}).map(lambda x: x, input_columns="x").map(abs, input_columns="x")
             >>> print(ds.explain())  # doctest: +ELLIPSIS

@@ -9,7 +9,7 @@ sees 0, as in MindSpore).
 The hooks run in the pipeline's threads: ``ds_step_begin`` before the row enters the map, possibly
 while earlier rows are still in it; ``ds_step_end`` once the map has produced the row.
 
-Example:
+Examples:
     >>> import minddata as md
     >>> from minddata.dataset.callback import DSCallback
     >>> class Steps(DSCallback):
@@ -99,7 +99,7 @@ class WaitedDSCallback(DSCallback):
     too, e.g. to change an augmentation from the latest loss. A wait that lasts longer than 60 s
     raises an error, and a wait ends at once when the pipeline is closed.
 
-    Example:
+    Examples:
         >>> import minddata as md
         >>> from minddata.dataset.callback import WaitedDSCallback
         >>> class Follow(WaitedDSCallback):

@@ -50,7 +50,7 @@ class Schema:
     Args:
         schema_file: a JSON schema file to load (MindSpore's layout), or None for an empty schema.
 
-    Example:
+    Examples:
         >>> from minddata.dataset import Schema
         >>> schema = Schema()
         >>> schema.add_column("image", de_type="uint8", shape=[-1])

@@ -28,7 +28,7 @@ class NumpySlicesDataset(Dataset):
     column). ``column_names`` names the columns (default ``column_0``, ``column_1``, ...; the keys for a
     dict). As in MindSpore, rows are shuffled unless ``shuffle=False`` or a sampler is given.
 
-    Example:
+    Examples:
         >>> import minddata as md
         >>> ds = md.NumpySlicesDataset({"a": [1, 2], "b": [3, 4]}, shuffle=False)
         >>> [(int(r["a"]), int(r["b"])) for r in ds.create_dict_iterator(num_epochs=1, output_numpy=True)]
@@ -136,7 +136,7 @@ class GeneratorDataset(Dataset):
     Each item is a tuple with one value per column (a single value for one column); values become
     NumPy arrays.
 
-    Example:
+    Examples:
         >>> import minddata as md
         >>> def gen():
         ...     for i in range(3):
@@ -293,7 +293,7 @@ class ImageFolderDataset(Dataset):
     image formats (MindSpore reads every file by default; stray files such as ``.DS_Store`` then fail at
     decode). Rows are shuffled unless ``shuffle=False`` or a sampler is given, as in MindSpore.
 
-    Example:
+    Examples:
         >>> import minddata as md, tempfile, os
         >>> root = tempfile.mkdtemp()
         >>> for cls in ("cat", "dog"):
@@ -449,7 +449,7 @@ class _FileFetch:
 class OnlineDataset(Dataset):
     """A source whose rows are pushed in while the pipeline runs (see :meth:`Dataset.serve`).
 
-    Example:
+    Examples:
         >>> import minddata as md
         >>> pipe = md.OnlineDataset(["x"]).map(lambda x: x + 1, input_columns="x")
         >>> with pipe.serve() as session:

@@ -137,7 +137,7 @@ class MnistDataset(Dataset):
     ``"test"`` or ``"all"`` (default: train then test). Columns ``image`` (28, 28, 1) uint8 and
     ``label`` uint32.
 
-    Example:
+    Examples:
         >>> import minddata as md
         >>> md.MnistDataset.__name__
         'MnistDataset'
@@ -223,7 +223,7 @@ class Cifar10Dataset(Dataset):
     Columns ``image`` (32, 32, 3) uint8 (HWC) and ``label`` uint32. ``usage``: ``"train"``,
     ``"test"`` or ``"all"`` (default).
 
-    Example:
+    Examples:
         >>> import minddata as md
         >>> md.Cifar10Dataset.__name__
         'Cifar10Dataset'
@@ -274,7 +274,7 @@ class Cifar100Dataset(Cifar10Dataset):
     ``Cifar100Dataset``): each record is a coarse label byte, a fine label byte and 3,072 pixel bytes.
     Columns ``image`` (32, 32, 3) uint8, ``coarse_label`` and ``fine_label`` uint32.
 
-    Example:
+    Examples:
         >>> import minddata as md
         >>> md.Cifar100Dataset.__name__
         'Cifar100Dataset'
@@ -324,7 +324,7 @@ class CocoDataset(Dataset):
 
     An image without annotations gets N = 0 (empty arrays of those shapes).
 
-    Example:
+    Examples:
         >>> import minddata as md
         >>> md.CocoDataset.__name__
         'CocoDataset'
@@ -515,7 +515,7 @@ class FakeImageDataset(Dataset):
     ``FakeImageDataset``). Columns ``image`` (``image_size``) uint8 and ``label`` uint32 in
     ``[0, num_classes)``.
 
-    Example:
+    Examples:
         >>> import minddata as md
         >>> ds = md.FakeImageDataset(num_images=4, image_size=(8, 8, 3), num_classes=3, shuffle=False)
         >>> [r["image"].shape for r in ds.create_dict_iterator(output_numpy=True)][0]
@@ -581,7 +581,7 @@ class RandomDataset(Dataset):
     Integers are uniform in [0, 256) (narrower types: their range), floats in [0, 1), strings are 8
     random lowercase letters.
 
-    Example:
+    Examples:
         >>> import minddata as md
         >>> ds = md.RandomDataset(total_rows=3, schema={"x": {"type": "int32", "shape": [2]}}, shuffle=False)
         >>> [r["x"].shape for r in ds.create_dict_iterator(output_numpy=True)]
@@ -661,7 +661,7 @@ class PaddedDataset(Dataset):
     """Rows given as a list of dicts (MindSpore's ``PaddedDataset``), read in order; concatenated to
     a sharded dataset it pads the shards to equal size.
 
-    Example:
+    Examples:
         >>> import minddata as md
         >>> ds = md.PaddedDataset([{"image": np.zeros(2, np.uint8), "label": np.array(-1)}])
         >>> [int(r["label"]) for r in ds.create_dict_iterator(output_numpy=True)]

@@ -130,7 +130,7 @@ class CSVDataset(Dataset):
     Each value is a 0-d array (str, int32 or float32). A row with the wrong number of fields, or a
     field that does not parse as its column's type, is an error naming the file and line.
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> import minddata as md
         >>> path = os.path.join(tempfile.mkdtemp(), "t.csv")
@@ -309,7 +309,7 @@ class TextFileDataset(Dataset):
     ``TextFileDataset``). Line ends (``\\n``, ``\\r\\n``) are dropped and empty lines skipped, as in
     MindSpore. Arguments as in :class:`CSVDataset`.
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> import minddata as md
         >>> path = os.path.join(tempfile.mkdtemp(), "t.txt")
@@ -391,7 +391,7 @@ class TFRecordDataset(Dataset):
     value: a second axis when there are several); numbers from int64/float lists → 1-D arrays cast
     to the column type; a schema ``shape`` reshapes (one -1 allowed, ``[]`` for a scalar).
 
-    Example:
+    Examples:
         >>> import minddata as md
         >>> md.TFRecordDataset.__name__
         'TFRecordDataset'

@@ -7,7 +7,7 @@ import; :class:`FileReader` reads MindRecord files (and minddata's Arrow record 
 :class:`minddata.MindDataset` reads both formats into a pipeline; ``minddata convert`` converts
 between them. The format itself: :mod:`minddata.record.mindrecord_format`.
 
-Example:
+Examples:
     >>> import os, tempfile
     >>> import minddata as md
     >>> from minddata.mindrecord import FileWriter
@@ -58,7 +58,7 @@ class FileReader:
     Rows are dicts of Python values as MindSpore gives them: ``int``/``float``/``str`` for scalar
     fields, ``bytes`` for bytes fields, NumPy arrays for array fields.
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> from minddata.mindrecord import FileReader, FileWriter
         >>> path = os.path.join(tempfile.mkdtemp(), "r.mindrecord")

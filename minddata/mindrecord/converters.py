@@ -60,7 +60,7 @@ class ImageNetToMR:
     Rows: ``file_name`` (the image's path), ``label`` (int32), ``image`` (the file's bytes); index
     fields ``label`` and ``file_name``.
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> import minddata as md
         >>> from minddata.mindrecord import ImageNetToMR

@@ -11,7 +11,7 @@ per column per record batch, the index fields and the names of the set's other s
 - ``Dataset.save(path, num_files)`` writes any pipeline's output; ``minddata convert`` turns an image
   folder into a record set.
 
-Example:
+Examples:
     >>> import os, tempfile
     >>> import minddata as md
     >>> from minddata.record import FileWriter

@@ -60,7 +60,7 @@ def convert_image_folder(
     An image that fails stops the conversion with an error naming it, or with ``skip_bad`` is left out
     and listed in ``ConvertResult.skipped``.
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> from PIL import Image
         >>> import minddata as md
@@ -193,7 +193,7 @@ def convert_records(
     uint8, uint16 -> int32; uint32, uint64 -> int64; float16 -> float32); a uint64 value beyond int64
     is an error. Nothing appears under ``dest`` unless every row was written.
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> import minddata as md
         >>> from minddata.record.convert import convert_records

@@ -78,7 +78,7 @@ _EMPTY_BLOB = b"\x00\x00\x00\x00"
 def is_mindrecord(path: str | os.PathLike) -> bool:
     """Whether ``path`` starts like a MindRecord shard file (by content, not by name).
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> path = os.path.join(tempfile.mkdtemp(), "x")
         >>> with open(path, "wb") as f:
@@ -479,7 +479,7 @@ class MindRecordSet:
     (as MindSpore's ``MindDataset``), arrays of their schema shape (one ``-1`` resolved from the
     stored size; several give a 1-D array).
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> from minddata.record.mindrecord_format import MindRecordSet, MindRecordWriter
         >>> path = os.path.join(tempfile.mkdtemp(), "m.mindrecord")
@@ -657,7 +657,7 @@ class MindRecordWriter:
     is only read with its index). Unlike MindSpore, a row that does not match the schema is an
     error that names the row and field, not a warning that drops it.
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> import numpy as np
         >>> from minddata.mindrecord import FileReader, FileWriter

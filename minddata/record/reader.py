@@ -563,7 +563,7 @@ class FileReader:
         num_consumer: accepted for MindSpore compatibility; reading is single-threaded here.
         columns: the fields to read (default: all).
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> from minddata.record import FileReader, FileWriter
         >>> path = os.path.join(tempfile.mkdtemp(), "r.mindrecord")

@@ -106,7 +106,7 @@ class FileWriter:
     docstring); as a context manager the writer commits on success and removes its temporary files
     on an exception.
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> from minddata.record import FileWriter
         >>> path = os.path.join(tempfile.mkdtemp(), "demo.mindrecord")

@@ -37,7 +37,7 @@ Postprocess = Callable[[dict[str, np.ndarray]], dict[str, np.ndarray]]
 class ServePipeline:
     """A named list of ops applied to each request's encoded image, and an optional post-step.
 
-    Example:
+    Examples:
         >>> from minddata import vision
         >>> p = ServePipeline("small", [vision.Decode(), vision.Resize((8, 8))])
         >>> p.describe()

@@ -6,7 +6,7 @@ Both the JSON tensor form and the binary tensor data extension (a JSON header of
 ``Inference-Header-Content-Length`` bytes followed by the raw tensors) are supported, as
 ``tritonclient.http`` sends and expects them.
 
-Example:
+Examples:
     >>> import json
     >>> body = json.dumps({"inputs": [{"name": "image", "shape": [1], "datatype": "BYTES",
     ...                                "data": ["aGk="], "parameters": {"content_type": "base64"}}]})

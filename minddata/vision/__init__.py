@@ -3,7 +3,7 @@
 Each op is a spec: construct it with its parameters (checked at once), then use it in
 ``Dataset.map(operations=[...])`` or call it eagerly on an array.
 
-Example:
+Examples:
     >>> import numpy as np
     >>> from minddata import vision
     >>> img = np.zeros((32, 48, 3), np.uint8)

@@ -36,7 +36,7 @@ class ConvertMode(enum.IntEnum):
     ``COLOR_RGB2BGR`` is ``COLOR_BGR2RGB`` (swap channels 0 and 2) and ``COLOR_RGBA2RGB`` is
     ``COLOR_BGRA2BGR`` (drop channel 3).
 
-    Example:
+    Examples:
         >>> from minddata.vision import ConvertMode
         >>> ConvertMode.COLOR_RGB2BGR is ConvertMode.COLOR_BGR2RGB
         True
@@ -86,7 +86,7 @@ class ConvertColor(Op):
     Args:
         convert_mode: a :class:`ConvertMode` member.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> rgb = np.array([[[10, 20, 30]]], np.uint8)
@@ -134,7 +134,7 @@ class Grayscale(Op):
     Args:
         num_output_channels: 1 gives an ``<H, W>`` image; 3 gives ``<H, W, 3>`` with three equal channels.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> rgb = np.array([[[255, 0, 0], [0, 0, 255]]], np.uint8)
@@ -215,7 +215,7 @@ class RandomColorAdjust(Op):
 
     Input: an RGB ``uint8`` ``<H, W, 3>`` image (the adjustments clip to 0-255).
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> op = vision.RandomColorAdjust(brightness=(2, 2))
@@ -284,7 +284,7 @@ class GaussianBlur(Op):
             except that sizes up to 7 use OpenCV's fixed binomial-like kernels (size 3 is
             ``[1/4, 1/2, 1/4]``).
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> vision.GaussianBlur(3)(np.array([[0, 0, 255, 0, 0]], np.float32))

@@ -24,7 +24,7 @@ __all__ = ["CutMixBatch", "CutOut", "ImageBatchFormat", "MixUpBatch", "Normalize
 class ImageBatchFormat(enum.IntEnum):
     """Layout of a batch of images, as in MindSpore: ``NHWC`` (channels last) or ``NCHW``.
 
-    Example:
+    Examples:
         >>> from minddata.vision import ImageBatchFormat
         >>> ImageBatchFormat.NCHW
         ImageBatchFormat.NCHW
@@ -80,7 +80,7 @@ class NormalizePad(Op):
         dtype: the output dtype, ``"float32"`` or ``"float16"``.
         is_hwc: ``True`` for HWC input, ``False`` for CHW.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> op = vision.NormalizePad(mean=[100, 50, 0], std=[2, 5, 10])
@@ -160,7 +160,7 @@ class RandomErasing(Op):
         max_attempts: draws of a box before giving up.
         is_hwc: ``False`` (default, as MindSpore) for CHW input, ``True`` for HWC.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> img = np.ones((3, 20, 20), np.float32)
@@ -217,7 +217,7 @@ class CutOut(Op):
         num_patches: how many squares, at least 1.
         is_hwc: ``True`` for HWC input, ``False`` for CHW.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> out = vision.CutOut(length=4, num_patches=2)(np.ones((16, 16, 3), np.uint8))
@@ -284,7 +284,7 @@ class MixUpBatch(Op):
     Args:
         alpha: the Beta distribution's parameter, greater than 0.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> images = np.stack([np.zeros((2, 2, 3), np.float32), np.ones((2, 2, 3), np.float32)])
@@ -326,7 +326,7 @@ class CutMixBatch(Op):
         alpha: the Beta distribution's parameter, greater than 0.
         prob: the probability of mixing each image, in [0, 1].
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> images = np.stack([np.zeros((8, 8, 3), np.uint8), np.full((8, 8, 3), 255, np.uint8)])

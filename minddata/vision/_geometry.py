@@ -52,7 +52,7 @@ class Border(str, enum.Enum):
       ``[3, 2, 1, 2, 3, 4, 3, 2]``.
     - ``SYMMETRIC``: a mirror image repeating the edge: ``[2, 1, 1, 2, 3, 4, 4, 3]``.
 
-    Example:
+    Examples:
         >>> from minddata.vision import Border
         >>> Border.REFLECT.value
         'reflect'
@@ -229,7 +229,7 @@ class Pad(Op):
 
     A padding of 0 everywhere returns the input itself.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> vision.Pad((1, 0))(np.array([[1, 2]], np.uint8))
@@ -272,7 +272,7 @@ class RandomCrop(Op):
 
     An image (after ``padding``) smaller than ``size`` without ``pad_if_needed`` fails, naming its shape.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> vision.RandomCrop((2, 3))(np.zeros((5, 6, 3), np.uint8)).shape
@@ -322,7 +322,7 @@ class ResizedCrop(Op):
             code does; its 2.x docs describe an int as the shorter side.)
         interpolation: a :class:`Inter` member.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> img = np.arange(16, dtype=np.uint8).reshape(4, 4)
@@ -375,7 +375,7 @@ class RandomCropDecodeResize(Op):
 
     Input: encoded image bytes (a 1-D ``uint8`` array). Output: an RGB ``uint8`` ``<size, 3>`` array.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> from minddata.ops import TensorSpec
@@ -418,7 +418,7 @@ class VerticalFlip(Op):
     The output is a view of the input (``image[::-1]``), not a copy: it costs nothing, and later ops
     read views as they read arrays.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> vision.VerticalFlip()(np.array([[1], [2], [3]], np.uint8))
@@ -442,7 +442,7 @@ class RandomVerticalFlip(Op):
     Args:
         prob: the probability of flipping, in [0, 1].
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> vision.RandomVerticalFlip(prob=1.0)(np.array([[1], [2]], np.uint8))
@@ -483,7 +483,7 @@ class Rotate(Op):
     With ``expand``, the rotated image is centred exactly in the larger output: MindSpore shifts it by
     the unrounded box size, so its output can sit up to half a pixel off centre.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> img = np.array([[1, 2, 3], [4, 5, 6]], np.uint8)
@@ -526,7 +526,7 @@ class RandomRotation(Op):
         center: as :class:`Rotate`'s.
         fill_value: as :class:`Rotate`'s.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> vision.RandomRotation((90, 90), expand=True)(np.zeros((2, 5), np.uint8)).shape
@@ -582,7 +582,7 @@ class Affine(Op):
         resample: as :class:`Rotate`'s.
         fill_value: as :class:`Rotate`'s, applied in channel order.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> img = np.array([[1, 2, 3]], np.uint8)
@@ -673,7 +673,7 @@ class RandomAffine(Op):
         resample: as :class:`Rotate`'s.
         fill_value: as :class:`Rotate`'s, applied in channel order.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> op = vision.RandomAffine(degrees=15, translate=(-0.1, 0.1), scale=(0.9, 1.1))

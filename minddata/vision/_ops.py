@@ -70,7 +70,7 @@ class Decode(Op):
     Args:
         to_pil: return a ``PIL.Image.Image`` in mode ``"RGB"`` instead of an array.
 
-    Example:
+    Examples:
         >>> import io
         >>> import numpy as np
         >>> from PIL import Image
@@ -108,7 +108,7 @@ class Resize(Op):
             that.
         interpolation: a :class:`Inter` member.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> vision.Resize(4)(np.zeros((8, 18, 3), np.uint8)).shape
@@ -144,7 +144,7 @@ class CenterCrop(Op):
     Args:
         size: an int for a square crop, or ``(height, width)``.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> vision.CenterCrop(2)(np.arange(16).reshape(4, 4))
@@ -168,7 +168,7 @@ class Crop(Op):
         coordinates: ``(top, left)`` of the crop, both >= 0.
         size: an int for a square crop, or ``(height, width)``. The box must fit inside the image.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> vision.Crop((1, 2), (2, 1))(np.arange(16).reshape(4, 4))
@@ -199,7 +199,7 @@ class Crop(Op):
 class HorizontalFlip(Op):
     """Mirror an image left to right.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> vision.HorizontalFlip()(np.array([[1, 2, 3]], np.uint8))
@@ -221,7 +221,7 @@ class RandomHorizontalFlip(Op):
     Args:
         prob: the probability of flipping, in [0, 1].
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> vision.RandomHorizontalFlip(prob=1.0)(np.array([[1, 2, 3]], np.uint8))
@@ -267,7 +267,7 @@ class RandomResizedCrop(Op):
         interpolation: a :class:`Inter` member used to resize the crop.
         max_attempts: draws before falling back to the centre crop.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> vision.RandomResizedCrop((5, 7))(np.zeros((30, 40, 3), np.uint8)).shape
@@ -303,7 +303,7 @@ class Normalize(Op):
         std: per-channel standard deviations, each in (0, 255].
         is_hwc: ``True`` for HWC input, ``False`` for CHW.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> op = vision.Normalize(mean=[100, 50, 0], std=[2, 5, 10])
@@ -358,7 +358,7 @@ def _check_channel_values(op: str, arg: str, values: Any, *, positive: bool) -> 
 class HWC2CHW(Op):
     """Transpose an HWC image to CHW (a contiguous copy). A 2-D ``<H, W>`` image passes unchanged.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> vision.HWC2CHW()(np.zeros((4, 5, 3), np.uint8)).shape
@@ -381,7 +381,7 @@ class Rescale(Op):
         rescale: the scale factor, e.g. ``1 / 255``.
         shift: the offset added after scaling.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> vision.Rescale(1 / 255, -0.5)(np.array([0, 255], np.uint8))
@@ -414,7 +414,7 @@ class ToType(TypeCast):
     Args:
         data_type: anything ``numpy.dtype`` accepts.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> vision.ToType(np.float32)(np.zeros((2, 2, 3), np.uint8)).dtype

@@ -21,7 +21,7 @@ class Inter(enum.IntEnum):
       works on arrays as well.
     - ``LANCZOS``: Lanczos over 8x8 neighbourhoods (OpenCV ``INTER_LANCZOS4``).
 
-    Example:
+    Examples:
         >>> from minddata.vision import Inter
         >>> Inter.LINEAR is Inter.BILINEAR
         True

@@ -27,7 +27,7 @@ reference output differs from the CPU's only by what the NV12 intermediate loses
 finer than 2x2 pixels. On photographs (4:2:0 JPEGs, whose chroma is already subsampled) that is a
 few levels on average (measured in tests/ops/test_dvpp.py); on synthetic pixel noise it is more.
 
-Example:
+Examples:
     >>> from minddata.ops.dvpp.rules import aligned_size
     >>> aligned_size(500, 375, "decode")
     (512, 384)

@@ -53,7 +53,7 @@ def cuda_device_id() -> int:
     framework's current device (torch, when it has initialized CUDA here), else ``$LOCAL_RANK``
     (torchrun's per-rank variable), else 0. Under DDP each rank then decodes on its own GPU.
 
-    Example:
+    Examples:
         >>> import os
         >>> from minddata import config
         >>> config.set_gpu_device_id(3)
@@ -182,7 +182,7 @@ class DaliSegment:
     are the ops' CPU kernels for that. ``hw_decoder_load`` (one value, or one per op) is DALI's share
     of decoding given to the hardware JPEG decoder: 1.0 for Dvpp's ``nvjpg``, 0.0 (CUDA) for the GPU.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> from minddata.ops import KernelContext
@@ -473,7 +473,7 @@ def torch_dtype(dtype: Any) -> Any:
     """The torch dtype of a NumPy dtype, including the unsigned 16/32/64-bit types that DALI's own
     ``to_torch_type`` table lacks (torch has them since 2.3).
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> str(torch_dtype(np.uint16))  # doctest: +SKIP
         'torch.uint16'

@@ -210,7 +210,7 @@ def torch_unsupported_reason(op: Op) -> str | None:
 class TorchSegment:
     """Ops ``ops`` on torch tensors; the interface of :class:`~minddata.ops.gpu.segment.DaliSegment`.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from minddata import vision
         >>> from minddata.ops import KernelContext

@@ -2,7 +2,7 @@
 
 ``transforms``, ``c_transforms`` and ``py_transforms`` (MindSpore's older split) hold the same ops.
 
-Example:
+Examples:
     >>> from minddata.dataset import transforms
     >>> import minddata.dataset.transforms.c_transforms as c_transforms
     >>> c_transforms.TypeCast is transforms.TypeCast

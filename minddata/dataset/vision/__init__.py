@@ -2,7 +2,7 @@
 
 ``transforms``, ``c_transforms`` and ``py_transforms`` (MindSpore's older split) hold the same ops.
 
-Example:
+Examples:
     >>> from minddata.dataset import vision
     >>> import minddata.dataset.vision.c_transforms as c_vision
     >>> c_vision.Decode is vision.Decode
