@@ -9,6 +9,7 @@ links: the reader resolves links to their real place, which has no ``minddata.op
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 LAYERS = ("ops", "engine", "trainer", "bench")
@@ -23,4 +24,7 @@ def on_config(config, **kwargs):
     shutil.copytree(root / "minddata", tree, ignore=skip)
     for layer in LAYERS:
         shutil.copytree(root / layer, tree / layer, ignore=skip)
+    # The checkout's own minddata/ (found through the working directory) lacks the layers: read the
+    # laid-out copy instead.
+    sys.path[:] = [p for p in sys.path if p not in ("", ".") and Path(p).resolve() != root]
     return config
