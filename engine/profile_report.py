@@ -406,6 +406,16 @@ def _heaviest_op(s: StageStats) -> OpStats | None:
     return max(real, key=lambda o: o.seconds, default=None)
 
 
+def _reduced_decode_hint(s: StageStats) -> str:
+    """How to decode fewer pixels: a Decode followed by Resize fuses only when asked (it changes pixels
+    by a stated bound); RandomResizedCrop after Decode fuses by default."""
+    names = [o.name for o in s.ops]
+    if "Decode" in names and "Resize" in names:
+        return (", or config.set_fast_decode_resize(True): a reduced-size decode for Decode → Resize (pixels "
+                "within the bound explain() states)")
+    return ", or a RandomResizedCrop right after Decode, which the optimizer turns into a cropped, reduced-size decode"
+
+
 def _advice(s: StageStats, summary: ProfileSummary) -> str:
     cores = summary.cores
     if s.node_type == "RayOperator":
@@ -431,8 +441,7 @@ def _advice(s: StageStats, summary: ProfileSummary) -> str:
                 where = (
                     f"{first} is {op.share:.0%} of its time and this machine has no GPU or media engine to move it "
                     "to: more cores or smaller images"
-                    + ("" if fused else ", or a Resize/RandomResizedCrop right after Decode, which the optimizer "
-                       "turns into a reduced-size decode")
+                    + ("" if fused else _reduced_decode_hint(s))
                 )
             elif targets:
                 where = f"make {op.name} ({op.share:.0%} of its time) cheaper or move it to another device"

@@ -301,7 +301,7 @@ class _ParquetFiles:
         self._cache: collections.OrderedDict[tuple[int, int], tuple[list[ColumnView], int]] = collections.OrderedDict()
         self._cached_bytes = 0
         self._lock = threading.Lock()
-        self._handles: dict[int, Any] = {}
+        self._handles: dict[tuple[int, int], Any] = {}
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
@@ -329,7 +329,9 @@ class _ParquetFiles:
             if hit is not None:
                 self._cache.move_to_end(key)
                 return hit[0]
-            handle = self._handles.get(f)
+            # One reader per file and thread: pyarrow's ParquetFile is not safe to read from two threads
+            # at once (two workers reading row groups of one file through one reader can deadlock).
+            handle = self._handles.get((f, threading.get_ident()))
         path = self.files[f]
         try:
             if handle is None:
@@ -339,7 +341,9 @@ class _ParquetFiles:
                 # reader faults (SIGBUS) instead of failing a read. Row groups are decoded into
                 # new memory either way, so the map saved nothing but one copy of compressed pages.
                 handle = pq.ParquetFile(path, memory_map=False)
-            table = handle.read_row_group(g, columns=self.columns)
+            # use_threads=False: the engine's workers already read row groups in parallel; pyarrow's
+            # own pool under them only adds waits on a shared pool.
+            table = handle.read_row_group(g, columns=self.columns, use_threads=False)
         except Exception as error:  # a damaged page or footer
             raise DataFormatError(
                 f"{self.where}: {path}: can't read row group {g} (rows {int(self.group_starts[f][g])} to "
@@ -349,7 +353,7 @@ class _ParquetFiles:
         views = [ColumnView(table.column(c), c) for c in self.columns]
         size = table.nbytes
         with self._lock:
-            self._handles[f] = handle
+            self._handles[(f, threading.get_ident())] = handle
             if key not in self._cache:
                 self._cache[key] = (views, size)
                 self._cached_bytes += size
