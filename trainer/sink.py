@@ -5,7 +5,8 @@ thread (the sink) pulls batches from the pipeline, which already made them torch
 copy (``torch.from_numpy`` on the pipeline's prefetch thread), and stages up to ``prefetch`` of them:
 on a GPU it pins them and copies them with ``non_blocking`` on its own CUDA stream, so the copy of
 batch n+1 overlaps the step on batch n; rows a GPU map produced are on the device already and stay
-there. Without sink mode the same staging runs inline in the training thread.
+there. Without sink mode, and on the CPU (where there is nothing to copy and the pipeline's prefetch
+thread is already ahead), the same staging runs inline in the training thread.
 
 Each staged batch carries the iterator's state after it, so a checkpoint names exactly the batches
 the model consumed (not those the sink read ahead).
@@ -66,7 +67,9 @@ class BatchFeed:
         self._stop = threading.Event()
         self._queue: queue.Queue = queue.Queue(maxsize=max(1, prefetch))
         self._thread: threading.Thread | None = None
-        if threaded:
+        # On the CPU there is nothing to stage: the pipeline's prefetch thread already keeps batches
+        # ahead, and a sink thread would only add a hand-off (and GIL traffic) to every step.
+        if threaded and self._cuda:
             self._thread = threading.Thread(target=self._run, name="minddata-sink", daemon=True)
             self._thread.start()
 
