@@ -31,7 +31,7 @@ from minddata.ops.base import KernelContext, Op
 from minddata.ops.gpu.translate import TRANSLATIONS, Kind, Sample, dali_type
 from minddata.ops.probe import DALI_INSTALL_HINT
 
-__all__ = ["DaliSegment", "RowFailure", "SegmentStats", "import_dali", "to_host", "cuda_device_id", "torch_dtype"]
+__all__ = ["DaliSegment", "PlannedSegment", "RowFailure", "SegmentStats", "import_dali", "to_host", "cuda_device_id", "torch_dtype"]
 
 
 def import_dali() -> Any:
@@ -171,7 +171,53 @@ def to_host(value: Any) -> Any:
     return value
 
 
-class DaliSegment:
+class PlannedSegment:
+    """What every device driver's segment shares: planning a row on the host with the translations'
+    plans (the same checks and random draws as the CPU kernels), and the per-row CPU fallback.
+    Subclasses set ``ops``, ``translations`` and ``cpu_kernels``."""
+
+    ops: list[Op]
+    translations: list[Any]
+    cpu_kernels: list[Callable[..., Any]] | None
+
+    def _plan_row(self, value: Any, ctxs: list[KernelContext]) -> Any:
+        try:
+            sample = _entry_sample(self.ops[0], value)
+        except Exception as error:  # noqa: BLE001 - a bad row, reported per row
+            return RowFailure(0, error)
+        kind = sample.kind
+        argsets = []
+        feed = None
+        for k, (op, tr) in enumerate(zip(self.ops, self.translations, strict=True)):
+            try:
+                args, out = tr.plan(op, ctxs[k], sample)
+            except Exception as error:  # noqa: BLE001
+                return RowFailure(k, error)
+            if k == 0:
+                feed = sample.value  # the first plan may have normalized it (bytes -> uint8 array)
+            argsets.append(args)
+            sample = out
+        return kind, feed, argsets, sample
+
+    def _on_cpu(self, value: Any, ctxs: list[KernelContext], stats: SegmentStats, failure: RowFailure) -> Any:
+        """The row on the ops' CPU kernels (Dvpp's per-row fallback), with the same random draws."""
+        if self.cpu_kernels is None:
+            return failure
+        out = value
+        try:
+            for kernel, op, ctx in zip(self.cpu_kernels, self.ops, ctxs, strict=True):
+                out = kernel(op, ctx, out)
+        except Exception as error:  # noqa: BLE001
+            return RowFailure(failure.op_index, error)
+        counts = stats.cpu_rows if stats.cpu_rows is not None else {}
+        op = self.ops[failure.op_index]
+        name = getattr(op, "label", op.name)
+        counts[name] = counts.get(name, 0) + 1
+        stats.cpu_rows = counts
+        return out
+
+
+class DaliSegment(PlannedSegment):
     """Ops ``ops`` (each with a translation) as DALI pipelines; see the module docstring.
 
     ``contexts`` passed to :meth:`run` are per row, one :class:`KernelContext` per op; random ops draw
@@ -342,42 +388,6 @@ class DaliSegment:
             for start in range(0, len(rows), self.batch_size):
                 self._run_rows(kind, rows[start : start + self.batch_size], results, stats)
         return results, stats
-
-    def _plan_row(self, value: Any, ctxs: list[KernelContext]) -> Any:
-        try:
-            sample = _entry_sample(self.ops[0], value)
-        except Exception as error:  # noqa: BLE001 - a bad row, reported per row
-            return RowFailure(0, error)
-        kind = sample.kind
-        argsets = []
-        feed = None
-        for k, (op, tr) in enumerate(zip(self.ops, self.translations, strict=True)):
-            try:
-                args, out = tr.plan(op, ctxs[k], sample)
-            except Exception as error:  # noqa: BLE001
-                return RowFailure(k, error)
-            if k == 0:
-                feed = sample.value  # the first plan may have normalized it (bytes -> uint8 array)
-            argsets.append(args)
-            sample = out
-        return kind, feed, argsets, sample
-
-    def _on_cpu(self, value: Any, ctxs: list[KernelContext], stats: SegmentStats, failure: RowFailure) -> Any:
-        """The row on the ops' CPU kernels (Dvpp's per-row fallback), with the same random draws."""
-        if self.cpu_kernels is None:
-            return failure
-        out = value
-        try:
-            for kernel, op, ctx in zip(self.cpu_kernels, self.ops, ctxs, strict=True):
-                out = kernel(op, ctx, out)
-        except Exception as error:  # noqa: BLE001
-            return RowFailure(failure.op_index, error)
-        counts = stats.cpu_rows if stats.cpu_rows is not None else {}
-        op = self.ops[failure.op_index]
-        name = getattr(op, "label", op.name)
-        counts[name] = counts.get(name, 0) + 1
-        stats.cpu_rows = counts
-        return out
 
     def _run_rows(self, kind: Kind, rows: list[tuple], results: list[Any], stats: SegmentStats) -> None:
         # Outside the per-row retry: a pipeline that cannot be built fails the same for every row.

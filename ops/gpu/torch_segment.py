@@ -29,7 +29,7 @@ from minddata.errors import DeviceError, PipelineError
 from minddata.ops.base import KernelContext, Op
 from minddata.ops.cpu.geometry import fill_values
 from minddata.ops.cpu.image import _interp_name
-from minddata.ops.gpu.segment import RowFailure, SegmentStats, _entry_sample, cuda_device_id
+from minddata.ops.gpu.segment import PlannedSegment, RowFailure, SegmentStats, cuda_device_id
 from minddata.ops.gpu.translate import TRANSLATIONS, Sample
 
 __all__ = ["TorchSegment", "TORCH_OPS", "torch_unsupported_reason", "import_torch"]
@@ -207,7 +207,7 @@ def torch_unsupported_reason(op: Op) -> str | None:
 # ---------------------------------------------------------------------------------------------- segment
 
 
-class TorchSegment:
+class TorchSegment(PlannedSegment):
     """Ops ``ops`` on torch tensors; the interface of :class:`~minddata.ops.gpu.segment.DaliSegment`.
 
     Examples:
@@ -285,29 +285,11 @@ class TorchSegment:
                 else:
                     results[i] = planned
                 continue
-            planned_rows.append((i, *planned))
+            planned_rows.append((i, *planned[1:]))  # (kind, feed, argsets, final): the kind is DALI's
         decoded = self._decode_batch(planned_rows)
         for (i, feed, argsets, final), first in zip(planned_rows, decoded):
             results[i] = self._execute(feed, argsets, final, first, stats)
         return results, stats
-
-    def _plan_row(self, value: Any, ctxs: list[KernelContext]) -> Any:
-        try:
-            sample = _entry_sample(self.ops[0], value)
-        except Exception as error:  # noqa: BLE001 - a bad row, reported per row
-            return RowFailure(0, error)
-        argsets = []
-        feed = None
-        for k, (op, tr) in enumerate(zip(self.ops, self.translations, strict=True)):
-            try:
-                args, out = tr.plan(op, ctxs[k], sample)
-            except Exception as error:  # noqa: BLE001
-                return RowFailure(k, error)
-            if k == 0:
-                feed = sample.value
-            argsets.append(args)
-            sample = out
-        return feed, argsets, sample
 
     def _decode_batch(self, rows: list[tuple]) -> list[Any]:
         """Each row's first op's output when it is a decoder (nvJPEG decodes the batch's JPEGs in one
@@ -373,21 +355,6 @@ class TorchSegment:
             return _for_framework(x.contiguous())
         stats.to_host += 1
         return x.cpu().numpy() if self.cuda else x.contiguous().numpy().copy()
-
-    def _on_cpu(self, value: Any, ctxs: list[KernelContext], stats: SegmentStats, failure: RowFailure) -> Any:
-        if self.cpu_kernels is None:
-            return failure
-        out = value
-        try:
-            for kernel, op, ctx in zip(self.cpu_kernels, self.ops, ctxs, strict=True):
-                out = kernel(op, ctx, out)
-        except Exception as error:  # noqa: BLE001
-            return RowFailure(failure.op_index, error)
-        counts = stats.cpu_rows if stats.cpu_rows is not None else {}
-        op = self.ops[failure.op_index]
-        counts[getattr(op, "label", op.name)] = counts.get(getattr(op, "label", op.name), 0) + 1
-        stats.cpu_rows = counts
-        return out
 
 
 def _fused_resize_spec(op: Op) -> Op:
