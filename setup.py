@@ -139,6 +139,8 @@ setup(
     packages=packages,
     package_dir=package_dir,
     ext_modules=_jpeg_extensions() + _pixel_extensions(),
+    # The list of MindSpore's public names that the coverage table (bench/coverage.py) compares against.
+    package_data={"minddata.bench": ["mindspore_names.txt"]},
     # Cython's generated C sits next to the .pyx; it is a build input, not package data.
     exclude_package_data={"": ["*.c"]},
 )
