@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import io
-import os
-
-import numpy as np
 import pytest
-from PIL import Image
+from testkit import make_jpeg
 
 import minddata as md
 
@@ -17,17 +13,6 @@ def _fresh_config():
     md.config.load_defaults()
     yield
     md.config.load_defaults()
-
-
-def make_jpeg(width: int, height: int, seed: int, quality: int = 90) -> bytes:
-    rng = np.random.default_rng(seed)
-    y, x = np.mgrid[0:height, 0:width]
-    base = np.stack([(x * 255 // max(width - 1, 1)), (y * 255 // max(height - 1, 1)), (x + y) % 256], axis=-1)
-    noise = rng.integers(0, 40, size=(height, width, 3))
-    pixels = np.clip(base + noise, 0, 255).astype(np.uint8)
-    buf = io.BytesIO()
-    Image.fromarray(pixels).save(buf, format="JPEG", quality=quality)
-    return buf.getvalue()
 
 
 @pytest.fixture
@@ -43,23 +28,3 @@ def image_folder(tmp_path):
     return root
 
 
-def column(dataset, name=None, epochs=1):
-    """All values of one column (the first by default) as Python scalars/lists, one epoch."""
-    out = []
-    it = dataset.create_dict_iterator(num_epochs=epochs, output_numpy=True)
-    key = name or dataset.get_col_names()[0]
-    for _ in range(epochs):
-        out.extend(row[key].tolist() for row in it)
-    return out
-
-
-def shm_segments() -> set[str]:
-    """Shared-memory segments this test process owns (``minddata_<our pid>_...``).
-
-    Only our own: other processes on the machine (another test run, a pipeline in a container sharing
-    /dev/shm) have segments of their own that no test here may count.
-    """
-    if not os.path.isdir("/dev/shm"):
-        return set()
-    own = f"minddata_{os.getpid()}_"
-    return {n for n in os.listdir("/dev/shm") if n.startswith(own)}

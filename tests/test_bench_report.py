@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import make_jpeg
+from testkit import make_jpeg
 
 from minddata.bench import images
 from minddata.bench.command import LoadMonitor, _in_command_terms, aggregate_rounds

@@ -6,7 +6,7 @@ import logging
 
 import numpy as np
 import pytest
-from conftest import column
+from testkit import column
 
 import minddata as md
 from minddata.errors import PipelineError, RowError

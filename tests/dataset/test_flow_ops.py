@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest import column
+from testkit import column
 
 import minddata as md
 from minddata.dataset.callback import DSCallback, WaitedDSCallback

@@ -16,7 +16,7 @@ import zlib
 
 import numpy as np
 import pytest
-from conftest import column
+from testkit import column
 
 import minddata as md
 from minddata.bench.corpus import proto_field as _field

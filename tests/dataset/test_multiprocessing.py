@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import column, shm_segments
+from testkit import column, shm_segments
 
 import minddata as md
 from minddata.errors import RowError

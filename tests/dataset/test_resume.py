@@ -12,9 +12,9 @@ import json
 
 import numpy as np
 import pytest
-from conftest import make_jpeg
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from testkit import make_jpeg
 
 import minddata as md
 from minddata import transforms, vision

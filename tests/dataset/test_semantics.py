@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import column
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from testkit import column
 
 import minddata as md
 from minddata.errors import ArgumentError, EpochsExhaustedError, GraphError

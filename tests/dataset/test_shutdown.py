@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest import shm_segments
+from testkit import shm_segments
 
 import minddata as md
 

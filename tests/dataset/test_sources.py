@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import column
+from testkit import column
 
 import minddata as md
 from minddata.errors import ArgumentError, GraphError, RowError

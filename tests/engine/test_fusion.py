@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import make_jpeg
+from testkit import make_jpeg
 
 import minddata as md
 from minddata import transforms, vision

@@ -47,7 +47,9 @@ PATHS = {
     "cpu": lambda: [vision.Decode()],
     "pil": lambda: [vision.Decode(to_pil=True)],
     "fused": lambda: [vision.Decode(), vision.Resize((6, 5))],
-    "fused-crop": lambda: [vision.Decode(), vision.RandomResizedCrop((6, 5))],
+    # The crop covers the whole image: the fused path decodes only the crop's region, so a random crop
+    # that stops above damage at the end of a file (a missing EOI marker) rightly decodes it.
+    "fused-crop": lambda: [vision.Decode(), vision.RandomResizedCrop((6, 5), scale=(1.0, 1.0), ratio=(0.01, 100.0))],
     "dvpp": lambda: [vision.Decode().device("Dvpp")],
     "gpu": lambda: [vision.Decode().device("GPU")],
 }

@@ -103,7 +103,7 @@ def test_slow_consumer_means_the_pipeline_is_not_the_bottleneck():
 def test_advice_never_names_a_device_this_machine_lacks(tmp_path):
     import os
 
-    from conftest import make_jpeg
+    from testkit import make_jpeg
 
     from minddata import vision
     from minddata.engine.profile_report import _offload_targets

@@ -10,8 +10,8 @@ import textwrap
 
 import numpy as np
 import pytest
-from conftest import column
 from record_helpers import run_python
+from testkit import column
 
 import minddata as md
 from minddata.errors import ArgumentError, DataFormatError

@@ -12,8 +12,8 @@ import time
 
 import numpy as np
 import pytest
-from conftest import column
 from record_helpers import ROOT, run_python
+from testkit import column
 
 import minddata as md
 from minddata.errors import ArgumentError, DataFormatError

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import httpx
-from conftest import make_jpeg
+from testkit import make_jpeg
 
 __all__ = ["huge_jpeg", "make_jpeg", "metric", "truncated_jpeg"]
 
