@@ -374,7 +374,7 @@ def run_bench(args: argparse.Namespace) -> int:
     print()
     _print_table(results, reference)
     _print_bad_images(results, reference)
-    _print_bottlenecks(results, args)
+    _print_bottlenecks(results)
     if peers:
         _print_peers(results, peers, peer_runs)
     if monitor.busy:
@@ -524,7 +524,7 @@ def _file_and_reason(message: str) -> str:
     return f"{match.group(1)}: {match.group(2)}" if match else message
 
 
-def _in_command_terms(advice: str, args: argparse.Namespace) -> str:
+def _in_command_terms(advice: str) -> str:
     """The profiler's advice in terms of this command: "add workers (num_parallel_workers=2 → 3)"
     becomes "rerun with --workers 3"."""
     import re
@@ -532,13 +532,13 @@ def _in_command_terms(advice: str, args: argparse.Namespace) -> str:
     return re.sub(r"add workers \(num_parallel_workers=\d+ → (\d+)\)", r"rerun with --workers \1", advice)
 
 
-def _print_bottlenecks(results: list, args: argparse.Namespace) -> None:
+def _print_bottlenecks(results: list) -> None:
     verdicts = [r for r in results if r.bottleneck]
     if not verdicts:
         return
     print("\nbottlenecks (the profiler's verdict for each pipeline, when its rounds agree):")
     for r in verdicts:
-        print(f"  {r.pipeline}: {_in_command_terms(r.bottleneck, args)}")
+        print(f"  {r.pipeline}: {_in_command_terms(r.bottleneck)}")
         if r.fusion_note:
             print(f"    {r.fusion_note}")
         for d in r.autotune:

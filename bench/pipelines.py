@@ -173,20 +173,12 @@ def load_pipeline_file(path: str | os.PathLike) -> CustomPipeline:
                         num_parallel_workers=workers)
             return ds.batch(batch_size)
     """
-    import importlib.util
+    from minddata._userfile import load_user_module
 
     file = os.fspath(path)
-    if not os.path.isfile(file):
-        raise ValueError(f"{file}: no such file")
     stem = os.path.splitext(os.path.basename(file))[0]
-    spec = importlib.util.spec_from_file_location(f"minddata_bench_pipeline_{stem}", file)
-    if spec is None or spec.loader is None:
-        raise ValueError(f"{file}: not a Python file")
-    module = importlib.util.module_from_spec(spec)
-    try:
-        spec.loader.exec_module(module)
-    except Exception as exc:  # the user's file: report it as bad input, with its error
-        raise ValueError(f"{file}: failed to load: {type(exc).__name__}: {exc}") from exc
+    module = load_user_module(file, "minddata_bench_pipeline",
+                              "a Python file that defines build(data_dir, workers, batch_size)")
     fn = getattr(module, "build", None)
     if not callable(fn):
         raise ValueError(f"{file}: defines no build(data_dir, workers, batch_size) function")

@@ -3,7 +3,6 @@ named and skipped, advice in the command's terms, a warning when other work dist
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import subprocess
 import sys
@@ -36,7 +35,7 @@ def test_rounds_that_disagree_name_no_bottleneck():
 
 def test_worker_advice_becomes_the_flag_to_pass():
     advice = "add workers (num_parallel_workers=2 → 3) or make Resize (40% of its time) cheaper"
-    assert _in_command_terms(advice, argparse.Namespace()) == "rerun with --workers 3 or make Resize (40% of its time) cheaper"
+    assert _in_command_terms(advice) == "rerun with --workers 3 or make Resize (40% of its time) cheaper"
 
 
 def test_load_monitor_sees_another_busy_process():

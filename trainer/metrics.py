@@ -105,7 +105,23 @@ def _class_labels(y_pred: np.ndarray, y: np.ndarray, who: str) -> tuple[np.ndarr
     return predicted, truth
 
 
-class Accuracy(Metric):
+class _ShareOfSamples(Metric):
+    """A metric that is the share of samples judged right: subclasses count them in ``update``."""
+
+    def clear(self) -> None:
+        self._correct = 0
+        self._total = 0
+
+    def _count(self, right: Any) -> None:
+        self._correct += int(np.sum(right))
+        self._total += int(np.asarray(right).shape[0])
+
+    def eval(self) -> float:
+        self._need_samples(self._total)
+        return self._correct / self._total
+
+
+class Accuracy(_ShareOfSamples):
     """Share of samples whose predicted class is the label. ``eval_type="multilabel"`` rounds each
     output and counts a sample as right only when every label matches."""
 
@@ -115,10 +131,6 @@ class Accuracy(Metric):
         self.eval_type = eval_type
         super().__init__()
 
-    def clear(self) -> None:
-        self._correct = 0
-        self._total = 0
-
     def update(self, *inputs: Any) -> None:
         y_pred, y = self._inputs(inputs, 2)
         if self.eval_type == "multilabel":
@@ -126,15 +138,10 @@ class Accuracy(Metric):
         else:
             predicted, truth = _class_labels(y_pred, y, self.name)
             right = predicted == truth
-        self._correct += int(np.sum(right))
-        self._total += int(right.shape[0])
-
-    def eval(self) -> float:
-        self._need_samples(self._total)
-        return self._correct / self._total
+        self._count(right)
 
 
-class TopKCategoricalAccuracy(Metric):
+class TopKCategoricalAccuracy(_ShareOfSamples):
     """Share of samples whose label is among the ``k`` highest scores."""
 
     def __init__(self, k: int) -> None:
@@ -143,10 +150,6 @@ class TopKCategoricalAccuracy(Metric):
         self.k = k
         super().__init__()
 
-    def clear(self) -> None:
-        self._correct = 0
-        self._total = 0
-
     def update(self, *inputs: Any) -> None:
         y_pred, y = self._inputs(inputs, 2)
         scores = y_pred.reshape(-1, y_pred.shape[-1])
@@ -154,12 +157,7 @@ class TopKCategoricalAccuracy(Metric):
         truth = truth.astype(np.int64)
         # A label is in the top k when fewer than k classes score strictly higher (ties favour the label).
         higher = (scores > scores[np.arange(len(truth)), truth][:, None]).sum(axis=1)
-        self._correct += int(np.sum(higher < self.k))
-        self._total += len(truth)
-
-    def eval(self) -> float:
-        self._need_samples(self._total)
-        return self._correct / self._total
+        self._count(higher < self.k)
 
 
 class Top1CategoricalAccuracy(TopKCategoricalAccuracy):

@@ -214,3 +214,35 @@ def sweep_folder(folder: str) -> None:
                 if _owner_gone(path):
                     with contextlib.suppress(OSError):
                         os.remove(path)
+
+
+class CommitOnExit:
+    """A writer's lifecycle around ``_state`` (``"open"`` until ``commit()`` or ``abort()``): a
+    ``with`` block commits on success and aborts on an exception; a writer dropped while open aborts,
+    so its temporary files go at once."""
+
+    _state: str
+
+    def commit(self) -> None:  # pragma: no cover - every writer defines it
+        raise NotImplementedError
+
+    def abort(self) -> None:  # pragma: no cover - every writer defines it
+        raise NotImplementedError
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if self._state != "open":
+            return
+        if exc_type is None:
+            self.commit()
+        else:
+            self.abort()
+
+    def __del__(self) -> None:
+        if getattr(self, "_state", None) == "open":
+            try:
+                self.abort()
+            except Exception:  # noqa: BLE001 - best effort at interpreter exit
+                pass

@@ -42,6 +42,7 @@ import msgpack
 import numpy as np
 
 from minddata.errors import ArgumentError, DataFormatError
+from minddata.record._files import CommitOnExit
 from minddata.record._schema import Field, parse_schema
 
 __all__ = [
@@ -235,13 +236,9 @@ def resolve_mindrecord_files(where: str, dataset_files: Any) -> list[str]:
                 path=first,
             )
         return files
-    if isinstance(dataset_files, (list, tuple)) and dataset_files and all(isinstance(f, (str, os.PathLike)) for f in dataset_files):
-        files = [os.path.abspath(os.fspath(f)) for f in dataset_files]
-        dupes = sorted({f for f in files if files.count(f) > 1})
-        if dupes:
-            raise ArgumentError(f"{where}: `dataset_files` lists {dupes[0]} more than once.")
-        return files
-    raise ArgumentError(f"{where}: `dataset_files` must be a file path or a non-empty list of paths. Found: {dataset_files!r}")
+    from minddata.record.reader import listed_files
+
+    return listed_files(where, dataset_files)
 
 
 class MindRecordShard:
@@ -641,7 +638,7 @@ class _ShardState:
         self.fd = -1
 
 
-class MindRecordWriter:
+class MindRecordWriter(CommitOnExit):
     """Writes MindSpore MindRecord files (``minddata.mindrecord.FileWriter``): MindSpore reads them.
 
     Args:
@@ -855,23 +852,6 @@ class MindRecordWriter:
                 if os.path.exists(tmp):
                     os.remove(tmp)
         self._state = "aborted"
-
-    def __enter__(self) -> MindRecordWriter:
-        return self
-
-    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        if self._state == "open":
-            if exc_type is None:
-                self.commit()
-            else:
-                self.abort()
-
-    def __del__(self) -> None:
-        if getattr(self, "_state", None) == "open":
-            try:
-                self.abort()
-            except Exception:  # noqa: BLE001 - best effort at interpreter exit
-                pass
 
     # -- internals -------------------------------------------------------------------------------
 

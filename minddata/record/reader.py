@@ -167,6 +167,18 @@ def _shard_path(first: str, meta: dict[str, Any], name: str) -> str:
     return joined
 
 
+def listed_files(where: str, dataset_files: Any) -> list[str]:
+    """``dataset_files`` given as a list (MindSpore's rule: exactly the files listed), as absolute
+    paths; one file listed twice, or anything but a non-empty list of paths, is refused."""
+    if isinstance(dataset_files, (list, tuple)) and dataset_files and all(isinstance(f, (str, os.PathLike)) for f in dataset_files):
+        files = [os.path.abspath(os.fspath(f)) for f in dataset_files]
+        dupes = sorted({f for f in files if files.count(f) > 1})
+        if dupes:
+            raise ArgumentError(f"{where}: `dataset_files` lists {dupes[0]} more than once; list each file once.")
+        return files
+    raise ArgumentError(f"{where}: `dataset_files` must be a file path or a non-empty list of paths. Found: {dataset_files!r}")
+
+
 def open_set(where: str, dataset_files: Any) -> list[tuple[str, dict[str, Any]]]:
     """The files to read, each with its checked metadata, read as one consistent snapshot.
 
@@ -204,19 +216,14 @@ def open_set(where: str, dataset_files: Any) -> list[tuple[str, dict[str, Any]]]
                     path=path,
                 )
         return out
-    if isinstance(dataset_files, (list, tuple)) and dataset_files and all(isinstance(f, (str, os.PathLike)) for f in dataset_files):
-        files = [os.path.abspath(os.fspath(f)) for f in dataset_files]
-        dupes = sorted({f for f in files if files.count(f) > 1})
-        if dupes:
-            raise ArgumentError(f"{where}: `dataset_files` lists {dupes[0]} more than once.")
-        for folder in dict.fromkeys(os.path.dirname(f) for f in files):
-            sweep_folder(folder)
-        out = []
-        for path in files:
-            with folder_lock(os.path.dirname(path), exclusive=False):
-                out.append((path, read_meta(path)))
-        return out
-    raise ArgumentError(f"{where}: `dataset_files` must be a file path or a non-empty list of paths. Found: {dataset_files!r}")
+    files = listed_files(where, dataset_files)
+    for folder in dict.fromkeys(os.path.dirname(f) for f in files):
+        sweep_folder(folder)
+    out = []
+    for path in files:
+        with folder_lock(os.path.dirname(path), exclusive=False):
+            out.append((path, read_meta(path)))
+    return out
 
 
 class _BatchView:

@@ -26,6 +26,7 @@ from minddata.errors import ArgumentError, DataFormatError, MinddataError
 from minddata.record._files import (
     JOURNAL_FORMAT,
     JOURNAL_SUFFIX,
+    CommitOnExit,
     TempFile,
     folder_lock,
     fsync_folder,
@@ -91,7 +92,7 @@ def _writing(final: str, temp: str) -> Iterator[None]:
         ) from error
 
 
-class FileWriter:
+class FileWriter(CommitOnExit):
     """Writes rows to record files: MindSpore's ``mindspore.mindrecord.FileWriter`` on Apache Arrow.
 
     Args:
@@ -322,24 +323,6 @@ class FileWriter:
                 temp.remove()
                 self._temps[shard] = None
         self._state = "aborted"
-
-    def __enter__(self) -> FileWriter:
-        return self
-
-    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        if self._state != "open":
-            return
-        if exc_type is None:
-            self.commit()
-        else:
-            self.abort()
-
-    def __del__(self) -> None:
-        if getattr(self, "_state", None) == "open":
-            try:
-                self.abort()
-            except Exception:  # noqa: BLE001 - best effort at interpreter exit
-                pass
 
     @property
     def num_rows(self) -> int:

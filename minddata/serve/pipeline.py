@@ -16,7 +16,6 @@ model's outputs, or the preprocessed tensors without a model) and returns the on
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -71,18 +70,12 @@ class ServePipeline:
 def load_pipeline_file(path: str | os.PathLike) -> ServePipeline:
     """Load a pipeline file (see the module docstring). Raises ``ValueError`` naming the file and the
     problem."""
+    from minddata._userfile import load_user_module
+
     file = os.fspath(path)
-    if not os.path.isfile(file):
-        raise ValueError(f"{file}: no such file; pass a standard pipeline name or a Python file that defines ops()")
     stem = os.path.splitext(os.path.basename(file))[0]
-    spec = importlib.util.spec_from_file_location(f"minddata_serve_pipeline_{stem}", file)
-    if spec is None or spec.loader is None:
-        raise ValueError(f"{file}: not a Python file")
-    module = importlib.util.module_from_spec(spec)
-    try:
-        spec.loader.exec_module(module)
-    except Exception as exc:  # the user's file: report it as bad input, with its error
-        raise ValueError(f"{file}: failed to load: {type(exc).__name__}: {exc}") from exc
+    module = load_user_module(file, "minddata_serve_pipeline",
+                              "a standard pipeline name or a Python file that defines ops()")
     make = getattr(module, "ops", None)
     try:
         ops = make() if callable(make) else getattr(module, "OPS", None)

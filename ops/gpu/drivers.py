@@ -36,6 +36,9 @@ def make_segment(ops: list[Op], *, backend: str, **kwargs: Any) -> Any:
     if backend.startswith("torch"):
         from minddata.ops.gpu.torch_segment import TorchSegment
 
+        # DALI's own knobs: the share of decoding sent to NVJPG and DALI's CPU threads.
+        kwargs.pop("hw_decoder_load", None)
+        kwargs.pop("num_threads", None)
         return TorchSegment(ops, backend=backend, **kwargs)
     from minddata.ops.gpu.segment import DaliSegment
 

@@ -65,7 +65,7 @@ def import_torch() -> Any:
 # decoders (they take the row's encoded bytes) and HWC2CHW (the last layout change).
 
 
-def _slice(x: Any, args: dict, torch: Any, fill: Any = 0.0) -> Any:
+def _slice(x: Any, args: dict, torch: Any, fill: Any = 0) -> Any:
     """The region ``anchor``/``shape`` of ``x``; parts outside the image are ``fill`` (DALI's
     ``out_of_bounds_policy="pad"``, and the CPU kernels' pad-then-crop)."""
     top, left = (int(v) for v in args["anchor"])
@@ -76,7 +76,7 @@ def _slice(x: Any, args: dict, torch: Any, fill: Any = 0.0) -> Any:
         return x
     if y0 == top and x0 == left and y1 == top + h and x1 == left + w:
         return x[y0:y1, x0:x1]
-    values = fill_values(fill, channels) if not isinstance(fill, float) else (fill,) * channels
+    values = fill_values(fill, channels)
     out = torch.tensor(values, dtype=torch.float64).to(x.dtype).to(x.device).expand(h, w, channels).clone()
     if y1 > y0 and x1 > x0:
         out[y0 - top : y1 - top, x0 - left : x1 - left] = x[y0:y1, x0:x1]
@@ -230,7 +230,6 @@ class TorchSegment(PlannedSegment):
         output: str = "host",
         cpu_fallback: Callable[[int, BaseException], bool] | None = None,
         cpu_kernels: list[Callable[..., Any]] | None = None,
-        **_: Any,
     ):
         if backend not in ("torch-cuda", "torch-cpu"):
             raise ValueError(f"TorchSegment: backend must be 'torch-cuda' or 'torch-cpu'. Found: {backend!r}")
