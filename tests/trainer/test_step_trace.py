@@ -71,7 +71,9 @@ def test_one_chrome_trace_holds_pipeline_stages_and_steps(tmp_path):
         model.train(1, _slow_pipeline(rows=16))
     trace = json.loads(prof.export_chrome_trace(tmp_path / "t.json").read_text())["traceEvents"]
     steps = [e for e in trace if e.get("cat") == "training" and e["name"].startswith("step ")]
-    stage_work = [e for e in trace if e.get("cat") == "work" and "Map[slow]" in e["name"]]
+    # The map's own events: its workers' work spans, or its stage spans (one CI run under load had only
+    # the latter; the trace is what is checked here, not which kind of span a run recorded).
+    stage_work = [e for e in trace if e.get("cat") in ("work", "stage") and "Map[slow]" in e["name"]]
     assert len(steps) == 4 and stage_work
     assert {e["pid"] for e in steps} == {e["pid"] for e in stage_work}  # the same process: one timeline
     phases = {e["name"] for e in trace if e.get("cat") == "training" and not e["name"].startswith("step ")}
