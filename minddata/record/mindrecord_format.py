@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import math
-import mmap
 import os
 import re
 import secrets
@@ -259,12 +258,17 @@ class MindRecordShard:
         self.locations = self._read_index()
         self.num_rows = len(self.locations)
         self._lock = threading.Lock()
-        self._map: Any = None
+        self._fd: int | None = None
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        state.update(_lock=None, _map=None)
+        state.update(_lock=None, _fd=None)
         return state
+
+    def __del__(self) -> None:
+        fd = getattr(self, "_fd", None)
+        if fd is not None:
+            os.close(fd)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
@@ -350,19 +354,30 @@ class MindRecordShard:
             path=self.path,
         )
 
-    def _data(self) -> Any:
-        if self._map is None:
+    def _descriptor(self) -> int:
+        if self._fd is None:
             with self._lock:
-                if self._map is None:
-                    with open(self.path, "rb") as f:
-                        self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-        return self._map
+                if self._fd is None:
+                    self._fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        return self._fd
 
     def entry(self, row: int, blob: bool) -> memoryview:
-        """Row ``row``'s raw (``blob=False``) or blob bytes, without their length prefix."""
+        """Row ``row``'s raw (``blob=False``) or blob bytes, without their length prefix.
+
+        Read with ``pread``, not through a map: a file truncated under the reader gives a short read,
+        reported here, where a map would fault (SIGBUS).
+        """
         page, start, end = self.locations[row, 3:6] if blob else self.locations[row, 0:3]
         begin = self.header_size + int(page) * self.page_size + int(start)
-        data = memoryview(self._data())[begin : begin + int(end - start)]
+        want = int(end - start)
+        data = memoryview(os.pread(self._descriptor(), want, begin))
+        if len(data) < want:
+            raise DataFormatError(
+                f"MindRecord file {self.path} shrank while being read: row {row} needs bytes {begin} to "
+                f"{begin + want}, the file now ends at {os.fstat(self._descriptor()).st_size}. It was truncated or "
+                "rewritten in place; copy it again or rewrite the set, replacing files by rename.",
+                path=self.path,
+            )
         (length,) = _LEN.unpack_from(data)
         if length != len(data) - 8:
             raise DataFormatError(

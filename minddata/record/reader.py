@@ -1,18 +1,17 @@
-"""Reading record files: memory-mapped Arrow IPC shards, rows by index, checked against their metadata.
+"""Reading record files: Arrow IPC shards read with ``pread``, rows by index, checked against their metadata.
 
-Opening a set reads only the small ``.meta.json`` files; a shard's data file is memory-mapped on
-first use and checked (size, Arrow footer, schema, set id). Each record batch is checked once, on
-first use, against the CRC-32 of its columns stored in the metadata, so a corrupted byte is reported
-with its file, batch and rows instead of flowing on as wrong data.
+Opening a set reads only the small ``.meta.json`` files; a shard's data file is opened on first use
+and checked (size, Arrow footer, schema, set id). Each record batch is read once, on first use, in
+one ``pread`` of exactly its bytes, and checked against the CRC-32 of its columns stored in the
+metadata, so a corrupted byte is reported with its file, batch and rows instead of flowing on as
+wrong data. From that read the reader keeps the small columns (scalars, strings, offsets) and the
+file position of every large payload; a row's image bytes or tensor are then read with one
+``pread`` into an array of its own.
 
-A file that shrinks under a reader (truncated, or rewritten in place instead of replaced by rename)
-must give an error, not SIGBUS: pages of a map past the end of its file fault. So the reader checks
-the open file's size (``fstat`` on its own descriptor, one call per record batch a fetch touches)
-before it touches mapped pages, and copies each row's values out of the map right there: no view
-of the map reaches an op that could touch it later. A file replaced by rename (as ``FileWriter``
-does) is harmless: the reader keeps the old file open. (The check and the copy are microseconds
-apart; a truncation landing exactly between them can still fault. Reading rows with ``pread`` at
-offsets taken from the IPC metadata, with no map at all, would close that window.)
+Nothing is memory-mapped. A file that shrinks under a reader (truncated, or rewritten in place
+instead of replaced by rename) therefore gives a short read, reported as an error naming the file,
+never SIGBUS, whichever thread is reading when it shrinks. A file replaced by rename (as
+``FileWriter`` does) is harmless: the reader keeps the old file open.
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import struct
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -226,35 +226,70 @@ def open_set(where: str, dataset_files: Any) -> list[tuple[str, dict[str, Any]]]
     return out
 
 
+def _pread_into(fd: int, out: np.ndarray, offset: int, shard: ShardFile) -> np.ndarray:
+    """Fill ``out`` from the file at ``offset``; a short read means the file shrank under the reader."""
+    want = out.nbytes
+    if want == 0:
+        return out
+    target = memoryview(out).cast("B")
+    got = 0
+    while got < want:
+        n = os.preadv(fd, [target[got:]], offset + got)
+        if n == 0:
+            raise shard.shrank_error()
+        got += n
+    return out
+
+
 class _BatchView:
-    """NumPy views of one record batch's columns, built once."""
+    """Where one record batch's selected columns lie in the file, found once; rows are then read with
+    ``pread`` at those offsets, so no page of the file is ever mapped.
+
+    Small per-row values (scalars, strings) and the offsets of variable-length columns are copied
+    into memory when the batch is first read (they are also what the CRC check reads); the payload of
+    ``bytes``, fixed-shape and ragged tensor columns stays on disk until a row asks for it.
+    """
 
     __slots__ = ("rows", "columns")
 
-    def __init__(self, batch: pa.RecordBatch, fields: list[Field]):
+    def __init__(self, batch: pa.RecordBatch, fields: list[Field], message: pa.Buffer, file_offset: int):
         self.rows = batch.num_rows
         self.columns: list[Any] = []
+
+        def where(array: np.ndarray) -> int | None:
+            """File offset of ``array``'s first byte, when it is a view of the batch's message."""
+            address = array.__array_interface__["data"][0]
+            if array.nbytes == 0 or not message.address <= address <= message.address + message.size - array.nbytes:
+                return None
+            return file_offset + address - message.address
+
         for field in fields:
             column = batch.column(field.name)
             if field.type == "bytes":
                 _, offsets, data = column.buffers()
-                off = np.frombuffer(offsets, dtype=np.int64)[column.offset : column.offset + len(column) + 1]
-                self.columns.append(("bytes", off, np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)))
-            elif field.type == "string":
-                self.columns.append(("values", column.to_numpy(zero_copy_only=False)))
-            elif field.shape is None:
-                self.columns.append(("values", column.to_numpy(zero_copy_only=False)))
+                off = np.array(np.frombuffer(offsets, dtype=np.int64)[column.offset : column.offset + len(column) + 1])
+                payload = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
+                self.columns.append(self._on_disk("bytes", payload, where, off))
+            elif field.type == "string" or field.shape is None:
+                self.columns.append(("values", np.array(column.to_numpy(zero_copy_only=False))))
             elif not field.variable:
                 flat = column.values.to_numpy(zero_copy_only=False)
-                self.columns.append(("values", flat.reshape(len(column), *field.shape)))
+                self.columns.append(self._on_disk("fixed", flat.reshape(len(column), *field.shape), where))
             else:
                 flat = column.values.to_numpy(zero_copy_only=False)
-                off = column.offsets.to_numpy()
-                shapes = batch.column(SHAPE_PREFIX + field.name).values.to_numpy().reshape(len(column), len(field.shape))
-                self.columns.append(("ragged", off, flat, shapes))
+                off = np.array(column.offsets.to_numpy())
+                shapes = np.array(batch.column(SHAPE_PREFIX + field.name).values.to_numpy().reshape(len(column), len(field.shape)))
+                self.columns.append(self._on_disk("ragged", flat, where, off, shapes))
 
-    def put(self, c: int, rows: np.ndarray, positions: Sequence[int], out: list[Any]) -> None:
-        """Write column ``c`` of batch rows ``rows`` into ``out`` at ``positions`` (one gather per column)."""
+    @staticmethod
+    def _on_disk(kind: str, payload: np.ndarray, where: Any, *extra: np.ndarray) -> tuple:
+        at = where(payload)
+        if at is None:  # empty, or a copy (no file position): keep it in memory
+            return (kind + "-memory", payload.copy(), *extra)
+        return (kind, (at, payload.dtype, payload.shape), *extra)
+
+    def put(self, c: int, rows: np.ndarray, positions: Sequence[int], out: list[Any], fd: int, shard: ShardFile) -> None:
+        """Write column ``c`` of batch rows ``rows`` into ``out`` at ``positions``."""
         col = self.columns[c]
         kind = col[0]
         if kind == "values":
@@ -265,20 +300,48 @@ class _BatchView:
             else:
                 for p, value in zip(positions, picked):
                     out[p] = value
-        elif kind == "bytes":
-            off, data = col[1], col[2]
-            starts, stops = off[rows].tolist(), off[rows + 1].tolist()
-            for p, a, b in zip(positions, starts, stops):
-                out[p] = data[a:b].copy()  # out of the map: see the module docstring
+            return
+        if kind.endswith("-memory"):
+            self._put_from_memory(kind[: -len("-memory")], col, rows, positions, out)
+            return
+        (at, dtype, shape) = col[1]
+        if kind == "bytes":
+            off = col[2]
+            for p, a, b in zip(positions, off[rows].tolist(), off[rows + 1].tolist()):
+                out[p] = _pread_into(fd, np.empty(b - a, np.uint8), at + a, shard)
+        elif kind == "fixed":
+            row_shape = shape[1:]
+            row_bytes = dtype.itemsize * int(np.prod(row_shape, dtype=np.int64))
+            first, last = int(rows[0]), int(rows[-1])
+            if last - first + 1 == len(rows) and (len(rows) < 2 or (np.diff(rows) == 1).all()):
+                block = _pread_into(fd, np.empty((len(rows), *row_shape), dtype), at + first * row_bytes, shard)
+                for p, value in zip(positions, block):
+                    out[p] = value
+            else:
+                for p, r in zip(positions, rows.tolist()):
+                    out[p] = _pread_into(fd, np.empty(row_shape, dtype), at + r * row_bytes, shard)
         else:
-            off, flat, shapes = col[1], col[2], col[3]
-            starts, stops = off[rows].tolist(), off[rows + 1].tolist()
-            for p, a, b, shape in zip(positions, starts, stops, shapes[rows].tolist()):
+            off, shapes = col[2], col[3]
+            for p, a, b, row_shape in zip(positions, off[rows].tolist(), off[rows + 1].tolist(), shapes[rows].tolist()):
+                out[p] = _pread_into(fd, np.empty(b - a, dtype), at + a * dtype.itemsize, shard).reshape(row_shape)
+
+    @staticmethod
+    def _put_from_memory(kind: str, col: tuple, rows: np.ndarray, positions: Sequence[int], out: list[Any]) -> None:
+        if kind == "bytes":
+            data, off = col[1], col[2]
+            for p, a, b in zip(positions, off[rows].tolist(), off[rows + 1].tolist()):
+                out[p] = data[a:b].copy()
+        elif kind == "fixed":
+            for p, value in zip(positions, col[1][rows]):
+                out[p] = value
+        else:
+            flat, off, shapes = col[1], col[2], col[3]
+            for p, a, b, shape in zip(positions, off[rows].tolist(), off[rows + 1].tolist(), shapes[rows].tolist()):
                 out[p] = flat[a:b].reshape(shape).copy()
 
 
 class ShardFile:
-    """One data file of a record set: memory-mapped on first use, batches checked on first use."""
+    """One data file of a record set: opened on first use, each batch read and checked on first use."""
 
     def __init__(self, path: str, meta: dict[str, Any]):
         self.path = path
@@ -294,14 +357,15 @@ class ShardFile:
                 path=path,
             )
         self._lock = threading.Lock()
-        self._reader: Any = None
+        self._schema: pa.Schema | None = None
+        self._blocks: list[tuple[int, int, int]] = []
         self._fd: int | None = None
         self._views: dict[tuple[int, tuple[str, ...]], _BatchView] = {}
         self._checked: set[tuple[int, str]] = set()
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        state.update(_lock=None, _reader=None, _fd=None, _views={}, _checked=set())
+        state.update(_lock=None, _schema=None, _blocks=[], _fd=None, _views={}, _checked=set())
         return state
 
     def __del__(self) -> None:
@@ -310,17 +374,20 @@ class ShardFile:
             os.close(fd)
 
     def check_size(self) -> None:
-        """Refuse to touch the map when the open file is shorter than written (it would SIGBUS)."""
+        """Refuse to read on when the open file is shorter than written (rows past the cut are gone)."""
         if self._fd is None:
             return
-        size = os.fstat(self._fd).st_size
-        if size < self.meta["data_bytes"]:
-            raise DataFormatError(
-                f"record file {self.path} shrank to {size} bytes while being read (it had {self.meta['data_bytes']} "
-                "when opened): it was truncated or rewritten in place. Rewrite the set, replacing files by rename "
-                "(FileWriter does), and read it again.",
-                path=self.path,
-            )
+        if os.fstat(self._fd).st_size < self.meta["data_bytes"]:
+            raise self.shrank_error()
+
+    def shrank_error(self) -> DataFormatError:
+        size = os.fstat(self._fd).st_size if self._fd is not None else 0
+        return DataFormatError(
+            f"record file {self.path} shrank to {size} bytes while being read (it had {self.meta['data_bytes']} "
+            "when opened): it was truncated or rewritten in place. Rewrite the set, replacing files by rename "
+            "(FileWriter does), and read it again.",
+            path=self.path,
+        )
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
@@ -357,8 +424,10 @@ class ShardFile:
                 path=path,
             )
         try:
-            # The map and the size checks must see one file: map the descriptor we fstat.
-            reader = pa.ipc.open_file(pa.memory_map(_fd_path(fd, path), "r"))
+            # The reads and the size checks must see one file: read through the descriptor we fstat.
+            with pa.OSFile(_fd_path(fd, path), "r") as handle:
+                reader = pa.ipc.open_file(handle)
+                self._blocks = _record_batch_blocks(fd, size)
         except (pa.ArrowException, OSError) as error:
             raise DataFormatError(
                 f"record file {path} is not a valid Arrow IPC file ({error}); it is corrupted or not a record file.",
@@ -400,7 +469,13 @@ class ShardFile:
                 f"{len(meta['batches'])}; it is damaged.",
                 path=path,
             )
-        return reader
+        if len(self._blocks) != reader.num_record_batches:
+            raise DataFormatError(
+                f"record file {path}: its Arrow footer lists {len(self._blocks)} record batches, its reader "
+                f"{reader.num_record_batches}; it is damaged.",
+                path=path,
+            )
+        return reader.schema
 
     def view(self, b: int, fields: tuple[str, ...]) -> _BatchView:
         key = (b, fields)
@@ -411,17 +486,23 @@ class ShardFile:
             view = self._views.get(key)
             if view is not None:
                 return view
-            if self._reader is None:
-                self._reader = self._open()
+            if self._schema is None:
+                self._schema = self._open()
             self.check_size()
+            offset, meta_bytes, body_bytes = self._blocks[b]
+            message = _pread_into(self._fd, np.empty(meta_bytes + body_bytes, np.uint8), offset, self)  # type: ignore[arg-type]
+            buffer = pa.py_buffer(message)
             try:
-                batch = self._reader.get_batch(b)
+                batch = pa.ipc.read_record_batch(pa.ipc.read_message(buffer), self._schema)
             except (pa.ArrowException, OSError) as error:
                 raise DataFormatError(f"record file {self.path}: record batch {b} is unreadable: {error}", path=self.path) from None
             self._verify(b, batch, fields)
-            view = _BatchView(batch, [self.fields[f] for f in fields])
+            view = _BatchView(batch, [self.fields[f] for f in fields], buffer, offset)
             self._views[key] = view
             return view
+
+    def put(self, view: _BatchView, c: int, rows: np.ndarray, positions: Sequence[int], out: list[Any]) -> None:
+        view.put(c, rows, positions, out, self._fd, self)  # type: ignore[arg-type]
 
     def _verify(self, b: int, batch: pa.RecordBatch, fields: tuple[str, ...]) -> None:
         try:
@@ -463,6 +544,43 @@ def _json_or_none(data: bytes) -> Any:
         return json.loads(data)
     except ValueError:
         return None
+
+
+def _flatbuffer_field(buf: bytes, table: int, index: int) -> int | None:
+    """Position of field ``index`` of the flatbuffer table at ``table``, or None when absent."""
+    vtable = table - struct.unpack_from("<i", buf, table)[0]
+    vtable_bytes = struct.unpack_from("<H", buf, vtable)[0]
+    if 4 + 2 * index >= vtable_bytes:
+        return None
+    at = struct.unpack_from("<H", buf, vtable + 4 + 2 * index)[0]
+    return table + at if at else None
+
+
+def _record_batch_blocks(fd: int, size: int) -> list[tuple[int, int, int]]:
+    """``(offset, metadata bytes, body bytes)`` of each record batch, from the Arrow file footer.
+
+    pyarrow reads the footer but does not expose these; with them a batch is read with one
+    ``pread`` of exactly its bytes (Arrow's File.fbs: Footer field 3 is ``recordBatches``, a vector of
+    24-byte ``Block`` structs).
+    """
+    tail = os.pread(fd, 10, size - 10)
+    footer_bytes = struct.unpack_from("<i", tail)[0]
+    if tail[4:] != b"ARROW1" or not 0 < footer_bytes <= size - 18:
+        raise pa.ArrowInvalid("bad Arrow file footer")
+    footer = os.pread(fd, footer_bytes, size - 10 - footer_bytes)
+    try:
+        root = struct.unpack_from("<I", footer)[0]
+        field = _flatbuffer_field(footer, root, 3)
+        if field is None:
+            return []
+        vector = field + struct.unpack_from("<I", footer, field)[0]
+        count = struct.unpack_from("<I", footer, vector)[0]
+        blocks = [struct.unpack_from("<qi4xq", footer, vector + 4 + 24 * k) for k in range(count)]
+    except struct.error:
+        raise pa.ArrowInvalid("bad Arrow file footer") from None
+    if any(o < 8 or m <= 0 or n < 0 or o + m + n > size for o, m, n in blocks):
+        raise pa.ArrowInvalid("an Arrow record batch block lies outside the file")
+    return blocks
 
 
 def _fd_path(fd: int, path: str) -> str:
@@ -541,7 +659,7 @@ class RecordSet:
                 view = shard.view(b, key)
                 shard.check_size()
                 for c in range(width):
-                    view.put(c, in_batch, positions, out[c])
+                    shard.put(view, c, in_batch, positions, out[c])
         return list(zip(*out))
 
 
@@ -623,5 +741,5 @@ class FileReader:
         return found
 
     def close(self) -> None:
-        """Release the files (MindSpore API; the maps close when the reader is collected)."""
+        """Release the files (MindSpore API; the descriptors close when the reader is collected)."""
         self._set = None  # type: ignore[assignment]

@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from record_helpers import run_python
 
 import minddata as md
 from minddata.errors import ArgumentError, DataFormatError
@@ -432,6 +433,39 @@ def test_truncated_shard_is_reported_with_its_name(copy_of):
         f.truncate(os.path.getsize(first) - 100)
     with pytest.raises(DataFormatError, match=r"scalars.mindrecord is truncated"):
         md.MindDataset(first)
+
+
+_SHRINK_WHILE_READING = """
+import os
+import minddata as md
+from minddata.errors import DataFormatError
+first = {first!r}
+ds = md.MindDataset(first, shuffle=False, num_parallel_workers=2)
+rows = 0
+try:
+    for row in ds.create_tuple_iterator(output_numpy=True, num_epochs=1):
+        rows += 1
+        if rows == 2:
+            for name in os.listdir(os.path.dirname(first)):
+                if not name.endswith(".db"):
+                    os.truncate(os.path.join(os.path.dirname(first), name), 4096)
+    print("no error after", rows, "rows")
+except DataFormatError as error:
+    print(error)
+"""
+
+
+def test_shard_truncated_while_reading_is_an_error_not_a_crash(tmp_path):
+    # In a child: reading through a map would die of SIGBUS here; a short pread is reported instead.
+    first = str(tmp_path / "big.mindrecord")
+    writer = FileWriter(first, shard_num=1)
+    writer.add_schema({"label": {"type": "int32"}, "blob": {"type": "bytes"}}, "big")
+    writer.write_raw_data([{"label": i, "blob": bytes([i % 256]) * 4000} for i in range(3000)])
+    writer.commit()
+    assert is_mindrecord(first)
+    done = run_python(_SHRINK_WHILE_READING.format(first=first), tmp_path, timeout=120)
+    assert done.returncode == 0, f"child ended with {done.returncode}: {done.stderr[-2000:]}"
+    assert "shrank while being read" in done.stdout and "big.mindrecord" in done.stdout, done.stdout
 
 
 def test_missing_index_file_is_reported(copy_of):
