@@ -1,13 +1,14 @@
-"""What the guard against files shrinking under a reader costs: record files and Parquet, A/B in one run.
+"""What reading without a map costs: record files and Parquet, A/B in one run.
 
-Record files are read from a memory map. Since a map of a file that shrinks faults (SIGBUS), the
-reader now checks the open file's size before it touches mapped pages (one ``fstat`` per record batch
-a fetch touches) and copies each row's values out of the map. Parquet is now read through the file
-(``memory_map=False``). This script reads the same data both ways, alternating runs:
+A memory map of a file that shrinks under the reader faults (SIGBUS). So record files are now read
+with ``pread``: each record batch once, in one read of its bytes, for its CRC check and its small
+columns; each row's payload then with one ``pread`` into an array of its own. Parquet is read
+through the file (``memory_map=False``). This script reads the same data both ways, alternating runs:
 
 - ``guarded``: minddata as it is;
-- ``unguarded``: the former fast path, patched in for the run: no size check, values handed out as
-  views of the map (record files), ``memory_map=True`` (Parquet).
+- ``unguarded``: the former fast path, patched in for the run: the file memory-mapped, each batch
+  checked once through the map, rows handed out as zero-copy views of the map (record files);
+  ``memory_map=True`` (Parquet).
 
 For each source and shuffle mode it prints rows/s (median of ``--repeats``) and the ratio
 ``guarded / unguarded`` (1.0 = free). Every run checks its output (row count, byte total).
@@ -36,15 +37,54 @@ from minddata.bench._args import OneLineParser, positive_int
 __all__ = ["main", "unguarded", "make_data"]
 
 
+class _MappedBatch:
+    """The former read path's view of one record batch: NumPy views of the memory-mapped columns."""
+
+    def __init__(self, batch: Any, fields: list[Any]) -> None:
+        from minddata.record._schema import SHAPE_PREFIX
+
+        self.columns: list[Any] = []
+        for field in fields:
+            column = batch.column(field.name)
+            if field.type == "bytes":
+                _, offsets, data = column.buffers()
+                off = np.frombuffer(offsets, dtype=np.int64)[column.offset : column.offset + len(column) + 1]
+                self.columns.append(("bytes", off, np.frombuffer(data, dtype=np.uint8)))
+            elif field.type == "string" or field.shape is None:
+                self.columns.append(("values", column.to_numpy(zero_copy_only=False)))
+            elif not field.variable:
+                flat = column.values.to_numpy(zero_copy_only=False)
+                self.columns.append(("values", flat.reshape(len(column), *field.shape)))
+            else:
+                shapes = batch.column(SHAPE_PREFIX + field.name).values.to_numpy().reshape(len(column), len(field.shape))
+                self.columns.append(("ragged", column.offsets.to_numpy(), column.values.to_numpy(zero_copy_only=False), shapes))
+
+
 @contextlib.contextmanager
 def unguarded() -> Iterator[None]:
-    """The read path before the guard: no size checks, zero-copy views of the map, Parquet mapped."""
+    """The read path before reads without a map: batches and rows as views of a memory map, Parquet mapped."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     from minddata.record import reader
 
-    def put_views(self: Any, c: int, rows: np.ndarray, positions: Sequence[int], out: list[Any]) -> None:
-        col = self.columns[c]
+    def mapped_view(self: Any, b: int, fields: tuple[str, ...]) -> Any:
+        key = ("mapped", b, fields)
+        view = self._views.get(key)
+        if view is None:
+            with self._lock:
+                if self._schema is None:
+                    self._schema = self._open()
+                mapped = self.__dict__.get("_mapped")
+                if mapped is None:
+                    mapped = self.__dict__["_mapped"] = pa.ipc.open_file(pa.memory_map(self.path, "r"))
+                batch = mapped.get_batch(b)
+                self._verify(b, batch, fields)
+                view = self._views[key] = _MappedBatch(batch, [self.fields[f] for f in fields])
+        return view
+
+    def put_views(self: Any, view: Any, c: int, rows: np.ndarray, positions: Sequence[int], out: list[Any]) -> None:
+        col = view.columns[c]
         if col[0] == "values":
             picked = col[1][rows]
             for p, value in zip(positions, picked):
@@ -63,14 +103,15 @@ def unguarded() -> Iterator[None]:
     def mapped_parquet(path: Any, memory_map: bool = False, **kwargs: Any) -> Any:
         return original_file(path, memory_map=True, **kwargs)
 
-    saved = (reader.ShardFile.check_size, reader._BatchView.put)  # noqa: SLF001
+    saved = (reader.ShardFile.check_size, reader.ShardFile.view, reader.ShardFile.put)
     reader.ShardFile.check_size = lambda self: None  # type: ignore[method-assign]
-    reader._BatchView.put = put_views  # type: ignore[method-assign]  # noqa: SLF001
+    reader.ShardFile.view = mapped_view  # type: ignore[method-assign]
+    reader.ShardFile.put = put_views  # type: ignore[method-assign]
     pq.ParquetFile = mapped_parquet  # type: ignore[misc]
     try:
         yield
     finally:
-        reader.ShardFile.check_size, reader._BatchView.put = saved  # type: ignore[method-assign]  # noqa: SLF001
+        reader.ShardFile.check_size, reader.ShardFile.view, reader.ShardFile.put = saved  # type: ignore[method-assign]
         pq.ParquetFile = original_file  # type: ignore[misc]
 
 
