@@ -22,6 +22,7 @@ Worker count never changes results (see :mod:`minddata.engine.parallel`). Worker
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import time
@@ -151,8 +152,17 @@ class Autotuner:
         cpu_budget: float,
         memory_budget: int,
         interval: float | None = None,
+        every_steps: int = 0,
+        save_prefix: str | None = None,
+        workers_only: bool = False,
     ):
         self.profile = profile
+        # every_steps > 0: look only after the consumer took that many more steps (config.set_autotune_interval).
+        self.every_steps = every_steps
+        self._steps_at_last_look = 0
+        self.save_prefix = save_prefix
+        # config.set_auto_num_workers: worker counts only, no extra slots for bursty stages.
+        self.workers_only = workers_only
         profile.size_chunks = True
         self.cpu_budget = cpu_budget
         self.memory_budget = memory_budget
@@ -183,14 +193,41 @@ class Autotuner:
 
     def loop(self, stop: Any, running: Any) -> None:
         """Tick until ``stop`` is set or ``running()`` turns false (the pipeline has produced everything)."""
-        while not stop.wait(self.interval):
-            if not running():
-                return
-            try:
-                self.tick()
-            except Exception:  # noqa: BLE001 - autotune must never break the pipeline it tunes
-                _logger.exception("minddata autotune: stopped after an internal error; the pipeline goes on")
-                return
+        try:
+            while not stop.wait(self.interval):
+                if not running():
+                    return
+                if self.every_steps:
+                    steps = self.profile.steps_total
+                    if steps - self._steps_at_last_look < self.every_steps:
+                        continue
+                    self._steps_at_last_look = steps
+                try:
+                    self.tick()
+                except Exception:  # noqa: BLE001 - autotune must never break the pipeline it tunes
+                    _logger.exception("minddata autotune: stopped after an internal error; the pipeline goes on")
+                    return
+        finally:
+            if self.save_prefix is not None:
+                self.save()
+
+    def save(self) -> str:
+        """Write the settled worker and slot counts and the decisions to ``{save_prefix}_{rank}.json``."""
+        rank = os.environ.get("RANK_ID", "0")
+        path = f"{self.save_prefix}_{rank}.json"
+        tuned = {
+            "stages": [{"name": p.name, "num_parallel_workers": p.stage.num_workers, "slots": p.stage.slots,
+                        "tuned": p.index in self.tunable} for p in self.parallel],
+            "decisions": [{k: v for k, v in d.items() if k != "t"} for d in self.profile.decisions],
+            "cpu_budget": self.cpu_budget,
+        }
+        try:
+            with open(path + ".tmp", "w", encoding="utf-8") as f:
+                json.dump(tuned, f, indent=2, default=str)
+            os.replace(path + ".tmp", path)
+        except OSError as error:
+            _logger.warning("minddata autotune: could not write %s: %s", path, error)
+        return path
 
     def _reading(self) -> tuple:
         profile = self.profile
@@ -254,7 +291,8 @@ class Autotuner:
         # Work is counted when a chunk completes, so a window can hold more than it lasted: cap at 1.
         busy = min(1.0, d["work"] / d["alive"]) if d["alive"] > 0 else 0.0
         if busy < 0.6:
-            self._tune_slots(delta, dt)
+            if not self.workers_only:
+                self._tune_slots(delta, dt)
             return
         stage = prof.stage
         workers = stage.num_workers

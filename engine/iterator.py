@@ -159,16 +159,18 @@ class PipelineRun:
         """Profile this run if a Profiler is active or profiling/autotune is configured."""
         sinks = profiling.active_sinks()
         profiled = bool(sinks) or self.rt.options.profiling
-        tune_all = self.rt.options.autotune
+        options = self.rt.options
+        tune_all = options.autotune or options.auto_num_workers
         tuned = tune_all or any(getattr(s, "autotune", False) for s in self._stages())
         if not (profiled or tuned):
             return
-        intervals = [getattr(s, "sample_interval", profiling.SAMPLE_INTERVAL) for s in sinks]
+        configured = self.rt.options.monitor_sampling_interval / 1000
+        intervals = [getattr(s, "sample_interval", None) or configured for s in sinks]
         profile = profiling.RunProfile(
             self.stage,
             self.max_chunks,
             record_spans=profiled,
-            sample_interval=min(intervals, default=profiling.SAMPLE_INTERVAL) if profiled else None,
+            sample_interval=min(intervals, default=configured) if profiled else None,
         )
         profile.set_queue_len(self._items.__len__)
         profile.attach()
@@ -177,7 +179,9 @@ class PipelineRun:
         self.next_item = self._next_item_profiled  # type: ignore[method-assign]
         if tuned:
             cpu, memory = default_budget(self.rt.options.autotune_cpu_budget, self.rt.options.autotune_memory_budget)
-            self._autotuner = Autotuner(profile, tune_all=tune_all, cpu_budget=cpu, memory_budget=memory)
+            self._autotuner = Autotuner(profile, tune_all=tune_all, cpu_budget=cpu, memory_budget=memory,
+                                        every_steps=options.autotune_interval, save_prefix=options.autotune_save_prefix,
+                                        workers_only=options.auto_num_workers and not options.autotune)
         for sink in sinks:
             sink._add_run(profile)
 

@@ -13,6 +13,8 @@ from minddata._devices import DeviceInfo, DriverInfo, devices
 from minddata._version import __version__
 from minddata.dataset import (
     BatchInfo,
+    DSCallback,
+    WaitedDSCallback,
     Cifar10Dataset,
     Cifar100Dataset,
     CocoDataset,
@@ -51,6 +53,8 @@ from minddata.samplers import (
 __all__ = [
     "AUTOTUNE",
     "BatchInfo",
+    "DSCallback",
+    "WaitedDSCallback",
     "CSVDataset",
     "Cifar100Dataset",
     "Cifar10Dataset",

@@ -69,6 +69,25 @@ __all__ = [
     "load_defaults",
     "set_multiprocessing_start_method",
     "get_multiprocessing_start_method",
+    "set_enable_autotune",
+    "get_enable_autotune",
+    "set_autotune_interval",
+    "get_autotune_interval",
+    "set_auto_num_workers",
+    "get_auto_num_workers",
+    "set_monitor_sampling_interval",
+    "get_monitor_sampling_interval",
+    "set_callback_timeout",
+    "get_callback_timeout",
+    "set_iterator_mode",
+    "get_iterator_mode",
+    "set_fast_recovery",
+    "get_fast_recovery",
+    "set_numa_enable",
+    "get_numa_enable",
+    "set_video_backend",
+    "get_video_backend",
+    "load",
 ]
 
 _logger = logging.getLogger("minddata")
@@ -137,6 +156,16 @@ def load_defaults() -> None:
             autotune_cpu_budget=None,
             autotune_memory_budget=None,
             multiprocessing_start_method=_default_start_method(),
+            autotune_interval=0,
+            autotune_save_prefix=None,
+            auto_num_workers=False,
+            monitor_sampling_interval=10,
+            callback_timeout=60,
+            iterator_copy=False,
+            iterator_parallel_convert=True,
+            fast_recovery=True,
+            numa_enable=False,
+            video_backend="CPU",
         )
 
 
@@ -182,6 +211,16 @@ class RunOptions:
     autotune_cpu_budget: float | None
     autotune_memory_budget: int | None
     multiprocessing_start_method: str
+    autotune_interval: int
+    autotune_save_prefix: str | None
+    auto_num_workers: bool
+    monitor_sampling_interval: int
+    callback_timeout: int
+    iterator_copy: bool
+    iterator_parallel_convert: bool
+    fast_recovery: bool
+    numa_enable: bool
+    video_backend: str
 
 
 def snapshot() -> RunOptions:
@@ -617,3 +656,281 @@ def set_multiprocessing_start_method(method: str) -> None:
 def get_multiprocessing_start_method() -> str:
     """The start method of worker processes (see :func:`set_multiprocessing_start_method`)."""
     return str(_state["multiprocessing_start_method"])
+
+
+def _bool(name: str, value: object) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"config.{name}: the value must be a bool. Found: {value!r} ({type(value).__name__})")
+    return bool(value)
+
+
+def _non_negative_int(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"config.{name}: the value must be an int. Found: {value!r} ({type(value).__name__})")
+    if not 0 <= value <= 2**31 - 1:
+        raise ValueError(f"config.{name}: the value must be in [0, 2147483647]. Found: {value}")
+    return int(value)
+
+
+def set_enable_autotune(enable: bool, filepath_prefix: str | None = None) -> None:
+    """MindSpore's switch for autotune (:func:`set_autotune` with the default budgets).
+
+    With ``filepath_prefix``, each autotuned run writes what it settled on, when it ends, to
+    ``{filepath_prefix}_{rank}.json`` (``rank``: the ``RANK_ID`` environment variable, else 0, as
+    MindSpore names it): every parallel stage's final workers and slots, and the decisions that led
+    there. Start later runs from those counts by passing them as ``num_parallel_workers``.
+
+    Examples:
+        >>> import minddata as md
+        >>> md.config.set_enable_autotune(True)
+        >>> md.config.get_enable_autotune(), md.config.get_autotune()
+        (True, True)
+        >>> md.config.load_defaults()
+    """
+    enable = _bool("set_enable_autotune", enable)
+    if filepath_prefix is not None:
+        if not isinstance(filepath_prefix, (str, os.PathLike)) or not str(filepath_prefix):
+            raise TypeError(f"config.set_enable_autotune: filepath_prefix must be a non-empty path. Found: {filepath_prefix!r}")
+        folder = os.path.dirname(os.path.abspath(str(filepath_prefix)))
+        if not os.path.isdir(folder):
+            raise ValueError(f"config.set_enable_autotune: the folder of filepath_prefix does not exist: {folder}. "
+                             "Create it first.")
+        filepath_prefix = str(filepath_prefix)
+    _state.update(autotune=enable, autotune_save_prefix=filepath_prefix if enable else None)
+
+
+def get_enable_autotune() -> bool:
+    """Whether autotune tunes every pipeline (:func:`set_enable_autotune`, :func:`set_autotune`)."""
+    return bool(_state["autotune"])
+
+
+def set_autotune_interval(interval: int) -> None:
+    """How often autotune looks and adjusts, in steps (batches the consumer takes), as in MindSpore.
+
+    ``0`` (the default) means continuously: a look every 0.15 s of wall time, so that a change shows
+    within a second. (MindSpore's 0 means once per epoch; minddata's trial-and-keep tuning needs
+    several looks per epoch to settle.)
+
+    Examples:
+        >>> import minddata as md
+        >>> md.config.set_autotune_interval(20)
+        >>> md.config.get_autotune_interval()
+        20
+        >>> md.config.load_defaults()
+    """
+    _state["autotune_interval"] = _non_negative_int("set_autotune_interval", interval)
+
+
+def get_autotune_interval() -> int:
+    return int(_state["autotune_interval"])  # type: ignore[call-overload]
+
+
+def set_auto_num_workers(enable: bool) -> None:
+    """Let the engine choose the worker count of every map (MindSpore's ``auto_num_workers``).
+
+    minddata chooses them while the pipeline runs: autotune starts each parallel stage from its given
+    ``num_parallel_workers`` and adds or takes back workers by measured throughput, within the CPU
+    budget (only the worker counts: prefetch and queue sizes are left as set). Worker counts never
+    change the rows produced.
+
+    Examples:
+        >>> import minddata as md
+        >>> md.config.set_auto_num_workers(True)
+        >>> md.config.get_auto_num_workers()
+        True
+        >>> md.config.load_defaults()
+    """
+    _state["auto_num_workers"] = _bool("set_auto_num_workers", enable)
+
+
+def get_auto_num_workers() -> bool:
+    return bool(_state["auto_num_workers"])
+
+
+def set_monitor_sampling_interval(interval: int) -> None:
+    """Milliseconds between the profiler's samples of queue use and worker states.
+
+    The default is 10 ms (MindSpore samples every 1,000 ms; queue use between short stages needs
+    finer samples). A ``minddata.Profiler`` given its own ``sample_interval`` uses that instead.
+
+    Examples:
+        >>> import minddata as md
+        >>> md.config.set_monitor_sampling_interval(50)
+        >>> md.config.get_monitor_sampling_interval()
+        50
+        >>> md.config.load_defaults()
+    """
+    interval = _non_negative_int("set_monitor_sampling_interval", interval)
+    if interval == 0:
+        raise ValueError("config.set_monitor_sampling_interval: the interval must be greater than 0 ms. Found: 0")
+    _state["monitor_sampling_interval"] = interval
+
+
+def get_monitor_sampling_interval() -> int:
+    return int(_state["monitor_sampling_interval"])  # type: ignore[call-overload]
+
+
+def set_callback_timeout(timeout: int) -> None:
+    """Seconds a ``WaitedDSCallback`` waits for the training loop to end a step or an epoch before
+    it raises (default 60, as MindSpore).
+
+    Examples:
+        >>> import minddata as md
+        >>> md.config.set_callback_timeout(5)
+        >>> md.config.get_callback_timeout()
+        5
+        >>> md.config.load_defaults()
+    """
+    _state["callback_timeout"] = _positive_int("set_callback_timeout", timeout)
+
+
+def get_callback_timeout() -> int:
+    return int(_state["callback_timeout"])  # type: ignore[call-overload]
+
+
+def set_iterator_mode(do_copy: bool = False, parallel_convert: bool = True) -> None:
+    """How iterators hand rows to a framework (``config.set_framework``), as MindSpore's setting.
+
+    ``do_copy``: copy each array into a new tensor (True) or share its memory (False, the default:
+    every batch is a fresh array that the pipeline never touches again, so sharing is safe and saves a
+    copy; MindSpore's default is True). ``parallel_convert``: build the rows and tensors on the
+    pipeline's prefetch thread (True, the default), or on the thread that calls ``next`` (False).
+    Neither changes the values.
+
+    Examples:
+        >>> import minddata as md
+        >>> md.config.set_iterator_mode(do_copy=True, parallel_convert=False)
+        >>> md.config.get_iterator_mode()
+        {'do_copy': True, 'parallel_convert': False}
+        >>> md.config.load_defaults()
+    """
+    _state.update(iterator_copy=_bool("set_iterator_mode: do_copy", do_copy),
+                  iterator_parallel_convert=_bool("set_iterator_mode: parallel_convert", parallel_convert))
+
+
+def get_iterator_mode() -> dict[str, bool]:
+    return {"do_copy": bool(_state["iterator_copy"]), "parallel_convert": bool(_state["iterator_parallel_convert"])}
+
+
+def set_fast_recovery(fast_recovery: bool) -> None:
+    """MindSpore's choice between a fast resume (skip re-running random ops) and an exact one.
+
+    minddata's resume is both: it restores each source's position and each random op's per-row RNG
+    directly, without replaying rows, so the resumed rows equal an uninterrupted run's. The setting
+    is kept (and read back) so that MindSpore scripts run unchanged; it does not change resume.
+
+    Examples:
+        >>> import minddata as md
+        >>> md.config.set_fast_recovery(False)
+        >>> md.config.get_fast_recovery()
+        False
+        >>> md.config.load_defaults()
+    """
+    _state["fast_recovery"] = _bool("set_fast_recovery", fast_recovery)
+
+
+def get_fast_recovery() -> bool:
+    return bool(_state["fast_recovery"])
+
+
+def set_numa_enable(numa_enable: bool) -> None:
+    """MindSpore's NUMA binding switch. minddata leaves thread and process placement to the operating
+    system's scheduler; the setting is kept and read back so that MindSpore scripts run unchanged.
+
+    Examples:
+        >>> import minddata as md
+        >>> md.config.set_numa_enable(True)
+        >>> md.config.get_numa_enable()
+        True
+        >>> md.config.load_defaults()
+    """
+    _state["numa_enable"] = _bool("set_numa_enable", numa_enable)
+
+
+def get_numa_enable() -> bool:
+    return bool(_state["numa_enable"])
+
+
+_VIDEO_BACKENDS = ("CPU", "Ascend")
+
+
+def set_video_backend(backend: str) -> None:
+    """The device that decodes video (``"CPU"``, the default, or ``"Ascend"``), as in MindSpore.
+
+    Examples:
+        >>> import minddata as md
+        >>> md.config.get_video_backend()
+        'CPU'
+    """
+    if backend not in _VIDEO_BACKENDS:
+        raise ValueError(f"config.set_video_backend: backend must be one of {list(_VIDEO_BACKENDS)}. Found: {backend!r}")
+    _state["video_backend"] = backend
+
+
+def get_video_backend() -> str:
+    return str(_state["video_backend"])
+
+
+# MindSpore's configuration file keys (its config.load format) -> the setter that takes the value.
+_FILE_KEYS = {
+    "seed": "set_seed",
+    "numParallelWorkers": "set_num_parallel_workers",
+    "opConnectorSize": "set_prefetch_size",
+    "monitorSamplingInterval": "set_monitor_sampling_interval",
+    "callbackTimeout": "set_callback_timeout",
+    "autoNumWorkers": "set_auto_num_workers",
+    "enableAutotune": "set_enable_autotune",
+    "autotuneInterval": "set_autotune_interval",
+    "numaEnable": "set_numa_enable",
+    "fastRecovery": "set_fast_recovery",
+}
+# Keys of MindSpore's file that configure its C++ runtime, which minddata does not have.
+_FILE_KEYS_WITHOUT_EFFECT = frozenset({"logFilePath", "rowsPerBuffer", "workerConnectorSize", "serverPort",
+                                       "cachePort", "cacheHost", "sendingBatches"})
+
+
+def load(file: str | os.PathLike) -> None:
+    """Set the options listed in a MindSpore configuration file (JSON), e.g.
+    ``{"numParallelWorkers": 4, "seed": 5489, "opConnectorSize": 16, "monitorSamplingInterval": 15}``.
+
+    Keys for MindSpore's C++ runtime (``logFilePath``, ``rowsPerBuffer``, ``workerConnectorSize``, ...)
+    are accepted and ignored; any other key is an error naming it. Nothing is set unless the whole
+    file is valid.
+
+    Examples:
+        >>> import json, os, tempfile
+        >>> import minddata as md
+        >>> path = os.path.join(tempfile.mkdtemp(), "config.json")
+        >>> with open(path, "w") as f:
+        ...     json.dump({"numParallelWorkers": 3, "seed": 7}, f)
+        >>> md.config.load(path)
+        >>> md.config.get_num_parallel_workers(), md.config.get_seed()
+        (3, 7)
+        >>> md.config.load_defaults()
+    """
+    import json
+
+    path = os.fspath(file)
+    try:
+        with open(path, encoding="utf-8") as f:
+            settings = json.load(f)
+    except OSError as error:
+        raise ValueError(f"config.load: can't read {path}: {error.strerror or error}") from None
+    except ValueError as error:
+        raise ValueError(f"config.load: {path} is not valid JSON ({error})") from None
+    if not isinstance(settings, dict):
+        raise ValueError(f"config.load: {path} must hold a JSON object of settings. Found: {type(settings).__name__}")
+    unknown = sorted(k for k in settings if k not in _FILE_KEYS and k not in _FILE_KEYS_WITHOUT_EFFECT)
+    if unknown:
+        raise ValueError(f"config.load: {path} has unknown keys {unknown}; known keys: {sorted(_FILE_KEYS)}")
+    with _lock:
+        saved = dict(_state)
+    try:
+        for key, value in settings.items():
+            if key in _FILE_KEYS:
+                globals()[_FILE_KEYS[key]](value)
+    except (TypeError, ValueError) as error:
+        with _lock:
+            _state.clear()
+            _state.update(saved)
+        raise ValueError(f"config.load: {path}: {error}") from None

@@ -78,13 +78,14 @@ class Profiler:
         (8, 8)
     """
 
-    def __init__(self, sample_interval: float = profiling.SAMPLE_INTERVAL, network: bool = False):
-        if isinstance(sample_interval, bool) or not isinstance(sample_interval, (int, float)) \
-                or not 0.001 <= sample_interval <= 10:
+    def __init__(self, sample_interval: float | None = None, network: bool = False):
+        if sample_interval is not None and (isinstance(sample_interval, bool) or not isinstance(sample_interval, (int, float))
+                                            or not 0.001 <= sample_interval <= 10):
             raise ValueError(
                 f"Profiler: sample_interval must be a number of seconds in [0.001, 10]. Found: {sample_interval!r}"
             )
-        self.sample_interval = float(sample_interval)
+        # None: config.set_monitor_sampling_interval's value when each run starts (default 10 ms).
+        self.sample_interval = None if sample_interval is None else float(sample_interval)
         self.network = bool(network)
         # Training runs (minddata.trainer's Model.train) joined to the pipeline run that fed them:
         # [live step trace or None, index of that run in self._live or None, frozen snapshot or None].

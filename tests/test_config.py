@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import logging
 import os
 
@@ -75,3 +77,106 @@ def test_framework_setting():
     md.config.set_framework("numpy")
     row = next(iter(md.NumpySlicesDataset([1], shuffle=False).create_dict_iterator()))
     assert isinstance(row["column_0"], np.ndarray)
+
+
+# -- MindSpore's remaining config names: each has its effect ----------------------------------
+
+
+def test_callback_timeout_bounds_a_waited_callbacks_wait():
+    from minddata.dataset.callback import WaitedDSCallback
+    from minddata.errors import PipelineError
+
+    class Follow(WaitedDSCallback):
+        def sync_step_begin(self, train_ctx, ds_ctx):
+            pass
+
+    md.config.set_callback_timeout(1)
+    data = md.NumpySlicesDataset({"x": list(range(10))}, shuffle=False).map(lambda x: x, callbacks=[Follow()])
+    it = data.create_tuple_iterator(num_epochs=1)
+    next(it)  # training never ends step 1, so step 2 waits, for 1 s
+    with pytest.raises(PipelineError, match=r"within 1 s \(config.set_callback_timeout"):
+        next(it)
+    it.close()
+
+
+def test_monitor_sampling_interval_sets_the_profilers_default():
+    md.config.set_monitor_sampling_interval(40)
+    md.config.set_profiling(True)
+    it = md.NumpySlicesDataset({"x": list(range(10))}).create_tuple_iterator(num_epochs=1)
+    next(it)
+    assert it._run.profile.sample_interval == pytest.approx(0.04)
+    it.close()
+    with md.Profiler(sample_interval=0.02):
+        it = md.NumpySlicesDataset({"x": list(range(10))}).create_tuple_iterator(num_epochs=1)
+        next(it)
+        assert it._run.profile.sample_interval == pytest.approx(0.02)  # the profiler's own wins
+        it.close()
+
+
+def test_iterator_mode_do_copy_gives_tensors_of_their_own():
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    source = np.arange(6, dtype=np.float32)
+    md.config.set_framework("torch")
+    for do_copy, shared in ((False, True), (True, False)):
+        md.config.set_iterator_mode(do_copy=do_copy)
+        data = md.GeneratorDataset(lambda: iter([(source,)]), column_names=["x"])
+        (tensor,) = next(data.create_tuple_iterator(num_epochs=1))
+        assert isinstance(tensor, torch.Tensor) and tensor.tolist() == source.tolist()
+        assert np.shares_memory(tensor.numpy(), source) is shared, do_copy
+
+
+def test_iterator_mode_serial_convert_gives_the_same_rows():
+    data = md.NumpySlicesDataset({"x": list(range(20))}, shuffle=False).map(lambda x: x * 2, input_columns="x")
+    parallel = [int(r["x"]) for r in data.create_dict_iterator(num_epochs=1, output_numpy=True)]
+    md.config.set_iterator_mode(parallel_convert=False)
+    serial = [int(r["x"]) for r in data.create_dict_iterator(num_epochs=1, output_numpy=True)]
+    assert serial == parallel == [2 * i for i in range(20)]
+
+
+@pytest.mark.parametrize(
+    "setter, getter, value",
+    [("set_fast_recovery", "get_fast_recovery", False), ("set_numa_enable", "get_numa_enable", True),
+     ("set_video_backend", "get_video_backend", "Ascend"), ("set_autotune_interval", "get_autotune_interval", 7),
+     ("set_auto_num_workers", "get_auto_num_workers", True), ("set_callback_timeout", "get_callback_timeout", 9),
+     ("set_monitor_sampling_interval", "get_monitor_sampling_interval", 25)],
+)
+def test_setting_reads_back_and_reaches_the_run_options(setter, getter, value):
+    getattr(md.config, setter)(value)
+    assert getattr(md.config, getter)() == value
+    assert value in dataclasses.astuple(md.config.snapshot())
+
+
+@pytest.mark.parametrize(
+    "setter, bad, message",
+    [("set_callback_timeout", 0, "greater than 0"), ("set_autotune_interval", -1, r"\[0, 2147483647\]"),
+     ("set_monitor_sampling_interval", 0, "greater than 0 ms"), ("set_fast_recovery", 1, "must be a bool"),
+     ("set_video_backend", "GPU", "one of"), ("set_auto_num_workers", "yes", "must be a bool")],
+)
+def test_bad_setting_values_name_the_setting_and_the_value(setter, bad, message):
+    with pytest.raises((TypeError, ValueError), match=message):
+        getattr(md.config, setter)(bad)
+
+
+def test_load_reads_a_mindspore_config_file(tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"numParallelWorkers": 3, "seed": 7, "opConnectorSize": 8, "monitorSamplingInterval": 15,
+                                "callbackTimeout": 20, "logFilePath": "/tmp", "rowsPerBuffer": 1}))
+    md.config.load(str(path))
+    assert (md.config.get_num_parallel_workers(), md.config.get_seed(), md.config.get_prefetch_size(),
+            md.config.get_monitor_sampling_interval(), md.config.get_callback_timeout()) == (3, 7, 8, 15, 20)
+
+
+def test_load_sets_nothing_from_an_invalid_file(tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"numParallelWorkers": 3, "callbackTimeout": -5}))
+    md.config.set_num_parallel_workers(1)
+    with pytest.raises(ValueError, match=r"config.json: .*set_callback_timeout"):
+        md.config.load(str(path))
+    assert (md.config.get_num_parallel_workers(), md.config.get_callback_timeout()) == (1, 60)
+
+
+def test_load_names_an_unknown_key(tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"numParallelWorker": 3}))
+    with pytest.raises(ValueError, match=r"unknown keys \['numParallelWorker'\]"):
+        md.config.load(str(path))

@@ -44,14 +44,15 @@ CALLBACK_TIMEOUT = 60.0
 class DSRunContext:
     """Where the pipeline is: ``cur_epoch_num``, ``cur_step_num_in_epoch``, ``cur_step_num`` (from 1)."""
 
-    def __init__(self, stop_event: threading.Event | None = None) -> None:
+    def __init__(self, stop_event: threading.Event | None = None, timeout: float = CALLBACK_TIMEOUT) -> None:
         self.cur_epoch_num = 0
         self.cur_step_num_in_epoch = 0
         self.cur_step_num = 0
         self._stop_event = stop_event
+        self._timeout = timeout
 
     def _copy(self) -> DSRunContext:
-        other = DSRunContext(self._stop_event)
+        other = DSRunContext(self._stop_event, self._timeout)
         other.cur_epoch_num, other.cur_step_num_in_epoch, other.cur_step_num = (
             self.cur_epoch_num, self.cur_step_num_in_epoch, self.cur_step_num)
         return other
@@ -97,7 +98,7 @@ class WaitedDSCallback(DSCallback):
     (MindSpore's ``Model.train`` does it for callbacks in its list) and :meth:`end` when it stops.
     Override :meth:`sync_step_begin` / :meth:`sync_epoch_begin`, which get the training run context
     too, e.g. to change an augmentation from the latest loss. A wait that lasts longer than 60 s
-    raises an error, and a wait ends at once when the pipeline is closed.
+    raises an error (``config.set_callback_timeout``), and a wait ends at once when the pipeline is closed.
 
     Examples:
         >>> import minddata as md
@@ -159,7 +160,8 @@ class WaitedDSCallback(DSCallback):
     def _wait(self, event: threading.Event, hook: str, ctx: DSRunContext) -> None:
         if self.training_ended:
             return
-        deadline = time.monotonic() + CALLBACK_TIMEOUT
+        timeout = ctx._timeout
+        deadline = time.monotonic() + timeout
         stop = ctx._stop_event
         while not event.wait(0.05):
             if stop is not None and stop.is_set():
@@ -167,8 +169,8 @@ class WaitedDSCallback(DSCallback):
             if time.monotonic() >= deadline:
                 raise PipelineError(
                     f"{type(self).__name__}.{hook}: training did not end its step/epoch within "
-                    f"{CALLBACK_TIMEOUT:.0f} s (step_end/epoch_end were not called). Call them from the "
-                    f"training loop, or use a DSCallback, which does not wait."
+                    f"{timeout:g} s (config.set_callback_timeout; step_end/epoch_end were not called). Call them "
+                    f"from the training loop, or use a DSCallback, which does not wait."
                 )
         event.clear()
 
@@ -203,14 +205,15 @@ class CallbackRunner:
         with self._lock:
             if pass_index == 0:
                 self._steps_before = 0
-            ctx = self._begin = DSRunContext(rt.stop_event)
-            self._end = DSRunContext(rt.stop_event)
+            timeout = rt.options.callback_timeout
+            ctx = self._begin = DSRunContext(rt.stop_event, timeout)
+            self._end = DSRunContext(rt.stop_event, timeout)
             for c in (self._begin, self._end):
                 c.cur_epoch_num = pass_index + 1
                 c.cur_step_num_in_epoch = skip
                 c.cur_step_num = self._steps_before + skip
         if pass_index == 0:
-            start = DSRunContext(rt.stop_event)  # MindSpore: ds_begin sees epoch 0, step 0
+            start = DSRunContext(rt.stop_event, rt.options.callback_timeout)  # MindSpore: ds_begin sees epoch 0, step 0
             for cb in self.callbacks:
                 cb.ds_begin(start._copy())
         for cb in self.callbacks:

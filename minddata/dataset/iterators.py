@@ -31,6 +31,7 @@ def _tensor_adapter(output_numpy: bool) -> Callable[[np.ndarray], Any] | None:
     framework = config.get_framework()
     if output_numpy or framework == "numpy":
         return None
+    copy = config.get_iterator_mode()["do_copy"]
     try:
         module = __import__(framework)
     except ImportError:
@@ -38,7 +39,15 @@ def _tensor_adapter(output_numpy: bool) -> Callable[[np.ndarray], Any] | None:
             f"config.set_framework({framework!r}) needs {framework}: {_FRAMEWORK_EXTRAS[framework]}, or "
             "create the iterator with output_numpy=True"
         ) from None
-    return {"torch": _to_torch, "jax": _to_jax, "cupy": _to_cupy}[framework](module)
+    adapt = {"torch": _to_torch, "jax": _to_jax, "cupy": _to_cupy}[framework](module)
+    if not copy:
+        return adapt
+
+    def adapt_copy(array: Any) -> Any:
+        # config.set_iterator_mode(do_copy=True): a tensor of its own, never the pipeline's buffer.
+        return adapt(array.copy() if isinstance(array, np.ndarray) else array)
+
+    return adapt_copy
 
 
 def _on_device(value: Any) -> bool:
@@ -84,6 +93,10 @@ def _to_cupy(cupy: Any) -> Callable[[Any], Any]:
     return to_cupy
 
 
+def _as_is(row: Any) -> Any:
+    return row
+
+
 class _Iterator:
     """Shared by both iterator kinds. Created by ``Dataset.create_*_iterator``; starts on first ``next``.
 
@@ -98,7 +111,9 @@ class _Iterator:
         names = dataset.get_col_names()
         self._names = names
         self._convert = self._make_converter(names, _tensor_adapter(output_numpy))
-        self._run = PipelineRun(dataset._node, num_epochs, self._convert, state, executor)
+        # config.set_iterator_mode(parallel_convert=False): rows become items on the caller's thread.
+        self._convert_here = not config.get_iterator_mode()["parallel_convert"]
+        self._run = PipelineRun(dataset._node, num_epochs, _as_is if self._convert_here else self._convert, state, executor)
         self._profiler: Any = None
         self._profiler_run: Any = None
         # The run must not hold the iterator, so an abandoned iterator is collected and closes its run.
@@ -119,7 +134,7 @@ class _Iterator:
             raise
         if item is EPOCH_END:
             raise StopIteration
-        return item
+        return self._convert(item) if self._convert_here else item
 
     def close(self) -> None:
         """Stop the pipeline now and release its workers, threads and shared memory."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import pickle
 import time
 
@@ -132,3 +133,39 @@ def test_resize_rejects_nonsense():
 def test_bad_budgets(kwargs, match):
     with pytest.raises((ValueError, TypeError), match=match):
         md.config.set_autotune(True, **kwargs)
+
+
+def test_auto_num_workers_tunes_worker_counts():
+    md.config.set_auto_num_workers(True)
+    ds = md.NumpySlicesDataset({"x": np.arange(400)}, shuffle=False).map(nap, input_columns="x", num_parallel_workers=1)
+    _, it = _collect(ds.batch(8))
+    assert it.profiler.summary().autotune_settings["tunable"] == ["Map[nap]"]
+    assert any(d["action"] == "resize" for d in it.profiler.summary().autotune)
+
+
+def test_autotune_interval_in_steps_limits_the_looks():
+    # One look per 10,000 steps: a 50-step run never reaches the second look, so nothing is decided,
+    # where the same run with looks every 50 ms resizes (test_config_autotune_tunes_...).
+    md.config.set_autotune(True)
+    md.config.set_autotune_interval(10_000)
+    ds = md.NumpySlicesDataset({"x": np.arange(400)}, shuffle=False).map(nap, input_columns="x", num_parallel_workers=1)
+    _, it = _collect(ds.batch(8))
+    assert it.profiler.summary().autotune == []
+
+
+def test_enable_autotune_with_a_prefix_saves_the_settled_counts(tmp_path, monkeypatch):
+    monkeypatch.setenv("RANK_ID", "3")
+    md.config.set_enable_autotune(True, filepath_prefix=str(tmp_path / "tuned"))
+    ds = md.NumpySlicesDataset({"x": np.arange(400)}, shuffle=False).map(nap, input_columns="x", num_parallel_workers=1)
+    _, it = _collect(ds.batch(8))
+    it.close()
+    saved = json.loads((tmp_path / "tuned_3.json").read_text())
+    stage = it._run.stage.children[0].children[0]
+    assert saved["stages"] == [{"name": "Map[nap]", "num_parallel_workers": stage.num_workers, "slots": stage.slots,
+                                "tuned": True}]
+    assert [d["action"] for d in saved["decisions"]] == [d["action"] for d in it.profiler.summary().autotune]
+
+
+def test_enable_autotune_refuses_a_prefix_in_a_missing_folder(tmp_path):
+    with pytest.raises(ValueError, match="folder of filepath_prefix does not exist"):
+        md.config.set_enable_autotune(True, filepath_prefix=str(tmp_path / "nowhere" / "tuned"))
