@@ -74,7 +74,12 @@ def stream_node(
 ) -> ir.IterableSourceNode:
     """The source node of a corpus read front to back from ``files`` (sharded by rows)."""
     stream = _Stream(
-        files, read_file, count_file, shuffle_mode(where, shuffle), shard_args(where, num_shards, shard_id), False,
+        files,
+        read_file,
+        count_file,
+        shuffle_mode(where, shuffle),
+        shard_args(where, num_shards, shard_id),
+        False,
         _readers(where, num_parallel_workers),
     )
     return _node(where, columns, stream, num_samples)

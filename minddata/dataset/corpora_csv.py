@@ -48,8 +48,16 @@ def _csv_corpus(
     files = usage_files(where, folder, split, _TRAIN_TEST)
     reader = _CsvReader(columns, ",", None, False, where=where)
     return stream_node(
-        where, columns, files, reader.read, reader.count, shuffle=shuffle, num_samples=num_samples,
-        num_parallel_workers=num_parallel_workers, num_shards=num_shards, shard_id=shard_id,
+        where,
+        columns,
+        files,
+        reader.read,
+        reader.count,
+        shuffle=shuffle,
+        num_samples=num_samples,
+        num_parallel_workers=num_parallel_workers,
+        num_shards=num_shards,
+        shard_id=shard_id,
     )
 
 
@@ -93,8 +101,15 @@ class AGNewsDataset(Dataset):
     ):
         super().__init__(
             _csv_corpus(
-                "AGNewsDataset", ["index", "title", "description"], dataset_dir, usage, num_samples,
-                num_parallel_workers, shuffle, num_shards, shard_id,
+                "AGNewsDataset",
+                ["index", "title", "description"],
+                dataset_dir,
+                usage,
+                num_samples,
+                num_parallel_workers,
+                shuffle,
+                num_shards,
+                shard_id,
             )
         )
 
@@ -122,8 +137,15 @@ class AmazonReviewDataset(Dataset):
     ):
         super().__init__(
             _csv_corpus(
-                "AmazonReviewDataset", ["label", "title", "content"], dataset_dir, usage, num_samples,
-                num_parallel_workers, shuffle, num_shards, shard_id,
+                "AmazonReviewDataset",
+                ["label", "title", "content"],
+                dataset_dir,
+                usage,
+                num_samples,
+                num_parallel_workers,
+                shuffle,
+                num_shards,
+                shard_id,
             )
         )
 
@@ -151,8 +173,15 @@ class YelpReviewDataset(Dataset):
     ):
         super().__init__(
             _csv_corpus(
-                "YelpReviewDataset", ["label", "text"], dataset_dir, usage, num_samples, num_parallel_workers,
-                shuffle, num_shards, shard_id,
+                "YelpReviewDataset",
+                ["label", "text"],
+                dataset_dir,
+                usage,
+                num_samples,
+                num_parallel_workers,
+                shuffle,
+                num_shards,
+                shard_id,
             )
         )
 
@@ -180,8 +209,15 @@ class SogouNewsDataset(Dataset):
     ):
         super().__init__(
             _csv_corpus(
-                "SogouNewsDataset", ["index", "title", "content"], dataset_dir, usage, num_samples,
-                num_parallel_workers, shuffle, num_shards, shard_id,
+                "SogouNewsDataset",
+                ["index", "title", "content"],
+                dataset_dir,
+                usage,
+                num_samples,
+                num_parallel_workers,
+                shuffle,
+                num_shards,
+                shard_id,
             )
         )
 
@@ -209,8 +245,15 @@ class DBpediaDataset(Dataset):
     ):
         super().__init__(
             _csv_corpus(
-                "DBpediaDataset", ["class", "title", "content"], dataset_dir, usage, num_samples,
-                num_parallel_workers, shuffle, num_shards, shard_id,
+                "DBpediaDataset",
+                ["class", "title", "content"],
+                dataset_dir,
+                usage,
+                num_samples,
+                num_parallel_workers,
+                shuffle,
+                num_shards,
+                shard_id,
             )
         )
 
@@ -238,14 +281,27 @@ class YahooAnswersDataset(Dataset):
     ):
         super().__init__(
             _csv_corpus(
-                "YahooAnswersDataset", ["class", "title", "content", "answer"], dataset_dir, usage, num_samples,
-                num_parallel_workers, shuffle, num_shards, shard_id,
+                "YahooAnswersDataset",
+                ["class", "title", "content", "answer"],
+                dataset_dir,
+                usage,
+                num_samples,
+                num_parallel_workers,
+                shuffle,
+                num_shards,
+                shard_id,
             )
         )
 
 
-for _cls in (AGNewsDataset, AmazonReviewDataset, YelpReviewDataset, SogouNewsDataset, DBpediaDataset,
-             YahooAnswersDataset):
+for _cls in (
+    AGNewsDataset,
+    AmazonReviewDataset,
+    YelpReviewDataset,
+    SogouNewsDataset,
+    DBpediaDataset,
+    YahooAnswersDataset,
+):
     _cls.__doc__ = _cls.__doc__.replace("{args}", _ARGS)  # type: ignore[union-attr]
 
 
@@ -309,7 +365,15 @@ class SST2Dataset(Dataset):
         columns = ["sentence"] if split == "test" else ["sentence", "label"]
         super().__init__(
             stream_node(
-                where, columns, files, reader.read, reader.count, shuffle=shuffle, num_samples=num_samples,
-                num_parallel_workers=num_parallel_workers, num_shards=num_shards, shard_id=shard_id,
+                where,
+                columns,
+                files,
+                reader.read,
+                reader.count,
+                shuffle=shuffle,
+                num_samples=num_samples,
+                num_parallel_workers=num_parallel_workers,
+                num_shards=num_shards,
+                shard_id=shard_id,
             )
         )

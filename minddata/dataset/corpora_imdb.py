@@ -40,7 +40,9 @@ class _ReviewFetch:
                 with open(path, encoding="utf-8") as f:
                     text = f.read()
             except (OSError, UnicodeDecodeError) as error:
-                raise DataFormatError(f"IMDBDataset: can't read {path} as UTF-8 text: {error}", path=path) from None
+                raise DataFormatError(
+                    f"IMDBDataset: can't read {path} as UTF-8 text: {error}", path=path
+                ) from None
             rows.append((np.asarray(text), np.asarray(self.labels[i])))
         return rows
 
@@ -112,11 +114,20 @@ class IMDBDataset(Dataset):
         fetch = _ReviewFetch(files, np.asarray(labels, dtype=np.uint32))
         count = len(files)
         node = ir.RandomAccessSourceNode(
-            where, ["text", "label"], lambda: count,
+            where,
+            ["text", "label"],
+            lambda: count,
             resolve_sampler(
-                sampler=sampler, shuffle=shuffle, num_samples=num_samples, num_shards=num_shards, shard_id=shard_id,
-                default_shuffle=True, where=where,
+                sampler=sampler,
+                shuffle=shuffle,
+                num_samples=num_samples,
+                num_shards=num_shards,
+                shard_id=shard_id,
+                default_shuffle=True,
+                where=where,
             ),
-            fetch, origins=fetch.origins, num_workers=v.workers(where, num_parallel_workers),
+            fetch,
+            origins=fetch.origins,
+            num_workers=v.workers(where, num_parallel_workers),
         )
         super().__init__(node)

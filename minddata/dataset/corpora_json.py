@@ -28,7 +28,11 @@ __all__ = ["CLUEDataset", "SQuADDataset"]
 
 # task -> usage -> the columns, each (name, key path in the JSON object, "str" or "uint32").
 _S, _U = "str", "uint32"
-_PAIR_TRAIN = [("sentence1", ("sentence1",), _S), ("sentence2", ("sentence2",), _S), ("label", ("label",), _S)]
+_PAIR_TRAIN = [
+    ("sentence1", ("sentence1",), _S),
+    ("sentence2", ("sentence2",), _S),
+    ("label", ("label",), _S),
+]
 _PAIR_TEST = [("id", ("id",), _U), ("sentence1", ("sentence1",), _S), ("sentence2", ("sentence2",), _S)]
 _WSC = [
     ("span1_index", ("target", "span1_index"), _U),
@@ -42,22 +46,52 @@ _CLUE_COLUMNS: dict[str, dict[str, list[tuple[str, tuple[str, ...], str]]]] = {
     "AFQMC": {"train": _PAIR_TRAIN, "test": _PAIR_TEST, "eval": _PAIR_TRAIN},
     "CMNLI": {"train": _PAIR_TRAIN, "test": _PAIR_TEST, "eval": _PAIR_TRAIN},
     "TNEWS": {
-        "train": [("label", ("label",), _S), ("label_desc", ("label_desc",), _S), ("sentence", ("sentence",), _S),
-                  ("keywords", ("keywords",), _S)],
+        "train": [
+            ("label", ("label",), _S),
+            ("label_desc", ("label_desc",), _S),
+            ("sentence", ("sentence",), _S),
+            ("keywords", ("keywords",), _S),
+        ],
         "test": [("id", ("id",), _U), ("sentence", ("sentence",), _S), ("keywords", ("keywords",), _S)],
-        "eval": [("label", ("label",), _S), ("label_desc", ("label_desc",), _S), ("sentence", ("sentence",), _S),
-                 ("keywords", ("keywords",), _S)],
+        "eval": [
+            ("label", ("label",), _S),
+            ("label_desc", ("label_desc",), _S),
+            ("sentence", ("sentence",), _S),
+            ("keywords", ("keywords",), _S),
+        ],
     },
     "IFLYTEK": {
-        "train": [("label", ("label",), _S), ("label_des", ("label_des",), _S), ("sentence", ("sentence",), _S)],
+        "train": [
+            ("label", ("label",), _S),
+            ("label_des", ("label_des",), _S),
+            ("sentence", ("sentence",), _S),
+        ],
         "test": [("id", ("id",), _U), ("sentence", ("sentence",), _S)],
-        "eval": [("label", ("label",), _S), ("label_des", ("label_des",), _S), ("sentence", ("sentence",), _S)],
+        "eval": [
+            ("label", ("label",), _S),
+            ("label_des", ("label_des",), _S),
+            ("sentence", ("sentence",), _S),
+        ],
     },
-    "WSC": {"train": [*_WSC, ("label", ("label",), _S)], "test": _WSC, "eval": [*_WSC, ("label", ("label",), _S)]},
+    "WSC": {
+        "train": [*_WSC, ("label", ("label",), _S)],
+        "test": _WSC,
+        "eval": [*_WSC, ("label", ("label",), _S)],
+    },
     "CSL": {
-        "train": [("id", ("id",), _U), ("abst", ("abst",), _S), ("keyword", ("keyword",), _S), ("label", ("label",), _S)],
+        "train": [
+            ("id", ("id",), _U),
+            ("abst", ("abst",), _S),
+            ("keyword", ("keyword",), _S),
+            ("label", ("label",), _S),
+        ],
         "test": [("id", ("id",), _U), ("abst", ("abst",), _S), ("keyword", ("keyword",), _S)],
-        "eval": [("id", ("id",), _U), ("abst", ("abst",), _S), ("keyword", ("keyword",), _S), ("label", ("label",), _S)],
+        "eval": [
+            ("id", ("id",), _U),
+            ("abst", ("abst",), _S),
+            ("keyword", ("keyword",), _S),
+            ("label", ("label",), _S),
+        ],
     },
 }
 
@@ -70,8 +104,13 @@ def _clue_value(value: Any, kind: str) -> np.ndarray:
         if number > 0xFFFFFFFF:
             raise ValueError(f"{number} does not fit uint32")
         return np.asarray(number, dtype=np.uint32)
-    if isinstance(value, (dict, list)):
-        raise ValueError(f"expected a string or number, found {type(value).__name__}")
+    if isinstance(value, list):
+        # CSL's keywords are a list of strings: a 1-D string array.
+        if not all(isinstance(v, str) for v in value):
+            raise ValueError("expected a list of strings")
+        return strings(value)
+    if isinstance(value, dict):
+        raise ValueError("expected a string, number or list of strings, found an object")
     # Labels are strings in some files and numbers in others; MindSpore gives both as text.
     return np.asarray(value if isinstance(value, str) else json.dumps(value))
 
@@ -86,7 +125,9 @@ class _ClueReader:
             try:
                 record = json.loads(line)
             except json.JSONDecodeError as error:
-                raise DataFormatError(f"{where}: {path}, line {number}: not a JSON object: {error}", path=path) from None
+                raise DataFormatError(
+                    f"{where}: {path}, line {number}: not a JSON object: {error}", path=path
+                ) from None
             row = []
             for name, keys, kind in self.columns:
                 value: Any = record
@@ -132,7 +173,7 @@ class CLUEDataset(Dataset):
     ========  ======================  ==================================================================
 
     ``id``, ``idx`` and the span indices are uint32 scalars, everything else a string (a numeric
-    label as its JSON text, ``"1"``). WSC's span fields come from the object's ``target``. TNEWS's
+    label as its JSON text, ``"1"``; a list, such as CSL's ``keyword``, as a 1-D string array). WSC's span fields come from the object's ``target``. TNEWS's
     column is ``label_desc``, the key of CLUE's files and of MindSpore's reader (its table says
     ``label_des``). A line without a needed key is an error naming file, line and key.
 
@@ -180,8 +221,15 @@ class CLUEDataset(Dataset):
         reader = _ClueReader(columns)
         super().__init__(
             stream_node(
-                where, [c[0] for c in columns], files, reader.read, reader.count, shuffle=shuffle,
-                num_samples=num_samples, num_parallel_workers=num_parallel_workers, num_shards=num_shards,
+                where,
+                [c[0] for c in columns],
+                files,
+                reader.read,
+                reader.count,
+                shuffle=shuffle,
+                num_samples=num_samples,
+                num_parallel_workers=num_parallel_workers,
+                num_shards=num_shards,
                 shard_id=shard_id,
             )
         )
@@ -289,7 +337,9 @@ class SQuADDataset(Dataset):
         for name in ("train", "dev"):
             if split not in (name, "all"):
                 continue
-            found = [os.path.join(folder, f) for f in _SQUAD_FILES[name] if os.path.isfile(os.path.join(folder, f))]
+            found = [
+                os.path.join(folder, f) for f in _SQUAD_FILES[name] if os.path.isfile(os.path.join(folder, f))
+            ]
             if not found:
                 missing = " or ".join(_SQUAD_FILES[name])
                 raise DataFormatError(
@@ -300,8 +350,15 @@ class SQuADDataset(Dataset):
         reader = _SquadReader()
         super().__init__(
             stream_node(
-                where, ["context", "question", "text", "answer_start"], files, reader.read, reader.count,
-                shuffle=shuffle, num_samples=num_samples, num_parallel_workers=num_parallel_workers,
-                num_shards=num_shards, shard_id=shard_id,
+                where,
+                ["context", "question", "text", "answer_start"],
+                files,
+                reader.read,
+                reader.count,
+                shuffle=shuffle,
+                num_samples=num_samples,
+                num_parallel_workers=num_parallel_workers,
+                num_shards=num_shards,
+                shard_id=shard_id,
             )
         )

@@ -89,8 +89,14 @@ class PennTreebankDataset(Dataset):
         names = {s: f"ptb.{s}.txt" for s in _SPLITS[:3]}
         super().__init__(
             _lines_node(
-                where, usage_files(where, folder, split, names), False, shuffle=shuffle, num_samples=num_samples,
-                num_parallel_workers=num_parallel_workers, num_shards=num_shards, shard_id=shard_id,
+                where,
+                usage_files(where, folder, split, names),
+                False,
+                shuffle=shuffle,
+                num_samples=num_samples,
+                num_parallel_workers=num_parallel_workers,
+                num_shards=num_shards,
+                shard_id=shard_id,
             )
         )
 
@@ -129,8 +135,14 @@ class WikiTextDataset(Dataset):
         names = {s: f"wiki.{s}.tokens" for s in _SPLITS[:3]}
         super().__init__(
             _lines_node(
-                where, usage_files(where, folder, split, names), False, shuffle=shuffle, num_samples=num_samples,
-                num_parallel_workers=num_parallel_workers, num_shards=num_shards, shard_id=shard_id,
+                where,
+                usage_files(where, folder, split, names),
+                False,
+                shuffle=shuffle,
+                num_samples=num_samples,
+                num_parallel_workers=num_parallel_workers,
+                num_shards=num_shards,
+                shard_id=shard_id,
             )
         )
 
@@ -167,7 +179,13 @@ class EnWik9Dataset(Dataset):
         files = usage_files(where, folder, "all", {"all": "enwik9"})
         super().__init__(
             _lines_node(
-                where, files, True, shuffle=shuffle, num_samples=num_samples,
-                num_parallel_workers=num_parallel_workers, num_shards=num_shards, shard_id=shard_id,
+                where,
+                files,
+                True,
+                shuffle=shuffle,
+                num_samples=num_samples,
+                num_parallel_workers=num_parallel_workers,
+                num_shards=num_shards,
+                shard_id=shard_id,
             )
         )

@@ -61,7 +61,9 @@ class _Sentences:
         return sum(1 for _ in self._blocks(path))
 
 
-def _tagging_node(where: str, columns: list[str], separator: str | None, files: list[str], **stream: Any) -> Any:
+def _tagging_node(
+    where: str, columns: list[str], separator: str | None, files: list[str], **stream: Any
+) -> Any:
     sentences = _Sentences(where, columns, separator)
     return stream_node(where, columns, files, sentences.read, sentences.count, **stream)
 
@@ -110,8 +112,15 @@ class CoNLL2000Dataset(Dataset):
         files = usage_files(where, folder, split, {"train": "train.txt", "test": "test.txt"})
         super().__init__(
             _tagging_node(
-                where, ["word", "pos_tag", "chunk_tag"], None, files, shuffle=shuffle, num_samples=num_samples,
-                num_parallel_workers=num_parallel_workers, num_shards=num_shards, shard_id=shard_id,
+                where,
+                ["word", "pos_tag", "chunk_tag"],
+                None,
+                files,
+                shuffle=shuffle,
+                num_samples=num_samples,
+                num_parallel_workers=num_parallel_workers,
+                num_shards=num_shards,
+                shard_id=shard_id,
             )
         )
 
@@ -149,11 +158,20 @@ class UDPOSDataset(Dataset):
         where = "UDPOSDataset"
         folder = check_dir(where, dataset_dir)
         split = check_usage(where, usage, ("train", "valid", "test", "all"))
-        names = {s: f"en-ud-tag.v2.{f}.txt" for s, f in (("train", "train"), ("valid", "dev"), ("test", "test"))}
+        names = {
+            s: f"en-ud-tag.v2.{f}.txt" for s, f in (("train", "train"), ("valid", "dev"), ("test", "test"))
+        }
         files = usage_files(where, folder, split, names)
         super().__init__(
             _tagging_node(
-                where, ["word", "universal", "stanford"], "\t", files, shuffle=shuffle, num_samples=num_samples,
-                num_parallel_workers=num_parallel_workers, num_shards=num_shards, shard_id=shard_id,
+                where,
+                ["word", "universal", "stanford"],
+                "\t",
+                files,
+                shuffle=shuffle,
+                num_samples=num_samples,
+                num_parallel_workers=num_parallel_workers,
+                num_shards=num_shards,
+                shard_id=shard_id,
             )
         )

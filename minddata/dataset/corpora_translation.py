@@ -25,8 +25,18 @@ from minddata.errors import ArgumentError, DataFormatError
 __all__ = ["IWSLT2016Dataset", "IWSLT2017Dataset", "Multi30kDataset"]
 
 # Lines of train.tags files that hold talk metadata rather than a sentence (as MindSpore skips them).
-_TAGS = ("<url", "<keywords", "<talkid", "<description", "<reviewer", "<translator", "<title", "<speaker",
-         "<doc", "</doc")
+_TAGS = (
+    "<url",
+    "<keywords",
+    "<talkid",
+    "<description",
+    "<reviewer",
+    "<translator",
+    "<title",
+    "<speaker",
+    "<doc",
+    "</doc",
+)
 
 
 def _is_metadata(line: str) -> bool:
@@ -111,14 +121,24 @@ def _zip_exact(where: str, a: Iterator[Any], b: Iterator[Any], path_a: str, path
         yield x, y
 
 
-def _language_pair(where: str, language_pair: Any, allowed: Sequence[tuple[str, str]], default: tuple[str, str]) -> tuple[str, str]:
+def _language_pair(
+    where: str, language_pair: Any, allowed: Sequence[tuple[str, str]], default: tuple[str, str]
+) -> tuple[str, str]:
     if language_pair is None:
         return default
-    if isinstance(language_pair, (str, bytes)) or not isinstance(language_pair, Sequence) or len(language_pair) != 2:
-        raise ArgumentError(f"{where}: `language_pair` must be a sequence of two languages. Found: {language_pair!r}")
+    if (
+        isinstance(language_pair, (str, bytes))
+        or not isinstance(language_pair, Sequence)
+        or len(language_pair) != 2
+    ):
+        raise ArgumentError(
+            f"{where}: `language_pair` must be a sequence of two languages. Found: {language_pair!r}"
+        )
     pair = (language_pair[0], language_pair[1])
     if pair not in allowed:
-        raise ArgumentError(f"{where}: `language_pair` must be one of {[list(p) for p in allowed]}. Found: {list(pair)}")
+        raise ArgumentError(
+            f"{where}: `language_pair` must be one of {[list(p) for p in allowed]}. Found: {list(pair)}"
+        )
     return pair  # type: ignore[return-value]
 
 
@@ -161,8 +181,16 @@ def _iwslt_node(
 
 
 _IWSLT_SETS = ("dev2010", "tst2010", "tst2011", "tst2012", "tst2013", "tst2014")
-_IWSLT2016_PAIRS = (("en", "fr"), ("en", "de"), ("en", "cs"), ("en", "ar"), ("fr", "en"), ("de", "en"),
-                    ("cs", "en"), ("ar", "en"))
+_IWSLT2016_PAIRS = (
+    ("en", "fr"),
+    ("en", "de"),
+    ("en", "cs"),
+    ("en", "ar"),
+    ("fr", "en"),
+    ("de", "en"),
+    ("cs", "en"),
+    ("ar", "en"),
+)
 _IWSLT2017_LANGUAGES = ("en", "nl", "de", "it", "ro")
 _IWSLT2017_PAIRS = tuple((a, b) for a in _IWSLT2017_LANGUAGES for b in _IWSLT2017_LANGUAGES if a != b)
 
@@ -222,10 +250,21 @@ class IWSLT2016Dataset(Dataset):
         src, tgt = _language_pair(where, language_pair, _IWSLT2016_PAIRS, ("de", "en"))
         super().__init__(
             _iwslt_node(
-                where, folder, os.path.join("texts", src, tgt, f"{src}-{tgt}"), "IWSLT16", split, (src, tgt),
-                _set_name(where, "valid_set", valid_set, "tst2013"), _set_name(where, "test_set", test_set, "tst2014"),
-                dict(shuffle=shuffle, num_samples=num_samples, num_parallel_workers=num_parallel_workers,
-                     num_shards=num_shards, shard_id=shard_id),
+                where,
+                folder,
+                os.path.join("texts", src, tgt, f"{src}-{tgt}"),
+                "IWSLT16",
+                split,
+                (src, tgt),
+                _set_name(where, "valid_set", valid_set, "tst2013"),
+                _set_name(where, "test_set", test_set, "tst2014"),
+                dict(
+                    shuffle=shuffle,
+                    num_samples=num_samples,
+                    num_parallel_workers=num_parallel_workers,
+                    num_shards=num_shards,
+                    shard_id=shard_id,
+                ),
             )
         )
 
@@ -270,9 +309,21 @@ class IWSLT2017Dataset(Dataset):
         sub = os.path.join("texts", "DeEnItNlRo", "DeEnItNlRo", "DeEnItNlRo-DeEnItNlRo")
         super().__init__(
             _iwslt_node(
-                where, folder, sub, "IWSLT17", split, pair, "dev2010", "tst2010",
-                dict(shuffle=shuffle, num_samples=num_samples, num_parallel_workers=num_parallel_workers,
-                     num_shards=num_shards, shard_id=shard_id),
+                where,
+                folder,
+                sub,
+                "IWSLT17",
+                split,
+                pair,
+                "dev2010",
+                "tst2010",
+                dict(
+                    shuffle=shuffle,
+                    num_samples=num_samples,
+                    num_parallel_workers=num_parallel_workers,
+                    num_shards=num_shards,
+                    shard_id=shard_id,
+                ),
             )
         )
 
@@ -338,8 +389,15 @@ class Multi30kDataset(Dataset):
         pairs = _Multi30kPairs(where, targets)
         super().__init__(
             stream_node(
-                where, ["text", "translation"], sorted(sources), pairs.read, pairs.count, shuffle=shuffle,
-                num_samples=num_samples, num_parallel_workers=num_parallel_workers, num_shards=num_shards,
+                where,
+                ["text", "translation"],
+                sorted(sources),
+                pairs.read,
+                pairs.count,
+                shuffle=shuffle,
+                num_samples=num_samples,
+                num_parallel_workers=num_parallel_workers,
+                num_shards=num_shards,
                 shard_id=shard_id,
             )
         )

@@ -39,7 +39,8 @@ def _csv_line(fields: list[str]) -> str:
 
 def _csv_rows(width: int, split: str, n: int) -> list[list[str]]:
     return [
-        [str(1 + k % 4)] + [f'{split} row {k}, field {j} with "quotes"\\nand an escape' for j in range(1, width)]
+        [str(1 + k % 4)]
+        + [f'{split} row {k}, field {j} with "quotes"\\nand an escape' for j in range(1, width)]
         for k in range(n)
     ]
 
@@ -85,9 +86,7 @@ def test_ag_news_parses_real_quoting(tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", list(CSV_SETS))
 def test_csv_set_shards_partition_rows(tmp_path: Path, name: str) -> None:
     write_csv_set(tmp_path, len(CSV_SETS[name]))
-    assert_shards_partition(
-        lambda **kw: getattr(md, name)(str(tmp_path), shuffle=False, **kw), 3
-    )
+    assert_shards_partition(lambda **kw: getattr(md, name)(str(tmp_path), shuffle=False, **kw), 3)
 
 
 def test_csv_set_resumes_exactly(tmp_path: Path) -> None:
@@ -108,21 +107,27 @@ def test_csv_set_num_samples_caps_rows(tmp_path: Path) -> None:
 def test_csv_set_missing_file_names_it(tmp_path: Path) -> None:
     write_csv_set(tmp_path, 3)
     os.remove(tmp_path / "test.csv")
-    with pytest.raises(DataFormatError, match=r"SogouNewsDataset: .*test\.csv is missing: usage='all' reads test\.csv"):
+    with pytest.raises(
+        DataFormatError, match=r"SogouNewsDataset: .*test\.csv is missing: usage='all' reads test\.csv"
+    ):
         md.SogouNewsDataset(str(tmp_path))
     md.SogouNewsDataset(str(tmp_path), usage="train")  # train alone needs only train.csv
 
 
 def test_csv_set_rejects_bad_usage(tmp_path: Path) -> None:
     write_csv_set(tmp_path, 2)
-    with pytest.raises(ArgumentError, match=r"YelpReviewDataset: `usage` must be one of \['train', 'test', 'all'\]"):
+    with pytest.raises(
+        ArgumentError, match=r"YelpReviewDataset: `usage` must be one of \['train', 'test', 'all'\]"
+    ):
         md.YelpReviewDataset(str(tmp_path), usage="valid")
 
 
 def test_csv_set_wrong_field_count_names_file_and_line(tmp_path: Path) -> None:
     write_csv_set(tmp_path, 3)
     (tmp_path / "train.csv").write_text('"1","a","b"\n"2","only two"\n')
-    with pytest.raises(Exception, match=r"AGNewsDataset: .*train\.csv, line 2: 2 field\(s\) but 3 column\(s\)"):
+    with pytest.raises(
+        Exception, match=r"AGNewsDataset: .*train\.csv, line 2: 2 field\(s\) but 3 column\(s\)"
+    ):
         rows(md.AGNewsDataset(str(tmp_path), usage="train", shuffle=False))
 
 
@@ -143,21 +148,32 @@ def sst2(tmp_path: Path) -> Path:
 def test_sst2_train_columns_default_usage(sst2: Path) -> None:
     ds = md.SST2Dataset(str(sst2), shuffle=False)
     assert ds.get_col_names() == ["sentence", "label"]
-    assert rows(ds) == [("hide new secretions from the parental units ", "0"), ("the greatest musicians ", "1")]
+    assert rows(ds) == [
+        ("hide new secretions from the parental units ", "0"),
+        ("the greatest musicians ", "1"),
+    ]
 
 
 def test_sst2_keeps_quotes_as_text(sst2: Path) -> None:
-    assert rows(md.SST2Dataset(str(sst2), usage="dev", shuffle=False))[1] == ('unflinchingly bleak " desperate ', "0")
+    assert rows(md.SST2Dataset(str(sst2), usage="dev", shuffle=False))[1] == (
+        'unflinchingly bleak " desperate ',
+        "0",
+    )
 
 
 def test_sst2_test_drops_the_index(sst2: Path) -> None:
     ds = md.SST2Dataset(str(sst2), usage="test", shuffle=False)
     assert ds.get_col_names() == ["sentence"]
-    assert rows(ds) == [("uneasy mishmash of styles and genres .",), ("this film 's relationship to actual tension .",)]
+    assert rows(ds) == [
+        ("uneasy mishmash of styles and genres .",),
+        ("this film 's relationship to actual tension .",),
+    ]
 
 
 def test_sst2_shards_and_resumes(sst2: Path) -> None:
-    (sst2 / "train.tsv").write_text("sentence\tlabel\n" + "".join(f"sentence {k} .\t{k % 2}\n" for k in range(13)))
+    (sst2 / "train.tsv").write_text(
+        "sentence\tlabel\n" + "".join(f"sentence {k} .\t{k % 2}\n" for k in range(13))
+    )
     assert_shards_partition(lambda **kw: md.SST2Dataset(str(sst2), shuffle=False, **kw), 2)
     assert_resumes_exactly(lambda w: md.SST2Dataset(str(sst2), num_shards=2, shard_id=0))
 
