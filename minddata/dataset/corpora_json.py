@@ -202,8 +202,8 @@ class CLUEDataset(Dataset):
     def __init__(
         self,
         dataset_files: Any,
-        task: str | None = None,
-        usage: str | None = None,
+        task: str = "AFQMC",
+        usage: str = "train",
         num_samples: int | None = None,
         num_parallel_workers: int | None = None,
         shuffle: Any = None,
@@ -212,7 +212,7 @@ class CLUEDataset(Dataset):
         cache: Any = None,
     ):
         where = "CLUEDataset"
-        task = "AFQMC" if task is None else task
+        task = "AFQMC" if task is None else task  # None: MindSpore's default, as its validator allows
         if task not in _CLUE_COLUMNS:
             raise ArgumentError(f"{where}: `task` must be one of {list(_CLUE_COLUMNS)}. Found: {task!r}")
         split = check_usage(where, usage, ("train", "test", "eval"), default="train")
