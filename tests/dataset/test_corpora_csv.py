@@ -170,11 +170,19 @@ def test_sst2_test_drops_the_index(sst2: Path) -> None:
     ]
 
 
-def test_sst2_shards_and_resumes(sst2: Path) -> None:
-    (sst2 / "train.tsv").write_text(
+def _longer_train(folder: Path) -> None:
+    (folder / "train.tsv").write_text(
         "sentence\tlabel\n" + "".join(f"sentence {k} .\t{k % 2}\n" for k in range(13))
     )
+
+
+def test_sst2_shards_partition_rows(sst2: Path) -> None:
+    _longer_train(sst2)
     assert_shards_partition(lambda **kw: md.SST2Dataset(str(sst2), shuffle=False, **kw), 2)
+
+
+def test_sst2_resumes_exactly(sst2: Path) -> None:
+    _longer_train(sst2)
     assert_resumes_exactly(lambda w: md.SST2Dataset(str(sst2), num_shards=2, shard_id=0))
 
 

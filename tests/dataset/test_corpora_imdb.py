@@ -59,8 +59,11 @@ def test_imdb_usage(imdb: Path, usage: str | None, count: int) -> None:
     assert len(rows(md.IMDBDataset(str(imdb), usage=usage))) == count
 
 
-def test_imdb_shards_and_resumes(imdb: Path) -> None:
+def test_imdb_shards_partition_rows(imdb: Path) -> None:
     assert_shards_partition(lambda **kw: md.IMDBDataset(str(imdb), shuffle=False, **kw), 2)
+
+
+def test_imdb_resumes_exactly(imdb: Path) -> None:
     assert_resumes_exactly(
         lambda w: md.IMDBDataset(str(imdb), num_parallel_workers=w, num_shards=2, shard_id=1)
     )

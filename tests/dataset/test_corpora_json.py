@@ -105,14 +105,21 @@ def test_clue_missing_file(tmp_path: Path) -> None:
         md.CLUEDataset(str(tmp_path / "dev.json"))
 
 
-def test_clue_shards_and_resumes(tmp_path: Path) -> None:
+@pytest.fixture
+def afqmc_files(tmp_path: Path) -> list[str]:
     records = [{"sentence1": f"s{k}", "sentence2": f"t{k}", "label": str(k % 2)} for k in range(9)]
-    files = [
+    return [
         write_lines(tmp_path / "train.json", records[:5]),
         write_lines(tmp_path / "train2.json", records[5:]),
     ]
-    assert_shards_partition(lambda **kw: md.CLUEDataset(files, shuffle=False, **kw), 2)
-    assert_resumes_exactly(lambda w: md.CLUEDataset(files, num_shards=2, shard_id=1))
+
+
+def test_clue_shards_partition_rows(afqmc_files: list[str]) -> None:
+    assert_shards_partition(lambda **kw: md.CLUEDataset(afqmc_files, shuffle=False, **kw), 2)
+
+
+def test_clue_resumes_exactly(afqmc_files: list[str]) -> None:
+    assert_resumes_exactly(lambda w: md.CLUEDataset(afqmc_files, num_shards=2, shard_id=1))
 
 
 # -- SQuAD ----------------------------------------------------------------------------------------
@@ -173,8 +180,11 @@ def test_squad2_unanswerable_question(tmp_path: Path) -> None:
     assert last[2:] == (("",), (4294967295,))
 
 
-def test_squad_shards_and_resumes(squad1: Path) -> None:
+def test_squad_shards_partition_rows(squad1: Path) -> None:
     assert_shards_partition(lambda **kw: md.SQuADDataset(str(squad1), shuffle=False, **kw), 4)
+
+
+def test_squad_resumes_exactly(squad1: Path) -> None:
     assert_resumes_exactly(lambda w: md.SQuADDataset(str(squad1), num_shards=2, shard_id=0))
 
 

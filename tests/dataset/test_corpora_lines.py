@@ -44,8 +44,11 @@ def test_ptb_usage(ptb: Path, usage: str | None, count: int) -> None:
     assert len(rows(md.PennTreebankDataset(str(ptb), usage=usage))) == count
 
 
-def test_ptb_shards_and_resumes(ptb: Path) -> None:
+def test_ptb_shards_partition_rows(ptb: Path) -> None:
     assert_shards_partition(lambda **kw: md.PennTreebankDataset(str(ptb), shuffle=False, **kw), 4)
+
+
+def test_ptb_resumes_exactly(ptb: Path) -> None:
     assert_resumes_exactly(lambda w: md.PennTreebankDataset(str(ptb), num_shards=2, shard_id=1))
 
 
@@ -122,8 +125,11 @@ def test_enwik9_shuffles_by_default(enwik9: Path) -> None:
     assert sorted(shuffled) == sorted(in_order) and shuffled != in_order
 
 
-def test_enwik9_shards_and_resumes(enwik9: Path) -> None:
+def test_enwik9_shards_partition_rows(enwik9: Path) -> None:
     assert_shards_partition(lambda **kw: md.EnWik9Dataset(str(enwik9), shuffle=False, **kw), 3)
+
+
+def test_enwik9_resumes_exactly(enwik9: Path) -> None:
     assert_resumes_exactly(lambda w: md.EnWik9Dataset(str(enwik9), num_shards=3, shard_id=2))
 
 

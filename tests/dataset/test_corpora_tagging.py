@@ -58,8 +58,11 @@ def test_conll2000_usage(conll: Path, usage: str, count: int) -> None:
     assert len(rows(md.CoNLL2000Dataset(str(conll), usage=usage))) == count
 
 
-def test_conll2000_shards_and_resumes(conll: Path) -> None:
+def test_conll2000_shards_partition_rows(conll: Path) -> None:
     assert_shards_partition(lambda **kw: md.CoNLL2000Dataset(str(conll), shuffle=False, **kw), 3)
+
+
+def test_conll2000_resumes_exactly(conll: Path) -> None:
     assert_resumes_exactly(lambda w: md.CoNLL2000Dataset(str(conll), num_shards=2, shard_id=1))
 
 
@@ -102,8 +105,11 @@ def test_udpos_usage(udpos: Path, usage: str | None, count: int) -> None:
     assert len(rows(md.UDPOSDataset(str(udpos), usage=usage))) == count
 
 
-def test_udpos_shards_and_resumes(udpos: Path) -> None:
+def test_udpos_shards_partition_rows(udpos: Path) -> None:
     assert_shards_partition(lambda **kw: md.UDPOSDataset(str(udpos), shuffle=False, **kw), 4)
+
+
+def test_udpos_resumes_exactly(udpos: Path) -> None:
     assert_resumes_exactly(lambda w: md.UDPOSDataset(str(udpos), shuffle=md.Shuffle.FILES))
 
 

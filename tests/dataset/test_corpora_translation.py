@@ -84,8 +84,11 @@ def test_iwslt2016_test_set_and_valid_set_choose_files(iwslt2016: Path) -> None:
     assert len(everything) == 9
 
 
-def test_iwslt2016_shards_and_resumes(iwslt2016: Path) -> None:
+def test_iwslt2016_shards_partition_rows(iwslt2016: Path) -> None:
     assert_shards_partition(lambda **kw: md.IWSLT2016Dataset(str(iwslt2016), shuffle=False, **kw), 2)
+
+
+def test_iwslt2016_resumes_exactly(iwslt2016: Path) -> None:
     assert_resumes_exactly(lambda w: md.IWSLT2016Dataset(str(iwslt2016), num_shards=2, shard_id=0))
 
 
@@ -162,8 +165,11 @@ def test_multi30k_usage(multi30k: Path, usage: str, count: int) -> None:
     assert len(rows(md.Multi30kDataset(str(multi30k), usage=usage))) == count
 
 
-def test_multi30k_shards_and_resumes(multi30k: Path) -> None:
+def test_multi30k_shards_partition_rows(multi30k: Path) -> None:
     assert_shards_partition(lambda **kw: md.Multi30kDataset(str(multi30k), shuffle=False, **kw), 3)
+
+
+def test_multi30k_resumes_exactly(multi30k: Path) -> None:
     assert_resumes_exactly(lambda w: md.Multi30kDataset(str(multi30k), num_shards=3, shard_id=1))
 
 
