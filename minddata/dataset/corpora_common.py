@@ -51,9 +51,9 @@ def usage_files(where: str, folder: str, usage: str, names: dict[str, str | Sequ
         for name in [entry] if isinstance(entry, str) else entry:
             path = os.path.join(folder, name)
             if not os.path.isfile(path):
+                reads = f"usage={usage!r} reads" if len(names) > 1 else "it reads"
                 raise DataFormatError(
-                    f"{where}: {path} is missing: usage={usage!r} reads {name} from dataset_dir ({folder}).",
-                    path=path,
+                    f"{where}: {path} is missing: {reads} {name} from dataset_dir ({folder}).", path=path
                 )
             files.append(path)
     return sorted(files)

@@ -134,7 +134,7 @@ def test_enwik9_resumes_exactly(enwik9: Path) -> None:
 
 
 def test_enwik9_missing_file(tmp_path: Path) -> None:
-    with pytest.raises(DataFormatError, match=r"EnWik9Dataset: .*enwik9 is missing"):
+    with pytest.raises(DataFormatError, match=r"EnWik9Dataset: .*enwik9 is missing: it reads enwik9 from dataset_dir"):
         md.EnWik9Dataset(str(tmp_path))
 
 
