@@ -1,12 +1,17 @@
 """General transforms, named as in ``mindspore.dataset.transforms``: :class:`TypeCast`, :class:`Compose`,
-:class:`OneHot`, :class:`Fill`, :class:`Duplicate`, :class:`Concatenate`, :class:`RandomApply`,
-:class:`RandomChoice`, :class:`RandomOrder`.
+:class:`OneHot`, :class:`Fill`, :class:`Duplicate`, :class:`Concatenate`, :class:`Mask` (with
+:class:`Relational`), :class:`PadEnd`, :class:`Slice`, :class:`Unique`, :class:`RandomApply`,
+:class:`RandomChoice`, :class:`RandomOrder`, and the :func:`not_random` decorator.
+
+MindSpore's ``Plugin`` (an op loaded from a MindSpore plugin shared library through its C++ plugin
+ABI) has no counterpart: there is no such ABI here, and a Python callable in ``map`` does the same job.
 
 Specs only; the CPU kernels live in ``minddata.ops.cpu``.
 """
 
 from __future__ import annotations
 
+import enum
 import itertools
 from collections.abc import Callable, Sequence
 from numbers import Integral, Real
@@ -23,11 +28,17 @@ __all__ = [
     "Concatenate",
     "Duplicate",
     "Fill",
+    "Mask",
     "OneHot",
+    "PadEnd",
     "RandomApply",
     "RandomChoice",
     "RandomOrder",
+    "Relational",
+    "Slice",
     "TypeCast",
+    "Unique",
+    "not_random",
 ]
 
 
@@ -426,7 +437,9 @@ def merge_columns(op: str, axis: int, inputs: Sequence[TensorSpec]) -> TensorSpe
     sizes = [s.shape[k] if len(s.shape) == len(first.shape) else None for s in inputs]
     for s in inputs[1:]:
         if len(s.shape) != len(first.shape):
-            raise ValueError(f"{op}: input columns of shapes {tuple(first.shape)} and {tuple(s.shape)} differ in rank")
+            raise ValueError(
+                f"{op}: input columns of shapes {tuple(first.shape)} and {tuple(s.shape)} differ in rank"
+            )
     shape = list(first.shape)
     shape[k] = None if any(d is None for d in sizes) else sum(sizes)  # type: ignore[misc]
     return TensorSpec(tuple(shape), first.dtype)
@@ -599,6 +612,265 @@ def _bounded_orders(
             raise failures[0]
         frontier = nxt
     return list(frontier)
+
+
+# ---------------------------------------------------------------------------------------------- masks, slices, padding
+
+
+class Relational(enum.IntEnum):
+    """The comparison :class:`Mask` applies: ``EQ`` (==), ``NE`` (!=), ``GT`` (>), ``GE`` (>=), ``LT`` (<),
+    ``LE`` (<=), as MindSpore's ``mindspore.dataset.transforms.Relational``.
+
+    Examples:
+        >>> from minddata import transforms
+        >>> transforms.Relational.GE.name
+        'GE'
+    """
+
+    EQ = 0
+    NE = 1
+    GT = 2
+    GE = 3
+    LT = 4
+    LE = 5
+
+
+def _scalar_arg(op: str, arg: str, value: Any) -> int | float | bool | str | bytes:
+    if isinstance(value, np.generic):
+        value = value.item()
+    if not isinstance(value, (int, float, bool, str, bytes)):
+        raise TypeError(
+            f"{op}: `{arg}` must be an int, float, bool, str or bytes. Found: {value!r} ({type(value).__name__})"
+        )
+    return value
+
+
+class Mask(Op):
+    """Compare every element with ``constant`` and output the result as ``dtype`` (bool by default).
+
+    ``Mask(Relational.GT, 2)`` on ``[1, 2, 3]`` gives ``[False, False, True]``. The constant is converted
+    to the input's dtype first, as in MindSpore (``2.7`` against an int tensor compares with ``2``); string
+    tensors take a ``str`` constant and compare lexicographically.
+
+    Args:
+        operator: a :class:`Relational`.
+        constant: an int, float, bool or str.
+        dtype: the output dtype (anything ``numpy.dtype`` accepts), default bool.
+
+    Examples:
+        >>> import numpy as np
+        >>> from minddata import transforms
+        >>> transforms.Mask(transforms.Relational.EQ, 3)(np.array([1, 2, 3, 4, 5]))
+        array([False, False,  True, False, False])
+        >>> transforms.Mask(transforms.Relational.LE, 2, "int32")(np.array([1, 2, 3]))
+        array([1, 1, 0], dtype=int32)
+    """
+
+    def __init__(
+        self, operator: Relational, constant: int | float | bool | str, dtype: Any = np.bool_
+    ) -> None:
+        if not isinstance(operator, Relational):
+            raise TypeError(
+                f"Mask: `operator` must be a Relational (EQ, NE, GT, GE, LT, LE). Found: {operator!r} "
+                f"({type(operator).__name__})"
+            )
+        self.operator = operator
+        self.constant = _scalar_arg(self.name, "constant", constant)
+        self.dtype = _to_dtype(self.name, dtype)
+        if self.dtype.kind in "US":
+            raise ArgumentError(f"Mask: `dtype` must be a numeric or bool dtype. Found: {self.dtype}")
+
+    def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
+        data = one_spec(self.name, inputs)
+        return TensorSpec(tuple(data.shape), self.dtype)
+
+
+def _pad_shape(op: str, pad_shape: Any) -> list[int | None]:
+    if isinstance(pad_shape, (str, bytes)) or not isinstance(pad_shape, Sequence):
+        raise TypeError(
+            f"{op}: `pad_shape` must be a list of ints (None keeps a dimension). Found: {pad_shape!r}"
+        )
+    shape: list[int | None] = []
+    for i, d in enumerate(pad_shape):
+        if d is None:
+            shape.append(None)
+            continue
+        if not isinstance(d, Integral) or isinstance(d, bool):
+            raise TypeError(
+                f"{op}: `pad_shape[{i}]` must be an int or None. Found: {d!r} ({type(d).__name__})"
+            )
+        if d < 0:
+            raise ArgumentError(f"{op}: `pad_shape[{i}]` must be >= 0. Found: {d}")
+        shape.append(int(d))
+    return shape
+
+
+class PadEnd(Op):
+    """Pad (or cut) each dimension at its end to ``pad_shape``: longer dimensions are truncated, shorter
+    ones filled with ``pad_value``; a ``None`` entry keeps that dimension as it is.
+
+    ``pad_shape`` must have one entry per input dimension. ``pad_value`` defaults to 0 for numeric
+    tensors and ``""`` for string tensors; a number must fit the input's dtype.
+
+    Args:
+        pad_shape: the output shape, ``None`` for dimensions left alone.
+        pad_value: the fill value, or None.
+
+    Examples:
+        >>> import numpy as np
+        >>> from minddata import transforms
+        >>> transforms.PadEnd([4], pad_value=9)(np.array([1, 2, 3]))
+        array([1, 2, 3, 9])
+        >>> transforms.PadEnd([2, None])(np.array([[1, 2], [3, 4], [5, 6]]))
+        array([[1, 2],
+               [3, 4]])
+    """
+
+    def __init__(
+        self, pad_shape: Sequence[int | None], pad_value: int | float | str | bytes | None = None
+    ) -> None:
+        self.pad_shape = _pad_shape(self.name, pad_shape)
+        self.pad_value = None if pad_value is None else _scalar_arg(self.name, "pad_value", pad_value)
+
+    def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
+        data = one_spec(self.name, inputs)
+        if len(data.shape) != len(self.pad_shape):
+            raise ValueError(
+                f"PadEnd: `pad_shape` {self.pad_shape} has {len(self.pad_shape)} dimension(s); the input has "
+                f"{len(data.shape)} (shape {tuple(data.shape)})"
+            )
+        shape = tuple(d if p is None else p for d, p in zip(data.shape, self.pad_shape))
+        dtype = spec_dtype(data)
+        if dtype is not None and dtype.kind in "US" and self.pad_value is not None:
+            dtype = np.result_type(dtype, np.array(self.pad_value).dtype)
+        return TensorSpec(shape, dtype)
+
+
+def _slice_option(op: str, k: int, item: Any) -> Any:
+    if item is None or item is Ellipsis:
+        return item
+    if isinstance(item, slice):
+        for part in ("start", "stop", "step"):
+            v = getattr(item, part)
+            if v is not None and (not isinstance(v, Integral) or isinstance(v, bool)):
+                raise TypeError(f"{op}: `slices[{k}]`'s {part} must be an int or None. Found: {v!r}")
+        if item.step == 0:
+            raise ArgumentError(f"{op}: `slices[{k}]`'s step must not be 0. Found: {item!r}")
+        return item
+    if isinstance(item, Integral) and not isinstance(item, bool):
+        return int(item)
+    if isinstance(item, (list, tuple)) and all(
+        isinstance(i, Integral) and not isinstance(i, bool) for i in item
+    ):
+        return [int(i) for i in item]
+    raise TypeError(
+        f"{op}: `slices[{k}]` must be an int, a list of ints, a slice, None or Ellipsis. "
+        f"Found: {item!r} ({type(item).__name__})"
+    )
+
+
+def slice_length(option: Any, size: int | None) -> int | None:
+    """How many elements ``option`` (one :class:`Slice` argument) keeps of a dimension of ``size``."""
+    if isinstance(option, int):
+        return 1
+    if isinstance(option, list):
+        return len(option)
+    if option is None or option is Ellipsis:
+        return size
+    return None if size is None else len(range(*option.indices(size)))
+
+
+class Slice(Op):
+    """Slice the input, one argument per dimension from the first, as NumPy's indexing does but
+    keeping every dimension.
+
+    Each argument is an ``int`` (that index, negative from the end: the dimension keeps 1 element), a
+    ``list`` of ints (those indices, in that order), a ``slice`` (``slice(1, 3)``, ``slice(None, None,
+    -1)``), or ``None`` / ``Ellipsis`` (the whole dimension). Dimensions past the arguments are kept
+    whole. MindSpore documents 1-D inputs only; here any rank works. An index outside the dimension is
+    an error.
+
+    Args:
+        slices: one argument per leading dimension (at least one).
+
+    Examples:
+        >>> import numpy as np
+        >>> from minddata import transforms
+        >>> transforms.Slice(slice(1, 3))(np.array([1, 2, 3]))
+        array([2, 3])
+        >>> transforms.Slice([2, 0])(np.array([1, 2, 3]))
+        array([3, 1])
+        >>> transforms.Slice(-1, Ellipsis)(np.array([[1, 2], [3, 4]]))
+        array([[3, 4]])
+    """
+
+    def __init__(self, *slices: int | list[int] | slice | None | Any) -> None:
+        if not slices:
+            raise ArgumentError(
+                "Slice: give at least one slice argument (an int, list of ints, slice, None or Ellipsis)"
+            )
+        self.slices = tuple(_slice_option(self.name, k, s) for k, s in enumerate(slices))
+
+    def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
+        data = one_spec(self.name, inputs)
+        if len(self.slices) > len(data.shape):
+            raise ValueError(
+                f"Slice: {len(self.slices)} slice argument(s) for an input of {len(data.shape)} dimension(s) "
+                f"(shape {tuple(data.shape)})"
+            )
+        shape = [slice_length(s, d) for s, d in zip(self.slices, data.shape)]
+        return TensorSpec((*shape, *data.shape[len(self.slices) :]), spec_dtype(data))
+
+
+class Unique(Op):
+    """The distinct elements of a 1-D input in order of first appearance, with, for every input
+    element, the index of its value in that list, and each value's count: three output columns
+    (``map(Unique(), input_columns="x", output_columns=["x", "idx", "count"])``), as MindSpore's
+    ``Unique``. ``idx`` and ``count`` are int32.
+
+    Examples:
+        >>> import numpy as np
+        >>> from minddata import transforms
+        >>> transforms.Unique()(np.array([0, 1, 2, 0, 1, 1]))
+        (array([0, 1, 2]), array([0, 1, 2, 0, 1, 1], dtype=int32), array([2, 3, 1], dtype=int32))
+    """
+
+    num_outputs = 3
+
+    def __init__(self) -> None:
+        pass
+
+    def output_spec(self, *inputs: TensorSpec) -> tuple[TensorSpec, TensorSpec, TensorSpec]:
+        data = one_spec(self.name, inputs)
+        if len(data.shape) != 1:
+            raise ValueError(f"Unique: expected a 1-D input. Found shape {tuple(data.shape)}")
+        index = np.dtype(np.int32)
+        return (
+            TensorSpec((None,), spec_dtype(data)),
+            TensorSpec(tuple(data.shape), index),
+            TensorSpec((None,), index),
+        )
+
+
+def not_random(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a Python function used in ``map`` as deterministic (it sets ``function.random = False``).
+
+    MindSpore treats Python functions as random, which keeps a cache from being placed after them;
+    this decorator says otherwise. minddata never seeds or reorders plain callables, so the mark is
+    only read by code that asks for it (``getattr(f, "random", True)``).
+
+    Examples:
+        >>> from minddata import transforms
+        >>> @transforms.not_random
+        ... def double(x):
+        ...     return x * 2
+        >>> double.random
+        False
+    """
+    if not callable(function):
+        raise TypeError(f"not_random: expected a function. Found: {function!r} ({type(function).__name__})")
+    function.random = False  # type: ignore[attr-defined]
+    return function
 
 
 __getattr__ = module_getattr(__name__)

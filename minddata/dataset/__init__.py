@@ -10,6 +10,20 @@ from minddata.dataset._files import Shuffle
 from minddata.dataset.arrow_sources import MindDataset, ParquetDataset
 from minddata.dataset.base import Dataset, concat, zip
 from minddata.dataset.callback import DSCallback, WaitedDSCallback
+from minddata.dataset.corpora_csv import (
+    AGNewsDataset,
+    AmazonReviewDataset,
+    DBpediaDataset,
+    SogouNewsDataset,
+    SST2Dataset,
+    YahooAnswersDataset,
+    YelpReviewDataset,
+)
+from minddata.dataset.corpora_imdb import IMDBDataset
+from minddata.dataset.corpora_json import CLUEDataset, SQuADDataset
+from minddata.dataset.corpora_lines import EnWik9Dataset, PennTreebankDataset, WikiTextDataset
+from minddata.dataset.corpora_tagging import CoNLL2000Dataset, UDPOSDataset
+from minddata.dataset.corpora_translation import IWSLT2016Dataset, IWSLT2017Dataset, Multi30kDataset
 from minddata.dataset.iterators import DictIterator, TupleIterator
 from minddata.dataset.schema import Schema
 from minddata.dataset.sources import GeneratorDataset, ImageFolderDataset, NumpySlicesDataset, OnlineDataset
@@ -36,6 +50,24 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "AGNewsDataset",
+    "AmazonReviewDataset",
+    "CLUEDataset",
+    "CoNLL2000Dataset",
+    "DBpediaDataset",
+    "EnWik9Dataset",
+    "IMDBDataset",
+    "IWSLT2016Dataset",
+    "IWSLT2017Dataset",
+    "Multi30kDataset",
+    "PennTreebankDataset",
+    "SQuADDataset",
+    "SST2Dataset",
+    "SogouNewsDataset",
+    "UDPOSDataset",
+    "WikiTextDataset",
+    "YahooAnswersDataset",
+    "YelpReviewDataset",
     "BatchInfo",
     "CSVDataset",
     "Cifar100Dataset",

@@ -239,23 +239,36 @@ def _parse_number(text: str, is_int: bool, path: str, line: int, name: str) -> i
 
 
 class _CsvReader:
-    def __init__(self, names: list[str], delim: str, defaults: list[Any] | None, header: bool):
+    """Rows of CSV files; ``where`` names the dataset in errors (the corpora built on CSV files reuse
+    it), ``quoting`` is the :mod:`csv` rule (tab-separated corpora read quotes as text)."""
+
+    def __init__(
+        self,
+        names: list[str],
+        delim: str,
+        defaults: list[Any] | None,
+        header: bool,
+        where: str = "CSVDataset",
+        quoting: int = csv.QUOTE_MINIMAL,
+    ):
         self.names = names
         self.delim = delim
         self.defaults = defaults
         self.header = header
+        self.where = where
+        self.quoting = quoting
 
     def _rows(self, path: str) -> Iterator[tuple[int, list[str]]]:
         try:
             with open(path, newline="", encoding="utf-8") as f:
-                reader = csv.reader(f, delimiter=self.delim, strict=True)
+                reader = csv.reader(f, delimiter=self.delim, strict=True, quoting=self.quoting)
                 first = True
                 for fields in reader:
                     if first and self.header:
                         first = False
                         if fields != self.names:
                             raise DataFormatError(
-                                f"CSVDataset: {path}: its header {fields} differs from the first file's {self.names}; "
+                                f"{self.where}: {path}: its header {fields} differs from the first file's {self.names}; "
                                 "files read together must share columns (or give `column_names`).",
                                 path=path,
                             )
@@ -265,7 +278,7 @@ class _CsvReader:
                         continue  # a blank line
                     yield reader.line_num, fields
         except (OSError, csv.Error, UnicodeDecodeError) as error:
-            raise DataFormatError(f"CSVDataset: {path}: can't parse it: {error}", path=path) from None
+            raise DataFormatError(f"{self.where}: {path}: can't parse it: {error}", path=path) from None
 
     def count(self, path: str) -> int:
         return sum(1 for _ in self._rows(path))
@@ -276,7 +289,7 @@ class _CsvReader:
         for line, fields in self._rows(path):
             if len(fields) != width:
                 raise DataFormatError(
-                    f"CSVDataset: {path}, line {line}: {len(fields)} field(s) but {width} column(s) {self.names}.",
+                    f"{self.where}: {path}, line {line}: {len(fields)} field(s) but {width} column(s) {self.names}.",
                     path=path,
                 )
             if defaults is None:

@@ -240,6 +240,14 @@ CASES: dict[str, Case] = {
         lambda: (np.arange(5, dtype=np.uint8), np.array([7, 8], np.uint8)),
         _as_vector,
     ),
+    # Tensor ops (minddata/transforms.py, ops/cpu/tensor_ops.py): any shape for Mask; the others take
+    # the odd images flattened, which PadEnd pads or cuts to 40 and Unique and Slice take as they come.
+    "Mask": Case(lambda: transforms.Mask(transforms.Relational.GE, 100, "int32")),
+    "PadEnd": Case(lambda: transforms.PadEnd([40], pad_value=3), lambda: (np.arange(30, dtype=np.uint8),), _as_vector),
+    "Slice": Case(
+        lambda: transforms.Slice(slice(1, None, 3)), lambda: (np.arange(30, dtype=np.uint8),), _as_vector
+    ),
+    "Unique": Case(transforms.Unique, lambda: (np.array([5, 1, 5, 2, 1], np.uint8),), _as_vector),
     # Darkens half the images: works on any input, so the odd ones pass whichever way the draw goes.
     "RandomApply": Case(
         lambda: transforms.RandomApply([vision.Rescale(0.5, 0.0), transforms.TypeCast("uint8")], prob=0.5)
