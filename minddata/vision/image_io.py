@@ -74,10 +74,11 @@ def read_file(filename: str | os.PathLike) -> np.ndarray:
     Examples:
         >>> import tempfile, os
         >>> from minddata import vision
-        >>> path = os.path.join(tempfile.mkdtemp(), "f.bin")
-        >>> with open(path, "wb") as f:
-        ...     _ = f.write(b"abc")
-        >>> vision.read_file(path)
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = os.path.join(folder, "f.bin")
+        ...     with open(path, "wb") as f:
+        ...         _ = f.write(b"abc")
+        ...     vision.read_file(path)
         array([97, 98, 99], dtype=uint8)
     """
     return _io.read_file_bytes("read_file", _filename("read_file", filename))
@@ -90,9 +91,11 @@ def write_file(filename: str | os.PathLike, data: np.ndarray) -> None:
         >>> import tempfile, os
         >>> import numpy as np
         >>> from minddata import vision
-        >>> path = os.path.join(tempfile.mkdtemp(), "f.bin")
-        >>> vision.write_file(path, np.array([104, 105], np.uint8))
-        >>> open(path, "rb").read()
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = os.path.join(folder, "f.bin")
+        ...     vision.write_file(path, np.array([104, 105], np.uint8))
+        ...     with open(path, "rb") as f:
+        ...         f.read()
         b'hi'
     """
     name = _filename("write_file", filename)
@@ -116,9 +119,10 @@ def read_image(filename: str | os.PathLike, mode: ImageReadMode = ImageReadMode.
         >>> import tempfile, os
         >>> import numpy as np
         >>> from minddata import vision
-        >>> path = os.path.join(tempfile.mkdtemp(), "a.png")
-        >>> vision.write_png(path, np.full((2, 3, 3), 50, np.uint8))
-        >>> vision.read_image(path).shape, vision.read_image(path, vision.ImageReadMode.GRAYSCALE).shape
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = os.path.join(folder, "a.png")
+        ...     vision.write_png(path, np.full((2, 3, 3), 50, np.uint8))
+        ...     vision.read_image(path).shape, vision.read_image(path, vision.ImageReadMode.GRAYSCALE).shape
         ((2, 3, 3), (2, 3, 1))
     """
     name = _filename("read_image", filename)
@@ -171,9 +175,10 @@ def write_jpeg(filename: str | os.PathLike, image: np.ndarray, quality: int = 75
         >>> import tempfile, os
         >>> import numpy as np
         >>> from minddata import vision
-        >>> path = os.path.join(tempfile.mkdtemp(), "a.jpg")
-        >>> vision.write_jpeg(path, np.zeros((4, 4, 3), np.uint8))
-        >>> vision.read_image(path).shape
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = os.path.join(folder, "a.jpg")
+        ...     vision.write_jpeg(path, np.zeros((4, 4, 3), np.uint8))
+        ...     vision.read_image(path).shape
         (4, 4, 3)
     """
     name = _filename("write_jpeg", filename)
@@ -188,9 +193,10 @@ def write_png(filename: str | os.PathLike, image: np.ndarray, compression_level:
         >>> import tempfile, os
         >>> import numpy as np
         >>> from minddata import vision
-        >>> path = os.path.join(tempfile.mkdtemp(), "a.png")
-        >>> vision.write_png(path, np.zeros((4, 5), np.uint8))
-        >>> vision.read_image(path).shape
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = os.path.join(folder, "a.png")
+        ...     vision.write_png(path, np.zeros((4, 5), np.uint8))
+        ...     vision.read_image(path).shape
         (4, 5, 1)
     """
     name = _filename("write_png", filename)
