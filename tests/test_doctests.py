@@ -27,6 +27,7 @@ MODULES = [
     "minddata.vision.pad_erase",
     "minddata.vision.perspective",
     "minddata.vision.resize",
+    "minddata.vision.video",
     "minddata.ops.base",
     "minddata.engine.procpool",
     "minddata.engine.autotune",

@@ -75,6 +75,7 @@ from minddata.vision.multi_crop import FiveCrop, SliceMode, SlicePatches, TenCro
 from minddata.vision.pad_erase import Erase, PadToSize
 from minddata.vision.perspective import Perspective, RandomPerspective
 from minddata.vision.resize import RandomResize
+from minddata.vision.video import DecodeVideo, VideoDecoder, read_video, read_video_timestamps
 
 __all__ = [
     "Affine",
@@ -145,6 +146,11 @@ __all__ = [
     "write_file",
     "write_jpeg",
     "write_png",
+    # Video over PyAV (the `video` extra): minddata/vision/video.py
+    "DecodeVideo",
+    "VideoDecoder",
+    "read_video",
+    "read_video_timestamps",
 ]
 
 __getattr__ = module_getattr(__name__)

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import enum
 import os
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from minddata.errors import ArgumentError
-from minddata.ops.cpu import image_io as _io
 from minddata.vision._validators import is_int
 
 __all__ = [
@@ -29,6 +29,13 @@ __all__ = [
     "write_jpeg",
     "write_png",
 ]
+
+
+def _io_module() -> ModuleType:
+    # Imported on first use: the kernels package loads OpenCV and every kernel.
+    from minddata.ops.cpu import image_io
+
+    return image_io
 
 
 class ImageReadMode(enum.IntEnum):
@@ -81,7 +88,7 @@ def read_file(filename: str | os.PathLike) -> np.ndarray:
         ...     vision.read_file(path)
         array([97, 98, 99], dtype=uint8)
     """
-    return _io.read_file_bytes("read_file", _filename("read_file", filename))
+    return _io_module().read_file_bytes("read_file", _filename("read_file", filename))
 
 
 def write_file(filename: str | os.PathLike, data: np.ndarray) -> None:
@@ -105,7 +112,7 @@ def write_file(filename: str | os.PathLike, data: np.ndarray) -> None:
         raise ValueError(
             f"write_file: `data` must be a 1-D uint8 array. Found shape {data.shape}, dtype {data.dtype}"
         )
-    _io.write_file_bytes("write_file", name, data)
+    _io_module().write_file_bytes("write_file", name, data)
 
 
 def read_image(filename: str | os.PathLike, mode: ImageReadMode = ImageReadMode.UNCHANGED) -> np.ndarray:
@@ -131,7 +138,7 @@ def read_image(filename: str | os.PathLike, mode: ImageReadMode = ImageReadMode.
             f"read_image: `mode` must be a vision.ImageReadMode member, e.g. ImageReadMode.COLOR. "
             f"Found: {mode!r} ({type(mode).__name__})"
         )
-    return _io.read_image_array("read_image", name, mode.name)
+    return _io_module().read_image_array("read_image", name, mode.name)
 
 
 def encode_jpeg(image: np.ndarray, quality: int = 75) -> np.ndarray:
@@ -148,7 +155,9 @@ def encode_jpeg(image: np.ndarray, quality: int = 75) -> np.ndarray:
         >>> data.dtype, data[:2].tolist()
         (dtype('uint8'), [255, 216])
     """
-    return _io.encode_jpeg_bytes("encode_jpeg", image, _level("encode_jpeg", "quality", quality, 1, 100))
+    return _io_module().encode_jpeg_bytes(
+        "encode_jpeg", image, _level("encode_jpeg", "quality", quality, 1, 100)
+    )
 
 
 def encode_png(image: np.ndarray, compression_level: int = 6) -> np.ndarray:
@@ -165,7 +174,7 @@ def encode_png(image: np.ndarray, compression_level: int = 6) -> np.ndarray:
         b'PNG'
     """
     level = _level("encode_png", "compression_level", compression_level, 0, 9)
-    return _io.encode_png_bytes("encode_png", image, level)
+    return _io_module().encode_png_bytes("encode_png", image, level)
 
 
 def write_jpeg(filename: str | os.PathLike, image: np.ndarray, quality: int = 75) -> None:
@@ -182,8 +191,10 @@ def write_jpeg(filename: str | os.PathLike, image: np.ndarray, quality: int = 75
         (4, 4, 3)
     """
     name = _filename("write_jpeg", filename)
-    data = _io.encode_jpeg_bytes("write_jpeg", image, _level("write_jpeg", "quality", quality, 1, 100))
-    _io.write_file_bytes("write_jpeg", name, data)
+    data = _io_module().encode_jpeg_bytes(
+        "write_jpeg", image, _level("write_jpeg", "quality", quality, 1, 100)
+    )
+    _io_module().write_file_bytes("write_jpeg", name, data)
 
 
 def write_png(filename: str | os.PathLike, image: np.ndarray, compression_level: int = 6) -> None:
@@ -201,7 +212,7 @@ def write_png(filename: str | os.PathLike, image: np.ndarray, compression_level:
     """
     name = _filename("write_png", filename)
     level = _level("write_png", "compression_level", compression_level, 0, 9)
-    _io.write_file_bytes("write_png", name, _io.encode_png_bytes("write_png", image, level))
+    _io_module().write_file_bytes("write_png", name, _io_module().encode_png_bytes("write_png", image, level))
 
 
 def _is_pil(image: Any) -> bool:

@@ -11,4 +11,5 @@ import minddata.ops.cpu.multi_crop  # noqa: F401  (imported to register its kern
 import minddata.ops.cpu.pad_erase  # noqa: F401  (imported to register its kernels)
 import minddata.ops.cpu.perspective  # noqa: F401  (imported to register its kernels)
 import minddata.ops.cpu.resize  # noqa: F401  (imported to register its kernels)
+import minddata.ops.cpu.video  # noqa: F401  (imported to register its kernels; PyAV loads on first use)
 from minddata.ops.cpu import generic, image  # noqa: F401  (imported to register their kernels)

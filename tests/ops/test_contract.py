@@ -357,6 +357,8 @@ CASES: dict[str, Case] = {
     ),
     "RandomResize": Case(lambda: vision.RandomResize((10, 14)), rejects=EMPTY),
     "MixUp": Case(lambda: vision.MixUp(batch_size=4, alpha=0.4), lambda: (BATCH, ONE_HOT), _as_batch_of_4),
+    # FFmpeg reads a PNG as a one-frame video: the odd images go in as PNG bytes.
+    "DecodeVideo": Case(vision.DecodeVideo, lambda: (encode_png("rgba"),), _as_png, EMPTY),
     # The graph optimizer's fused ops (minddata/ops/fused.py): they report errors as the ops they replace.
     "FusedDecodeResize": Case(
         lambda: FusedDecodeResize(vision.Decode(), vision.Resize(10)),
