@@ -118,7 +118,8 @@ class SlicePatches(Op):
 
     A side that does not divide evenly is padded at the bottom/right with ``fill_value`` up to whole
     patches (``SliceMode.PAD``: patches of ``ceil(side / num)``) or its remainder dropped
-    (``SliceMode.DROP``: patches of ``side // num``).
+    (``SliceMode.DROP``: patches of ``side // num``). MindSpore rejects more patches than pixels along a
+    side in either mode; here ``PAD`` pads such an image out (``DROP`` still fails).
 
     Args:
         num_height: patches down, at least 1.
