@@ -70,6 +70,21 @@ def _boxes_out(box_shape: tuple[int | None, ...], *, count_kept: bool) -> Tensor
     return TensorSpec((box_shape[0] if count_kept else None, box_shape[1]), np.dtype(np.float32))
 
 
+def _resize_specs(
+    op: str, size: int | tuple[int, int], inputs: tuple[TensorSpec, ...]
+) -> tuple[TensorSpec, TensorSpec]:
+    (h, w, rest), dtype, box_shape = image_and_boxes_specs(op, inputs)
+    if isinstance(size, tuple):
+        out_h, out_w = size
+    elif h is None or w is None:
+        out_h = out_w = None
+    elif h <= w:  # MindSpore's rule: the shorter side becomes size
+        out_h, out_w = size, int(w * size / h)
+    else:
+        out_h, out_w = int(h * size / w), size
+    return TensorSpec((out_h, out_w, *rest), dtype), _boxes_out(box_shape, count_kept=True)
+
+
 class ResizeWithBBox(Op):
     """Resize the image as :class:`Resize` does and scale its bounding boxes with it.
 
@@ -95,16 +110,7 @@ class ResizeWithBBox(Op):
         self.interpolation = check_inter(self.name, interpolation)
 
     def output_spec(self, *inputs: TensorSpec) -> tuple[TensorSpec, TensorSpec]:
-        (h, w, rest), dtype, box_shape = image_and_boxes_specs(self.name, inputs)
-        if isinstance(self.size, tuple):
-            out_h, out_w = self.size
-        elif h is None or w is None:
-            out_h = out_w = None
-        elif h <= w:
-            out_h, out_w = self.size, int(w * self.size / h)
-        else:
-            out_h, out_w = int(h * self.size / w), self.size
-        return TensorSpec((out_h, out_w, *rest), dtype), _boxes_out(box_shape, count_kept=True)
+        return _resize_specs(self.name, self.size, inputs)
 
 
 class RandomResizeWithBBox(Op):
@@ -131,7 +137,7 @@ class RandomResizeWithBBox(Op):
         self.size = check_size(self.name, size)
 
     def output_spec(self, *inputs: TensorSpec) -> tuple[TensorSpec, TensorSpec]:
-        return ResizeWithBBox(self.size).output_spec(*inputs)
+        return _resize_specs(self.name, self.size, inputs)
 
 
 class RandomCropWithBBox(Op):

@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from minddata.ops.base import Op, TensorSpec
-from minddata.vision._ops import Resize
+from minddata.transforms import one_spec, spec_dtype
+from minddata.vision._ops import image_spec_dims
 from minddata.vision._validators import check_size
 
 __all__ = ["RandomResize"]
@@ -35,4 +36,14 @@ class RandomResize(Op):
         self.size = check_size(self.name, size)
 
     def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
-        return Resize(self.size).output_spec(*inputs)
+        image = one_spec(self.name, inputs)
+        h, w, rest = image_spec_dims(self.name, image, numeric=True)
+        if isinstance(self.size, tuple):
+            out_h, out_w = self.size
+        elif h is None or w is None:
+            out_h = out_w = None
+        elif h <= w:  # MindSpore's rule: the shorter side becomes size
+            out_h, out_w = self.size, int(w * self.size / h)
+        else:
+            out_h, out_w = int(h * self.size / w), self.size
+        return TensorSpec((out_h, out_w, *rest), spec_dtype(image))
