@@ -48,6 +48,34 @@ from minddata.vision._ops import (
     ToType,
 )
 from minddata.vision._utils import Inter
+from minddata.vision.bbox import (
+    BoundingBoxAugment,
+    RandomCropWithBBox,
+    RandomHorizontalFlipWithBBox,
+    RandomResizedCropWithBBox,
+    RandomResizeWithBBox,
+    RandomVerticalFlipWithBBox,
+    ResizeWithBBox,
+)
+from minddata.vision.convert import LinearTransformation, ToNumpy, ToPIL, ToTensor
+from minddata.vision.image_io import (
+    ImageReadMode,
+    encode_jpeg,
+    encode_png,
+    get_image_num_channels,
+    get_image_size,
+    read_file,
+    read_image,
+    write_file,
+    write_jpeg,
+    write_png,
+)
+from minddata.vision.mixup import MixUp
+from minddata.vision.multi_crop import FiveCrop, SliceMode, SlicePatches, TenCrop
+from minddata.vision.pad_erase import Erase, PadToSize
+from minddata.vision.perspective import Perspective, RandomPerspective
+from minddata.vision.resize import RandomResize
+from minddata.vision.video import DecodeVideo, VideoDecoder, read_video, read_video_timestamps
 
 __all__ = [
     "Affine",
@@ -84,6 +112,45 @@ __all__ = [
     "Rescale",
     "Resize",
     "ToType",
+    # Detection (box-aware) ops: minddata/vision/bbox.py
+    "BoundingBoxAugment",
+    "RandomCropWithBBox",
+    "RandomHorizontalFlipWithBBox",
+    "RandomResizeWithBBox",
+    "RandomResizedCropWithBBox",
+    "RandomVerticalFlipWithBBox",
+    "ResizeWithBBox",
+    # minddata/vision/convert.py, mixup.py, multi_crop.py, pad_erase.py, perspective.py, resize.py
+    "LinearTransformation",
+    "ToNumpy",
+    "ToPIL",
+    "ToTensor",
+    "MixUp",
+    "FiveCrop",
+    "SliceMode",
+    "SlicePatches",
+    "TenCrop",
+    "Erase",
+    "PadToSize",
+    "Perspective",
+    "RandomPerspective",
+    "RandomResize",
+    # Image file functions: minddata/vision/image_io.py
+    "ImageReadMode",
+    "encode_jpeg",
+    "encode_png",
+    "get_image_num_channels",
+    "get_image_size",
+    "read_file",
+    "read_image",
+    "write_file",
+    "write_jpeg",
+    "write_png",
+    # Video over PyAV (the `video` extra): minddata/vision/video.py
+    "DecodeVideo",
+    "VideoDecoder",
+    "read_video",
+    "read_video_timestamps",
 ]
 
 __getattr__ = module_getattr(__name__)

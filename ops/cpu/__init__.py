@@ -1,8 +1,16 @@
 """CPU kernels: the reference implementation of every op. Importing this package registers them."""
 
+import minddata.ops.cpu.bbox  # noqa: F401  (imported to register its kernels)
 import minddata.ops.cpu.color  # noqa: F401  (imported to register its kernels)
+import minddata.ops.cpu.convert  # noqa: F401  (imported to register its kernels)
 import minddata.ops.cpu.erase_mix  # noqa: F401  (imported to register its kernels)
 import minddata.ops.cpu.fused  # noqa: F401  (imported to register its kernels)
 import minddata.ops.cpu.geometry  # noqa: F401  (imported to register its kernels)
+import minddata.ops.cpu.mixup  # noqa: F401  (imported to register its kernels)
+import minddata.ops.cpu.multi_crop  # noqa: F401  (imported to register its kernels)
+import minddata.ops.cpu.pad_erase  # noqa: F401  (imported to register its kernels)
+import minddata.ops.cpu.perspective  # noqa: F401  (imported to register its kernels)
+import minddata.ops.cpu.resize  # noqa: F401  (imported to register its kernels)
 import minddata.ops.cpu.tensor_ops  # noqa: F401  (imported to register its kernels)
+import minddata.ops.cpu.video  # noqa: F401  (imported to register its kernels; PyAV loads on first use)
 from minddata.ops.cpu import generic, image  # noqa: F401  (imported to register their kernels)

@@ -40,7 +40,7 @@ import minddata.ops.cpu
 from minddata import transforms, vision
 from minddata.ops import KernelContext, Op, TensorSpec, available_devices, get_kernel, ops_on
 from minddata.ops.fused import FusedDecodeRandomResizedCrop, FusedDecodeResize, NormalizeInputCheck
-from minddata.vision import Border, ConvertMode, ImageBatchFormat, Inter
+from minddata.vision import Border, ConvertMode, ImageBatchFormat, Inter, SliceMode
 
 # How far a non-CPU kernel may be from the CPU reference, per element on the data's own scale (0-255
 # for uint8 images): (largest difference, mean difference). Measured with DALI 2.4 and the reference
@@ -168,6 +168,18 @@ def _as_vector(img: np.ndarray) -> tuple[Any, ...]:
     return (img.reshape(-1),)
 
 
+def _with_boxes(img: np.ndarray) -> tuple[Any, ...]:
+    """The image and two boxes inside it ([x, y, w, h, class]): the whole image and its top-left quarter."""
+    h, w = img.shape[:2]
+    return img, np.array([[0, 0, w, h, 1], [0, 0, w / 2, h / 2, 2]], np.float32)
+
+
+def _as_batch_of_4(img: np.ndarray) -> tuple[Any, ...]:
+    """A batch of 4 such images (the large one cut down) with one-hot labels, for MixUp(batch_size=4)."""
+    img = img[:64, :64] if img is odd_image("large") else img
+    return np.stack([img, img[::-1], img, img[::-1]]), np.eye(4, dtype=np.int64)
+
+
 BATCH = np.stack([photo(12, 16, seed=s) for s in range(4)])
 ONE_HOT = np.eye(5, dtype=np.int64)[[0, 1, 2, 3]]
 
@@ -292,6 +304,69 @@ CASES: dict[str, Case] = {
         rejects=NOT_3_CHANNELS,
     ),
     "GaussianBlur": Case(lambda: vision.GaussianBlur(5, sigma=1.5), rejects=EMPTY),
+    # Box-aware detection ops (minddata/vision/bbox.py): (image, boxes) in and out.
+    "ResizeWithBBox": Case(lambda: vision.ResizeWithBBox((10, 14)), lambda: _with_boxes(IMAGE), _with_boxes, EMPTY),
+    "RandomResizeWithBBox": Case(
+        lambda: vision.RandomResizeWithBBox(10), lambda: _with_boxes(IMAGE), _with_boxes, EMPTY
+    ),
+    "RandomCropWithBBox": Case(
+        lambda: vision.RandomCropWithBBox((10, 12), padding=2, pad_if_needed=True),
+        lambda: _with_boxes(IMAGE),
+        _with_boxes,
+        EMPTY,
+    ),
+    "RandomHorizontalFlipWithBBox": Case(
+        lambda: vision.RandomHorizontalFlipWithBBox(0.5), lambda: _with_boxes(IMAGE), _with_boxes, EMPTY
+    ),
+    "RandomVerticalFlipWithBBox": Case(
+        lambda: vision.RandomVerticalFlipWithBBox(0.5), lambda: _with_boxes(IMAGE), _with_boxes, EMPTY
+    ),
+    "RandomResizedCropWithBBox": Case(
+        lambda: vision.RandomResizedCropWithBBox((9, 7), scale=(0.3, 1.0)),
+        lambda: _with_boxes(IMAGE),
+        _with_boxes,
+        EMPTY,
+    ),
+    "BoundingBoxAugment": Case(
+        lambda: vision.BoundingBoxAugment(vision.RandomRotation(90), ratio=0.5),
+        lambda: _with_boxes(IMAGE),
+        _with_boxes,
+        EMPTY,
+    ),
+    # Warps, fixed regions, multi-crops, conversions (minddata/vision/perspective.py, pad_erase.py,
+    # multi_crop.py, convert.py, resize.py, mixup.py).
+    "Perspective": Case(
+        lambda: vision.Perspective(
+            [[0, 0], [32, 0], [32, 23], [0, 23]], [[2, 1], [30, 0], [32, 20], [1, 23]], Inter.BILINEAR
+        ),
+        rejects=EMPTY,
+    ),
+    "RandomPerspective": Case(lambda: vision.RandomPerspective(0.5, prob=0.8), rejects=EMPTY),
+    "Erase": Case(lambda: vision.Erase(2, 3, 5, 6, value=(10, 20, 30)), rejects=NOT_3_CHANNELS),
+    # The large image does not fit in 30x40.
+    "PadToSize": Case(
+        lambda: vision.PadToSize((30, 40), fill_value=(9, 8, 7)), rejects={"empty": ValueError, "large": ValueError}
+    ),
+    "FiveCrop": Case(lambda: vision.FiveCrop((8, 10)), rejects={"empty": ValueError, "one_pixel": ValueError}),
+    "TenCrop": Case(
+        lambda: vision.TenCrop(6, use_vertical_flip=True), rejects={"empty": ValueError, "one_pixel": ValueError}
+    ),
+    "SlicePatches": Case(lambda: vision.SlicePatches(2, 3, SliceMode.PAD, 255), rejects=EMPTY),
+    "ToTensor": Case(vision.ToTensor),
+    "ToPIL": Case(vision.ToPIL, rejects={"empty": TypeError}),
+    "ToNumpy": Case(vision.ToNumpy),
+    # Built for 4x5x3 inputs: every odd image has another size.
+    "LinearTransformation": Case(
+        lambda: vision.LinearTransformation(
+            np.eye(60, dtype=np.float32)[::-1].copy(), np.arange(60, dtype=np.float32)
+        ),
+        lambda: (IMAGE[:4, :5],),
+        rejects={kind: ValueError for kind in ODD_KINDS},
+    ),
+    "RandomResize": Case(lambda: vision.RandomResize((10, 14)), rejects=EMPTY),
+    "MixUp": Case(lambda: vision.MixUp(batch_size=4, alpha=0.4), lambda: (BATCH, ONE_HOT), _as_batch_of_4),
+    # FFmpeg reads a PNG as a one-frame video: the odd images go in as PNG bytes.
+    "DecodeVideo": Case(vision.DecodeVideo, lambda: (encode_png("rgba"),), _as_png, EMPTY),
     # The graph optimizer's fused ops (minddata/ops/fused.py): they report errors as the ops they replace.
     "FusedDecodeResize": Case(
         lambda: FusedDecodeResize(vision.Decode(), vision.Resize(10)),
