@@ -95,8 +95,14 @@ def check_cacheable(node: ir.Node, where: str) -> None:
 
 # -- the subtree's fingerprint ---------------------------------------------------------------------
 
-_OPAQUE = (threading.Lock().__class__, threading.RLock().__class__, threading.Event, threading.Thread,
-           io.IOBase, types.ModuleType)
+_OPAQUE = (
+    threading.Lock().__class__,
+    threading.RLock().__class__,
+    threading.Event,
+    threading.Thread,
+    io.IOBase,
+    types.ModuleType,
+)
 
 
 def _describe(value: Any, out: Any, depth: int = 0) -> None:
@@ -240,7 +246,9 @@ class CacheStage(Stage):
         leaf: IndexSourceStage = self.leaf  # type: ignore[assignment]
         store = self.store
         leaf_pass = leaf.passes
-        ids = np.asarray(self.sampler.sampler._indices(leaf.num_rows, leaf.seed, leaf_pass), dtype=np.int64)[skip:]
+        ids = np.asarray(self.sampler.sampler._indices(leaf.num_rows, leaf.seed, leaf_pass), dtype=np.int64)[
+            skip:
+        ]
         hit = store.contains(ids)
         if hit.all():
             self.children[0].skip_passes(1)
@@ -258,14 +266,21 @@ class CacheStage(Stage):
             if filler is not None:
                 filler.commit()
 
-    def _merge(self, ids: list[int], hit: list[bool], source: Iterator[Chunk], filler: Any) -> Iterator[Chunk]:
+    def _merge(
+        self, ids: list[int], hit: list[bool], source: Iterator[Chunk], filler: Any
+    ) -> Iterator[Chunk]:
         """Rows of ``ids`` in order: stored ones from the store, the others from ``source`` (which reads
         the missing ids; a row it drops, under error_samples_mode "skip", is dropped here too)."""
         pending: dict[int, tuple[Any, str | None]] = {}
         exhausted = False
         for start in range(0, len(ids), self.chunk_rows):
             part, part_hit = ids[start : start + self.chunk_rows], hit[start : start + self.chunk_rows]
-            stored = dict(zip([i for i, h in zip(part, part_hit) if h], self.store.get([i for i, h in zip(part, part_hit) if h])))
+            stored = dict(
+                zip(
+                    [i for i, h in zip(part, part_hit) if h],
+                    self.store.get([i for i, h in zip(part, part_hit) if h]),
+                )
+            )
             rows: list[Any] = []
             out_ids: list[int] = []
             origins: list[str | None] = []

@@ -44,6 +44,7 @@ __all__ = [
     "CacheStore",
     "SessionInfo",
     "cache_root",
+    "private_dirs",
     "shm_dir",
     "session_segments",
     "list_sessions",
@@ -94,7 +95,7 @@ def _session_dir(root: str, session_id: int) -> str:
     return os.path.join(root, str(session_id))
 
 
-def _private_dirs(path: str) -> None:
+def private_dirs(path: str) -> None:
     # Records are unpickled when read: only this user may write where they come from.
     os.makedirs(path, mode=0o700, exist_ok=True)
 
@@ -156,7 +157,7 @@ def create_session(root: str | None = None) -> int:
         session_id = new_session_id()
         path = _session_dir(root, session_id)
         if not os.path.exists(path):
-            _private_dirs(path)
+            private_dirs(path)
             return session_id
 
 
@@ -182,7 +183,9 @@ def list_sessions(root: str | None = None) -> list[SessionInfo]:
                 kinds = np.array([f["kind"] for f in files] or [""])[entries["file"]] if len(entries) else []
                 memory_rows += int(np.count_nonzero(np.asarray(kinds) == "shm"))
                 disk_rows += int(np.count_nonzero(np.asarray(kinds) == "arrow"))
-            disk_bytes += sum(os.path.getsize(p) for p in glob.glob(os.path.join(glob.escape(folder), "spill-*.arrow")))
+            disk_bytes += sum(
+                os.path.getsize(p) for p in glob.glob(os.path.join(glob.escape(folder), "spill-*.arrow"))
+            )
         memory_bytes = sum(_size_of(p) for p in session_segments(session_id))
         infos.append(SessionInfo(session_id, keys, memory_rows, disk_rows, memory_bytes, disk_bytes))
     return infos
@@ -234,7 +237,7 @@ def _read_index(folder: str) -> tuple[list[dict], np.ndarray, dict] | None:
 
 
 def _write_index(folder: str, files: list[dict], entries: np.ndarray, meta: dict) -> None:
-    _private_dirs(folder)
+    private_dirs(folder)
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".index-", suffix=".npz")
     try:
         with os.fdopen(fd, "wb") as f:
@@ -342,7 +345,7 @@ class CacheStore:
 
     def begin_fill(self) -> Filler | None:
         """A :class:`Filler` when no other pipeline is filling this node, else ``None``."""
-        _private_dirs(self.folder)
+        private_dirs(self.folder)
         fd = os.open(os.path.join(self.folder, _FILL_LOCK), os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

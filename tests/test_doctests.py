@@ -12,6 +12,7 @@ MODULES = [
     "minddata.config",
     "minddata.dataset.base",
     "minddata.dataset.sources",
+    "minddata.dataset.cache",
     "minddata.samplers",
     "minddata.transforms",
     "minddata.vision",

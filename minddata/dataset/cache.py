@@ -50,17 +50,18 @@ class DatasetCache:
         >>> import os, tempfile
         >>> import minddata as md
         >>> from minddata.engine import cache_store
-        >>> os.environ["MINDDATA_CACHE_DIR"] = tempfile.mkdtemp()
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> os.environ["MINDDATA_CACHE_DIR"] = folder.name  # where sessions live (a test's own folder)
         >>> cache = md.DatasetCache(session_id=cache_store.new_session_id(), size=16)
         >>> ds = md.NumpySlicesDataset({"x": [1, 2, 3]}, shuffle=False)
         >>> ds = ds.map(lambda x: x * 10, input_columns="x", cache=cache)
-        >>> [int(r["x"]) for r in ds.create_dict_iterator(num_epochs=2, output_numpy=True)]
-        [10, 20, 30, 10, 20, 30]
-        >>> cache.get_stat().num_mem_cached
+        >>> [int(r["x"]) for r in ds.create_dict_iterator(num_epochs=1, output_numpy=True)]
+        [10, 20, 30]
+        >>> cache.get_stat().num_mem_cached  # the next epochs (and pipelines) of the session read these
         3
         >>> cache.destroy()
         True
-        >>> del os.environ["MINDDATA_CACHE_DIR"]
+        >>> del os.environ["MINDDATA_CACHE_DIR"]; folder.cleanup()
     """
 
     def __init__(
