@@ -157,10 +157,21 @@ def _describe(value: Any, out: Any, depth: int = 0) -> None:
     write(f"{kind.__module__}.{kind.__qualname__}".encode())
     if isinstance(value, _OPAQUE) or isinstance(value, type):
         return
+    if hasattr(value, "__array__"):  # tensors, data frames: their values
+        try:
+            _describe(np.asarray(value), out, depth + 1)
+            return
+        except Exception:  # noqa: BLE001 - e.g. a tensor on a device: described by its fields below
+            pass
     fields = dict(getattr(value, "__dict__", {}))
     for slot in getattr(kind, "__slots__", ()):
         if hasattr(value, slot):
             fields[slot] = getattr(value, slot)
+    if not fields:
+        # An extension object without fields: its repr, unless that is only its address.
+        text = repr(value)
+        if " at 0x" not in text:
+            write(text.encode())
     for key in sorted(fields):
         # Memoised reads (decoded blocks, open handles) change as a pipeline runs: not part of the data.
         if "cache" in key.lower() or "lock" in key.lower() or "handle" in key.lower():

@@ -83,7 +83,9 @@ def counted(log: Path, cache=None, workers: int = 2, processes: bool = False, n:
         CountingSource(log, n), ["image", "label"], shuffle=True, num_parallel_workers=workers,
         python_multiprocessing=processes,
     )
-    return ds.map(plus_one, input_columns="image", cache=cache)
+    return ds.map(
+        plus_one, input_columns="image", num_parallel_workers=workers, python_multiprocessing=processes, cache=cache
+    )
 
 
 def test_later_epochs_skip_the_source(tmp_path, new_cache):
@@ -265,13 +267,10 @@ def test_concurrent_pipelines_fill_once_and_agree(tmp_path, new_cache):
 def test_process_workers(tmp_path, new_cache):
     log = tmp_path / "reads"
     md.config.set_seed(2)
-    ds = counted(log, new_cache(), workers=2, processes=True)
-    ds = ds.map(plus_one, input_columns="image", num_parallel_workers=2, python_multiprocessing=True)
-    cached = epochs(ds, 2)
+    cached = epochs(counted(log, new_cache(), workers=2, processes=True), 2)
     assert reads(log) == 20
     md.config.set_seed(2)
-    plain = counted(tmp_path / "plain", workers=2, processes=True)
-    assert cached == epochs(plain.map(plus_one, input_columns="image"), 2)
+    assert cached == epochs(counted(tmp_path / "plain", workers=2, processes=True), 2)
 
 
 def test_destroy_session_frees_every_segment_and_file(tmp_path, new_cache, capsys):
