@@ -34,7 +34,7 @@ from minddata.engine.runtime import Runtime
 from minddata.engine.stages import IndexSourceStage, IterableSourceStage, Stage
 from minddata.errors import GraphError
 
-__all__ = ["CacheNode", "CacheStage", "build_cache_stage", "fingerprint"]
+__all__ = ["CacheNode", "CacheStage", "build_cache_stage", "check_cacheable", "fingerprint", "source_of"]
 
 _CHAIN = (ir.MapNode, ir.ProjectNode, ir.RenameNode, ir.CallbackNode)
 
@@ -45,13 +45,25 @@ class CacheNode(ir.Node):
 
     name = "Cache"
 
-    def __init__(self, child: ir.Node, session_id: int, size_mb: int, spilling: bool, where: str):
+    def __init__(
+        self,
+        child: ir.Node,
+        session_id: int,
+        size_mb: int,
+        spilling: bool,
+        where: str,
+        *,
+        fixed_order: bool = False,
+    ):
         super().__init__([child])
         self.session_id = session_id
         self.size_mb = size_mb
         self.spilling = spilling
         self.where = where
-        check_cacheable(child, where)
+        check_cacheable(child, where, fixed_order=fixed_order)
+        # Taken now, while the source has read nothing: what it loads lazily later (its file list, row
+        # counts, decoded blocks) must not make the same pipeline's key differ between runs.
+        self.key = fingerprint(child)
 
     @property
     def label(self) -> str:
@@ -65,8 +77,16 @@ def _is_random(op: Any) -> bool:
     return bool(getattr(op, "random", False)) and hasattr(op, "device_target")
 
 
-def check_cacheable(node: ir.Node, where: str) -> None:
-    """Raise :class:`GraphError` unless ``node`` is a chain a cache can serve (see the module doc)."""
+def source_of(node: ir.Node) -> ir.Node:
+    """The node at the bottom of ``node``'s chain of maps, projects and renames."""
+    while isinstance(node, _CHAIN):
+        node = node.children[0]
+    return node
+
+
+def check_cacheable(node: ir.Node, where: str, *, fixed_order: bool = False) -> None:
+    """Raise :class:`GraphError` unless ``node`` is a chain a cache can serve (see the module doc).
+    ``fixed_order``: a seeded streamed source below reads in the same order every epoch (no shuffle)."""
     below = node
     while isinstance(below, _CHAIN):
         if isinstance(below, ir.MapNode):
@@ -79,7 +99,7 @@ def check_cacheable(node: ir.Node, where: str) -> None:
                         "the cached one, or cache below it (as in MindSpore)."
                     )
         below = below.children[0]
-    if isinstance(below, ir.IterableSourceNode) and below.seeded:
+    if isinstance(below, ir.IterableSourceNode) and below.seeded and not fixed_order:
         raise GraphError(
             f"{where}: cache over {below.name} with shuffle is not supported: the cache replays rows by their "
             "position in the source, which a shuffled read changes every epoch. Use shuffle=False, and shuffle "
@@ -192,7 +212,7 @@ def fingerprint(node: ir.Node) -> str:
         elif isinstance(node, ir.ProjectNode):
             _describe(node.keep, out)
         elif isinstance(node, ir.RandomAccessSourceNode):
-            _describe([node.name, node.num_rows(), node.fetch], out)
+            _describe([node.name, node.fetch], out)
             return out.hexdigest()
         elif isinstance(node, ir.IterableSourceNode):
             _describe([node.name, node.num_samples, node.open_iter, node.to_row], out)
@@ -361,6 +381,5 @@ class CacheStage(Stage):
 
 def build_cache_stage(rt: Runtime, node: CacheNode, child: Stage, chunk_rows: int) -> Stage:
     """The stage of ``node`` over its child's built stages."""
-    key = fingerprint(node.children[0])
-    store = CacheStore(node.session_id, key, node.size_mb << 20, node.spilling)
+    store = CacheStore(node.session_id, node.key, node.size_mb << 20, node.spilling)
     return CacheStage(rt, child, store, chunk_rows, node.label)

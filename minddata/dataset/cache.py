@@ -30,7 +30,8 @@ class DatasetCache:
     Rows live in shared memory of this host (``/dev/shm``) and are shared by every pipeline and
     process of the host that uses the same ``session_id`` and the same cached node (source, its
     arguments and the ops up to the cache), so a second run reads what the first stored. Worker
-    processes are safe: the cache is read and filled by the pipeline, not by its workers.
+    processes are safe: the cache is read and filled by the pipeline, not by its workers. Stored
+    rows are not checked against the data again: after the files change, destroy the session.
 
     - ``size``: shared memory the session may use, in MB; 0 (the default) uses what the host has.
     - ``spilling``: rows past ``size`` (or past a full ``/dev/shm``) go to Arrow IPC files under the
@@ -118,6 +119,9 @@ def with_cache(where: str, node: ir.Node, cache: Any) -> ir.Node:
         return node
     if not isinstance(cache, DatasetCache):
         raise ArgumentError(f"{where}: `cache` must be a DatasetCache. Found: {cache!r}")
-    from minddata.engine.cache_stage import CacheNode
+    from minddata.engine.cache_stage import CacheNode, source_of
 
-    return CacheNode(node, cache.session_id, cache.size, cache.spilling, where)
+    # A streamed file source without shuffle (mode None) reads its rows in the same order every epoch.
+    source = source_of(node)
+    fixed_order = isinstance(source, ir.IterableSourceNode) and getattr(source.open_iter, "mode", "") is None
+    return CacheNode(node, cache.session_id, cache.size, cache.spilling, where, fixed_order=fixed_order)

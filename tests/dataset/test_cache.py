@@ -111,6 +111,25 @@ def test_generator_function_is_not_called_again(tmp_path, new_cache):
     assert got == epochs(md.GeneratorDataset(rows, ["x"]).map(plus_one, input_columns="x"), 3)
 
 
+def test_cached_text_file_serves_epoch_two_without_the_file(tmp_path, new_cache):
+    text = tmp_path / "lines.txt"
+    text.write_text("alpha\nbeta\ngamma\n")
+    ds = md.TextFileDataset(str(text), shuffle=False, cache=new_cache())
+    it = ds.create_tuple_iterator(num_epochs=2, output_numpy=True)
+    first = [str(row[0]) for row in it]
+    text.unlink()
+    second = [str(row[0]) for row in it]
+    it.close()
+    assert first == second == ["alpha", "beta", "gamma"]
+
+
+def test_cache_over_a_shuffled_stream_is_refused(tmp_path, new_cache):
+    text = tmp_path / "lines.txt"
+    text.write_text("alpha\nbeta\n")
+    with pytest.raises(GraphError, match="shuffle=False"):
+        md.TextFileDataset(str(text), cache=new_cache())
+
+
 @pytest.fixture
 def jpegs(image_folder, tmp_path):
     """A copy of the image folder that a test may delete."""
