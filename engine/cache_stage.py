@@ -248,11 +248,13 @@ class CacheStage(Stage):
     def __init__(self, rt: Runtime, child: Stage, store: CacheStore, chunk_rows: int, label: str):
         super().__init__(rt, [child], label)
         self.store = store
-        self.chunk_rows = chunk_rows
         leaf = child
         while leaf.children:
             leaf = leaf.children[0]
         self.leaf = leaf
+        # The source's own chunking (smaller for heavy rows such as images), so the stages above get
+        # the same units of work as without the cache.
+        self.chunk_rows = getattr(leaf, "chunk_rows", chunk_rows)
         if isinstance(leaf, IndexSourceStage):
             self.sampler = _PassSampler(leaf.sampler)
             leaf.sampler = self.sampler

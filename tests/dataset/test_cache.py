@@ -358,3 +358,21 @@ def test_bad_arguments_name_the_rule(kwargs, message):
 def test_cache_must_be_a_dataset_cache():
     with pytest.raises(ArgumentError, match="`cache` must be a DatasetCache"):
         md.NumpySlicesDataset({"x": [1]}).map(plus_one, input_columns="x", cache="yes")
+
+
+def fails_on_three(x):
+    if int(x) == 3:
+        raise ValueError("row three is bad")
+    return x + 1
+
+
+def test_skipped_rows_stay_skipped_in_later_epochs(new_cache):
+    def build(cache):
+        md.config.set_error_samples_mode("skip")
+        return md.NumpySlicesDataset({"x": np.arange(8)}, shuffle=False).map(
+            fails_on_three, input_columns="x", cache=cache
+        )
+
+    cached = epochs(build(new_cache()), 2)
+    assert cached == epochs(build(None), 2)
+    assert [int(np.frombuffer(row[0], np.int64)[0]) for row in cached[1]] == [1, 2, 3, 5, 6, 7, 8]
