@@ -376,3 +376,15 @@ def test_skipped_rows_stay_skipped_in_later_epochs(new_cache):
     cached = epochs(build(new_cache()), 2)
     assert cached == epochs(build(None), 2)
     assert [int(np.frombuffer(row[0], np.int64)[0]) for row in cached[1]] == [1, 2, 3, 5, 6, 7, 8]
+
+
+def test_start_prepares_the_cache_folder(tmp_path, new_cache, capsys):
+    new_cache()  # points the cache folder at this test's
+    assert main(["cache", "start"]) == 0
+    assert (tmp_path / "cache").is_dir()
+    assert str(tmp_path / "cache") in capsys.readouterr().out
+
+
+def test_cache_command_needs_an_action(capsys):
+    assert main(["cache"]) == 2
+    assert "ACTION" in capsys.readouterr().err
