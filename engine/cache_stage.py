@@ -304,7 +304,7 @@ class CacheStage(Stage):
     ) -> Iterator[Chunk]:
         """Rows of ``ids`` in order: stored ones from the store, the others from ``source`` (which reads
         the missing ids; a row it drops, under error_samples_mode "skip", is dropped here too)."""
-        pending: dict[int, tuple[Any, str | None]] = {}
+        pending: dict[int, list[tuple[Any, str | None]]] = {}
         exhausted = False
         for start in range(0, len(ids), self.chunk_rows):
             part, part_hit = ids[start : start + self.chunk_rows], hit[start : start + self.chunk_rows]
@@ -329,7 +329,10 @@ class CacheStage(Stage):
                         self._take(chunk, pending, filler)
                     if row_id not in pending:
                         continue
-                    row, origin = pending.pop(row_id)
+                    waiting = pending[row_id]
+                    row, origin = waiting.pop(0)
+                    if not waiting:
+                        del pending[row_id]
                 rows.append(row)
                 out_ids.append(row_id)
                 origins.append(origin)
@@ -341,7 +344,8 @@ class CacheStage(Stage):
             raise GraphError(f"{self.label}: rows reached the cache without their source row ids")
         origins = chunk.origins or [None] * len(chunk)
         for row, row_id, origin in zip(chunk.rows, chunk.ids, origins):
-            pending[row_id] = (row, origin)
+            # A padded shard reads some ids twice in a pass: keep every copy.
+            pending.setdefault(row_id, []).append((row, origin))
             if filler is not None and type(row) is not FailedRow and row_id not in self.unstorable:
                 if not filler.put(row_id, row, origin):
                     self.unstorable.add(row_id)

@@ -388,3 +388,18 @@ def test_start_prepares_the_cache_folder(tmp_path, new_cache, capsys):
 def test_cache_command_needs_an_action(capsys):
     assert main(["cache"]) == 2
     assert "ACTION" in capsys.readouterr().err
+
+
+def test_sampling_with_replacement_repeats_rows_from_the_cache(tmp_path, new_cache):
+    def build(log, cache):
+        md.config.set_seed(4)
+        sampler = md.RandomSampler(replacement=True)
+        ds = md.GeneratorDataset(CountingSource(log, 30), ["image", "label"], sampler=sampler)
+        return ds.map(plus_one, input_columns="image", cache=cache)
+
+    cached = epochs(build(tmp_path / "reads", new_cache()), 2)
+    assert cached == epochs(build(tmp_path / "plain", None), 2)
+    first, second = ({row[1] for row in epoch} for epoch in cached)
+    assert len(first) < 30
+    # Epoch 2 reads only the rows of ids epoch 1 did not draw (each time one is drawn).
+    assert reads(tmp_path / "reads") == 30 + sum(row[1] not in first for row in cached[1])
