@@ -13,7 +13,8 @@ There is no server process. A cache is a directory per session plus named shared
 
 One filler per key at a time: a fill holds an exclusive ``flock`` on ``fill.lock``. A pipeline that
 finds it taken reads the rows it misses from its source without storing them, so concurrent
-pipelines never wait on each other. Readers see only committed rows. :func:`destroy_session` removes
+pipelines never wait on each other. Readers see only committed rows. A fill killed before its
+commit leaves files no index lists; the next fill of the node removes them. :func:`destroy_session` removes
 every segment and file of a session; a pipeline still holding a segment open keeps reading it (Linux
 frees the memory when the last reader lets go).
 
@@ -357,7 +358,19 @@ class CacheStore:
         # Numbering of the files this fill writes continues the newest committed index.
         self._stamp = None
         self.refresh()
+        self._sweep_orphans()
         return Filler(self, fd)
+
+    def _sweep_orphans(self) -> None:
+        """Remove this node's files that no committed index lists: a fill killed before its commit
+        left them, and only a fill (which holds the lock, as the caller does) could still own them."""
+        listed = {spec["path"] for spec in self._files}
+        prefix = f"{_segment_prefix(self.session_id)}{self.key}-"
+        spills = glob.glob(os.path.join(glob.escape(self.folder), "spill-*.arrow"))
+        for path in glob.glob(glob.escape(prefix) + "*") + spills:
+            if path not in listed:
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
 
 
 class Filler:

@@ -403,3 +403,22 @@ def test_sampling_with_replacement_repeats_rows_from_the_cache(tmp_path, new_cac
     assert len(first) < 30
     # Epoch 2 reads only the rows of ids epoch 1 did not draw (each time one is drawn).
     assert reads(tmp_path / "reads") == 30 + sum(row[1] not in first for row in cached[1])
+
+
+def test_files_of_a_fill_killed_before_its_commit_are_removed_by_the_next_fill(new_cache):
+    cache = new_cache(size=1, spilling=True)
+    store = cache_store.CacheStore(cache.session_id, "feedc0de", 1 << 20, True)
+    crashed = store.begin_fill()
+    for i in range(40):
+        crashed.put(i, (np.full(64 << 10, i, np.uint8),), None)
+    crashed._flush_spill()
+    os.close(crashed.lock_fd)  # what the kernel does when the filling process dies
+    left = cache_store.session_segments(cache.session_id) + list(Path(store.folder).glob("spill-*.arrow"))
+    assert len(left) == 2
+    again = store.begin_fill()
+    assert cache_store.session_segments(cache.session_id) == []
+    assert not list(Path(store.folder).glob("spill-*.arrow"))
+    again.commit()
+    store.close()
+    crashed.spill_writer.close()  # the dead process's handles, here still open
+    os.close(crashed.segment_fd)
