@@ -302,18 +302,18 @@ class CacheStage(Stage):
     def _merge(
         self, ids: list[int], hit: list[bool], source: Iterator[Chunk], filler: Any
     ) -> Iterator[Chunk]:
-        """Rows of ``ids`` in order: stored ones from the store, the others from ``source`` (which reads
-        the missing ids; a row it drops, under error_samples_mode "skip", is dropped here too)."""
-        pending: dict[int, list[tuple[Any, str | None]]] = {}
+        """Rows of ``ids`` in order: stored ones from the store, the others from ``source``, which reads
+        the missing ids in their order (a row it drops, under error_samples_mode "skip", is dropped
+        here too: the next row it gives is a later missing id)."""
+        missing = [i for i, h in zip(ids, hit) if not h]
+        arrived: dict[int, tuple[Any, str | None]] = {}  # position in ``missing`` → (row, origin)
+        filled = 0  # positions of ``missing`` the source has answered (a row, or passed over: dropped)
+        wanted = 0  # position in ``missing`` of the next miss to emit
         exhausted = False
         for start in range(0, len(ids), self.chunk_rows):
             part, part_hit = ids[start : start + self.chunk_rows], hit[start : start + self.chunk_rows]
-            stored = dict(
-                zip(
-                    [i for i, h in zip(part, part_hit) if h],
-                    self.store.get([i for i, h in zip(part, part_hit) if h]),
-                )
-            )
+            hits = [i for i, h in zip(part, part_hit) if h]
+            stored = dict(zip(hits, self.store.get(hits))) if hits else {}
             rows: list[Any] = []
             out_ids: list[int] = []
             origins: list[str | None] = []
@@ -321,32 +321,49 @@ class CacheStage(Stage):
                 if is_hit:
                     row, origin = stored[row_id]
                 else:
-                    while row_id not in pending and not exhausted:
+                    while filled <= wanted and not exhausted:
                         chunk = next(source, None)
                         if chunk is None:
                             exhausted = True
                             break
-                        self._take(chunk, pending, filler)
-                    if row_id not in pending:
+                        filled = self._place(chunk, missing, filled, arrived)
+                        self._store(chunk, filler)
+                    got = arrived.pop(wanted, None)
+                    wanted += 1
+                    if got is None:
                         continue
-                    waiting = pending[row_id]
-                    row, origin = waiting.pop(0)
-                    if not waiting:
-                        del pending[row_id]
+                    row, origin = got
                 rows.append(row)
                 out_ids.append(row_id)
                 origins.append(origin)
             if rows:
                 yield Chunk(rows, out_ids, origins if any(o is not None for o in origins) else None)
 
-    def _take(self, chunk: Chunk, pending: dict, filler: Any) -> None:
+    def _place(self, chunk: Chunk, missing: list[int], filled: int, arrived: dict) -> int:
+        """File ``chunk``'s rows under their positions in ``missing`` from ``filled`` on; returns the
+        next unanswered position."""
         if chunk.ids is None:
             raise GraphError(f"{self.label}: rows reached the cache without their source row ids")
         origins = chunk.origins or [None] * len(chunk)
         for row, row_id, origin in zip(chunk.rows, chunk.ids, origins):
-            # A padded shard reads some ids twice in a pass: keep every copy.
-            pending.setdefault(row_id, []).append((row, origin))
-            if filler is not None and type(row) is not FailedRow and row_id not in self.unstorable:
+            while filled < len(missing) and missing[filled] != row_id:
+                filled += 1  # dropped by the source's error policy
+            if filled == len(missing):
+                raise GraphError(
+                    f"{self.label}: the source gave row {row_id}, which this pass did not ask for"
+                )
+            arrived[filled] = (row, origin)
+            filled += 1
+        return filled
+
+    def _store(self, chunk: Chunk, filler: Any) -> None:
+        if filler is None:
+            return
+        if chunk.ids is None:
+            raise GraphError(f"{self.label}: rows reached the cache without their source row ids")
+        origins = chunk.origins or [None] * len(chunk)
+        for row, row_id, origin in zip(chunk.rows, chunk.ids, origins):
+            if type(row) is not FailedRow and row_id not in self.unstorable:
                 if not filler.put(row_id, row, origin):
                     self.unstorable.add(row_id)
 
@@ -374,8 +391,7 @@ class CacheStage(Stage):
         try:
             with closing(self.children[0].run(skip)) as source:
                 for chunk in source:
-                    if filler is not None:
-                        self._take(chunk, {}, filler)
+                    self._store(chunk, filler)
                     produced += len(chunk)
                     yield chunk
             # A full pass from its start, every row delivered: later passes can be served whole.
