@@ -12,6 +12,7 @@ from minddata import config
 from minddata.engine import flow, ir
 from minddata.engine.autotune import is_autotune
 from minddata.engine.batchfn import BatchInfo, Collate
+from minddata.engine.cache_stage import CacheNode, build_cache_stage
 from minddata.engine.chunk import Chunk, FailedRow
 from minddata.engine.devicemap import build_device_map, needs_device_build
 from minddata.engine.mapfn import MapErrorPolicy, MapFunction, column_layout, op_label
@@ -83,6 +84,10 @@ class _Builder:
         return self.node_counter
 
     def build(self, node: ir.Node) -> Stage:
+        if isinstance(node, CacheNode):
+            # No position of its own: the nodes above keep an uncached graph's positions (and so its
+            # shuffles and random streams).
+            return _named(build_cache_stage(self.rt, node, self.build(node.children[0]), self.chunk_rows), node)
         if isinstance(node, ir.MapNode) and getattr(node, "reads_source", False):
             return _named(self._build_map_reading_source(node), node)
         children = [self.build(child) for child in node.children]

@@ -1,4 +1,4 @@
-"""The ``minddata`` command: ``--version``, ``devices``, ``bench``, ``convert`` and ``serve``.
+"""The ``minddata`` command: ``--version``, ``devices``, ``bench``, ``convert``, ``serve`` and ``cache``.
 
 Bad arguments give one line on stderr that names the problem and the fix, and exit status 2.
 
@@ -10,6 +10,7 @@ Examples:
     $ minddata convert ~/imagenet/train train.mindrecord --shards 8   # image folder -> record files
     $ minddata serve infer224 --port 8000 --max-batch 32           # HTTP inference preprocessing
     $ minddata convert ms/train.mindrecord0 arrow/train.mindrecord     # MindRecord <-> Arrow record files
+    $ minddata cache list                                          # DatasetCache sessions of this host
 """
 
 from __future__ import annotations
@@ -140,7 +141,37 @@ def _parser() -> _Parser:
                       help="read the images here (local, default) or in Ray tasks (ray: the cluster ray.init() "
                       "connects to, a local one by default; needs pip install 'minddata[ray]')")
     _serve_parser(sub)
+    _cache_parser(sub)
     return parser
+
+
+def _cache_parser(sub: Any) -> None:
+    cache = sub.add_parser(
+        "cache",
+        help="manage this host's dataset cache (DatasetCache sessions), as MindSpore's cache_admin",
+        description="Sessions of DatasetCache keep rows in this host's shared memory (spilled rows in Arrow files "
+        "under $MINDDATA_CACHE_DIR). There is no server: start prepares the folder, stop frees every session.",
+    )
+    actions = cache.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser, required=True)
+    for name, text in (("start", "prepare the cache folder"), ("stop", "destroy every session, freeing its memory and files"),
+                       ("list", "list the sessions and what they hold"), ("create-session", "print a fresh session id")):
+        action = actions.add_parser(name, help=text)
+        action.add_argument("--dir", metavar="DIR", help="cache folder (default: $MINDDATA_CACHE_DIR or "
+                            "~/.cache/minddata/dataset-cache)")
+    destroy = actions.add_parser("destroy-session", help="free one session's memory and files")
+    destroy.add_argument("session_id", type=_session_id, metavar="SESSION_ID")
+    destroy.add_argument("--dir", metavar="DIR", help="cache folder (default: $MINDDATA_CACHE_DIR or "
+                         "~/.cache/minddata/dataset-cache)")
+
+
+def _session_id(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a session id (a whole number >= 0), found {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a session id (a whole number >= 0), found {value}")
+    return value
 
 
 def _serve_parser(sub: Any) -> None:
@@ -217,6 +248,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _bench(args)
         if args.command == "serve":
             return _serve(args)
+        if args.command == "cache":
+            from minddata.dataset.cache_admin import run_cache_command
+
+            return run_cache_command(args.action, sys.stdout, getattr(args, "session_id", None), args.dir)
         parser.print_help(sys.stderr)
         return 2
     except UsageError as exc:

@@ -18,6 +18,7 @@ MODULES = [
     "minddata.dataset.corpora_lines",
     "minddata.dataset.corpora_tagging",
     "minddata.dataset.corpora_translation",
+    "minddata.dataset.cache",
     "minddata.samplers",
     "minddata.transforms",
     "minddata.vision",

@@ -9,6 +9,7 @@ from minddata._missing import module_getattr
 from minddata.dataset._files import Shuffle
 from minddata.dataset.arrow_sources import MindDataset, ParquetDataset
 from minddata.dataset.base import Dataset, concat, zip
+from minddata.dataset.cache import DatasetCache
 from minddata.dataset.callback import DSCallback, WaitedDSCallback
 from minddata.dataset.corpora_csv import (
     AGNewsDataset,
@@ -75,6 +76,7 @@ __all__ = [
     "CocoDataset",
     "DSCallback",
     "Dataset",
+    "DatasetCache",
     "DictIterator",
     "FakeImageDataset",
     "GeneratorDataset",

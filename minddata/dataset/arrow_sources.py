@@ -18,6 +18,7 @@ from minddata.dataset import _validate as v
 from minddata.dataset._arrow import ColumnView
 from minddata.dataset._files import block_sampler, expand_files, shuffle_mode
 from minddata.dataset.base import Dataset
+from minddata.dataset.cache import with_cache
 from minddata.engine import ir
 from minddata.errors import ArgumentError, DataFormatError
 
@@ -107,7 +108,7 @@ class MindDataset(Dataset):
                 dataset_files, columns_list=columns, num_samples=num_samples, num_parallel_workers=num_parallel_workers,
                 shuffle=shuffle, num_shards=num_shards, shard_id=shard_id, sampler=sampler,
             )
-            super().__init__(part._node)
+            super().__init__(with_cache(where, part._node, cache))
             return
 
         records = _open_records(where, dataset_files, columns)
@@ -148,7 +149,7 @@ class MindDataset(Dataset):
             origins=records.paths_of, num_workers=v.workers(where, num_parallel_workers),
             chunk_rows=_BLOB_CHUNK_ROWS if has_blobs else None,
         )
-        super().__init__(node)
+        super().__init__(with_cache(where, node, cache))
 
     def schema(self) -> dict[str, dict[str, Any]]:
         """The record schema of the columns read, as given to ``FileWriter.add_schema``."""

@@ -95,6 +95,10 @@ class Dataset:
             v.workers(where, num_parallel_workers),
             bool(v.bool_arg(where, "python_multiprocessing", python_multiprocessing)),
         )
+        if kwargs.get("cache") is not None:
+            from minddata.dataset.cache import with_cache
+
+            node = with_cache(where, node, kwargs["cache"])
         if runner is not None:
             node = ir.CallbackNode(node, runner, "end")
         return self._checked(node)

@@ -10,6 +10,7 @@ import numpy as np
 
 from minddata.dataset import _validate as v
 from minddata.dataset.base import Dataset
+from minddata.dataset.cache import with_cache
 from minddata.engine import ir
 from minddata.errors import ArgumentError, GraphError, RowError
 from minddata.samplers import resolve_sampler, with_labels
@@ -350,7 +351,7 @@ class ImageFolderDataset(Dataset):
             from minddata.vision import Decode
 
             node = ir.MapNode(node, [Decode()], ["image"], None, node.num_workers, False)  # type: ignore[attr-defined]
-        super().__init__(node)
+        super().__init__(with_cache(where, node, cache))
 
     def get_class_indexing(self) -> dict[str, int]:
         """Folder name → label."""

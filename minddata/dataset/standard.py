@@ -21,6 +21,7 @@ import numpy as np
 from minddata.dataset import _validate as v
 from minddata.dataset._paths import PathEscapeError, check_trusted_roots, inside_root
 from minddata.dataset.base import Dataset
+from minddata.dataset.cache import with_cache
 from minddata.dataset.schema import Schema, as_schema
 from minddata.engine import ir
 from minddata.errors import ArgumentError, DataFormatError, RowError
@@ -179,7 +180,7 @@ class MnistDataset(Dataset):
             _sampler(where, with_labels(sampler, lambda: lazy.get()[1]), shuffle, num_samples, num_shards, shard_id),
             _ArrayFetch(lazy), inline=True, num_workers=v.workers(where, num_parallel_workers),
         )
-        super().__init__(node)
+        super().__init__(with_cache(where, node, cache))
 
 
 # -- CIFAR ----------------------------------------------------------------------------------------
@@ -266,7 +267,7 @@ class Cifar10Dataset(Dataset):
             _ArrayFetch(lazy), inline=True,
             num_workers=v.workers(where, num_parallel_workers),
         )
-        super().__init__(node)
+        super().__init__(with_cache(where, node, cache))
 
 
 class Cifar100Dataset(Cifar10Dataset):
@@ -367,7 +368,7 @@ class CocoDataset(Dataset):
             from minddata.vision import Decode
 
             node = ir.MapNode(node, [Decode()], ["image"], None, node.num_workers, False)  # type: ignore[attr-defined]
-        super().__init__(node)
+        super().__init__(with_cache(where, node, cache))
 
     def get_class_indexing(self) -> dict[str, int]:
         """Category name → category id (from the annotation file's ``categories``)."""
@@ -560,7 +561,7 @@ class FakeImageDataset(Dataset):
             where, ["image", "label"], lambda: count, _sampler(where, sampler, shuffle, num_samples, num_shards, shard_id),  # type: ignore[arg-type,return-value]
             fetch, num_workers=v.workers(where, num_parallel_workers),
         )
-        super().__init__(node)
+        super().__init__(with_cache(where, node, cache))
 
 
 _RANDOM_TYPES = ("uint8", "int32", "int64", "float32", "float64")
@@ -640,7 +641,7 @@ class RandomDataset(Dataset):
             _sampler(where, None, shuffle, num_samples, num_shards, shard_id), fetch,
             num_workers=v.workers(where, num_parallel_workers),
         )
-        super().__init__(node)
+        super().__init__(with_cache(where, node, cache))
 
 
 def _random_value(rng: np.random.Generator, kind: str, shape: list[int] | None) -> np.ndarray:

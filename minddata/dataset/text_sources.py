@@ -34,6 +34,7 @@ from minddata.dataset._files import (
 )
 from minddata.dataset._protobuf import ProtobufError, parse_example
 from minddata.dataset.base import Dataset
+from minddata.dataset.cache import with_cache
 from minddata.dataset.schema import Schema, as_schema
 from minddata.engine import ir
 from minddata.errors import ArgumentError, DataFormatError
@@ -178,7 +179,7 @@ class CSVDataset(Dataset):
             files, reader.read, reader.count, shuffle_mode(where, shuffle), shard_args(where, num_shards, shard_id), False,
             _readers(where, num_parallel_workers),
         )
-        super().__init__(_node(where, names, stream, num_samples))  # type: ignore[arg-type]
+        super().__init__(with_cache(where, _node(where, names, stream, num_samples), cache))  # type: ignore[arg-type]
 
 
 def _csv_header(path: str, delim: str) -> list[str]:
@@ -347,7 +348,7 @@ class TextFileDataset(Dataset):
             files, _read_lines, _count_lines, shuffle_mode(where, shuffle), shard_args(where, num_shards, shard_id), False,
             _readers(where, num_parallel_workers),
         )
-        super().__init__(_node(where, ["text"], stream, num_samples))
+        super().__init__(with_cache(where, _node(where, ["text"], stream, num_samples), cache))
 
 
 def _lines(path: str) -> Iterator[tuple[int, bytes]]:
@@ -464,7 +465,7 @@ class TFRecordDataset(Dataset):
         )
         if num_samples is None and spec.num_rows:
             num_samples = spec.num_rows
-        super().__init__(_node(where, list(columns), stream, num_samples))
+        super().__init__(with_cache(where, _node(where, list(columns), stream, num_samples), cache))
 
 
 class _ZlibFile:
