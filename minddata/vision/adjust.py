@@ -84,7 +84,9 @@ def check_ignore(op: str, value: Any) -> list[int]:
     return [check_int(op, f"ignore[{i}]", v, low=0, high=255) for i, v in enumerate(value)]
 
 
-def check_min_max(op: str, arg: str, value: Any, *, low: float, high: float, ints: bool = False) -> tuple[Any, Any]:
+def check_min_max(
+    op: str, arg: str, value: Any, *, low: float, high: float, ints: bool = False
+) -> tuple[Any, Any]:
     """A (min, max) sequence of 2 numbers (ints if ``ints``) within [low, high], min <= max."""
     what = "ints" if ints else "numbers"
     if not _is_seq(value) or len(value) != 2:
@@ -116,7 +118,9 @@ def same_image(
     h, w, rest, dtype = one_image_spec(op, inputs, numeric=True)
     shape = tuple(inputs[0].shape)
     if rgb and (rest not in ((3,), (None,)) or (dtype is not None and dtype != _UINT8)):
-        raise ValueError(f"{op}: expected an RGB uint8 image of shape <H, W, 3>. Found shape {shape}, dtype {dtype}")
+        raise ValueError(
+            f"{op}: expected an RGB uint8 image of shape <H, W, 3>. Found shape {shape}, dtype {dtype}"
+        )
     if uint8 and dtype is not None and dtype != _UINT8:
         raise TypeError(f"{op}: expected a uint8 image. Found dtype {dtype} (shape {shape})")
     return TensorSpec((h, w, *rest), dtype)
@@ -678,7 +682,9 @@ def _hsv_spec(op: str, is_hwc: bool, inputs: tuple[TensorSpec, ...]) -> TensorSp
         raise ValueError(f"{op}: expected 1 input. Found: {len(inputs)}")
     shape = tuple(inputs[0].shape)
     if len(shape) not in (3, 4):
-        raise ValueError(f"{op}: expected an image or a batch of images (3 or 4 dimensions). Found shape {shape}")
+        raise ValueError(
+            f"{op}: expected an image or a batch of images (3 or 4 dimensions). Found shape {shape}"
+        )
     axis = len(shape) - 1 if is_hwc else len(shape) - 3
     if shape[axis] not in (3, None):
         raise ValueError(f"{op}: expected 3 channels on axis {axis} (is_hwc={is_hwc}). Found shape {shape}")

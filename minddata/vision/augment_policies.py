@@ -250,7 +250,9 @@ class UniformAugment(Op):
             raise TypeError(f"{self.name}: `transforms` must be a list of ops. Found: {_show(transforms)}")
         if not transforms:
             raise ArgumentError(f"{self.name}: `transforms` must not be empty. Found: []")
-        self.transforms = [_check_image_op(self.name, f"transforms[{i}]", t) for i, t in enumerate(transforms)]
+        self.transforms = [
+            _check_image_op(self.name, f"transforms[{i}]", t) for i, t in enumerate(transforms)
+        ]
         self.num_ops = check_int(self.name, "num_ops", num_ops, low=1)
         if self.num_ops > len(self.transforms):
             raise ArgumentError(
@@ -289,19 +291,27 @@ class RandomSelectSubpolicy(Op):
         checked = []
         for s, sub in enumerate(policy):
             if not isinstance(sub, Sequence) or isinstance(sub, (str, bytes)):
-                raise TypeError(f"{self.name}: `policy[{s}]` must be a list of (op, prob). Found: {_show(sub)}")
+                raise TypeError(
+                    f"{self.name}: `policy[{s}]` must be a list of (op, prob). Found: {_show(sub)}"
+                )
             if not sub:
                 raise ArgumentError(f"{self.name}: `policy[{s}]` must not be empty. Found: []")
             pairs = []
             for k, pair in enumerate(sub):
                 if not isinstance(pair, Sequence) or isinstance(pair, (str, bytes)) or len(pair) != 2:
-                    raise TypeError(f"{self.name}: `policy[{s}][{k}]` must be an (op, prob) pair. Found: {_show(pair)}")
+                    raise TypeError(
+                        f"{self.name}: `policy[{s}][{k}]` must be an (op, prob) pair. Found: {_show(pair)}"
+                    )
                 held = _check_image_op(self.name, f"policy[{s}][{k}][0]", pair[0])
                 if not is_real(pair[1]):
-                    raise TypeError(f"{self.name}: `policy[{s}][{k}][1]` (prob) must be a number. Found: {_show(pair[1])}")
+                    raise TypeError(
+                        f"{self.name}: `policy[{s}][{k}][1]` (prob) must be a number. Found: {_show(pair[1])}"
+                    )
                 prob = check_real(self.name, f"policy[{s}][{k}][1]", pair[1])
                 if not 0.0 <= prob <= 1.0:
-                    raise ArgumentError(f"{self.name}: `policy[{s}][{k}][1]` (prob) must be in [0, 1]. Found: {prob}")
+                    raise ArgumentError(
+                        f"{self.name}: `policy[{s}][{k}][1]` (prob) must be in [0, 1]. Found: {prob}"
+                    )
                 pairs.append((held, prob))
             checked.append(pairs)
         self.policy = checked

@@ -19,7 +19,7 @@ import numpy as np
 
 from minddata.ops import adjust_plan
 from minddata.ops.base import KernelContext, Op
-from minddata.ops.cpu.color import adjust_hue, adjust_saturation
+from minddata.ops.cpu.color import adjust_hue
 from minddata.ops.cpu.image import _cast_back, _image
 from minddata.ops.registry import register_kernel
 
@@ -103,8 +103,12 @@ def contrast_image(img: np.ndarray, factor: float) -> np.ndarray:
 
 
 def saturation_image(img: np.ndarray, factor: float) -> np.ndarray:
-    """Blend an RGB ``uint8`` image with its grayscale version."""
-    return adjust_saturation(img, as_float32(factor))
+    """Blend an RGB ``uint8`` image with its grayscale version: ``addWeighted(gray, 1 - f, image, f)``,
+    the operand order of MindSpore's matrix expression (RandomColorAdjust's helper adds the other way
+    round, which can round a tie differently)."""
+    factor = as_float32(factor)
+    gray = cv2.cvtColor(cv2.cvtColor(img, cv2.COLOR_RGB2GRAY), cv2.COLOR_GRAY2RGB)
+    return cv2.addWeighted(gray, 1.0 - factor, img, factor, 0.0)
 
 
 def hue_image(img: np.ndarray, hue: float) -> np.ndarray:
@@ -124,7 +128,9 @@ def gamma_image(img: np.ndarray, gamma: float, gain: float, op_name: str = "Adju
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             out = np.power(img * img.dtype.type(gain), img.dtype.type(gamma))
         return np.clip(out, 0, 1).astype(img.dtype, copy=False)
-    raise TypeError(f"{op_name}: expected a uint8 or float image. Found dtype {img.dtype} (shape {img.shape})")
+    raise TypeError(
+        f"{op_name}: expected a uint8 or float image. Found dtype {img.dtype} (shape {img.shape})"
+    )
 
 
 # PIL's ImageFilter.SMOOTH, the image Sharpness blends with.

@@ -20,6 +20,7 @@ from minddata.ops.base import KernelContext, Op
 from minddata.ops.cpu import adjust
 from minddata.ops.cpu.generic import child_position
 from minddata.ops.cpu.geometry import affine_matrix, rotate_image, warp_affine
+from minddata.ops.cpu.image import _image
 from minddata.ops.registry import get_kernel, register_kernel
 
 __all__ = ["apply_augment", "augment_names"]
@@ -103,7 +104,9 @@ def trivial_augment_wide(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     return _run_steps(img, augment_plan.trivial_augment_plan(op.num_magnitude_bins, ctx.rng), op)
 
 
-def _run_held(op: Op, ctx: KernelContext, held: Op | Callable[..., Any], key: int, image: Any, where: str) -> Any:
+def _run_held(
+    op: Op, ctx: KernelContext, held: Op | Callable[..., Any], key: int, image: Any, where: str
+) -> Any:
     """Run one op held by ``op`` on the CPU, with its own random stream (``key`` identifies it)."""
     try:
         if isinstance(held, Op):
@@ -119,6 +122,7 @@ def _run_held(op: Op, ctx: KernelContext, held: Op | Callable[..., Any], key: in
 
 @register_kernel("UniformAugment", "CPU")
 def uniform_augment(op: Op, ctx: KernelContext, image: Any) -> Any:
+    _image("UniformAugment", image)  # every row fails alike, whichever ops its draws pick
     for i in augment_plan.uniform_augment_plan(len(op.transforms), op.num_ops, ctx.rng):
         image = _run_held(op, ctx, op.transforms[i], i, image, f"transforms[{i}]")
     return image
@@ -126,6 +130,7 @@ def uniform_augment(op: Op, ctx: KernelContext, image: Any) -> Any:
 
 @register_kernel("RandomSelectSubpolicy", "CPU")
 def random_select_subpolicy(op: Op, ctx: KernelContext, image: Any) -> Any:
+    _image("RandomSelectSubpolicy", image)  # every row fails alike, whichever ops its draws pick
     probs = [[prob for _, prob in sub] for sub in op.policy]
     index, applied = augment_plan.select_subpolicy_plan(probs, ctx.rng)
     offset = sum(len(sub) for sub in op.policy[:index])  # a distinct stream per (sub-policy, op)
