@@ -316,7 +316,7 @@ class AutoContrast(Op):
 
 class Equalize(Op):
     """Equalise each channel's histogram, with OpenCV's ``equalizeHist`` as MindSpore's CPU kernel
-    (its rounding differs from ``PIL.ImageOps.equalize`` by a few levels).
+    (``PIL.ImageOps.equalize`` spreads the levels by another formula and can differ by tens of levels).
 
     Input: a ``uint8`` ``<H, W>`` or ``<H, W, C>`` image.
 
