@@ -305,7 +305,9 @@ CASES: dict[str, Case] = {
     "RandomSharpness": Case(lambda: vision.RandomSharpness((0.1, 1.9)), rejects=EMPTY),
     "RandomColor": Case(lambda: vision.RandomColor((0.1, 1.9)), rejects=NOT_3_CHANNELS),
     "RandomLighting": Case(lambda: vision.RandomLighting(0.1), rejects=NOT_3_CHANNELS),
-    "RandomGrayscale": Case(lambda: vision.RandomGrayscale(0.5), rejects={"empty": ValueError, "rgba": ValueError}),
+    "RandomGrayscale": Case(
+        lambda: vision.RandomGrayscale(0.5), rejects={"empty": ValueError, "rgba": ValueError}
+    ),
     # The HSV conversions take 3-channel images (or batches) in the stated layout, any numeric dtype.
     "RgbToHsv": Case(
         lambda: vision.RgbToHsv(is_hwc=True),
