@@ -19,6 +19,8 @@ MODULES = [
     "minddata.vision._geometry",
     "minddata.vision._color",
     "minddata.vision._erase_mix",
+    "minddata.vision.adjust",
+    "minddata.vision.augment_policies",
     "minddata.ops.base",
     "minddata.engine.procpool",
     "minddata.engine.autotune",
