@@ -93,6 +93,11 @@ class AutoAugment(_Policy):
     rotations up to 30 degrees, enhancement factors ``1 +- 0.9``, Posterize to 4-8 bits, Solarize,
     AutoContrast, Equalize, Invert.
 
+    Translations move the image by ``int(magnitude)`` pixels, as the policy means. MindSpore 2.10 hands
+    that pixel count to its Affine op, which reads translations as fractions of the image size and so
+    multiplies it by the width (or height) again, moving the whole image out of view; this op does not
+    copy that defect.
+
     Args:
         policy: an :class:`AutoAugmentPolicy` member.
         interpolation: the warps' interpolation (NEAREST, BILINEAR, BICUBIC, AREA or LANCZOS).
@@ -133,7 +138,8 @@ class RandAugment(_Policy):
     AutoContrast, Equalize), each at bin ``magnitude`` of ``num_magnitude_bins`` with a random sign.
 
     MindSpore's draws give the first augmentation (AutoContrast) twice the weight of the others and a
-    negative sign one time in three; here both draws are uniform.
+    negative sign one time in three; here both draws are uniform. Translations move by whole pixels
+    (see :class:`AutoAugment` for MindSpore's defect there).
 
     Args:
         num_ops: the number of augmentations per row, at least 0.
