@@ -587,8 +587,10 @@ class RandomSharpness(Op):
 
 
 class RandomColor(Op):
-    """:class:`AdjustSaturation` by a factor drawn per row, uniformly from ``degrees`` (min, max)
-    (``PIL.ImageEnhance.Color``'s blend with the grayscale image).
+    """Blend with the grayscale image by a factor drawn per row, uniformly from ``degrees`` (min, max):
+    ``PIL.ImageEnhance.Color``'s blend, computed as MindSpore's RandomColor computes it (a factor within
+    half a grey level of 1 returns the image, of 0 the grey image; otherwise OpenCV's ``addWeighted``
+    with the image first, which can round a tie differently from :class:`AdjustSaturation`).
 
     Args:
         degrees: ``(min, max)``, both at least 0, min <= max.

@@ -19,13 +19,14 @@ import numpy as np
 
 from minddata.ops import adjust_plan
 from minddata.ops.base import KernelContext, Op
-from minddata.ops.cpu.color import adjust_hue
+from minddata.ops.cpu.color import adjust_hue, adjust_saturation
 from minddata.ops.cpu.image import _cast_back, _image
 from minddata.ops.registry import register_kernel
 
 __all__ = [
     "auto_contrast_image",
     "brightness_image",
+    "color_image",
     "contrast_image",
     "equalize_image",
     "gamma_image",
@@ -375,10 +376,26 @@ def random_sharpness(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     return sharpness_image(img, adjust_plan.uniform_factor(ctx.rng, *op.degrees))
 
 
+# Within half a grey level of 1 (or 0), MindSpore's RandomColor returns the image (or its grey version).
+_COLOR_EPS = 0.00195
+
+
+def color_image(img: np.ndarray, factor: float) -> np.ndarray:
+    """RandomColor's blend: ``addWeighted(image, f, gray, 1 - f)`` (the operand order of MindSpore's
+    RandomColor, the other way round from AdjustSaturation), the image itself for ``f`` within half a
+    grey level of 1, the grayscale image within half a level of 0."""
+    factor = as_float32(factor)
+    if abs(factor - 1.0) < _COLOR_EPS:
+        return img
+    if abs(factor) < _COLOR_EPS:
+        return cv2.cvtColor(cv2.cvtColor(img, cv2.COLOR_RGB2GRAY), cv2.COLOR_GRAY2RGB)
+    return adjust_saturation(img, factor)
+
+
 @register_kernel("RandomColor", "CPU")
 def random_color(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     img = rgb_uint8("RandomColor", image)
-    return saturation_image(img, adjust_plan.uniform_factor(ctx.rng, *op.degrees))
+    return color_image(img, adjust_plan.uniform_factor(ctx.rng, *op.degrees))
 
 
 @register_kernel("RandomLighting", "CPU")
