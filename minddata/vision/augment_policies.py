@@ -182,7 +182,8 @@ class TrivialAugmentWide(_Policy):
     """TrivialAugment Wide (Müller and Hutter, 2021): per row, one augmentation drawn uniformly from 14
     (as :class:`RandAugment`'s, with wider ranges: shears up to 0.99, translations up to 32 pixels,
     rotations up to 135 degrees, factors ``1 +- 0.99``, Posterize to 2-8 bits) at a magnitude bin drawn
-    uniformly, with a random sign.
+    uniformly, with a random sign. As in :class:`RandAugment`, the draws are uniform where MindSpore's
+    modulo favours the first choice, and translations move by whole pixels.
 
     Args:
         num_magnitude_bins: the number of bins, at least 2.
