@@ -35,6 +35,8 @@ MODULES = [
     "minddata.vision.perspective",
     "minddata.vision.resize",
     "minddata.vision.video",
+    "minddata.vision.adjust",
+    "minddata.vision.augment_policies",
     "minddata.ops.base",
     "minddata.engine.procpool",
     "minddata.engine.autotune",

@@ -1,5 +1,7 @@
 """CPU kernels: the reference implementation of every op. Importing this package registers them."""
 
+import minddata.ops.cpu.adjust  # noqa: F401  (imported to register its kernels)
+import minddata.ops.cpu.augment_policies  # noqa: F401  (imported to register its kernels)
 import minddata.ops.cpu.bbox  # noqa: F401  (imported to register its kernels)
 import minddata.ops.cpu.color  # noqa: F401  (imported to register its kernels)
 import minddata.ops.cpu.convert  # noqa: F401  (imported to register its kernels)

@@ -367,6 +367,54 @@ CASES: dict[str, Case] = {
     "MixUp": Case(lambda: vision.MixUp(batch_size=4, alpha=0.4), lambda: (BATCH, ONE_HOT), _as_batch_of_4),
     # FFmpeg reads a PNG as a one-frame video: the odd images go in as PNG bytes.
     "DecodeVideo": Case(vision.DecodeVideo, lambda: (encode_png("rgba"),), _as_png, EMPTY),
+    # Pixel adjustments (minddata/vision/adjust.py): RGB-only ops reject other channel counts.
+    "AdjustBrightness": Case(lambda: vision.AdjustBrightness(1.3), rejects=EMPTY),
+    "AdjustContrast": Case(lambda: vision.AdjustContrast(1.7), rejects=NOT_3_CHANNELS),
+    "AdjustGamma": Case(lambda: vision.AdjustGamma(0.5, gain=1.2), rejects=EMPTY),
+    "AdjustHue": Case(lambda: vision.AdjustHue(-0.2), rejects=NOT_3_CHANNELS),
+    "AdjustSaturation": Case(lambda: vision.AdjustSaturation(1.6), rejects=NOT_3_CHANNELS),
+    "AdjustSharpness": Case(lambda: vision.AdjustSharpness(2.0), rejects=EMPTY),
+    "AutoContrast": Case(lambda: vision.AutoContrast(cutoff=5.0, ignore=[0]), rejects=EMPTY),
+    "Equalize": Case(vision.Equalize, rejects=EMPTY),
+    "Invert": Case(vision.Invert, rejects=EMPTY),
+    "Posterize": Case(lambda: vision.Posterize(3), rejects=EMPTY),
+    "Solarize": Case(lambda: vision.Solarize((50, 200)), rejects=EMPTY),
+    "RandomAdjustSharpness": Case(lambda: vision.RandomAdjustSharpness(2.0, prob=0.5), rejects=EMPTY),
+    "RandomAutoContrast": Case(lambda: vision.RandomAutoContrast(cutoff=2.0, prob=0.5), rejects=EMPTY),
+    "RandomEqualize": Case(lambda: vision.RandomEqualize(0.5), rejects=EMPTY),
+    "RandomInvert": Case(lambda: vision.RandomInvert(0.5), rejects=EMPTY),
+    "RandomPosterize": Case(lambda: vision.RandomPosterize((1, 4)), rejects=EMPTY),
+    "RandomSolarize": Case(lambda: vision.RandomSolarize((0, 255)), rejects=EMPTY),
+    "RandomSharpness": Case(lambda: vision.RandomSharpness((0.1, 1.9)), rejects=EMPTY),
+    "RandomColor": Case(lambda: vision.RandomColor((0.1, 1.9)), rejects=NOT_3_CHANNELS),
+    "RandomLighting": Case(lambda: vision.RandomLighting(0.1), rejects=NOT_3_CHANNELS),
+    "RandomGrayscale": Case(
+        lambda: vision.RandomGrayscale(0.5), rejects={"empty": ValueError, "rgba": ValueError}
+    ),
+    # The HSV conversions take 3-channel images (or batches) in the stated layout, any numeric dtype.
+    "RgbToHsv": Case(
+        lambda: vision.RgbToHsv(is_hwc=True),
+        rejects={"gray": ValueError, "gray_hw1": ValueError, "rgba": ValueError},
+    ),
+    "HsvToRgb": Case(
+        lambda: vision.HsvToRgb(is_hwc=True),
+        lambda: (vision.RgbToHsv(is_hwc=True)(IMAGE),),
+        rejects={"gray": ValueError, "gray_hw1": ValueError, "rgba": ValueError},
+    ),
+    # Augmentation policies (minddata/vision/augment_policies.py): RGB uint8 only.
+    "AutoAugment": Case(lambda: vision.AutoAugment(fill_value=(1, 2, 3)), rejects=NOT_3_CHANNELS),
+    "RandAugment": Case(lambda: vision.RandAugment(interpolation=Inter.BILINEAR), rejects=NOT_3_CHANNELS),
+    "TrivialAugmentWide": Case(lambda: vision.TrivialAugmentWide(), rejects=NOT_3_CHANNELS),
+    "UniformAugment": Case(
+        lambda: vision.UniformAugment([vision.Invert(), vision.Equalize(), vision.Posterize(2)], num_ops=2),
+        rejects=EMPTY,
+    ),
+    "RandomSelectSubpolicy": Case(
+        lambda: vision.RandomSelectSubpolicy(
+            [[(vision.Invert(), 0.5), (vision.Equalize(), 1.0)], [(vision.Posterize(3), 0.8)]]
+        ),
+        rejects=EMPTY,
+    ),
     # The graph optimizer's fused ops (minddata/ops/fused.py): they report errors as the ops they replace.
     "FusedDecodeResize": Case(
         lambda: FusedDecodeResize(vision.Decode(), vision.Resize(10)),

@@ -2,6 +2,7 @@
 
 from minddata._missing import module_getattr
 from minddata.vision import (
+    AutoAugmentPolicy,
     Border,
     ConvertMode,
     ImageBatchFormat,
@@ -22,6 +23,7 @@ from minddata.vision import (
 )
 
 __all__ = [
+    "AutoAugmentPolicy",
     "Border",
     "ConvertMode",
     "ImageBatchFormat",
