@@ -12,6 +12,7 @@ Examples:
 """
 
 from minddata._missing import module_getattr
+from minddata.transforms import not_random
 from minddata.vision._color import ConvertColor, ConvertMode, GaussianBlur, Grayscale, RandomColorAdjust
 from minddata.vision._erase_mix import (
     CutMixBatch,
@@ -111,6 +112,7 @@ from minddata.vision.resize import RandomResize
 from minddata.vision.video import DecodeVideo, VideoDecoder, read_video, read_video_timestamps
 
 __all__ = [
+    "not_random",
     "Affine",
     "Border",
     "ConvertColor",
