@@ -144,6 +144,35 @@ class _CountRequests:
             self.metrics.latency.labels("total").observe(time.perf_counter() - start)
 
 
+class _ShedLoad:
+    """Pure ASGI middleware: while the queue is full, refuse new inference requests with 503 before
+    their body is read or routed, so that an overloaded server spends almost nothing per refusal and
+    answers it at once. Requests that get past it still meet the batcher's own exact check."""
+
+    def __init__(self, app: Any, service: Any, metrics: Any):
+        self.app = app
+        self.service = service  # its batcher exists once the app's lifespan has started it
+        self.metrics = metrics
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST":
+            path = scope["path"]
+            route = "/v1/preprocess" if path == "/v1/preprocess" else (
+                "/v2/models/{model_name}/infer" if path.startswith("/v2/models/") and path.endswith("/infer") else None)
+            batcher = self.service.batcher
+            why = batcher.full_message() if route is not None and batcher is not None else None
+            if why is not None:
+                self.metrics.cancelled.labels("queue full" if "queue" in why else "shutting down").inc()
+                self.metrics.requests.labels(route, "503").inc()
+                body = json.dumps({"error": why}).encode()
+                await send({"type": "http.response.start", "status": 503, "headers": [
+                    (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                    (b"retry-after", str(batcher.retry_after_s).encode()), (b"connection", b"close")]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
 def create_app(service: Any) -> FastAPI:
     """The ASGI app for a :class:`~minddata.serve.server.Service` (started and stopped by the app's
     lifespan)."""
@@ -163,6 +192,8 @@ def create_app(service: Any) -> FastAPI:
     limit = settings.max_body_bytes
 
     app.add_middleware(_CountRequests, metrics=metrics)
+    # Added last, so it runs first: a refusal under overload skips routing and the body entirely.
+    app.add_middleware(_ShedLoad, service=service, metrics=metrics)
 
     @app.get("/v2/health/live", summary="Is the server process up", responses={200: {}})
     async def live() -> dict:

@@ -109,6 +109,14 @@ class Batcher:
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._collect(), name="minddata-serve-batcher")
 
+    def full_message(self) -> str | None:
+        """Why a new request would be refused now (queue full, shutting down), or None."""
+        if self._closing:
+            return "the service is shutting down"
+        if self._queued_images >= self.max_queue:
+            return f"the queue is full ({self._queued_images} of {self.max_queue} images waiting); retry later"
+        return None
+
     async def submit(self, images: list[bytes], timeout_s: float) -> dict[str, np.ndarray]:
         """This request's outputs (batch first, one row per image). Raises :class:`Rejected` (503 when
         the queue is full or the service is stopping, 504 past the deadline, 422 for a bad image)."""

@@ -81,6 +81,49 @@ def test_full_queue_answers_503_with_retry_after(server):
     assert codes.count(200) >= 1
 
 
+def test_full_queue_refuses_before_reading_the_body(server):
+    # Keep the queue full with STUCK requests (3 s each against a 1 s deadline) and send only the headers
+    # of a request announcing a 10 MB body: a 503 must come back without the body ever being sent.
+    # (A probe that lands while the queue has room waits for its body: it times out and is retried.)
+    import socket
+    import threading
+    from urllib.parse import urlsplit
+
+    stop = threading.Event()
+
+    def fill() -> None:
+        for _ in range(10):
+            if stop.is_set():
+                return
+            asyncio.run(_post_many(server.url, [STUCK] * 8))
+
+    filler = threading.Thread(target=fill)
+    filler.start()
+    where = urlsplit(server.url)
+    answer = ""
+    try:
+        deadline = time.monotonic() + 20
+        while not answer.startswith("HTTP/1.1 503") and time.monotonic() < deadline:
+            with socket.create_connection((where.hostname, where.port), timeout=0.5) as sock:
+                sock.sendall(b"POST /v1/preprocess HTTP/1.1\r\nHost: x\r\nContent-Type: image/jpeg\r\n"
+                             b"Content-Length: 10000000\r\n\r\n")
+                received = b""
+                try:
+                    while b"\r\n\r\n" not in received or len(received.split(b"\r\n\r\n", 1)[1]) < 60:
+                        chunk = sock.recv(4096)
+                        if not chunk:
+                            break
+                        received += chunk
+                except TimeoutError:
+                    continue  # the queue had room: the server is waiting for the body
+                answer = received.decode("latin-1")
+    finally:
+        stop.set()
+        filler.join(timeout=60)
+    assert answer.startswith("HTTP/1.1 503"), answer or "no answer without the body within 20 s"
+    assert "retry-after: 1" in answer.lower() and "queue is full" in answer
+
+
 def test_past_deadline_is_504(server):
     (answer,) = asyncio.run(_post_many(server.url, [STUCK]))
     assert answer.status_code == 504
