@@ -94,6 +94,16 @@ NON_DEFAULT = {
     "autotune": True,
     "autotune_cpu_budget": 1.5,
     "autotune_memory_budget": 1 << 30,
+    "autotune_interval": 12,
+    "autotune_save_prefix": None,  # set only with autotune on; checked in tests/profiler/test_autotune.py
+    "auto_num_workers": True,
+    "monitor_sampling_interval": 33,
+    "callback_timeout": 9,
+    "iterator_copy": True,
+    "iterator_parallel_convert": False,
+    "fast_recovery": False,
+    "numa_enable": True,
+    "video_backend": "Ascend",
 }
 
 
@@ -118,6 +128,14 @@ def _configure(values: dict) -> None:
     c.set_multiprocessing_start_method(values["multiprocessing_start_method"])
     c.set_profiling(values["profiling"])
     c.set_autotune(values["autotune"], values["autotune_cpu_budget"], values["autotune_memory_budget"])
+    c.set_autotune_interval(values["autotune_interval"])
+    c.set_auto_num_workers(values["auto_num_workers"])
+    c.set_monitor_sampling_interval(values["monitor_sampling_interval"])
+    c.set_callback_timeout(values["callback_timeout"])
+    c.set_iterator_mode(values["iterator_copy"], values["iterator_parallel_convert"])
+    c.set_fast_recovery(values["fast_recovery"])
+    c.set_numa_enable(values["numa_enable"])
+    c.set_video_backend(values["video_backend"])
 
 
 def test_the_snapshot_holds_every_setting() -> None:
@@ -133,7 +151,7 @@ def test_the_snapshot_is_frozen() -> None:
 
 @pytest.mark.parametrize("kind", list(KINDS))
 def test_kernels_see_every_setting_in_both_worker_kinds(kind: str) -> None:
-    _configure({**NON_DEFAULT, "profiling": False, "autotune": False, "framework": "numpy"})
+    _configure({**NON_DEFAULT, "profiling": False, "autotune": False, "auto_num_workers": False, "framework": "numpy"})
     expected = md.config.snapshot()
     ds = _mapped([0, 1, 2], [EchoOptions()], KINDS[kind])
     it = ds.create_tuple_iterator(num_epochs=1, output_numpy=True)
