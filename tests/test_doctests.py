@@ -12,6 +12,8 @@ MODULES = [
     "minddata.config",
     "minddata.dataset.base",
     "minddata.dataset.sources",
+    "minddata.dataset.mnist_family",
+    "minddata.dataset.voc",
     "minddata.samplers",
     "minddata.transforms",
     "minddata.vision",

@@ -11,6 +11,14 @@ from minddata.dataset.arrow_sources import MindDataset, ParquetDataset
 from minddata.dataset.base import Dataset, concat, zip
 from minddata.dataset.callback import DSCallback, WaitedDSCallback
 from minddata.dataset.iterators import DictIterator, TupleIterator
+from minddata.dataset.mnist_family import (
+    EMnistDataset,
+    FashionMnistDataset,
+    KMnistDataset,
+    MnistDataset,
+    QMnistDataset,
+    USPSDataset,
+)
 from minddata.dataset.schema import Schema
 from minddata.dataset.sources import GeneratorDataset, ImageFolderDataset, NumpySlicesDataset, OnlineDataset
 from minddata.dataset.standard import (
@@ -18,11 +26,11 @@ from minddata.dataset.standard import (
     Cifar100Dataset,
     CocoDataset,
     FakeImageDataset,
-    MnistDataset,
     PaddedDataset,
     RandomDataset,
 )
 from minddata.dataset.text_sources import CSVDataset, TextFileDataset, TFRecordDataset
+from minddata.dataset.voc import VOCDataset
 from minddata.engine.batchfn import BatchInfo
 from minddata.samplers import (
     DistributedSampler,
@@ -36,6 +44,12 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "USPSDataset",
+    "QMnistDataset",
+    "EMnistDataset",
+    "KMnistDataset",
+    "FashionMnistDataset",
+    "VOCDataset",
     "BatchInfo",
     "CSVDataset",
     "Cifar100Dataset",
