@@ -34,6 +34,8 @@ from minddata.dataset import (
     RandomDataset,
     Schema,
     Shuffle,
+    STL10Dataset,
+    SVHNDataset,
     TextFileDataset,
     TFRecordDataset,
     USPSDataset,
@@ -55,6 +57,8 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "STL10Dataset",
+    "SVHNDataset",
     "USPSDataset",
     "QMnistDataset",
     "EMnistDataset",

@@ -14,6 +14,8 @@ MODULES = [
     "minddata.dataset.sources",
     "minddata.dataset.mnist_family",
     "minddata.dataset.voc",
+    "minddata.dataset.svhn",
+    "minddata.dataset.stl10",
     "minddata.samplers",
     "minddata.transforms",
     "minddata.vision",

@@ -29,6 +29,8 @@ from minddata.dataset.standard import (
     PaddedDataset,
     RandomDataset,
 )
+from minddata.dataset.stl10 import STL10Dataset
+from minddata.dataset.svhn import SVHNDataset
 from minddata.dataset.text_sources import CSVDataset, TextFileDataset, TFRecordDataset
 from minddata.dataset.voc import VOCDataset
 from minddata.engine.batchfn import BatchInfo
@@ -44,6 +46,8 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "STL10Dataset",
+    "SVHNDataset",
     "USPSDataset",
     "QMnistDataset",
     "EMnistDataset",
