@@ -13,6 +13,7 @@ from minddata._devices import DeviceInfo, DriverInfo, devices
 from minddata._version import __version__
 from minddata.dataset import (
     BatchInfo,
+    CelebADataset,
     Cifar10Dataset,
     Cifar100Dataset,
     CocoDataset,
@@ -57,6 +58,7 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "CelebADataset",
     "STL10Dataset",
     "SVHNDataset",
     "USPSDataset",
