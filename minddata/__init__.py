@@ -13,6 +13,8 @@ from minddata._devices import DeviceInfo, DriverInfo, devices
 from minddata._version import __version__
 from minddata.dataset import (
     BatchInfo,
+    Caltech101Dataset,
+    Caltech256Dataset,
     CelebADataset,
     Cifar10Dataset,
     Cifar100Dataset,
@@ -58,6 +60,8 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "Caltech256Dataset",
+    "Caltech101Dataset",
     "CelebADataset",
     "STL10Dataset",
     "SVHNDataset",

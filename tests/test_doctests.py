@@ -16,6 +16,8 @@ MODULES = [
     "minddata.dataset.voc",
     "minddata.dataset.svhn",
     "minddata.dataset.stl10",
+    "minddata.dataset.celeba",
+    "minddata.dataset.caltech",
     "minddata.samplers",
     "minddata.transforms",
     "minddata.vision",

@@ -10,6 +10,7 @@ from minddata.dataset._files import Shuffle
 from minddata.dataset.arrow_sources import MindDataset, ParquetDataset
 from minddata.dataset.base import Dataset, concat, zip
 from minddata.dataset.callback import DSCallback, WaitedDSCallback
+from minddata.dataset.caltech import Caltech101Dataset, Caltech256Dataset
 from minddata.dataset.celeba import CelebADataset
 from minddata.dataset.iterators import DictIterator, TupleIterator
 from minddata.dataset.mnist_family import (
@@ -47,6 +48,8 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "Caltech256Dataset",
+    "Caltech101Dataset",
     "CelebADataset",
     "STL10Dataset",
     "SVHNDataset",

@@ -168,12 +168,16 @@ def array_source(
 class FileIndex:
     """The rows of a file-based data set, listed once on first use: each row is a tuple whose first
     ``file_columns`` values are file paths (read as bytes when the row is fetched) and whose other
-    values are ready arrays. ``build()`` returns that list of tuples (and may be slow: it parses
-    annotation files)."""
+    values are ready arrays, except at the positions of ``readers``: there the value is a path that
+    ``readers[position](path, row)`` turns into the column's value when the row is fetched (an
+    annotation file read per row). ``build()`` returns that list of tuples (and may be slow: it
+    parses annotation files)."""
 
-    def __init__(self, where: str, build: Callable[[], list[tuple]], file_columns: int = 1):
+    def __init__(self, where: str, build: Callable[[], list[tuple]], file_columns: int = 1,
+                 readers: dict[int, Callable[[str, int], Any]] | None = None):
         self.where = where
         self.file_columns = file_columns
+        self.readers = dict(readers or {})
         self._lazy = Lazy(build)
 
     def rows(self) -> list[tuple]:
@@ -210,7 +214,11 @@ class _FileFetch:
                         f"{where}: can't read row {i}, file {path}: {error.strerror or error}",
                         op=where, row=i, source=path,
                     ) from error
-            out.append((*read, *row[k:]))
+            rest = row[k:]
+            if self.index.readers:
+                rest = tuple(self.index.readers[k + j](value, i) if k + j in self.index.readers else value
+                             for j, value in enumerate(rest))
+            out.append((*read, *rest))
         return out
 
 
