@@ -24,6 +24,8 @@ from minddata.dataset import (
     EMnistDataset,
     FakeImageDataset,
     FashionMnistDataset,
+    Flowers102Dataset,
+    Food101Dataset,
     GeneratorDataset,
     ImageFolderDataset,
     KMnistDataset,
@@ -60,6 +62,8 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "Food101Dataset",
+    "Flowers102Dataset",
     "Caltech256Dataset",
     "Caltech101Dataset",
     "CelebADataset",

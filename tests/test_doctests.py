@@ -18,6 +18,8 @@ MODULES = [
     "minddata.dataset.stl10",
     "minddata.dataset.celeba",
     "minddata.dataset.caltech",
+    "minddata.dataset.flowers102",
+    "minddata.dataset.food101",
     "minddata.samplers",
     "minddata.transforms",
     "minddata.vision",

@@ -12,6 +12,8 @@ from minddata.dataset.base import Dataset, concat, zip
 from minddata.dataset.callback import DSCallback, WaitedDSCallback
 from minddata.dataset.caltech import Caltech101Dataset, Caltech256Dataset
 from minddata.dataset.celeba import CelebADataset
+from minddata.dataset.flowers102 import Flowers102Dataset
+from minddata.dataset.food101 import Food101Dataset
 from minddata.dataset.iterators import DictIterator, TupleIterator
 from minddata.dataset.mnist_family import (
     EMnistDataset,
@@ -48,6 +50,8 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "Food101Dataset",
+    "Flowers102Dataset",
     "Caltech256Dataset",
     "Caltech101Dataset",
     "CelebADataset",

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from minddata.dataset._loaders import FileIndex, dataset_folder, file_source, missing
+from minddata.dataset._matlab import load_mat
 from minddata.dataset.base import Dataset
 from minddata.errors import ArgumentError, DataFormatError, RowError
 
@@ -101,15 +102,10 @@ def _read_contour(path: str, row: int) -> np.ndarray:
         raise RowError(f"{where}: row {row}: its annotation {path} is missing (target_type 'annotation' and 'all' "
                        "need Annotations/<class>/annotation_NNNN.mat).", op=where, row=row, source=path)
     try:
-        import scipy.io
-    except ImportError:
-        raise ImportError(f"{where} reads the annotations (MATLAB files) with scipy, which is not installed: "
-                          "pip install 'minddata[datasets]' (or pip install scipy).") from None
-    try:
-        contour = scipy.io.loadmat(path)["obj_contour"]
-    except Exception as error:  # scipy's parser raises anything from IndexError to ValueError on damaged bytes
-        raise RowError(f"{where}: row {row}: {path} is not a MATLAB v5 file with 'obj_contour': {error!r}",
-                       op=where, row=row, source=path) from None
+        contour = load_mat(where, path, "", needs=("obj_contour",))["obj_contour"]
+    except DataFormatError as error:
+        raise RowError(f"{where}: row {row}: {str(error).removeprefix(where + ': ')}", op=where, row=row,
+                       source=path) from None
     return np.asarray(contour, dtype=np.float64)
 
 

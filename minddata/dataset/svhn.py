@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from minddata.dataset._loaders import array_source, dataset_folder, missing, usage_splits
+from minddata.dataset._loaders import array_source, dataset_folder, usage_splits
+from minddata.dataset._matlab import load_mat
 from minddata.dataset.base import Dataset
 from minddata.errors import DataFormatError
 
@@ -18,21 +19,8 @@ _SPLITS = ("train", "test", "extra")
 
 def _load_mat(where: str, path: str) -> tuple[np.ndarray, np.ndarray]:
     """``X`` (32, 32, 3, N) uint8 and ``y`` (N, 1) from one cropped-digits file (MATLAB v5)."""
-    if not os.path.isfile(path):
-        raise missing(where, path, f"{where} reads <train|test|extra>_32x32.mat (the cropped digits) from dataset_dir.")
-    try:
-        import scipy.io
-    except ImportError:
-        raise ImportError(
-            f"{where} reads MATLAB files with scipy, which is not installed: pip install 'minddata[datasets]' "
-            "(or pip install scipy)."
-        ) from None
-    try:
-        content = scipy.io.loadmat(path)
-    except Exception as error:  # scipy's parser raises anything from IndexError to ValueError on damaged bytes
-        raise DataFormatError(f"{where}: {path} is not a readable MATLAB v5 file: {error}", path=path) from None
-    if "X" not in content or "y" not in content:
-        raise DataFormatError(f"{where}: {path} has no 'X' and 'y' variables (found {sorted(k for k in content if not k.startswith('__'))}).", path=path)
+    content = load_mat(where, path, f"{where} reads <train|test|extra>_32x32.mat (the cropped digits) from dataset_dir.",
+                       needs=("X", "y"))
     x, y = np.asarray(content["X"]), np.asarray(content["y"]).reshape(-1)
     if x.ndim != 4 or x.shape[:3] != (32, 32, 3) or x.shape[3] != len(y):
         raise DataFormatError(

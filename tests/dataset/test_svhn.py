@@ -60,5 +60,5 @@ def test_missing_and_garbled_files_are_named(svhn):
     with pytest.raises(DataFormatError, match=r"extra_32x32.mat is missing.*cropped digits"):
         md.SVHNDataset(str(folder), usage="extra").get_dataset_size()
     scipy_io.savemat(str(folder / "extra_32x32.mat"), {"images": np.zeros(3)})
-    with pytest.raises(DataFormatError, match=r"has no 'X' and 'y' variables \(found \['images'\]\)"):
+    with pytest.raises(DataFormatError, match=r"has no \['X', 'y'\] variable\(s\) \(found \['images'\]\)"):
         md.SVHNDataset(str(folder), usage="extra").get_dataset_size()
