@@ -35,6 +35,7 @@ from minddata.dataset import (
     OnlineDataset,
     PaddedDataset,
     ParquetDataset,
+    Places365Dataset,
     QMnistDataset,
     RandomDataset,
     Schema,
@@ -62,6 +63,7 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "Places365Dataset",
     "Food101Dataset",
     "Flowers102Dataset",
     "Caltech256Dataset",

@@ -20,6 +20,7 @@ MODULES = [
     "minddata.dataset.caltech",
     "minddata.dataset.flowers102",
     "minddata.dataset.food101",
+    "minddata.dataset.places365",
     "minddata.samplers",
     "minddata.transforms",
     "minddata.vision",

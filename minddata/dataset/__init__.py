@@ -23,6 +23,7 @@ from minddata.dataset.mnist_family import (
     QMnistDataset,
     USPSDataset,
 )
+from minddata.dataset.places365 import Places365Dataset
 from minddata.dataset.schema import Schema
 from minddata.dataset.sources import GeneratorDataset, ImageFolderDataset, NumpySlicesDataset, OnlineDataset
 from minddata.dataset.standard import (
@@ -50,6 +51,7 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "Places365Dataset",
     "Food101Dataset",
     "Flowers102Dataset",
     "Caltech256Dataset",
