@@ -29,6 +29,7 @@ from minddata.dataset import (
     GeneratorDataset,
     ImageFolderDataset,
     KMnistDataset,
+    LSUNDataset,
     MindDataset,
     MnistDataset,
     NumpySlicesDataset,
@@ -63,6 +64,7 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "LSUNDataset",
     "Places365Dataset",
     "Food101Dataset",
     "Flowers102Dataset",

@@ -21,6 +21,7 @@ MODULES = [
     "minddata.dataset.flowers102",
     "minddata.dataset.food101",
     "minddata.dataset.places365",
+    "minddata.dataset.lsun",
     "minddata.samplers",
     "minddata.transforms",
     "minddata.vision",

@@ -15,6 +15,7 @@ from minddata.dataset.celeba import CelebADataset
 from minddata.dataset.flowers102 import Flowers102Dataset
 from minddata.dataset.food101 import Food101Dataset
 from minddata.dataset.iterators import DictIterator, TupleIterator
+from minddata.dataset.lsun import LSUNDataset
 from minddata.dataset.mnist_family import (
     EMnistDataset,
     FashionMnistDataset,
@@ -51,6 +52,7 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "LSUNDataset",
     "Places365Dataset",
     "Food101Dataset",
     "Flowers102Dataset",
