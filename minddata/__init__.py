@@ -33,12 +33,14 @@ from minddata.dataset import (
     MindDataset,
     MnistDataset,
     NumpySlicesDataset,
+    OmniglotDataset,
     OnlineDataset,
     PaddedDataset,
     ParquetDataset,
     Places365Dataset,
     QMnistDataset,
     RandomDataset,
+    SBUDataset,
     Schema,
     Shuffle,
     STL10Dataset,
@@ -64,6 +66,8 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "OmniglotDataset",
+    "SBUDataset",
     "LSUNDataset",
     "Places365Dataset",
     "Food101Dataset",

@@ -22,6 +22,8 @@ MODULES = [
     "minddata.dataset.food101",
     "minddata.dataset.places365",
     "minddata.dataset.lsun",
+    "minddata.dataset.sbu",
+    "minddata.dataset.omniglot",
     "minddata.samplers",
     "minddata.transforms",
     "minddata.vision",

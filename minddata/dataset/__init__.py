@@ -24,7 +24,9 @@ from minddata.dataset.mnist_family import (
     QMnistDataset,
     USPSDataset,
 )
+from minddata.dataset.omniglot import OmniglotDataset
 from minddata.dataset.places365 import Places365Dataset
+from minddata.dataset.sbu import SBUDataset
 from minddata.dataset.schema import Schema
 from minddata.dataset.sources import GeneratorDataset, ImageFolderDataset, NumpySlicesDataset, OnlineDataset
 from minddata.dataset.standard import (
@@ -52,6 +54,8 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "OmniglotDataset",
+    "SBUDataset",
     "LSUNDataset",
     "Places365Dataset",
     "Food101Dataset",
