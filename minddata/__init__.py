@@ -21,6 +21,7 @@ from minddata.dataset import (
     CocoDataset,
     CSVDataset,
     Dataset,
+    DIV2KDataset,
     EMnistDataset,
     FakeImageDataset,
     FashionMnistDataset,
@@ -66,6 +67,7 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "DIV2KDataset",
     "OmniglotDataset",
     "SBUDataset",
     "LSUNDataset",

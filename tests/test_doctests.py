@@ -24,6 +24,7 @@ MODULES = [
     "minddata.dataset.lsun",
     "minddata.dataset.sbu",
     "minddata.dataset.omniglot",
+    "minddata.dataset.div2k",
     "minddata.samplers",
     "minddata.transforms",
     "minddata.vision",
