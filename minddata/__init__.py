@@ -18,6 +18,7 @@ from minddata.dataset import (
     CelebADataset,
     Cifar10Dataset,
     Cifar100Dataset,
+    CityscapesDataset,
     CocoDataset,
     CSVDataset,
     Dataset,
@@ -67,6 +68,7 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "CityscapesDataset",
     "DIV2KDataset",
     "OmniglotDataset",
     "SBUDataset",

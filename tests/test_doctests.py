@@ -25,6 +25,7 @@ MODULES = [
     "minddata.dataset.sbu",
     "minddata.dataset.omniglot",
     "minddata.dataset.div2k",
+    "minddata.dataset.cityscapes",
     "minddata.samplers",
     "minddata.transforms",
     "minddata.vision",

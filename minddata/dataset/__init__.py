@@ -12,6 +12,7 @@ from minddata.dataset.base import Dataset, concat, zip
 from minddata.dataset.callback import DSCallback, WaitedDSCallback
 from minddata.dataset.caltech import Caltech101Dataset, Caltech256Dataset
 from minddata.dataset.celeba import CelebADataset
+from minddata.dataset.cityscapes import CityscapesDataset
 from minddata.dataset.div2k import DIV2KDataset
 from minddata.dataset.flowers102 import Flowers102Dataset
 from minddata.dataset.food101 import Food101Dataset
@@ -55,6 +56,7 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "CityscapesDataset",
     "DIV2KDataset",
     "OmniglotDataset",
     "SBUDataset",
