@@ -30,6 +30,7 @@ from minddata.dataset import (
     Food101Dataset,
     GeneratorDataset,
     ImageFolderDataset,
+    KITTIDataset,
     KMnistDataset,
     LSUNDataset,
     MindDataset,
@@ -68,6 +69,7 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "KITTIDataset",
     "CityscapesDataset",
     "DIV2KDataset",
     "OmniglotDataset",

@@ -26,6 +26,7 @@ MODULES = [
     "minddata.dataset.omniglot",
     "minddata.dataset.div2k",
     "minddata.dataset.cityscapes",
+    "minddata.dataset.kitti",
     "minddata.samplers",
     "minddata.transforms",
     "minddata.vision",

@@ -17,6 +17,7 @@ from minddata.dataset.div2k import DIV2KDataset
 from minddata.dataset.flowers102 import Flowers102Dataset
 from minddata.dataset.food101 import Food101Dataset
 from minddata.dataset.iterators import DictIterator, TupleIterator
+from minddata.dataset.kitti import KITTIDataset
 from minddata.dataset.lsun import LSUNDataset
 from minddata.dataset.mnist_family import (
     EMnistDataset,
@@ -56,6 +57,7 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "KITTIDataset",
     "CityscapesDataset",
     "DIV2KDataset",
     "OmniglotDataset",
