@@ -52,6 +52,7 @@ from minddata.dataset import (
     TFRecordDataset,
     USPSDataset,
     VOCDataset,
+    WIDERFaceDataset,
     concat,
     zip,
 )
@@ -69,6 +70,7 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "WIDERFaceDataset",
     "KITTIDataset",
     "CityscapesDataset",
     "DIV2KDataset",

@@ -27,6 +27,7 @@ MODULES = [
     "minddata.dataset.div2k",
     "minddata.dataset.cityscapes",
     "minddata.dataset.kitti",
+    "minddata.dataset.wider_face",
     "minddata.samplers",
     "minddata.transforms",
     "minddata.vision",

@@ -44,6 +44,7 @@ from minddata.dataset.stl10 import STL10Dataset
 from minddata.dataset.svhn import SVHNDataset
 from minddata.dataset.text_sources import CSVDataset, TextFileDataset, TFRecordDataset
 from minddata.dataset.voc import VOCDataset
+from minddata.dataset.wider_face import WIDERFaceDataset
 from minddata.engine.batchfn import BatchInfo
 from minddata.samplers import (
     DistributedSampler,
@@ -57,6 +58,7 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "WIDERFaceDataset",
     "KITTIDataset",
     "CityscapesDataset",
     "DIV2KDataset",
