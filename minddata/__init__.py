@@ -43,6 +43,7 @@ from minddata.dataset import (
     Places365Dataset,
     QMnistDataset,
     RandomDataset,
+    SBDataset,
     SBUDataset,
     Schema,
     Shuffle,
@@ -70,6 +71,7 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "SBDataset",
     "WIDERFaceDataset",
     "KITTIDataset",
     "CityscapesDataset",

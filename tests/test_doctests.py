@@ -28,6 +28,7 @@ MODULES = [
     "minddata.dataset.cityscapes",
     "minddata.dataset.kitti",
     "minddata.dataset.wider_face",
+    "minddata.dataset.sbd",
     "minddata.samplers",
     "minddata.transforms",
     "minddata.vision",

@@ -29,6 +29,7 @@ from minddata.dataset.mnist_family import (
 )
 from minddata.dataset.omniglot import OmniglotDataset
 from minddata.dataset.places365 import Places365Dataset
+from minddata.dataset.sbd import SBDataset
 from minddata.dataset.sbu import SBUDataset
 from minddata.dataset.schema import Schema
 from minddata.dataset.sources import GeneratorDataset, ImageFolderDataset, NumpySlicesDataset, OnlineDataset
@@ -58,6 +59,7 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "SBDataset",
     "WIDERFaceDataset",
     "KITTIDataset",
     "CityscapesDataset",
