@@ -40,6 +40,7 @@ from minddata.dataset import (
     OnlineDataset,
     PaddedDataset,
     ParquetDataset,
+    PhotoTourDataset,
     Places365Dataset,
     QMnistDataset,
     RandomDataset,
@@ -71,6 +72,7 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "PhotoTourDataset",
     "SBDataset",
     "WIDERFaceDataset",
     "KITTIDataset",

@@ -29,6 +29,7 @@ MODULES = [
     "minddata.dataset.kitti",
     "minddata.dataset.wider_face",
     "minddata.dataset.sbd",
+    "minddata.dataset.photo_tour",
     "minddata.samplers",
     "minddata.transforms",
     "minddata.vision",

@@ -28,6 +28,7 @@ from minddata.dataset.mnist_family import (
     USPSDataset,
 )
 from minddata.dataset.omniglot import OmniglotDataset
+from minddata.dataset.photo_tour import PhotoTourDataset
 from minddata.dataset.places365 import Places365Dataset
 from minddata.dataset.sbd import SBDataset
 from minddata.dataset.sbu import SBUDataset
@@ -59,6 +60,7 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "PhotoTourDataset",
     "SBDataset",
     "WIDERFaceDataset",
     "KITTIDataset",
