@@ -32,6 +32,7 @@ from minddata.dataset import (
     ImageFolderDataset,
     KITTIDataset,
     KMnistDataset,
+    LFWDataset,
     LSUNDataset,
     MindDataset,
     MnistDataset,
@@ -72,6 +73,7 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "LFWDataset",
     "PhotoTourDataset",
     "SBDataset",
     "WIDERFaceDataset",

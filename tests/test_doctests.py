@@ -30,6 +30,7 @@ MODULES = [
     "minddata.dataset.wider_face",
     "minddata.dataset.sbd",
     "minddata.dataset.photo_tour",
+    "minddata.dataset.lfw",
     "minddata.samplers",
     "minddata.transforms",
     "minddata.vision",

@@ -18,6 +18,7 @@ from minddata.dataset.flowers102 import Flowers102Dataset
 from minddata.dataset.food101 import Food101Dataset
 from minddata.dataset.iterators import DictIterator, TupleIterator
 from minddata.dataset.kitti import KITTIDataset
+from minddata.dataset.lfw import LFWDataset
 from minddata.dataset.lsun import LSUNDataset
 from minddata.dataset.mnist_family import (
     EMnistDataset,
@@ -60,6 +61,7 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "LFWDataset",
     "PhotoTourDataset",
     "SBDataset",
     "WIDERFaceDataset",
