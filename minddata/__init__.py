@@ -48,6 +48,7 @@ from minddata.dataset import (
     SBDataset,
     SBUDataset,
     Schema,
+    SemeionDataset,
     Shuffle,
     STL10Dataset,
     SVHNDataset,
@@ -73,6 +74,7 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "SemeionDataset",
     "LFWDataset",
     "PhotoTourDataset",
     "SBDataset",

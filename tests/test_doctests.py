@@ -31,6 +31,7 @@ MODULES = [
     "minddata.dataset.sbd",
     "minddata.dataset.photo_tour",
     "minddata.dataset.lfw",
+    "minddata.dataset.semeion",
     "minddata.samplers",
     "minddata.transforms",
     "minddata.vision",

@@ -34,6 +34,7 @@ from minddata.dataset.places365 import Places365Dataset
 from minddata.dataset.sbd import SBDataset
 from minddata.dataset.sbu import SBUDataset
 from minddata.dataset.schema import Schema
+from minddata.dataset.semeion import SemeionDataset
 from minddata.dataset.sources import GeneratorDataset, ImageFolderDataset, NumpySlicesDataset, OnlineDataset
 from minddata.dataset.standard import (
     Cifar10Dataset,
@@ -61,6 +62,7 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "SemeionDataset",
     "LFWDataset",
     "PhotoTourDataset",
     "SBDataset",
