@@ -26,6 +26,7 @@ from minddata.dataset import (
     EMnistDataset,
     FakeImageDataset,
     FashionMnistDataset,
+    FlickrDataset,
     Flowers102Dataset,
     Food101Dataset,
     GeneratorDataset,
@@ -74,6 +75,7 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "FlickrDataset",
     "SemeionDataset",
     "LFWDataset",
     "PhotoTourDataset",

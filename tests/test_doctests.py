@@ -32,6 +32,7 @@ MODULES = [
     "minddata.dataset.photo_tour",
     "minddata.dataset.lfw",
     "minddata.dataset.semeion",
+    "minddata.dataset.flickr",
     "minddata.samplers",
     "minddata.transforms",
     "minddata.vision",

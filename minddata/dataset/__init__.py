@@ -14,6 +14,7 @@ from minddata.dataset.caltech import Caltech101Dataset, Caltech256Dataset
 from minddata.dataset.celeba import CelebADataset
 from minddata.dataset.cityscapes import CityscapesDataset
 from minddata.dataset.div2k import DIV2KDataset
+from minddata.dataset.flickr import FlickrDataset
 from minddata.dataset.flowers102 import Flowers102Dataset
 from minddata.dataset.food101 import Food101Dataset
 from minddata.dataset.iterators import DictIterator, TupleIterator
@@ -62,6 +63,7 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "FlickrDataset",
     "SemeionDataset",
     "LFWDataset",
     "PhotoTourDataset",
