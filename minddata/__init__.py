@@ -35,6 +35,7 @@ from minddata.dataset import (
     KMnistDataset,
     LFWDataset,
     LSUNDataset,
+    ManifestDataset,
     MindDataset,
     MnistDataset,
     NumpySlicesDataset,
@@ -75,6 +76,7 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "ManifestDataset",
     "FlickrDataset",
     "SemeionDataset",
     "LFWDataset",

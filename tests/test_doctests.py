@@ -33,6 +33,7 @@ MODULES = [
     "minddata.dataset.lfw",
     "minddata.dataset.semeion",
     "minddata.dataset.flickr",
+    "minddata.dataset.manifest",
     "minddata.samplers",
     "minddata.transforms",
     "minddata.vision",

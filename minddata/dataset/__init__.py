@@ -21,6 +21,7 @@ from minddata.dataset.iterators import DictIterator, TupleIterator
 from minddata.dataset.kitti import KITTIDataset
 from minddata.dataset.lfw import LFWDataset
 from minddata.dataset.lsun import LSUNDataset
+from minddata.dataset.manifest import ManifestDataset
 from minddata.dataset.mnist_family import (
     EMnistDataset,
     FashionMnistDataset,
@@ -63,6 +64,7 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "ManifestDataset",
     "FlickrDataset",
     "SemeionDataset",
     "LFWDataset",
