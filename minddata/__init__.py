@@ -47,12 +47,14 @@ from minddata.dataset import (
     Places365Dataset,
     QMnistDataset,
     RandomDataset,
+    RenderedSST2Dataset,
     SBDataset,
     SBUDataset,
     Schema,
     SemeionDataset,
     Shuffle,
     STL10Dataset,
+    SUN397Dataset,
     SVHNDataset,
     TextFileDataset,
     TFRecordDataset,
@@ -76,6 +78,8 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "RenderedSST2Dataset",
+    "SUN397Dataset",
     "ManifestDataset",
     "FlickrDataset",
     "SemeionDataset",

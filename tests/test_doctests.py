@@ -34,6 +34,8 @@ MODULES = [
     "minddata.dataset.semeion",
     "minddata.dataset.flickr",
     "minddata.dataset.manifest",
+    "minddata.dataset.sun397",
+    "minddata.dataset.rendered_sst2",
     "minddata.samplers",
     "minddata.transforms",
     "minddata.vision",

@@ -33,6 +33,7 @@ from minddata.dataset.mnist_family import (
 from minddata.dataset.omniglot import OmniglotDataset
 from minddata.dataset.photo_tour import PhotoTourDataset
 from minddata.dataset.places365 import Places365Dataset
+from minddata.dataset.rendered_sst2 import RenderedSST2Dataset
 from minddata.dataset.sbd import SBDataset
 from minddata.dataset.sbu import SBUDataset
 from minddata.dataset.schema import Schema
@@ -47,6 +48,7 @@ from minddata.dataset.standard import (
     RandomDataset,
 )
 from minddata.dataset.stl10 import STL10Dataset
+from minddata.dataset.sun397 import SUN397Dataset
 from minddata.dataset.svhn import SVHNDataset
 from minddata.dataset.text_sources import CSVDataset, TextFileDataset, TFRecordDataset
 from minddata.dataset.voc import VOCDataset
@@ -64,6 +66,8 @@ from minddata.samplers import (
 )
 
 __all__ = [
+    "RenderedSST2Dataset",
+    "SUN397Dataset",
     "ManifestDataset",
     "FlickrDataset",
     "SemeionDataset",

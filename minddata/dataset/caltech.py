@@ -63,6 +63,7 @@ class Caltech101Dataset(Dataset):
         image_root = os.path.join(folder, "101_ObjectCategories")
         if not os.path.isdir(image_root):
             raise missing(where, image_root, "dataset_dir must be the folder that holds 101_ObjectCategories/ (and Annotations/).")
+        self._image_root = image_root
         contour_at = len(_TARGETS[target]) - 1
         self._index = FileIndex(where, lambda: _caltech101_rows(folder, target),
                                 readers={contour_at: _read_contour} if target != "category" else None)
@@ -72,11 +73,20 @@ class Caltech101Dataset(Dataset):
             num_samples=num_samples, num_shards=num_shards, shard_id=shard_id, num_parallel_workers=num_parallel_workers,
         ))
 
+    def get_class_indexing(self) -> dict[str, int]:
+        """Class folder name → category, the sorted folders of ``101_ObjectCategories`` without
+        ``BACKGROUND_Google`` (``{'Faces': 0, 'Faces_easy': 1, ...}`` for the real data, as MindSpore's)."""
+        return {name: k for k, name in enumerate(_classes(self._image_root))}
+
+
+def _classes(image_root: str) -> list[str]:
+    return sorted(e.name for e in os.scandir(image_root) if e.is_dir() and e.name != "BACKGROUND_Google")
+
 
 def _caltech101_rows(folder: str, target: str) -> list[tuple]:
     where = "Caltech101Dataset"
     image_root = os.path.join(folder, "101_ObjectCategories")
-    classes = sorted(e.name for e in os.scandir(image_root) if e.is_dir() and e.name != "BACKGROUND_Google")
+    classes = _classes(image_root)
     if not classes:
         raise DataFormatError(f"{where}: {image_root} has no class folders.", path=image_root)
     rows: list[tuple] = []

@@ -41,6 +41,7 @@ def test_caltech101_categories_skip_the_background(caltech101):
     assert [int(r["category"]) for r in got] == [0, 0, 1, 1, 1, 2]  # Faces, accordion, airplanes (sorted)
     assert got[0]["category"].dtype == np.uint32 and got[0]["image"].dtype == np.uint8
     assert got[2]["image"].tobytes() == (folder / "101_ObjectCategories/accordion/image_0001.jpg").read_bytes()
+    assert md.Caltech101Dataset(str(folder)).get_class_indexing() == {"Faces": 0, "accordion": 1, "airplanes": 2}
 
 
 def test_caltech101_annotations_come_from_the_renamed_folders(caltech101):
