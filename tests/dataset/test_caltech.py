@@ -101,3 +101,12 @@ def test_caltech256_shards_resume_and_errors(caltech256, tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(DataFormatError, match=r"no .jpg images.*256_ObjectCategories"):
         md.Caltech256Dataset(str(tmp_path / "empty")).get_dataset_size()
+
+
+def test_caltech256_pk_sampler_groups_by_label(caltech256):
+    got = rows(md.Caltech256Dataset(str(caltech256), sampler=md.PKSampler(1)))
+    assert sorted(int(r["label"]) for r in got) == [0, 1, 2]
+
+
+def test_caltech256_num_samples(caltech256):
+    assert len(rows(md.Caltech256Dataset(str(caltech256), num_samples=4))) == 4

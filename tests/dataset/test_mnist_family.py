@@ -210,3 +210,10 @@ def test_usps_errors_name_the_file_and_line(usps):
     (folder / "usps.t").unlink()
     with pytest.raises(DataFormatError, match=r"usps.t is missing.*bunzip2"):
         md.USPSDataset(str(folder), usage="test").get_dataset_size()
+
+
+
+def test_pk_sampler_over_emnist_groups_by_label(tmp_path):
+    (_, train_y), (_, test_y) = _write_emnist(tmp_path, "digits")
+    got = rows(md.EMnistDataset(str(tmp_path), "digits", sampler=md.PKSampler(1)))
+    assert sorted(int(r["label"]) for r in got) == sorted(set(train_y.tolist() + test_y.tolist()))
