@@ -17,7 +17,7 @@ __all__ = ["OmniglotDataset"]
 
 class OmniglotDataset(Dataset):
     """Omniglot (MindSpore's ``OmniglotDataset``): ``dataset_dir/images_background/<alphabet>/<character>/*.png``
-    (``background=True``, the default) or ``images_evaluation/...`` (``background=False``).
+    (``background=True``, the default, or None) or ``images_evaluation/...`` (``background=False``).
 
     Each character folder is a class; labels number the ``<alphabet>/<character>`` folders in sorted
     order. Columns ``image`` uint8 (the file's bytes; decoded with ``decode=True``) and ``label`` int32.
@@ -31,7 +31,7 @@ class OmniglotDataset(Dataset):
     def __init__(
         self,
         dataset_dir: str | os.PathLike,
-        background: bool = True,
+        background: bool | None = None,
         num_samples: int | None = None,
         num_parallel_workers: int | None = None,
         shuffle: bool | None = None,
@@ -43,7 +43,8 @@ class OmniglotDataset(Dataset):
     ):
         where = "OmniglotDataset"
         folder = dataset_folder(where, dataset_dir)
-        part = "images_background" if v.bool_arg(where, "background", background) else "images_evaluation"
+        background = True if background is None else v.bool_arg(where, "background", background)
+        part = "images_background" if background else "images_evaluation"
         root = os.path.join(folder, part)
 
         def build() -> list[tuple]:
