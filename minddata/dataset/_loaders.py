@@ -24,12 +24,12 @@ import numpy as np
 
 from minddata.dataset import _validate as v
 from minddata.dataset._paths import PathEscapeError, inside_root
+from minddata.dataset.sources import IMAGE_CHUNK_ROWS
 from minddata.engine import ir
 from minddata.errors import ArgumentError, DataFormatError, RowError
 from minddata.samplers import resolve_sampler, with_labels
 
 __all__ = [
-    "IMAGE_CHUNK_ROWS",
     "Lazy",
     "ArrayFetch",
     "FileIndex",
@@ -42,9 +42,6 @@ __all__ = [
     "source_sampler",
     "usage_splits",
 ]
-
-# Encoded images are large: smaller chunks spread the work evenly over workers and keep memory low.
-IMAGE_CHUNK_ROWS = 8
 
 
 def dataset_folder(where: str, dataset_dir: Any) -> str:
