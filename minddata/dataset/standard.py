@@ -1,6 +1,6 @@
 """Standard data sets and generated sources, with MindSpore's names, columns and types.
 
-``MnistDataset`` (IDX files), ``Cifar10Dataset`` / ``Cifar100Dataset`` (binary batches),
+``Cifar10Dataset`` / ``Cifar100Dataset`` (binary batches),
 ``CocoDataset`` (annotation JSON + images), ``FakeImageDataset``, ``RandomDataset`` and
 ``PaddedDataset``. All are random access: ``shuffle`` (on by default, as in MindSpore),
 ``num_samples``, ``sampler`` and ``num_shards``/``shard_id`` go through a sampler. Files are read
@@ -12,23 +12,21 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from minddata.dataset import _validate as v
+from minddata.dataset._loaders import Lazy, array_source, dataset_folder, source_sampler, usage_splits
 from minddata.dataset._paths import PathEscapeError, check_trusted_roots, inside_root
 from minddata.dataset.base import Dataset
 from minddata.dataset.cache import with_cache
 from minddata.dataset.schema import Schema, as_schema
 from minddata.engine import ir
 from minddata.errors import ArgumentError, DataFormatError, RowError
-from minddata.samplers import resolve_sampler, with_labels
 
 __all__ = [
-    "MnistDataset",
     "Cifar10Dataset",
     "Cifar100Dataset",
     "CocoDataset",
@@ -38,159 +36,14 @@ __all__ = [
 ]
 
 
-def _sampler(where: str, sampler: Any, shuffle: Any, num_samples: Any, num_shards: Any, shard_id: Any) -> Any:
-    return resolve_sampler(
-        sampler=sampler, shuffle=shuffle, num_samples=num_samples, num_shards=num_shards, shard_id=shard_id,
-        default_shuffle=True, where=where,
-    )
-
-
-def _usage(where: str, usage: Any, allowed: Sequence[str]) -> str:
-    if usage is None:
-        return "all"
-    if usage not in allowed:
-        raise ArgumentError(f"{where}: `usage` must be one of {list(allowed)} or None (all). Found: {usage!r}")
-    return usage
-
-
-def _dir(where: str, dataset_dir: Any) -> str:
-    if not isinstance(dataset_dir, (str, os.PathLike)) or not os.path.isdir(dataset_dir):
-        raise ArgumentError(f"{where}: `dataset_dir` must be an existing folder. Found: {dataset_dir!r}")
-    return os.path.abspath(os.fspath(dataset_dir))
-
-
-class _Lazy:
-    """Loads arrays once, on first use, under a lock (several reader threads may ask at once)."""
-
-    def __init__(self, load: Callable[[], Any]):
-        self._load = load
-        self._value: Any = None
-        self._lock = threading.Lock()
-
-    def get(self) -> Any:
-        if self._value is None:
-            with self._lock:
-                if self._value is None:
-                    self._value = self._load()
-        return self._value
-
-    def __getstate__(self) -> dict[str, Any]:
-        self.get()
-        return {"_load": self._load, "_value": self._value}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._lock = threading.Lock()
-
-
-class _ArrayFetch:
-    """Rows from in-memory column arrays: one fancy-index per column per chunk."""
-
-    def __init__(self, lazy: _Lazy):
-        self.lazy = lazy
-
-    def __call__(self, ids: list[int]) -> list[tuple]:
-        arrays = self.lazy.get()
-        index = np.asarray(ids, dtype=np.int64)
-        return list(zip(*[a[index] for a in arrays]))
-
-
-# -- MNIST ----------------------------------------------------------------------------------------
-
-_MNIST_FILES = {
-    "train": ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"),
-    "test": ("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"),
-}
-
-
-def _read_idx(path: str, expect_dims: int) -> np.ndarray:
-    """An IDX file (big-endian: 0x0000, type code 0x08 = uint8, number of dims, then dims)."""
-    if not os.path.isfile(path):
-        raise DataFormatError(f"MnistDataset: {path} is missing (MNIST needs {os.path.basename(path)} in dataset_dir).", path=path)
-    raw = np.fromfile(path, dtype=np.uint8)
-    if raw.size < 4 + 4 * expect_dims:
-        raise DataFormatError(f"MnistDataset: {path} is truncated: {raw.size} bytes, shorter than its header.", path=path)
-    magic = int.from_bytes(raw[:4].tobytes(), "big")
-    if magic != 0x0800 | expect_dims:
-        raise DataFormatError(
-            f"MnistDataset: {path} is not an IDX file of uint8 with {expect_dims} dimension(s): magic number "
-            f"{magic:#010x}, expected {0x0800 | expect_dims:#010x}.",
-            path=path,
-        )
-    dims = [int.from_bytes(raw[4 + 4 * i : 8 + 4 * i].tobytes(), "big") for i in range(expect_dims)]
-    start = 4 + 4 * expect_dims
-    need = int(np.prod(dims))
-    if raw.size - start != need:
-        what = "truncated" if raw.size - start < need else "longer than its header says"
-        raise DataFormatError(
-            f"MnistDataset: {path} is {what}: its header gives shape {dims} ({need} bytes of data), the file has "
-            f"{raw.size - start}.",
-            path=path,
-        )
-    return raw[start:].reshape(dims)
-
-
-class MnistDataset(Dataset):
-    """MNIST from its IDX files (MindSpore's ``MnistDataset``).
-
-    ``dataset_dir`` holds ``train-images-idx3-ubyte``, ``train-labels-idx1-ubyte``,
-    ``t10k-images-idx3-ubyte`` and ``t10k-labels-idx1-ubyte`` (uncompressed). ``usage``: ``"train"``,
-    ``"test"`` or ``"all"`` (default: train then test). Columns ``image`` (28, 28, 1) uint8 and
-    ``label`` uint32.
-
-    Examples:
-        >>> import minddata as md
-        >>> md.MnistDataset.__name__
-        'MnistDataset'
-    """
-
-    def __init__(
-        self,
-        dataset_dir: str | os.PathLike,
-        usage: str | None = None,
-        num_samples: int | None = None,
-        num_parallel_workers: int | None = None,
-        shuffle: bool | None = None,
-        sampler: Any = None,
-        num_shards: int | None = None,
-        shard_id: int | None = None,
-        cache: Any = None,
-    ):
-        where = "MnistDataset"
-        folder = _dir(where, dataset_dir)
-        splits = ["train", "test"] if _usage(where, usage, ("train", "test", "all")) == "all" else [usage]
-
-        def load() -> tuple[np.ndarray, np.ndarray]:
-            images, labels = [], []
-            for split in splits:
-                image_file, label_file = (os.path.join(folder, f) for f in _MNIST_FILES[split])  # type: ignore[index]
-                x = _read_idx(image_file, 3)
-                y = _read_idx(label_file, 1)
-                if len(x) != len(y):
-                    raise DataFormatError(
-                        f"{where}: {image_file} has {len(x)} images but {label_file} has {len(y)} labels.", path=label_file
-                    )
-                images.append(x[..., None])
-                labels.append(y.astype(np.uint32))
-            return np.concatenate(images), np.concatenate(labels)
-
-        lazy = _Lazy(load)
-        node = ir.RandomAccessSourceNode(
-            where, ["image", "label"], lambda: len(lazy.get()[1]),
-            _sampler(where, with_labels(sampler, lambda: lazy.get()[1]), shuffle, num_samples, num_shards, shard_id),
-            _ArrayFetch(lazy), inline=True, num_workers=v.workers(where, num_parallel_workers),
-        )
-        super().__init__(with_cache(where, node, cache))
-
-
 # -- CIFAR ----------------------------------------------------------------------------------------
 
 _CIFAR_PIXELS = 32 * 32 * 3
 
 
-def _cifar_files(where: str, folder: str, usage: str, names: dict[str, tuple[Callable[[str], bool], str]]) -> list[str]:
+def _cifar_files(where: str, folder: str, splits: list[str], names: dict[str, tuple[Callable[[str], bool], str]]) -> list[str]:
     files = []
-    for split in (["train", "test"] if usage == "all" else [usage]):
+    for split in splits:
         accept, pattern = names[split]
         found = sorted(e.path for e in os.scandir(folder) if e.is_file() and accept(e.name))
         if not found:
@@ -250,24 +103,20 @@ class Cifar10Dataset(Dataset):
         cache: Any = None,
     ):
         where = type(self).__name__
-        folder = _dir(where, dataset_dir)
-        split = _usage(where, usage, ("train", "test", "all"))
+        folder = dataset_folder(where, dataset_dir)
+        splits = usage_splits(where, usage, ("train", "test"))
         label_bytes = self._label_bytes
         names = self._names
 
         def load() -> tuple[np.ndarray, ...]:
-            images, labels = _read_cifar(where, _cifar_files(where, folder, split, names), label_bytes)
+            images, labels = _read_cifar(where, _cifar_files(where, folder, splits, names), label_bytes)
             return (images, *[labels[:, i] for i in range(label_bytes)])
 
-        lazy = _Lazy(load)
-        node = ir.RandomAccessSourceNode(
-            where, list(self._columns), lambda: len(lazy.get()[0]),
+        super().__init__(array_source(
             # PKSampler groups by the last label column: CIFAR-10's label, CIFAR-100's fine label.
-            _sampler(where, with_labels(sampler, lambda: lazy.get()[-1]), shuffle, num_samples, num_shards, shard_id),
-            _ArrayFetch(lazy), inline=True,
-            num_workers=v.workers(where, num_parallel_workers),
-        )
-        super().__init__(with_cache(where, node, cache))
+            where, self._columns, load, label_column=label_bytes, sampler=sampler, shuffle=shuffle,
+            num_samples=num_samples, num_shards=num_shards, shard_id=shard_id, num_parallel_workers=num_parallel_workers, cache=cache,
+        ))
 
 
 class Cifar100Dataset(Cifar10Dataset):
@@ -349,7 +198,7 @@ class CocoDataset(Dataset):
         trusted_roots: Sequence[str | os.PathLike] | None = None,
     ):
         where = "CocoDataset"
-        folder = _dir(where, dataset_dir)
+        folder = dataset_folder(where, dataset_dir)
         trusted = check_trusted_roots(where, trusted_roots)
         if task not in _COCO_COLUMNS:
             raise ArgumentError(f"{where}: `task` must be one of {list(_COCO_COLUMNS)}. Found: {task!r}")
@@ -360,7 +209,7 @@ class CocoDataset(Dataset):
         self._coco = _Coco(folder, os.path.abspath(os.fspath(annotation_file)), task, trusted)
         columns = list(_COCO_COLUMNS[task]) + (["_meta-filename"] if extra_metadata else [])
         node: ir.Node = ir.RandomAccessSourceNode(
-            where, columns, self._coco.count, _sampler(where, sampler, shuffle, num_samples, num_shards, shard_id),
+            where, columns, self._coco.count, source_sampler(where, sampler, shuffle, num_samples, num_shards, shard_id),
             _CocoFetch(self._coco, extra_metadata), origins=self._coco.paths_of,
             num_workers=v.workers(where, num_parallel_workers), chunk_rows=8,
         )
@@ -381,7 +230,7 @@ class _Coco:
         self.annotation_file = annotation_file
         self.task = task
         self.trusted_roots = trusted_roots
-        self._lazy = _Lazy(self._parse)
+        self._lazy = Lazy(self._parse)
 
     def load(self) -> dict[str, Any]:
         return self._lazy.get()
@@ -558,7 +407,7 @@ class FakeImageDataset(Dataset):
             return out
 
         node = ir.RandomAccessSourceNode(
-            where, ["image", "label"], lambda: count, _sampler(where, sampler, shuffle, num_samples, num_shards, shard_id),  # type: ignore[arg-type,return-value]
+            where, ["image", "label"], lambda: count, source_sampler(where, sampler, shuffle, num_samples, num_shards, shard_id),  # type: ignore[arg-type,return-value]
             fetch, num_workers=v.workers(where, num_parallel_workers),
         )
         super().__init__(with_cache(where, node, cache))
@@ -638,7 +487,7 @@ class RandomDataset(Dataset):
 
         node = ir.RandomAccessSourceNode(
             where, [c["name"] for c in columns], lambda: rows,  # type: ignore[return-value]
-            _sampler(where, None, shuffle, num_samples, num_shards, shard_id), fetch,
+            source_sampler(where, None, shuffle, num_samples, num_shards, shard_id), fetch,
             num_workers=v.workers(where, num_parallel_workers),
         )
         super().__init__(with_cache(where, node, cache))
@@ -679,7 +528,7 @@ class PaddedDataset(Dataset):
                 raise ArgumentError(f"{where}: padded_samples[{k}] has keys {list(sample)}; every sample needs {names}.")
         rows = [tuple(np.asarray(s[n]) for n in names) for s in padded_samples]
         node = ir.RandomAccessSourceNode(
-            where, names, lambda: len(rows), _sampler(where, None, False, None, None, None),
+            where, names, lambda: len(rows), source_sampler(where, None, False, None, None, None),
             lambda ids: [rows[i] for i in ids], inline=True,
         )
         super().__init__(node)
