@@ -1036,10 +1036,7 @@ class ProcessWorker:
                 f"in native code called by fn (SIGSEGV, SIGABRT), or fn called os._exit()/sys.exit(). Its "
                 f"stderr (above) says more."
             )
-        err = WorkerDiedError(s.dead)
-        err.worker = s.name  # type: ignore[attr-defined]
-        err.exitcode = code  # type: ignore[attr-defined]
-        return err
+        return WorkerDiedError(s.dead, worker=s.name, exitcode=code)
 
 
 def _startup_advice(method: str) -> str:

@@ -29,6 +29,7 @@ MODULES = [
     "minddata.ops.dvpp.rules",
     "minddata.ops.gpu.segment",
     "minddata.engine.placement",
+    "minddata.engine.fusions",
     "minddata._progress",
     "minddata.bench.command",
     "minddata.bench.plot",

@@ -753,7 +753,7 @@ class Dataset:
             pad = "  " * depth
             extra = f"  workers={node.num_workers}" if isinstance(node, (ir.MapNode, ir.BatchNode)) else ""
             lines.append(f"{pad}{node.label}  columns={node.columns}{extra}")
-            for note in getattr(node, "fusion_notes", []):
+            for note in node.fusion_notes:
                 lines.append(f"{pad}  fused: {note}")
             for child in node.children:
                 visit(child, depth + 1)

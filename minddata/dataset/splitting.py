@@ -58,14 +58,9 @@ def _chain_to_source(node: ir.Node) -> list[ir.Node]:
 
 
 def _rebuild(chain: list[ir.Node], source: ir.Node) -> ir.Node:
-    import copy
-
     node = source
     for original in reversed(chain[:-1]):
-        clone = copy.copy(original)
-        clone.children = [node]
-        clone._columns = None
-        node = clone
+        node = original.with_children([node])
     return node
 
 
