@@ -33,6 +33,8 @@ MODULES = [
     "minddata.engine.fusions",
     "minddata._progress",
     "minddata.bench.command",
+    "minddata._command_line",
+    "minddata._standard_pipelines",
     "minddata.bench.plot",
     "minddata.serve.protocol",
     "minddata.serve.pipeline",
