@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from minddata.engine.mapfn import column_layout, op_label
 from minddata.errors import ColumnNotFoundError, GraphError
 
 __all__ = [
@@ -265,8 +266,6 @@ class MapNode(_UnaryNode):
 
     @property
     def label(self) -> str:
-        from minddata.engine.mapfn import op_label
-
         return f"Map[{', '.join(op_label(op) for op in self.operations)}]"
 
     def resolved_inputs(self) -> list[str]:
@@ -277,8 +276,6 @@ class MapNode(_UnaryNode):
         return list(self.output_columns) if self.output_columns is not None else self.resolved_inputs()
 
     def _compute_columns(self) -> list[str]:
-        from minddata.engine.mapfn import column_layout
-
         inputs = self.resolved_inputs()
         _check_columns(self, inputs, "input_columns")
         first = self.operations[0]
@@ -323,8 +320,6 @@ class BatchNode(_UnaryNode):
         return f"Batch({size})"
 
     def _compute_columns(self) -> list[str]:
-        from minddata.engine.mapfn import column_layout
-
         have = self.child.columns
         if self.per_batch_map is None:
             return have
