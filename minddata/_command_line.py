@@ -20,8 +20,15 @@ from typing import NoReturn
 from minddata.errors import UsageError
 
 __all__ = [
-    "PROG", "CommandParser", "positive_int", "workers_arg", "port_number", "non_negative_float", "positive_float",
-    "library_versions", "check_executor",
+    "PROG",
+    "CommandParser",
+    "positive_int",
+    "workers_arg",
+    "port_number",
+    "non_negative_float",
+    "positive_float",
+    "library_versions",
+    "check_executor",
 ]
 
 PROG = "minddata"

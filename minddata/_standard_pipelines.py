@@ -60,7 +60,12 @@ def _infer224_ops(vision: Any) -> list[Any]:
 
 
 def _yolo416_ops(vision: Any) -> list[Any]:
-    return [vision.Decode(), vision.Resize((416, 416)), vision.Normalize(mean=MEAN, std=STD), vision.HWC2CHW()]
+    return [
+        vision.Decode(),
+        vision.Resize((416, 416)),
+        vision.Normalize(mean=MEAN, std=STD),
+        vision.HWC2CHW(),
+    ]
 
 
 PIPELINES: dict[str, PipelineSpec] = {
@@ -95,9 +100,7 @@ def _spec(name: str) -> PipelineSpec:
     try:
         return PIPELINES[name]
     except KeyError:
-        raise ValueError(
-            f"bench: unknown pipeline {name!r}; choose one of {', '.join(PIPELINES)}"
-        ) from None
+        raise ValueError(f"bench: unknown pipeline {name!r}; choose one of {', '.join(PIPELINES)}") from None
 
 
 def describe(name: str) -> str:

@@ -25,7 +25,16 @@ import numpy as np
 
 from minddata.engine.procpool.shm import Arena, page_round
 
-__all__ = ["WorkerStopped", "RemoteTraceback", "OOB_THRESHOLD", "dumps", "layout", "write", "grown_size", "error_reply"]
+__all__ = [
+    "WorkerStopped",
+    "RemoteTraceback",
+    "OOB_THRESHOLD",
+    "dumps",
+    "layout",
+    "write",
+    "grown_size",
+    "error_reply",
+]
 
 # Below this a buffer is cheaper to copy through the pipe than to place in the arena.
 OOB_THRESHOLD = 64 << 10

@@ -179,7 +179,12 @@ class ProcessWorker:
     """
 
     def __init__(
-        self, fn: Callable[[Any], Any], *, name: str, shm_size: int = 16 << 20, start_method: str | None = None
+        self,
+        fn: Callable[[Any], Any],
+        *,
+        name: str,
+        shm_size: int = 16 << 20,
+        start_method: str | None = None,
     ):
         if not callable(fn):
             raise ArgumentError(f"{name}: fn must be callable, got {type(fn).__name__}")
@@ -462,8 +467,9 @@ class ProcessWorker:
         else:
             how = f"exited with code {code}"
         if not s.ready and code is not None and code > 0 and s.start_method != "fork":
-            s.dead = f"{s.name} (pid {proc.pid}) {how} while starting, before it ran any of the pipeline. " + _startup_advice(
-                s.start_method
+            s.dead = (
+                f"{s.name} (pid {proc.pid}) {how} while starting, before it ran any of the pipeline. "
+                + _startup_advice(s.start_method)
             )
         else:
             s.dead = (
@@ -480,13 +486,13 @@ def _startup_advice(method: str) -> str:
     main = sys.modules.get("__main__")
     script = getattr(main, "__file__", None)
     fix = (
-        "Fix: put the script's top-level code under `if __name__ == \"__main__\":`, or start workers by "
-        "fork (minddata.config.set_multiprocessing_start_method(\"fork\"), the default on Linux)."
+        'Fix: put the script\'s top-level code under `if __name__ == "__main__":`, or start workers by '
+        'fork (minddata.config.set_multiprocessing_start_method("fork"), the default on Linux).'
     )
     if script:
         return (
             f"A {method} worker first re-imports the main script {script}, and that import failed (its "
-            f"traceback is on stderr above). Most often the script has no `if __name__ == \"__main__\":` "
+            f'traceback is on stderr above). Most often the script has no `if __name__ == "__main__":` '
             f"guard, so every worker runs its top level again and tries to start the pipeline itself. " + fix
         )
     return (
@@ -517,7 +523,7 @@ def effective_start_method(requested: str | None = None) -> str:
                 _warned_fork.add(hazard)
                 _logger.warning(
                     "minddata: %s in this process, so worker processes are spawned, not forked (a forked "
-                    "child cannot use it); the main script then needs an `if __name__ == \"__main__\":` guard",
+                    'child cannot use it); the main script then needs an `if __name__ == "__main__":` guard',
                     hazard,
                 )
             return "spawn"

@@ -15,7 +15,16 @@ import sys
 import tempfile
 import threading
 
-__all__ = ["Arena", "sweep_stale_segments", "sweep_once", "shm_dir", "unlink", "page_round", "PREFIX", "LOCKED_SUFFIX"]
+__all__ = [
+    "Arena",
+    "sweep_stale_segments",
+    "sweep_once",
+    "shm_dir",
+    "unlink",
+    "page_round",
+    "PREFIX",
+    "LOCKED_SUFFIX",
+]
 
 PREFIX = "minddata_"
 # Segments whose owner holds an flock on them for life end so; only those are ever swept (a segment
@@ -111,7 +120,9 @@ class Arena:
             try:
                 os.posix_fallocate(self.fd, self.committed, end - self.committed)
             except OSError as e:
-                raise _shm_error(e, f"reserve {end} bytes of shared memory", os.path.dirname(self.path)) from e
+                raise _shm_error(
+                    e, f"reserve {end} bytes of shared memory", os.path.dirname(self.path)
+                ) from e
         self.committed = end
 
     def close(self) -> None:
@@ -153,7 +164,9 @@ def _create_locked(path: str) -> int:
                 # O_TMPFILE); a dst_dir_fd makes Python call linkat rather than link.
                 dir_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
                 try:
-                    os.link(f"/proc/self/fd/{fd}", os.path.basename(path), dst_dir_fd=dir_fd, follow_symlinks=True)
+                    os.link(
+                        f"/proc/self/fd/{fd}", os.path.basename(path), dst_dir_fd=dir_fd, follow_symlinks=True
+                    )
                 finally:
                     os.close(dir_fd)
             except BaseException:

@@ -19,7 +19,9 @@ def fusable_pipeline() -> md.Dataset:
     images = np.zeros((4, 16), dtype=np.uint8)
     ds = md.NumpySlicesDataset({"image": images}, shuffle=False)
     ds = ds.map([vision.Decode(), vision.RandomResizedCrop(8)], input_columns=["image"])
-    ds = ds.map([vision.Normalize([0, 0, 0], [1, 1, 1]), transforms.TypeCast(np.float32)], input_columns=["image"])
+    ds = ds.map(
+        [vision.Normalize([0, 0, 0], [1, 1, 1]), transforms.TypeCast(np.float32)], input_columns=["image"]
+    )
     return ds.batch(2)
 
 
