@@ -1,7 +1,7 @@
 """``minddata bench``: the benchmark driver behind the command line.
 
-``minddata.cli`` parses the arguments and calls :func:`run_bench`; everything the command does lives
-here: preparing the images, running each pipeline for several rounds, the decode reference, peers, and
+``minddata.cli`` hands it the arguments after ``bench`` (:func:`main`); its options and everything the
+command does live here: preparing the images, running each pipeline for several rounds, the decode reference, peers, and
 the report. Figures are medians over rounds with their spread; the bottleneck is named only when the
 rounds agree on it; a machine busy with other work is reported, because its figures are noise.
 
@@ -24,13 +24,20 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from minddata._command_line import (
+    PROG,
+    CommandParser,
+    check_executor,
+    library_versions,
+    positive_int,
+    workers_arg,
+)
 from minddata._progress import ProgressBar
 from minddata.bench import pipelines, runner
 from minddata.errors import UsageError
 
-__all__ = ["run_bench", "size_summary", "aggregate_rounds", "LoadMonitor"]
+__all__ = ["main", "parser", "peer_list", "run_bench", "size_summary", "aggregate_rounds", "LoadMonitor"]
 
-PROG = "minddata"
 
 
 # --- checking the arguments -------------------------------------------------------------------------
@@ -264,12 +271,6 @@ def _fmt(value: float, digits: int = 0) -> str:
     return f"{value:,.{digits}f}" if value == value else "n/a"  # NaN != NaN
 
 
-def _library_versions() -> dict[str, str]:
-    from minddata.cli import library_versions
-
-    return library_versions()
-
-
 def _prepare_images(num_images: int) -> tuple[Path, str, int]:
     from minddata.bench import images as images_mod
 
@@ -285,6 +286,72 @@ def _prepare_images(num_images: int) -> tuple[Path, str, int]:
     return data_dir, source, num_images
 
 
+def parser() -> CommandParser:
+    """The parser of ``minddata bench``'s options."""
+    bench = CommandParser(
+        prog=f"{PROG} bench",
+        description="Run the standard pipelines on the CPU and report images/s, images per CPU-second, "
+        "peak RSS and first-batch latency. Without --data, a built-in image set is generated once and "
+        "cached under $MINDDATA_CACHE/bench or ~/.cache/minddata/bench.",
+    )
+    bench.add_argument("--data", metavar="DIR", help="image folder: class sub-folders of images")
+    bench.add_argument(
+        "--pipeline",
+        action="append",
+        metavar="NAME|FILE.py",
+        help=f"pipeline to run, repeatable: {', '.join(pipelines.PIPELINES)} (default: all), or a Python file that "
+        "defines build(data_dir, workers, batch_size) returning a batched dataset",
+    )
+    bench.add_argument(
+        "--device", type=str.lower, choices=["cpu", "gpu", "dvpp", "auto"], default="cpu",
+        help="where the pipelines' ops run: each op with a kernel on that device runs there (auto: the "
+        "placement pass chooses); default cpu",
+    )
+    bench.add_argument("--workers", type=workers_arg, default=2,
+                       help="parallel workers per stage, or 'auto' to start at 1 and autotune (default 2)")
+    bench.add_argument("--batch-size", type=positive_int, default=64, help="batch size (default 64)")
+    bench.add_argument("--epochs", type=positive_int, default=1, help="passes over the data per round (default 1)")
+    bench.add_argument("--rounds", type=positive_int, default=3,
+                       help="times each pipeline is run, alternating pipelines; figures are the median round with "
+                       "the spread, and a bottleneck is named only when the rounds agree (default 3)")
+    bench.add_argument(
+        "--num-images", type=positive_int, default=2000,
+        help="size of the generated set (default 2000; not used with --data)"
+    )
+    bench.add_argument("--executor", choices=["local", "ray"], default="local",
+                       help="run the pipelines here (local, default) or their per-row part on Ray (ray: the "
+                       "cluster ray.init() connects to, a local one by default; needs pip install 'minddata[ray]')")
+    bench.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")
+    bench.add_argument("--plot", metavar="PATH",
+                       help="also draw a PNG of throughput per pipeline and device, and of queue occupancy over "
+                       "time (needs matplotlib: pip install 'minddata[plot]')")
+    bench.add_argument("--compare", metavar="PEERS", type=peer_list,
+                       help="also run the standard pipelines through these installed peers, comma-separated: "
+                       "mindspore,dali,torch (each found by $MINDDATA_<PEER>_PYTHON or its default venv)")
+    return bench
+
+
+def peer_list(text: str) -> list[str]:
+    """``--compare``'s value: known peer names, comma-separated, each once."""
+    from minddata.bench.compare import PEERS
+
+    names = [t.strip().lower() for t in text.split(",") if t.strip()]
+    unknown = [n for n in names if n not in PEERS]
+    if not names or unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown peer(s) {', '.join(unknown) or repr(text)}; choose from {', '.join(PEERS)}, comma-separated"
+        )
+    return list(dict.fromkeys(names))
+
+
+def main(argv: Sequence[str]) -> int:
+    """``minddata bench`` with ``argv``, the arguments after ``bench``; returns the exit status.
+
+    ``minddata.cli`` hands the command its arguments unparsed: the options of a command live with it.
+    """
+    return run_bench(parser().parse_args(list(argv)))
+
+
 def run_bench(args: argparse.Namespace) -> int:
     """``minddata bench`` with parsed arguments; returns the exit status."""
     chosen = _resolve_pipelines(list(dict.fromkeys(args.pipeline or pipelines.PIPELINES)))  # keep order, no repeats
@@ -296,8 +363,6 @@ def run_bench(args: argparse.Namespace) -> int:
     if args.plot:
         _check_plot(args.plot)
     _check_device(args.device)
-    from minddata.cli import check_executor
-
     executor = getattr(args, "executor", "local")
     check_executor("bench", executor)
     if args.data is not None:
@@ -310,7 +375,7 @@ def run_bench(args: argparse.Namespace) -> int:
             print(f"{PROG} bench: error: cannot prepare the generated images: {exc}", file=sys.stderr)
             return 1
 
-    versions = _library_versions()
+    versions = library_versions()
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     workers_text = "autotuned workers (starting at 1)" if args.workers == "auto" else f"{args.workers} workers"
     print(f"data:      {source}")

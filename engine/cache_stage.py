@@ -23,7 +23,7 @@ import threading
 import types
 from collections.abc import Iterator
 from contextlib import closing
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -39,31 +39,26 @@ __all__ = ["CacheNode", "CacheStage", "build_cache_stage", "check_cacheable", "f
 _CHAIN = (ir.MapNode, ir.ProjectNode, ir.RenameNode, ir.CallbackNode)
 
 
-class CacheNode(ir.Node):
+@ir._node
+class CacheNode(ir._UnaryNode):
     """Rows of ``child`` kept in cache ``session_id`` (``size_mb`` of memory for the session, 0: no
-    bound; ``spilling``: rows past it to disk)."""
+    bound; ``spilling``: rows past it to disk). ``key`` names the cached subtree (:func:`fingerprint`).
+    Build it with :meth:`over`, which checks the subtree and takes its key."""
 
-    name = "Cache"
+    session_id: int
+    size_mb: int
+    spilling: bool
+    where: str
+    key: str
+    name: ClassVar[str] = "Cache"
 
-    def __init__(
-        self,
-        child: ir.Node,
-        session_id: int,
-        size_mb: int,
-        spilling: bool,
-        where: str,
-        *,
-        fixed_order: bool = False,
-    ):
-        super().__init__([child])
-        self.session_id = session_id
-        self.size_mb = size_mb
-        self.spilling = spilling
-        self.where = where
+    @classmethod
+    def over(cls, child: ir.Node, session_id: int, size_mb: int, spilling: bool, where: str, *,
+             fixed_order: bool = False) -> CacheNode:
         check_cacheable(child, where, fixed_order=fixed_order)
         # Taken now, while the source has read nothing: what it loads lazily later (its file list, row
         # counts, decoded blocks) must not make the same pipeline's key differ between runs.
-        self.key = fingerprint(child)
+        return cls(child, session_id, size_mb, spilling, where, fingerprint(child))
 
     @property
     def label(self) -> str:

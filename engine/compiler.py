@@ -17,7 +17,7 @@ from minddata.engine.chunk import Chunk, FailedRow
 from minddata.engine.devicemap import build_device_map, needs_device_build
 from minddata.engine.mapfn import MapErrorPolicy, MapFunction, column_layout, op_label
 from minddata.engine.optimizer import lower
-from minddata.engine.parallel import ParallelApplyStage
+from minddata.engine.parallel import ParallelApplyStage, reading_first
 from minddata.engine.profiling import op_label as profiled_op_label
 from minddata.engine.runtime import Runtime
 from minddata.engine.stages import (
@@ -88,12 +88,15 @@ class _Builder:
             # No position of its own: the nodes above keep an uncached graph's positions (and so its
             # shuffles and random streams).
             return _named(build_cache_stage(self.rt, node, self.build(node.children[0]), self.chunk_rows), node)
-        if isinstance(node, ir.MapNode) and getattr(node, "reads_source", False):
-            return _named(self._build_map_reading_source(node), node)
+        if isinstance(node, ir.MapNode) and node.reads_source:
+            return _named(self._map_reading_source(node), node)
         children = [self.build(child) for child in node.children]
         position = self._position()
-        method = getattr(self, f"_build_{type(node).__name__}")
-        return _named(method(node, children, position), node)
+        return _named(self.build_node(node, children, position), node)
+
+    def build_node(self, node: ir.Node, children: list[Stage], position: int) -> Stage:
+        """The stages of ``node`` alone over its inputs' stages ``children``; returns the last."""
+        return _BUILDERS[type(node)](self, node, children, position)
 
     # Sources ---------------------------------------------------------------------------------
 
@@ -128,26 +131,16 @@ class _Builder:
 
         return indices, work, finish
 
-    def _build_map_reading_source(self, node: ir.MapNode) -> Stage:
+    def _map_reading_source(self, node: ir.MapNode) -> Stage:
         # The map's workers read their own rows (the optimizer's source absorption): file reads run
         # in parallel across the map's workers, without a stage and a hand-off of their own.
-        source = node.children[0]
-        indices, read, finish_read = self._source_parts(source, self._position(), absorbed=True)  # type: ignore[arg-type]
+        source = node.child
+        assert isinstance(source, ir.RandomAccessSourceNode)
+        indices, read, finish_read = self._source_parts(source, self._position(), absorbed=True)
         position = self._position()
-        if needs_device_build(node):
-            return build_device_map(self, node, indices, read=(read, finish_read))
-        stage = self._build_MapNode(node, [indices], position)
-        map_work, map_finish = stage.work, stage.finish
+        return self._map(node, [indices], position, read=(read, finish_read))
 
-        def work(chunk: Chunk, pass_index: int, row_start: int) -> Any:
-            rows = finish_read(chunk, read(chunk, pass_index, row_start), pass_index, row_start)
-            return rows, map_work(rows, pass_index, row_start)
-
-        stage.work = work
-        stage.finish = lambda chunk, result, p, r: map_finish(result[0], result[1], p, r)  # type: ignore[misc,union-attr]
-        return stage
-
-    def _build_RandomAccessSourceNode(self, node: ir.RandomAccessSourceNode, children, position) -> Stage:
+    def _random_access_source(self, node: ir.RandomAccessSourceNode, children, position) -> Stage:
         rt = self.rt
         indices, work, finish = self._source_parts(node, position)
         # As for maps: "skip" drops rows, so row counts stop lining up with the sampler's.
@@ -166,12 +159,12 @@ class _Builder:
             one_to_one=one_to_one,
         )
 
-    def _build_IterableSourceNode(self, node: ir.IterableSourceNode, children, position) -> Stage:
+    def _iterable_source(self, node: ir.IterableSourceNode, children, position) -> Stage:
         open_iter = node.open_iter
-        if getattr(node, "seeded", False):
+        if node.seeded:
             # As for samplers: shards of one source (same seed, same graph) draw the same order.
             node_seed = int(np.random.SeedSequence([self.rt.seed, position]).generate_state(1)[0])
-            if getattr(node, "sharded", False):
+            if node.sharded:
                 # What the shards must agree on draws from the shard seed; the rest (a shard's row
                 # shuffle) from the run's seed.
                 shard_seed = int(np.random.SeedSequence([self.rt.shard_seed, position]).generate_state(1)[0])
@@ -180,7 +173,7 @@ class _Builder:
                 open_iter = functools.partial(node.open_iter, seed=node_seed)
         return IterableSourceStage(self.rt, open_iter, node.to_row, self.chunk_rows, node.num_samples, node.name)
 
-    def _build_OnlineSourceNode(self, node: ir.OnlineSourceNode, children, position) -> Stage:
+    def _online_source(self, node: ir.OnlineSourceNode, children, position) -> Stage:
         if self.online_source is None:
             raise GraphError(
                 "OnlineDataset: rows are pushed into an online pipeline, so it can't be iterated directly. "
@@ -206,19 +199,22 @@ class _Builder:
                 worker.start()
         return [worker.call for worker in workers]
 
-    def _build_MapNode(self, node: ir.MapNode, children, position) -> Stage:
+    def _map(
+        self, node: ir.MapNode, children: list[Stage], position: int, read: tuple[Callable, Callable] | None = None
+    ) -> Stage:
+        """The stages of map ``node``; with ``read`` (a source's read function and row finisher), its
+        workers read their chunks' rows first."""
         if needs_device_build(node):  # ops off the CPU: a stage per device part
-            return build_device_map(self, node, children[0])
+            return build_device_map(self, node, children[0], read=read)
         rt = self.rt
         operations = node.operations
-        positions = node.op_positions  # type: ignore[attr-defined]
-        have = node.children[0].columns
+        have = node.child.columns
         inputs = node.resolved_inputs()
         outputs = node.resolved_outputs()
         layout = column_layout(have, inputs, outputs)
         fn = MapFunction(
             operations,
-            positions,
+            node.op_positions,
             [have.index(c) for c in inputs],
             layout,
             len(outputs),
@@ -229,25 +225,27 @@ class _Builder:
         )
         policy = MapErrorPolicy(rt, rt.error_mode, node.label, [op_label(op) for op in operations])
         remotes = self._process_workers(node.label, fn, node.num_workers) if node.python_multiprocessing else None
-        stage = ParallelApplyStage(
+        work: Callable = lambda chunk, p, r: fn((chunk.rows, p, r), rt.stop_event)  # noqa: E731
+        finish: Callable = policy.finish
+        if read is not None:
+            work, finish = reading_first(read[0], read[1], work, finish)
+        return ParallelApplyStage(
             rt,
             children[0],
-            lambda chunk, p, r: fn((chunk.rows, p, r), rt.stop_event),
+            work,
             node.num_workers,
             node.label,
-            finish=policy.finish,
+            finish=finish,
             ordered=policy.replace_in_order if rt.error_mode == "replace" else None,
             remotes=remotes,
             # "skip" drops rows, so row counts stop lining up with the input; "replace" looks back
             # at earlier rows: a resume replays those instead of skipping ahead.
             one_to_one=rt.error_mode in ("raise", "deliver"),
+            map_function=fn,
+            op_names=[profiled_op_label(op) for op in operations],
         )
-        # For the profiler's per-op times.
-        stage.map_function = fn  # type: ignore[attr-defined]
-        stage.op_names = [profiled_op_label(op) for op in operations]  # type: ignore[attr-defined]
-        return stage
 
-    def _build_BatchNode(self, node: ir.BatchNode, children, position) -> Stage:
+    def _batch(self, node: ir.BatchNode, children, position) -> Stage:
         rt = self.rt
         have = node.children[0].columns
         inputs = list(node.input_columns) if node.input_columns is not None else have
@@ -261,14 +259,14 @@ class _Builder:
             [have.index(c) for c in inputs] if node.per_batch_map is not None else [],
             column_layout(have, inputs, outputs),
             len(outputs),
-            epilogues=getattr(node, "epilogues", None),
+            epilogues=node.epilogues,
             pad_info=node.pad_info,
         )
         if node.num_workers <= 1 and not is_autotune(node.num_workers):
             return InlineApplyStage(rt, group, collate, node.label, one_to_one=True)
         return ParallelApplyStage(rt, group, collate, node.num_workers, node.label, one_to_one=True)
 
-    def _build_BucketBatchNode(self, node: ir.BucketBatchNode, children, position) -> Stage:
+    def _bucket_batch(self, node: ir.BucketBatchNode, children, position) -> Stage:
         from minddata.engine.bucketing import BucketCollate, BucketGroupStage
 
         have = node.children[0].columns
@@ -291,47 +289,47 @@ class _Builder:
         collate = BucketCollate(node.label, have, node.pad_info, list(node.bucket_boundaries), node.pad_to_bucket_boundary)
         return InlineApplyStage(self.rt, group, collate, node.label)
 
-    def _build_ShuffleNode(self, node: ir.ShuffleNode, children, position) -> Stage:
+    def _shuffle(self, node: ir.ShuffleNode, children, position) -> Stage:
         return ShuffleStage(self.rt, children[0], node.buffer_size, position, self.chunk_rows, node.label)
 
-    def _build_RepeatNode(self, node: ir.RepeatNode, children, position) -> Stage:
+    def _repeat(self, node: ir.RepeatNode, children, position) -> Stage:
         return RepeatStage(self.rt, children[0], node.count, node.label)
 
-    def _build_TakeNode(self, node: ir.TakeNode, children, position) -> Stage:
+    def _take(self, node: ir.TakeNode, children, position) -> Stage:
         if node.count < 0:
             return children[0]
         return TakeStage(self.rt, children[0], node.count, node.label)
 
-    def _build_SkipNode(self, node: ir.SkipNode, children, position) -> Stage:
+    def _skip(self, node: ir.SkipNode, children, position) -> Stage:
         return SkipStage(self.rt, children[0], node.count, node.label)
 
-    def _build_ZipNode(self, node: ir.ZipNode, children, position) -> Stage:
+    def _zip(self, node: ir.ZipNode, children, position) -> Stage:
         return ZipStage(self.rt, children, node.label)
 
-    def _build_ConcatNode(self, node: ir.ConcatNode, children, position) -> Stage:
+    def _concat(self, node: ir.ConcatNode, children, position) -> Stage:
         return ConcatStage(self.rt, children, node.label, columns=node.columns)
 
-    def _build_ShardRowsNode(self, node: ir.ShardRowsNode, children, position) -> Stage:
+    def _shard_rows(self, node: ir.ShardRowsNode, children, position) -> Stage:
         return flow.ShardRowsStage(self.rt, children[0], node.num_shards, node.shard_id, node.label)
 
-    def _build_FlatMapNode(self, node: ir.FlatMapNode, children, position) -> Stage:
+    def _flat_map(self, node: ir.FlatMapNode, children, position) -> Stage:
         return flow.FlatMapStage(self.rt, children[0], node.rows_of, self.chunk_rows, node.label)
 
-    def _build_SyncWaitNode(self, node: ir.SyncWaitNode, children, position) -> Stage:
+    def _sync_wait(self, node: ir.SyncWaitNode, children, position) -> Stage:
         return flow.SyncWaitStage(self.rt, children[0], node.gate, node.label)
 
-    def _build_CallbackNode(self, node: ir.CallbackNode, children, position) -> Stage:
+    def _callback(self, node: ir.CallbackNode, children, position) -> Stage:
         return flow.CallbackStage(self.rt, children[0], node.runner, node.where, node.label)
 
-    def _build_ProjectNode(self, node: ir.ProjectNode, children, position) -> Stage:
+    def _project(self, node: ir.ProjectNode, children, position) -> Stage:
         have = node.children[0].columns
         return ProjectStage(self.rt, children[0], [have.index(c) for c in node.keep], node.label)
 
-    def _build_RenameNode(self, node: ir.RenameNode, children, position) -> Stage:
+    def _rename(self, node: ir.RenameNode, children, position) -> Stage:
         # Names live in the schema only: rows are unchanged.
         return children[0]
 
-    def _build_FilterNode(self, node: ir.FilterNode, children, position) -> Stage:
+    def _filter(self, node: ir.FilterNode, children, position) -> Stage:
         have = node.children[0].columns
         picks = [have.index(c) for c in (node.input_columns or have)]
         predicate, label = node.predicate, node.label
@@ -361,6 +359,30 @@ class _Builder:
         if node.num_workers <= 1 and not is_autotune(node.num_workers):
             return InlineApplyStage(self.rt, children[0], keep, label)
         return ParallelApplyStage(self.rt, children[0], keep, node.num_workers, label)
+
+
+# Which builder method makes the stages of each kind of node.
+_BUILDERS: dict[type, Callable[..., Stage]] = {
+    ir.RandomAccessSourceNode: _Builder._random_access_source,
+    ir.IterableSourceNode: _Builder._iterable_source,
+    ir.OnlineSourceNode: _Builder._online_source,
+    ir.MapNode: _Builder._map,
+    ir.BatchNode: _Builder._batch,
+    ir.BucketBatchNode: _Builder._bucket_batch,
+    ir.ShuffleNode: _Builder._shuffle,
+    ir.RepeatNode: _Builder._repeat,
+    ir.TakeNode: _Builder._take,
+    ir.SkipNode: _Builder._skip,
+    ir.ZipNode: _Builder._zip,
+    ir.ConcatNode: _Builder._concat,
+    ir.ShardRowsNode: _Builder._shard_rows,
+    ir.FlatMapNode: _Builder._flat_map,
+    ir.SyncWaitNode: _Builder._sync_wait,
+    ir.CallbackNode: _Builder._callback,
+    ir.ProjectNode: _Builder._project,
+    ir.RenameNode: _Builder._rename,
+    ir.FilterNode: _Builder._filter,
+}
 
 
 def _named(stage: Stage, node: ir.Node) -> Stage:

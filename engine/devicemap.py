@@ -39,7 +39,7 @@ from minddata.engine.mapfn import (
     column_layout,
     op_label,
 )
-from minddata.engine.parallel import ParallelApplyStage
+from minddata.engine.parallel import ParallelApplyStage, reading_first
 from minddata.engine.runtime import Runtime
 from minddata.engine.stages import Stage
 from minddata.errors import GraphError
@@ -54,7 +54,7 @@ DEFAULT_SEGMENT_ROWS = 64
 
 def needs_device_build(node: ir.MapNode) -> bool:
     """Whether ``node`` has an op off the CPU (then it is built here, not as a plain map)."""
-    parts = getattr(node, "device_parts", None)
+    parts = node.device_parts
     if not parts:
         return False
     return len(parts) > 1 or parts[0].kind != "row" or any(
@@ -288,7 +288,7 @@ def _concat(chunks: list[Chunk]) -> Chunk:
 
 
 def _segment_rows(node: ir.MapNode, rows_per_chunk: int) -> int:
-    size = getattr(node, "segment_rows", None)
+    size = node.segment_rows
     return int(size) if size else max(DEFAULT_SEGMENT_ROWS, rows_per_chunk)
 
 
@@ -303,8 +303,8 @@ def build_device_map(builder: Any, node: ir.MapNode, child: Stage,
 
     rt = builder.rt
     ops = node.operations
-    positions = node.op_positions  # type: ignore[attr-defined]
-    parts = node.device_parts  # type: ignore[attr-defined]
+    positions = node.op_positions
+    parts = node.device_parts
     have = node.children[0].columns
     inputs = node.resolved_inputs()
     outputs = node.resolved_outputs()
@@ -345,7 +345,7 @@ def build_device_map(builder: Any, node: ir.MapNode, child: Stage,
                 hw_decoder_load=[1.0 if d else 0.0 for d in dvpp],
                 batch_size=_segment_rows(node, rt.options.rows_per_chunk),
                 num_threads=max(1, int(node.num_workers)),
-                output="device" if last and getattr(node, "device_output", False) else "host",
+                output="device" if last and node.device_output else "host",
                 cpu_fallback=cpu_fallback,
                 cpu_kernels=[get_kernel(op.name, "CPU") for op in part_ops],
             )
@@ -363,21 +363,11 @@ def build_device_map(builder: Any, node: ir.MapNode, child: Stage,
             workers = 1  # a DALI pipeline serves one thread; its own threads do the parallel work
             if not online and not (first and read is not None):
                 stage = RechunkStage(rt, stage, _segment_rows(node, rt.options.rows_per_chunk), f"{label}.rechunk")
+        finish = policy.finish
         if first and read is not None:
             # The map reads its source's rows in this part's workers (the optimizer's source
             # absorption); only row parts do (plan_parts keeps a DALI part away from the source).
-            read_rows, finish_read = read
-            part_work, part_finish = work, policy.finish
-
-            def work(chunk, p, r, _w=part_work, _read=read_rows, _fin=finish_read):  # type: ignore[misc]
-                rows = _fin(chunk, _read(chunk, p, r), p, r)
-                return rows, _w(rows, p, r)
-
-            def finish(chunk, result, p, r, _f=part_finish):  # type: ignore[misc]
-                return _f(result[0], result[1], p, r)
-
-        else:
-            finish = policy.finish
+            work, finish = reading_first(read[0], read[1], work, finish)
         stage = ParallelApplyStage(
             rt, stage, work, workers, label, finish=finish,
             ordered=policy.replace_in_order if last and rt.error_mode == "replace" else None,
@@ -385,9 +375,8 @@ def build_device_map(builder: Any, node: ir.MapNode, child: Stage,
             # Parts before the last keep every row (failures travel as placeholders); the last drops
             # rows only under skip/replace. One-to-one parts let a resume skip instead of replaying.
             one_to_one=not last or rt.error_mode in ("raise", "deliver"),
+            map_function=fn if part.kind == "row" else None,
+            op_names=labels[part.start : part.end] if part.kind == "row" else None,
         )
         stage.node = node
-        if part.kind == "row":
-            stage.map_function = fn  # type: ignore[attr-defined]  # for the profiler's per-op times
-            stage.op_names = labels[part.start : part.end]  # type: ignore[attr-defined]
     return stage

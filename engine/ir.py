@@ -7,10 +7,13 @@ each use compiles to its own stages, iterated independently.
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Callable, Iterator
-from typing import Any
+import dataclasses
+import functools
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
+from minddata.engine.mapfn import column_layout, op_label
 from minddata.errors import ColumnNotFoundError, GraphError
 
 __all__ = [
@@ -30,24 +33,55 @@ __all__ = [
     "ProjectNode",
     "RenameNode",
     "FilterNode",
+    "DevicePart",
     "one_pass",
+    "rewrite",
 ]
 
+# Every node is a frozen dataclass: the optimizer's passes derive new nodes with
+# ``dataclasses.replace`` (or :meth:`Node.with_children`) and never change one in place, so a node
+# the user's graph shares between two consumers stays as built. ``eq=False``: nodes compare (and
+# hash) by identity, as graph vertices do.
+_node = dataclass(frozen=True, eq=False, repr=False)
 
+
+@dataclass(frozen=True)
+class DevicePart:
+    """A slice ``ops[start:end]`` of a map's ops and how it runs: ``kind`` ``"row"`` or ``"segment"``
+    (a batch on a device driver); for ``"segment"``, the ``backend`` (see :mod:`minddata.ops.gpu.drivers`)."""
+
+    kind: str
+    start: int
+    end: int
+    backend: str | None = None
+
+
+@_node
 class Node:
-    """A node of the graph. ``columns`` is its output schema (names, in order)."""
+    """A node of the graph. ``columns`` is its output schema (names, in order).
 
-    name = "Node"
+    ``fusion_notes``: what the optimizer did to this node and why (``explain()`` prints them); empty
+    in the user's graph.
+    """
 
-    def __init__(self, children: list[Node]):
-        self.children = children
-        self._columns: list[str] | None = None
+    name: ClassVar[str] = "Node"
+    fusion_notes: tuple[str, ...] = field(default=(), kw_only=True)
+
+    @property
+    def children(self) -> tuple[Node, ...]:
+        return ()
+
+    def with_children(self, children: Sequence[Node], **changes: Any) -> Node:
+        """A new node like this one over ``children`` (as many as it has), with ``changes`` to its fields."""
+        return dataclasses.replace(self, **changes)
+
+    @functools.cached_property
+    def _schema(self) -> tuple[str, ...]:
+        return tuple(self._compute_columns())
 
     @property
     def columns(self) -> list[str]:
-        if self._columns is None:
-            self._columns = self._compute_columns()
-        return list(self._columns)
+        return list(self._schema)
 
     def _compute_columns(self) -> list[str]:
         return self.children[0].columns
@@ -66,19 +100,57 @@ class Node:
             yield from child.walk()
 
 
+@_node
+class _UnaryNode(Node):
+    """A node over one input, ``child``."""
+
+    child: Node
+
+    @property
+    def children(self) -> tuple[Node, ...]:
+        return (self.child,)
+
+    def with_children(self, children: Sequence[Node], **changes: Any) -> Node:
+        (child,) = children
+        return dataclasses.replace(self, child=child, **changes)
+
+
+@_node
+class _ManyInputNode(Node):
+    """A node over several inputs (zip, concat)."""
+
+    inputs: list[Node]
+
+    @property
+    def children(self) -> tuple[Node, ...]:
+        return tuple(self.inputs)
+
+    def with_children(self, children: Sequence[Node], **changes: Any) -> Node:
+        return dataclasses.replace(self, inputs=list(children), **changes)
+
+
 def one_pass(node: Node) -> Node:
     """``node``'s graph with every endless ``repeat(-1)`` read once, for counting the rows of one
     pass (MindSpore's ``get_dataset_size`` counts an endless repeat as one pass). Nodes without an
     endless repeat below them are shared, not copied."""
     if isinstance(node, RepeatNode) and node.count < 0:
-        return one_pass(node.children[0])
+        return one_pass(node.child)
     children = [one_pass(child) for child in node.children]
     if all(new is old for new, old in zip(children, node.children)):
         return node
-    clone = copy.copy(node)
-    clone.children = children
-    clone._columns = None
-    return clone
+    return node.with_children(children)
+
+
+def rewrite(node: Node, fn: Callable[[Node], Node], *, top_down: bool = False) -> Node:
+    """``node``'s tree with ``fn`` applied to every node: children first (each node then sees its
+    rewritten children), or with ``top_down`` parents first (``fn``'s result's children are then
+    rewritten). Subtrees that ``fn`` leaves as they are stay shared."""
+    if top_down:
+        node = fn(node)
+    children = [rewrite(child, fn, top_down=top_down) for child in node.children]
+    if any(new is not old for new, old in zip(children, node.children)):
+        node = node.with_children(children)
+    return node if top_down else fn(node)
 
 
 def _check_columns(node: Node, wanted: list[str], argument: str) -> None:
@@ -94,85 +166,58 @@ def _check_columns(node: Node, wanted: list[str], argument: str) -> None:
         raise GraphError(f"{node.label}: {argument} names column(s) {dupes} more than once. Found: {wanted}")
 
 
+@_node
 class RandomAccessSourceNode(Node):
     """A source with ``num_rows`` rows read by index through a sampler.
 
     ``fetch(ids) -> rows`` reads rows; ``origins(ids)`` gives their files (or ``None``). ``inline``
     sources are cheap enough to read in the pulling thread; others get ``num_workers`` workers
-    (processes when ``python_multiprocessing``).
+    (processes when ``python_multiprocessing``). ``chunk_rows``: rows per chunk at most (heavy rows
+    such as encoded images move in smaller chunks).
     """
 
-    def __init__(
-        self,
-        name: str,
-        column_names: list[str],
-        num_rows: Callable[[], int],
-        sampler: Any,
-        fetch: Callable[[list[int]], list[tuple]],
-        *,
-        origins: Callable[[list[int]], list[str] | None] | None = None,
-        num_workers: int = 1,
-        inline: bool = False,
-        python_multiprocessing: bool = False,
-        chunk_rows: int | None = None,
-    ):
-        super().__init__([])
-        self.name = name
-        # Rows per chunk at most (heavy rows such as encoded images move in smaller chunks).
-        self.chunk_rows = chunk_rows
-        self._column_names = list(column_names)
-        self.num_rows = num_rows
-        self.sampler = sampler
-        self.fetch = fetch
-        self.origins = origins
-        self.num_workers = num_workers
-        self.inline = inline
-        self.python_multiprocessing = python_multiprocessing
+    name: str = field()
+    column_names: list[str]
+    num_rows: Callable[[], int]
+    sampler: Any
+    fetch: Callable[[list[int]], list[tuple]]
+    origins: Callable[[list[int]], list[str] | None] | None = field(default=None, kw_only=True)
+    num_workers: int = field(default=1, kw_only=True)
+    inline: bool = field(default=False, kw_only=True)
+    python_multiprocessing: bool = field(default=False, kw_only=True)
+    chunk_rows: int | None = field(default=None, kw_only=True)
 
     def _compute_columns(self) -> list[str]:
-        return list(self._column_names)
+        return list(self.column_names)
 
     def static_size(self) -> int | None:
         return self.sampler._num_samples(self.num_rows())
 
     def with_sampler(self, sampler: Any) -> RandomAccessSourceNode:
-        clone = RandomAccessSourceNode.__new__(RandomAccessSourceNode)
-        clone.__dict__.update(self.__dict__)
-        clone.sampler = sampler
-        clone._columns = None
-        return clone
+        return dataclasses.replace(self, sampler=sampler)
 
 
+@_node
 class IterableSourceNode(Node):
-    """A source read front to back: ``open_iter(pass_index)`` gives a fresh iterator per pass."""
+    """A source read front to back: ``open_iter(pass_index)`` gives a fresh iterator per pass.
 
-    def __init__(
-        self,
-        name: str,
-        column_names: list[str],
-        open_iter: Callable[[int], Iterator[Any]],
-        to_row: Callable[[Any, int], tuple],
-        num_samples: int | None = None,
-        size: Callable[[], int | None] | None = None,
-        seeded: bool = False,
-        sharded: bool = False,
-    ):
-        super().__init__([])
-        self.name = name
-        self._column_names = list(column_names)
-        self.open_iter = open_iter
-        self.to_row = to_row
-        self.num_samples = num_samples
-        self.size = size
-        # Seeded sources are opened as ``open_iter(pass_index, seed=...)``: the seed is the pipeline's,
-        # mixed with the node's position, so every shard of a data-parallel job draws the same order.
-        self.seeded = seeded
-        # A sharded source draws from the runtime's shard seed, which every rank shares even without
-        # config.set_seed (engine/runtime.py).
-        self.sharded = sharded
+    ``seeded`` sources are opened as ``open_iter(pass_index, seed=...)``: the seed is the pipeline's,
+    mixed with the node's position, so every shard of a data-parallel job draws the same order. A
+    ``sharded`` source draws from the runtime's shard seed, which every rank shares even without
+    config.set_seed (engine/runtime.py).
+    """
+
+    name: str = field()
+    column_names: list[str]
+    open_iter: Callable[..., Iterator[Any]]
+    to_row: Callable[[Any, int], tuple]
+    num_samples: int | None = None
+    size: Callable[[], int | None] | None = None
+    seeded: bool = False
+    sharded: bool = False
 
     def _compute_columns(self) -> list[str]:
-        return list(self._column_names)
+        return list(self.column_names)
 
     def static_size(self) -> int | None:
         n = self.size() if self.size is not None else None
@@ -181,54 +226,56 @@ class IterableSourceNode(Node):
         return n if self.num_samples is None else min(n, self.num_samples)
 
 
+@_node
 class OnlineSourceNode(Node):
     """Rows pushed in by an online session (inference service) instead of read from storage."""
 
     name = "OnlineDataset"
-
-    def __init__(self, column_names: list[str]):
-        super().__init__([])
-        self._column_names = list(column_names)
+    column_names: list[str]
 
     def _compute_columns(self) -> list[str]:
-        return list(self._column_names)
+        return list(self.column_names)
 
 
-class MapNode(Node):
+@_node
+class MapNode(_UnaryNode):
+    """``map(operations, input_columns, output_columns, ...)``.
+
+    The keyword-only fields are the lowering passes' (:mod:`minddata.engine.optimizer`,
+    :mod:`minddata.engine.placement`); the user's graph leaves them at their defaults:
+
+    - ``op_positions``: each op's position in the plan, which keys its random stream (assigned
+      before any rewrite, so fused and unfused plans draw alike);
+    - ``reads_source``: the map reads its source's rows in its own workers (source absorption);
+    - ``device_parts``: the map cut into runs of ops per device (:class:`DevicePart`);
+    - ``device_output``: a device segment ending the map hands its rows on in device memory;
+    - ``segment_rows``: rows per run of a device segment (``None``: the default).
+    """
+
     name = "Map"
-
-    def __init__(
-        self,
-        child: Node,
-        operations: list[Any],
-        input_columns: list[str] | None,
-        output_columns: list[str] | None,
-        num_workers: int,
-        python_multiprocessing: bool,
-    ):
-        super().__init__([child])
-        self.operations = operations
-        self.input_columns = input_columns
-        self.output_columns = output_columns
-        self.num_workers = num_workers
-        self.python_multiprocessing = python_multiprocessing
+    operations: list[Any]
+    input_columns: list[str] | None
+    output_columns: list[str] | None
+    num_workers: int
+    python_multiprocessing: bool
+    op_positions: list[int] = field(default_factory=list, kw_only=True)
+    reads_source: bool = field(default=False, kw_only=True)
+    device_parts: tuple[DevicePart, ...] = field(default=(), kw_only=True)
+    device_output: bool = field(default=False, kw_only=True)
+    segment_rows: int | None = field(default=None, kw_only=True)
 
     @property
     def label(self) -> str:
-        from minddata.engine.mapfn import op_label
-
         return f"Map[{', '.join(op_label(op) for op in self.operations)}]"
 
     def resolved_inputs(self) -> list[str]:
         # MindSpore: without input_columns a map reads the first column only.
-        return list(self.input_columns) if self.input_columns is not None else self.children[0].columns[:1]
+        return list(self.input_columns) if self.input_columns is not None else self.child.columns[:1]
 
     def resolved_outputs(self) -> list[str]:
         return list(self.output_columns) if self.output_columns is not None else self.resolved_inputs()
 
     def _compute_columns(self) -> list[str]:
-        from minddata.engine.mapfn import column_layout
-
         inputs = self.resolved_inputs()
         _check_columns(self, inputs, "input_columns")
         first = self.operations[0]
@@ -240,7 +287,7 @@ class MapNode(Node):
                 f"Set input_columns to the {wanted} column(s) it should read."
             )
         outputs = self.resolved_outputs()
-        have = self.children[0].columns
+        have = self.child.columns
         layout = column_layout(have, inputs, outputs)
         names = [outputs[k] if src else have[k] for src, k in layout]
         dupes = sorted({c for c in names if names.count(c) > 1})
@@ -252,28 +299,20 @@ class MapNode(Node):
         return names
 
 
-class BatchNode(Node):
-    name = "Batch"
+@_node
+class BatchNode(_UnaryNode):
+    """``batch``. ``epilogues`` (the optimizer's): column index → ``(Normalize op, to CHW, dtype)``
+    applied while the column is stacked into the batch buffer."""
 
-    def __init__(
-        self,
-        child: Node,
-        batch_size: int | Callable[[Any], int],
-        drop_remainder: bool,
-        num_workers: int,
-        per_batch_map: Callable[..., Any] | None,
-        input_columns: list[str] | None,
-        output_columns: list[str] | None,
-        pad_info: dict | None = None,
-    ):
-        super().__init__([child])
-        self.batch_size = batch_size
-        self.drop_remainder = drop_remainder
-        self.num_workers = num_workers
-        self.per_batch_map = per_batch_map
-        self.input_columns = input_columns
-        self.output_columns = output_columns
-        self.pad_info = pad_info
+    name = "Batch"
+    batch_size: int | Callable[[Any], int]
+    drop_remainder: bool
+    num_workers: int
+    per_batch_map: Callable[..., Any] | None
+    input_columns: list[str] | None
+    output_columns: list[str] | None
+    pad_info: dict | None = None
+    epilogues: dict[int, tuple[Any, bool, Any]] = field(default_factory=dict, kw_only=True)
 
     @property
     def label(self) -> str:
@@ -281,9 +320,7 @@ class BatchNode(Node):
         return f"Batch({size})"
 
     def _compute_columns(self) -> list[str]:
-        from minddata.engine.mapfn import column_layout
-
-        have = self.children[0].columns
+        have = self.child.columns
         if self.per_batch_map is None:
             return have
         inputs = list(self.input_columns) if self.input_columns is not None else have
@@ -293,36 +330,24 @@ class BatchNode(Node):
         return [outputs[k] if src else have[k] for src, k in layout]
 
     def static_size(self) -> int | None:
-        n = self.children[0].static_size()
+        n = self.child.static_size()
         if n is None or callable(self.batch_size):
             return None
         return n // self.batch_size if self.drop_remainder else -(-n // self.batch_size)
 
 
-class BucketBatchNode(Node):
+@_node
+class BucketBatchNode(_UnaryNode):
     """``bucket_batch_by_length``: rows grouped by length into buckets, each batched and padded."""
 
     name = "BucketBatch"
-
-    def __init__(
-        self,
-        child: Node,
-        column_names: list[str],
-        bucket_boundaries: list[int],
-        bucket_batch_sizes: list[int],
-        element_length_function: Callable[..., Any] | None,
-        pad_info: dict | None,
-        pad_to_bucket_boundary: bool,
-        drop_remainder: bool,
-    ):
-        super().__init__([child])
-        self.column_names = column_names
-        self.bucket_boundaries = bucket_boundaries
-        self.bucket_batch_sizes = bucket_batch_sizes
-        self.element_length_function = element_length_function
-        self.pad_info = pad_info
-        self.pad_to_bucket_boundary = pad_to_bucket_boundary
-        self.drop_remainder = drop_remainder
+    column_names: list[str]
+    bucket_boundaries: list[int]
+    bucket_batch_sizes: list[int]
+    element_length_function: Callable[..., Any] | None
+    pad_info: dict | None
+    pad_to_bucket_boundary: bool
+    drop_remainder: bool
 
     @property
     def label(self) -> str:
@@ -332,82 +357,75 @@ class BucketBatchNode(Node):
         _check_columns(self, self.column_names, "column_names")
         if self.pad_info:
             _check_columns(self, list(self.pad_info), "pad_info")
-        return self.children[0].columns
+        return self.child.columns
 
     def static_size(self) -> int | None:
         return None
 
 
-class ShuffleNode(Node):
+@_node
+class ShuffleNode(_UnaryNode):
     name = "Shuffle"
-
-    def __init__(self, child: Node, buffer_size: int):
-        super().__init__([child])
-        self.buffer_size = buffer_size
+    buffer_size: int
 
     @property
     def label(self) -> str:
         return f"Shuffle({self.buffer_size})"
 
 
-class RepeatNode(Node):
+@_node
+class RepeatNode(_UnaryNode):
     name = "Repeat"
-
-    def __init__(self, child: Node, count: int):
-        super().__init__([child])
-        self.count = count
+    count: int
 
     @property
     def label(self) -> str:
         return f"Repeat({self.count})"
 
     def static_size(self) -> int | None:
-        n = self.children[0].static_size()
+        n = self.child.static_size()
         if n is None:
             return None
         return n * self.count if self.count >= 0 else None
 
 
-class TakeNode(Node):
+@_node
+class TakeNode(_UnaryNode):
     name = "Take"
-
-    def __init__(self, child: Node, count: int):
-        super().__init__([child])
-        self.count = count
+    count: int
 
     @property
     def label(self) -> str:
         return f"Take({self.count})"
 
     def static_size(self) -> int | None:
-        n = self.children[0].static_size()
+        n = self.child.static_size()
         if self.count < 0:
             return n
         return self.count if n is None else min(n, self.count)
 
 
-class SkipNode(Node):
+@_node
+class SkipNode(_UnaryNode):
     name = "Skip"
-
-    def __init__(self, child: Node, count: int):
-        super().__init__([child])
-        self.count = count
+    count: int
 
     @property
     def label(self) -> str:
         return f"Skip({self.count})"
 
     def static_size(self) -> int | None:
-        n = self.children[0].static_size()
+        n = self.child.static_size()
         return None if n is None else max(0, n - self.count)
 
 
-class ZipNode(Node):
+@_node
+class ZipNode(_ManyInputNode):
     name = "Zip"
 
     def _compute_columns(self) -> list[str]:
         names: list[str] = []
-        for i, child in enumerate(self.children):
+        for i, child in enumerate(self.inputs):
             clash = [c for c in child.columns if c in names]
             if clash:
                 raise GraphError(
@@ -418,16 +436,17 @@ class ZipNode(Node):
         return names
 
     def static_size(self) -> int | None:
-        sizes = [child.static_size() for child in self.children]
+        sizes = [child.static_size() for child in self.inputs]
         return None if any(s is None for s in sizes) else min(sizes)  # type: ignore[type-var]
 
 
-class ConcatNode(Node):
+@_node
+class ConcatNode(_ManyInputNode):
     name = "Concat"
 
     def _compute_columns(self) -> list[str]:
-        first = self.children[0].columns
-        for i, child in enumerate(self.children[1:], start=1):
+        first = self.inputs[0].columns
+        for i, child in enumerate(self.inputs[1:], start=1):
             if child.columns != first:
                 raise GraphError(
                     f"Concat: input {i} ({child.label}) has columns {child.columns}, but input 0 has {first}. "
@@ -437,53 +456,49 @@ class ConcatNode(Node):
         return first
 
     def static_size(self) -> int | None:
-        sizes = [child.static_size() for child in self.children]
+        sizes = [child.static_size() for child in self.inputs]
         return None if any(s is None for s in sizes) else sum(sizes)  # type: ignore[arg-type]
 
 
-class ProjectNode(Node):
-    name = "Project"
+@_node
+class ProjectNode(_UnaryNode):
+    """``project(columns)``: ``keep`` names the columns kept, in their new order."""
 
-    def __init__(self, child: Node, columns: list[str]):
-        super().__init__([child])
-        self.keep = columns
+    name = "Project"
+    keep: list[str]
 
     def _compute_columns(self) -> list[str]:
         _check_columns(self, self.keep, "columns")
         return list(self.keep)
 
 
-class RenameNode(Node):
+@_node
+class RenameNode(_UnaryNode):
     name = "Rename"
-
-    def __init__(self, child: Node, input_columns: list[str], output_columns: list[str]):
-        super().__init__([child])
-        self.input_columns = input_columns
-        self.output_columns = output_columns
+    input_columns: list[str]
+    output_columns: list[str]
 
     def _compute_columns(self) -> list[str]:
         _check_columns(self, self.input_columns, "input_columns")
         mapping = dict(zip(self.input_columns, self.output_columns))
-        names = [mapping.get(c, c) for c in self.children[0].columns]
+        names = [mapping.get(c, c) for c in self.child.columns]
         dupes = sorted({c for c in names if names.count(c) > 1})
         if dupes:
             raise GraphError(f"Rename: the new names give duplicate column(s) {dupes}. Columns after rename: {names}")
         return names
 
 
-class FilterNode(Node):
+@_node
+class FilterNode(_UnaryNode):
     name = "Filter"
-
-    def __init__(self, child: Node, predicate: Callable[..., Any], input_columns: list[str] | None, num_workers: int):
-        super().__init__([child])
-        self.predicate = predicate
-        self.input_columns = input_columns
-        self.num_workers = num_workers
+    predicate: Callable[..., Any]
+    input_columns: list[str] | None
+    num_workers: int
 
     def _compute_columns(self) -> list[str]:
         if self.input_columns is not None:
             _check_columns(self, self.input_columns, "input_columns")
-        return self.children[0].columns
+        return self.child.columns
 
     def static_size(self) -> int | None:
         return None
@@ -492,36 +507,32 @@ class FilterNode(Node):
 # -- nodes of MindSpore's flow-control operations (stages in minddata.engine.flow) -----------------
 
 
-class ShardRowsNode(Node):
+@_node
+class ShardRowsNode(_UnaryNode):
     """``use_sampler(DistributedSampler(n, i, shuffle=False))`` on a concat: row ``k`` of a pass goes
     to shard ``k % n`` (MindSpore's concat sharding, which also shards PaddedDataset)."""
 
     name = "UseSampler"
-
-    def __init__(self, child: Node, num_shards: int, shard_id: int):
-        super().__init__([child])
-        self.num_shards = num_shards
-        self.shard_id = shard_id
+    num_shards: int
+    shard_id: int
 
     @property
     def label(self) -> str:
         return f"UseSampler(shard {self.shard_id} of {self.num_shards})"
 
     def static_size(self) -> int | None:
-        n = self.children[0].static_size()
+        n = self.child.static_size()
         return None if n is None else max(0, -(-(n - self.shard_id) // self.num_shards))
 
 
-class FlatMapNode(Node):
+@_node
+class FlatMapNode(_UnaryNode):
     """``flat_map(func)``: ``rows_of(*row)`` gives the rows that replace each input row; ``column_names``
     is computed on first use by ``columns_of()`` (it runs ``func`` once)."""
 
     name = "FlatMap"
-
-    def __init__(self, child: Node, rows_of: Callable[..., Any], columns_of: Callable[[], list[str]]):
-        super().__init__([child])
-        self.rows_of = rows_of
-        self.columns_of = columns_of
+    rows_of: Callable[..., Any]
+    columns_of: Callable[[], list[str]]
 
     def _compute_columns(self) -> list[str]:
         return list(self.columns_of())
@@ -530,32 +541,28 @@ class FlatMapNode(Node):
         return None
 
 
-class SyncWaitNode(Node):
+@_node
+class SyncWaitNode(_UnaryNode):
     """``sync_wait``: rows pass while ``gate`` allows; ``sync_update`` opens it further."""
 
     name = "SyncWait"
-
-    def __init__(self, child: Node, condition_name: str, gate: Any):
-        super().__init__([child])
-        self.condition_name = condition_name
-        self.gate = gate
+    condition_name: str
+    gate: Any
 
     @property
     def label(self) -> str:
         return f"SyncWait({self.condition_name!r})"
 
 
-class CallbackNode(Node):
+@_node
+class CallbackNode(_UnaryNode):
     """Calls a map's dataset callbacks (``map(callbacks=...)``): ``where="begin"`` below the map
     (``ds_begin``, ``ds_epoch_begin``, ``ds_step_begin``), ``"end"`` above it (``ds_step_end``,
     ``ds_epoch_end``). ``runner`` holds the callbacks and the step counters both share."""
 
     name = "Callbacks"
-
-    def __init__(self, child: Node, runner: Any, where: str):
-        super().__init__([child])
-        self.runner = runner
-        self.where = where
+    runner: Any
+    where: str
 
     @property
     def label(self) -> str:

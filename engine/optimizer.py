@@ -26,7 +26,8 @@ its device parts.
 
 from __future__ import annotations
 
-import copy
+import dataclasses
+import functools
 import itertools
 from typing import Any
 
@@ -34,9 +35,10 @@ import numpy as np
 
 from minddata.engine import ir
 from minddata.engine.autotune import is_autotune
+from minddata.engine.fusions import FUSIONS, Fusion
 from minddata.engine.placement import Machine, _unsupported, place, plan_parts
 from minddata.ops.base import Op
-from minddata.ops.fused import FusedDecodeRandomResizedCrop, FusedDecodeResize, NormalizeInputCheck
+from minddata.ops.fused import NormalizeInputCheck
 
 __all__ = ["lower", "flatten_operations", "BOUNDS"]
 
@@ -81,27 +83,20 @@ def lower(root: ir.Node, fusion: bool, *, fast_decode_resize: bool = False) -> i
     Decode → Resize (``config.set_fast_decode_resize``)."""
     counter = itertools.count()
 
-    def visit(node: ir.Node) -> ir.Node:
-        children = [visit(child) for child in node.children]
-        clone = copy.copy(node)
-        clone.children = children
-        clone.fusion_notes = []  # type: ignore[attr-defined]
-        if isinstance(clone, ir.MapNode):
-            clone.operations = flatten_operations(clone.operations)
-            clone.op_positions = [next(counter) for _ in clone.operations]
-        if isinstance(clone, ir.BatchNode):
-            clone.epilogues = {}
-        return clone
+    def copy_tree(node: ir.Node) -> ir.Node:
+        children = [copy_tree(child) for child in node.children]
+        if isinstance(node, ir.MapNode):
+            operations = flatten_operations(node.operations)
+            return node.with_children(children, operations=operations, op_positions=[next(counter) for _ in operations])
+        return node.with_children(children)
 
-    tree = visit(root)
-    place(tree, fusion)
+    tree = place(copy_tree(root), fusion)
     if fusion:
-        tree = _merge_maps(tree)
-        _fuse_ops(tree, fast_decode_resize)
-        _move_normalize_into_batch(tree)
-        _absorb_sources(tree)
-    plan_parts(tree)
-    return tree
+        tree = ir.rewrite(tree, _merge_maps)
+        tree = ir.rewrite(tree, functools.partial(_fuse_ops, fast_decode_resize=fast_decode_resize))
+        tree = ir.rewrite(tree, _move_normalize_into_batch)
+        tree = ir.rewrite(tree, _absorb_sources)
+    return plan_parts(tree)
 
 
 def _single_column(node: ir.MapNode) -> str | None:
@@ -112,29 +107,30 @@ def _single_column(node: ir.MapNode) -> str | None:
 
 
 def _merge_maps(node: ir.Node) -> ir.Node:
-    node.children = [_merge_maps(child) for child in node.children]
     if not isinstance(node, ir.MapNode):
         return node
-    child = node.children[0]
+    child = node.child
     if (
         isinstance(child, ir.MapNode)
         and _single_column(node) is not None
         and _single_column(node) == _single_column(child)
         and node.python_multiprocessing == child.python_multiprocessing
     ):
-        merged = copy.copy(child)
-        merged.operations = child.operations + node.operations
-        merged.op_positions = child.op_positions + node.op_positions  # type: ignore[attr-defined]
-        # AUTOTUNE (an int equal to 1) would lose to any fixed count under max(): it wins instead.
-        merged.num_workers = next(
-            (n for n in (child.num_workers, node.num_workers) if is_autotune(n)),
-            max(child.num_workers, node.num_workers),
+        return dataclasses.replace(
+            child,
+            operations=child.operations + node.operations,
+            op_positions=child.op_positions + node.op_positions,
+            # AUTOTUNE (an int equal to 1) would lose to any fixed count under max(): it wins instead.
+            num_workers=next(
+                (n for n in (child.num_workers, node.num_workers) if is_autotune(n)),
+                max(child.num_workers, node.num_workers),
+            ),
+            fusion_notes=(
+                *child.fusion_notes,
+                *node.fusion_notes,
+                f"merged the adjacent map over {_single_column(node)!r} into this one; bound: {BOUNDS['merge']}",
+            ),
         )
-        merged.fusion_notes = child.fusion_notes + node.fusion_notes + [  # type: ignore[attr-defined]
-            f"merged the adjacent map over {_single_column(node)!r} into this one; bound: {BOUNDS['merge']}"
-        ]
-        merged._columns = None
-        return merged
     return node
 
 
@@ -156,48 +152,49 @@ def _on_device(fused: Op, device: str) -> Op | None:
     return fused
 
 
-def _fuse_ops(node: ir.Node, fast_decode_resize: bool) -> None:
-    for child in node.children:
-        _fuse_ops(child, fast_decode_resize)
+def _fusion_at(ops: list[Any], i: int, device: str) -> Fusion | None:
+    """The fusion of ``ops[i]`` with the op after it on ``device``, or ``None``."""
+    op = ops[i]
+    if i + 1 >= len(ops) or not isinstance(op, Op) or getattr(op, "to_pil", False):
+        return None
+    return next((f for f in FUSIONS if _is(op, f.first, device) and _is(ops[i + 1], f.second, device)), None)
+
+
+def _fuse_ops(node: ir.Node, fast_decode_resize: bool) -> ir.Node:
     if not isinstance(node, ir.MapNode):
-        return
-    ops, positions = node.operations, node.op_positions  # type: ignore[attr-defined]
+        return node
+    ops, positions = node.operations, node.op_positions
+    notes = list(node.fusion_notes)
     out_ops: list[Any] = []
     out_positions: list[int] = []
     i = 0
     while i < len(ops):
         op = ops[i]
-        nxt = ops[i + 1] if i + 1 < len(ops) else None
         device = op.device_target if isinstance(op, Op) else "CPU"
-        if _is(op, "Decode", device) and not getattr(op, "to_pil", False) and nxt is not None:
-            fused = None
-            if _is(nxt, "Resize", device) and device == "CPU" and not fast_decode_resize:
-                node.fusion_notes.append(f"Decode+Resize kept as two ops; bound: {BOUNDS['decode_resize_off']}")  # type: ignore[attr-defined]
-            elif _is(nxt, "Resize", device):
-                fused = _on_device(FusedDecodeResize(op, nxt), device)
-                note = f"Decode+Resize: decode JPEGs at a reduced DCT scale, then resize; bound: {BOUNDS['decode_resize']}"
-            elif _is(nxt, "RandomResizedCrop", device):
-                fused = _on_device(FusedDecodeRandomResizedCrop(op, nxt), device)
+        fusion = _fusion_at(ops, i, device)
+        fused = None
+        if fusion is not None and fusion.cpu_opt_in and device == "CPU" and not fast_decode_resize:
+            notes.append(f"{fusion.first}+{fusion.second} kept as two ops; bound: {BOUNDS[fusion.bound_off]}")
+        elif fusion is not None:
+            fused = _on_device(fusion.fused(op, ops[i + 1]), device)
+        if fused is not None and fusion is not None:
+            if device != "CPU":
                 note = (
-                    "Decode+RandomResizedCrop: crop drawn from the JPEG header, only that region decoded "
-                    f"at a reduced DCT scale; bound: {BOUNDS['decode_random_resized_crop']}"
+                    f"{fused.label} on {device}: one fused op (decode and resize on the engine); "
+                    f"bound: {BOUNDS['device']}"
                 )
-            if fused is not None:
-                if device != "CPU":
-                    note = (
-                        f"{fused.label} on {device}: one fused op (decode and resize on the engine); "
-                        f"bound: {BOUNDS['device']}"
-                    )
-                out_ops.append(fused)
-                # The resize/crop's random stream: the fused op draws exactly what the crop would.
-                out_positions.append(positions[i + 1])
-                node.fusion_notes.append(note)  # type: ignore[attr-defined]
-                i += 2
-                continue
+            else:
+                note = f"{fusion.first}+{fusion.second}: {fusion.what}; bound: {BOUNDS[fusion.bound]}"
+            out_ops.append(fused)
+            # The second op's random stream: the fused op draws exactly what the crop would.
+            out_positions.append(positions[i + 1])
+            notes.append(note)
+            i += 2
+            continue
         out_ops.append(op)
         out_positions.append(positions[i])
         i += 1
-    node.operations, node.op_positions = out_ops, out_positions  # type: ignore[attr-defined]
+    return dataclasses.replace(node, operations=out_ops, op_positions=out_positions, fusion_notes=tuple(notes))
 
 
 def _float_cast(op: Any) -> np.dtype | None:
@@ -207,17 +204,15 @@ def _float_cast(op: Any) -> np.dtype | None:
     return dtype if dtype.kind == "f" else None
 
 
-def _move_normalize_into_batch(node: ir.Node) -> None:
-    for child in node.children:
-        _move_normalize_into_batch(child)
+def _move_normalize_into_batch(node: ir.Node) -> ir.Node:
     if not isinstance(node, ir.BatchNode) or node.per_batch_map is not None or node.pad_info:
-        return
-    child = node.children[0]
+        return node
+    child = node.child
     if not isinstance(child, ir.MapNode) or child.python_multiprocessing:
-        return
+        return node
     column = _single_column(child)
     if column is None:
-        return
+        return node
     ops = child.operations
     tail_start = None
     for start in range(len(ops) - 1, -1, -1):
@@ -225,7 +220,7 @@ def _move_normalize_into_batch(node: ir.Node) -> None:
             tail_start = start
             break
     if tail_start is None:
-        return
+        return node
     tail = ops[tail_start:]
     chw = False
     out_dtype = np.dtype(np.float32)
@@ -235,31 +230,42 @@ def _move_normalize_into_batch(node: ir.Node) -> None:
         elif _float_cast(op) is not None:
             out_dtype = _float_cast(op)  # type: ignore[assignment]
         else:
-            return
+            return node
     normalize = tail[0]
-    child.operations = ops[:tail_start] + [NormalizeInputCheck(normalize)]
-    child.op_positions = child.op_positions[:tail_start] + [child.op_positions[tail_start]]  # type: ignore[attr-defined]
-    names = node.children[0].columns
-    node.epilogues[names.index(column)] = (normalize, chw, out_dtype)  # type: ignore[attr-defined]
     moved = " → ".join(op.name for op in tail)
-    node.fusion_notes.append(  # type: ignore[attr-defined]
-        f"{moved} on {column!r} moved into the batch: rows stay uint8 and are normalized straight into the "
-        f"batch buffer; bound: {BOUNDS['normalize_into_batch']}"
+    checked = dataclasses.replace(
+        child,
+        operations=ops[:tail_start] + [NormalizeInputCheck(normalize)],
+        op_positions=child.op_positions[:tail_start] + [child.op_positions[tail_start]],
+        fusion_notes=(
+            *child.fusion_notes,
+            f"{moved} moved into the following batch; a row check stays here; bound: {BOUNDS['normalize_into_batch']}",
+        ),
     )
-    child.fusion_notes.append(  # type: ignore[attr-defined]
-        f"{moved} moved into the following batch; a row check stays here; bound: {BOUNDS['normalize_into_batch']}"
+    return node.with_children(
+        [checked],
+        epilogues={**node.epilogues, child.columns.index(column): (normalize, chw, out_dtype)},
+        fusion_notes=(
+            *node.fusion_notes,
+            f"{moved} on {column!r} moved into the batch: rows stay uint8 and are normalized straight into the "
+            f"batch buffer; bound: {BOUNDS['normalize_into_batch']}",
+        ),
     )
 
 
-def _absorb_sources(node: ir.Node) -> None:
+def _absorb_sources(node: ir.Node) -> ir.Node:
     """A map right after a file-reading source reads the rows in its own workers."""
-    for child in node.children:
-        _absorb_sources(child)
     if not isinstance(node, ir.MapNode) or node.python_multiprocessing:
-        return
-    source = node.children[0]
+        return node
+    source = node.child
     if isinstance(source, ir.RandomAccessSourceNode) and not source.inline and not source.python_multiprocessing:
-        node.reads_source = True  # type: ignore[attr-defined]
-        node.fusion_notes.append(  # type: ignore[attr-defined]
-            f"reads {source.name}'s rows in its own workers (no separate reader stage); bound: {BOUNDS['absorb_source']}"
+        return dataclasses.replace(
+            node,
+            reads_source=True,
+            fusion_notes=(
+                *node.fusion_notes,
+                f"reads {source.name}'s rows in its own workers (no separate reader stage); "
+                f"bound: {BOUNDS['absorb_source']}",
+            ),
         )
+    return node

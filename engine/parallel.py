@@ -28,7 +28,7 @@ from minddata.engine.profiling import DONE, WAIT_INPUT, WAIT_SLOT, WORKING
 from minddata.engine.runtime import POLL_SECONDS, PipelineStopped, Runtime
 from minddata.engine.stages import Stage
 
-__all__ = ["ParallelApplyStage"]
+__all__ = ["ParallelApplyStage", "reading_first"]
 
 # Work: (chunk, pass_index, row_start) -> result. It runs in a worker thread, or, through a
 # remote(...) callable, in a worker process. Finish: (chunk, result, pass_index, row_start) -> chunk,
@@ -39,6 +39,21 @@ Finish = Callable[[Chunk, Any, int, int], Chunk | None]
 Ordered = Callable[[Chunk, dict], Chunk | None]
 
 _END = object()
+
+
+def reading_first(read: Work, finish_read: Finish, work: Work, finish: Finish) -> tuple[Work, Finish]:
+    """The ``work`` and ``finish`` of a stage whose workers first read their chunk's rows: ``read``
+    and ``finish_read`` (a source's) turn a chunk of row ids into a chunk of rows, which ``work`` and
+    ``finish`` then take as they would from a reader stage."""
+
+    def read_then_work(chunk: Chunk, pass_index: int, row_start: int) -> Any:
+        rows = finish_read(chunk, read(chunk, pass_index, row_start), pass_index, row_start)
+        return rows, work(rows, pass_index, row_start)
+
+    def finish_work(chunk: Chunk, result: Any, pass_index: int, row_start: int) -> Chunk | None:
+        return finish(result[0], result[1], pass_index, row_start)
+
+    return read_then_work, finish_work
 
 
 class _Failure:
@@ -92,8 +107,13 @@ class ParallelApplyStage(Stage):
         slots: int | None = None,
         remotes: list[Callable[[Any, threading.Event], Any]] | None = None,
         one_to_one: bool = False,
+        map_function: Any = None,
+        op_names: list[str] | None = None,
     ):
         super().__init__(rt, [child], label)
+        # A map's stage: its map function and op labels, for the profiler's per-op times.
+        self.map_function = map_function
+        self.op_names = op_names
         # One output row per input row: a resume can skip in the child instead of replaying.
         self.fast_skip = one_to_one and ordered is None
         self.work = work

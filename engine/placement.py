@@ -26,12 +26,15 @@ Examples:
 from __future__ import annotations
 
 import copy
+import dataclasses
 import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 from minddata import config
 from minddata.engine import ir
+from minddata.engine.fusions import fusion_of
+from minddata.engine.ir import DevicePart
 from minddata.errors import DeviceError
 from minddata.ops.base import Op
 from minddata.ops.registry import has_kernel, ops_on
@@ -89,17 +92,6 @@ class Machine:
         if self.dvpp_driver in ("nvjpg", "ascend"):
             found.add("Dvpp")
         return found
-
-
-@dataclass(frozen=True)
-class DevicePart:
-    """A slice ``ops[start:end]`` of a map's ops and how it runs: ``kind`` ``"row"`` or ``"segment"``
-    (a batch on a device driver); for ``"segment"``, the ``backend`` (see :mod:`minddata.ops.gpu.drivers`)."""
-
-    kind: str
-    start: int
-    end: int
-    backend: str | None = None
 
 
 # ---------------------------------------------------------------------------------------------- support
@@ -218,17 +210,18 @@ def _side(device: str) -> str:
 # ---------------------------------------------------------------------------------------------- the pass
 
 
-def place(tree: ir.Node, fusion: bool = True) -> None:
-    """Resolve every op's device in ``tree`` (a private plan tree), or raise :class:`DeviceError`.
+def place(tree: ir.Node, fusion: bool = True) -> ir.Node:
+    """``tree`` (a private plan tree) with every op's device resolved, or raise :class:`DeviceError`.
 
     With ``fusion``, an op a device runs only fused with the Decode before it (Resize or
     RandomResizedCrop on Dvpp's ``nvjpg`` driver, a decoder) is accepted: the fusion pass joins them.
     """
     machine = Machine()
     warned: set[tuple[str, str]] = set()
-    for node in tree.walk():
+
+    def place_map(node: ir.Node) -> ir.Node:
         if not isinstance(node, ir.MapNode):
-            continue
+            return node
         ops = list(node.operations)
         if any(isinstance(op, Op) and op.device_target == "auto" for op in ops):
             ops = choose(ops, machine.accelerators(), machine)
@@ -240,23 +233,20 @@ def place(tree: ir.Node, fusion: bool = True) -> None:
             elif isinstance(op, Op) and op.device_target == "auto":
                 op = _placed(op, "CPU")
             placed.append(op)
-        node.operations = placed
         notes = [f"{op.name} on {op.device_target}" for op in placed if isinstance(op, Op) and op.device_target != "CPU"]
-        if notes:
-            node.fusion_notes.append("placed: " + ", ".join(notes))  # type: ignore[attr-defined]
+        placed_notes = ("placed: " + ", ".join(notes),) if notes else ()
+        return dataclasses.replace(node, operations=placed, fusion_notes=(*node.fusion_notes, *placed_notes))
+
+    # Parents first, as the user reads the pipeline: the first map that can't be placed is named.
+    return ir.rewrite(tree, place_map, top_down=True)
 
 
 def _fused_with(prev: Any, op: Op) -> Op | None:
-    """The fused op the fusion pass makes of ``prev`` (a Decode) and ``op``, or ``None``."""
-    if not (isinstance(prev, Op) and prev.name == "Decode" and prev.device_target == op.device_target):
+    """The fused op the fusion pass makes of ``prev`` and ``op`` on one device, or ``None``."""
+    if not (isinstance(prev, Op) and prev.device_target == op.device_target):
         return None
-    from minddata.ops.fused import FusedDecodeRandomResizedCrop, FusedDecodeResize
-
-    if op.name == "Resize":
-        return FusedDecodeResize(prev, op)
-    if op.name == "RandomResizedCrop":
-        return FusedDecodeRandomResizedCrop(prev, op)
-    return None
+    fusion = fusion_of(prev.name, op.name)
+    return fusion.fused(prev, op) if fusion is not None else None
 
 
 def _check(node: ir.MapNode, op: Op, machine: Machine, warned: set[tuple[str, str]], prev: Any = None,
@@ -342,74 +332,88 @@ def execution(op: Any, machine_driver: str | None) -> str:
 _PASS_THROUGH = (ir.RepeatNode, ir.TakeNode, ir.SkipNode, ir.ProjectNode, ir.RenameNode, ir.ShuffleNode)
 
 
-def _hands_over(node: ir.Node | None, parents: dict[int, ir.Node | None]) -> bool:
-    """Whether rows reaching ``node`` go to the consumer untouched but for one plain batch."""
+def _hands_over(ancestors: list[ir.Node]) -> bool:
+    """Whether rows leaving a node whose ``ancestors`` (nearest first) are these go to the consumer
+    untouched but for one plain batch."""
     batched = False
-    while node is not None:
+    for node in ancestors:
         if isinstance(node, ir.BatchNode) and not batched:
-            if node.per_batch_map is not None or node.pad_info or getattr(node, "epilogues", None):
+            if node.per_batch_map is not None or node.pad_info or node.epilogues:
                 return False
             batched = True
         elif not isinstance(node, _PASS_THROUGH):
             return False
-        node = parents.get(id(node))
     return True
 
 
-def plan_parts(tree: ir.Node) -> None:
-    """Cut every map of ``tree`` into :class:`DevicePart` s (after fusion, which may merge maps)."""
+def plan_parts(tree: ir.Node) -> ir.Node:
+    """``tree`` with every map cut into :class:`DevicePart` s (after fusion, which may merge maps)."""
     machine = Machine()
-    parents: dict[int, ir.Node | None] = {id(tree): None}
-    for node in tree.walk():
-        for child in node.children:
-            parents[id(child)] = node
-    for node in tree.walk():
-        if not isinstance(node, ir.MapNode):
-            continue
-        ops = node.operations
-        if not any(isinstance(op, Op) and op.device_target in ("GPU", "Dvpp") for op in ops):
-            node.device_parts = [DevicePart("row", 0, len(ops))]  # type: ignore[attr-defined]
-            continue
-        if any(isinstance(op, Op) and op.device_target == "Dvpp" for op in ops):
-            machine.probe("Dvpp")
-        if any(isinstance(op, Op) and op.device_target == "GPU" for op in ops):
-            machine.probe("GPU")
-        if machine.dvpp_driver is not None:
-            # The resolved driver travels with the op; settings reach kernels through ctx.options.
-            ops = node.operations = [_with_dvpp_settings(op, machine.dvpp_driver) for op in ops]
-        kinds = [execution(op, machine.dvpp_driver) for op in ops]
-        parts: list[DevicePart] = []
-        start = 0
-        for i in range(1, len(ops) + 1):
-            if i == len(ops) or kinds[i] != kinds[start]:
-                backend = None
-                if kinds[start] == "segment":
-                    # Dvpp on nvjpg needs the real GPU; GPU ops may run emulated on DALI's CPU backend.
-                    backend = "cuda" if any(
-                        isinstance(op, Op) and op.device_target == "Dvpp" for op in ops[start:i]
-                    ) else (machine.gpu_backend or "cuda")
-                parts.append(DevicePart(kinds[start], start, i, backend))
-                start = i
-        node.device_parts = parts  # type: ignore[attr-defined]
-        if parts[0].kind == "segment" and getattr(node, "reads_source", False):
-            # Files are read by the source's workers and merged into DALI-sized batches instead of
-            # being read chunk by chunk in the DALI part's one thread.
-            node.reads_source = False  # type: ignore[attr-defined]
-            node.fusion_notes = [n for n in node.fusion_notes if "in its own workers" not in n]  # type: ignore[attr-defined]
-        parent = parents.get(id(node))
+
+    def visit(node: ir.Node, ancestors: list[ir.Node]) -> ir.Node:
+        if isinstance(node, ir.MapNode):
+            node = _cut(node, ancestors, machine)
+        children = [visit(child, [node, *ancestors]) for child in node.children]
+        if any(new is not old for new, old in zip(children, node.children)):
+            node = node.with_children(children)
+        return node
+
+    return visit(tree, [])
+
+
+def _cut(node: ir.MapNode, ancestors: list[ir.Node], machine: Machine) -> ir.MapNode:
+    """``node`` cut into its device parts; ``ancestors``: the nodes above it, nearest first."""
+    ops = node.operations
+    if not any(isinstance(op, Op) and op.device_target in ("GPU", "Dvpp") for op in ops):
+        return dataclasses.replace(node, device_parts=(DevicePart("row", 0, len(ops)),))
+    if any(isinstance(op, Op) and op.device_target == "Dvpp" for op in ops):
+        machine.probe("Dvpp")
+    if any(isinstance(op, Op) and op.device_target == "GPU" for op in ops):
+        machine.probe("GPU")
+    if machine.dvpp_driver is not None:
+        # The resolved driver travels with the op; settings reach kernels through ctx.options.
+        ops = [_with_dvpp_settings(op, machine.dvpp_driver) for op in ops]
+    kinds = [execution(op, machine.dvpp_driver) for op in ops]
+    parts: list[DevicePart] = []
+    start = 0
+    for i in range(1, len(ops) + 1):
+        if i == len(ops) or kinds[i] != kinds[start]:
+            backend = None
+            if kinds[start] == "segment":
+                # Dvpp on nvjpg needs the real GPU; GPU ops may run emulated on DALI's CPU backend.
+                backend = "cuda" if any(
+                    isinstance(op, Op) and op.device_target == "Dvpp" for op in ops[start:i]
+                ) else (machine.gpu_backend or "cuda")
+            parts.append(DevicePart(kinds[start], start, i, backend))
+            start = i
+    reads_source = node.reads_source
+    notes = list(node.fusion_notes)
+    if parts[0].kind == "segment" and reads_source:
+        # Files are read by the source's workers and merged into DALI-sized batches instead of
+        # being read chunk by chunk in the DALI part's one thread.
+        reads_source = False
+        notes = [n for n in notes if "in its own workers" not in n]
+    parent = ancestors[0] if ancestors else None
+    segment_rows = None
+    if isinstance(parent, ir.BatchNode) and isinstance(parent.batch_size, int):
+        # One DALI run per batch of the pipeline: the size the consumer wants anyway.
+        segment_rows = min(max(parent.batch_size, 8), 512)
+    for part in parts:
+        if part.kind == "segment":
+            from minddata.ops.gpu.drivers import describe
+
+            names = ", ".join(op.name for op in ops[part.start : part.end])
+            notes.append(f"{names}: {describe(part.backend)}, fed a batch of rows per run")
+    return dataclasses.replace(
+        node,
+        operations=ops,
+        device_parts=tuple(parts),
+        reads_source=reads_source,
         # A GPU segment ending the map hands its rows on still on the GPU (torch CUDA tensors, or CuPy
         # arrays for CuPy and JAX consumers) when the consumer takes such tensors
         # (config.set_framework) and what follows only stacks them (a plain batch) or hands them over.
         # Anything else gets host arrays.
-        node.device_output = config.get_framework() in ("torch", "cupy", "jax") and _hands_over(parent, parents)  # type: ignore[attr-defined]
-        if isinstance(parent, ir.BatchNode) and isinstance(parent.batch_size, int):
-            # One DALI run per batch of the pipeline: the size the consumer wants anyway.
-            node.segment_rows = min(max(parent.batch_size, 8), 512)  # type: ignore[attr-defined]
-        for part in parts:
-            if part.kind == "segment":
-                from minddata.ops.gpu.drivers import describe
-
-                names = ", ".join(op.name for op in ops[part.start : part.end])
-                node.fusion_notes.append(  # type: ignore[attr-defined]
-                    f"{names}: {describe(part.backend)}, fed a batch of rows per run"
-                )
+        device_output=config.get_framework() in ("torch", "cupy", "jax") and _hands_over(ancestors),
+        segment_rows=segment_rows,
+        fusion_notes=tuple(notes),
+    )

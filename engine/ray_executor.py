@@ -26,7 +26,7 @@ Ray is imported lazily: without it, asking for the Ray executor raises an Import
 
 from __future__ import annotations
 
-import copy
+import dataclasses
 import math
 import os
 import pickle
@@ -468,11 +468,11 @@ class _Step:
 
     def __init__(self, node: ir.Node, seed: int, error_mode: str, pass_index: int):
         self.settings = {name: getattr(config, f"get_{name}")() for name in WORKER_SETTINGS}
-        node = copy.copy(node)
-        node.num_workers = 1  # type: ignore[attr-defined]  # Ray runs the tasks in parallel
         if isinstance(node, ir.MapNode):
-            node.python_multiprocessing = False  # a Ray worker is a process already
-            node.reads_source = False  # type: ignore[attr-defined]  # the read task reads the rows
+            # A Ray worker is a process already, and the read task reads the rows.
+            node = dataclasses.replace(node, python_multiprocessing=False, reads_source=False)
+        if any(f.name == "num_workers" for f in dataclasses.fields(node)):
+            node = dataclasses.replace(node, num_workers=1)  # Ray runs the tasks in parallel
         self.node = node
         self.seed = seed
         self.error_mode = error_mode
@@ -489,8 +489,7 @@ class _Step:
             rt = Runtime(self.seed, self.error_mode)
             feed = _Feed(rt)
             builder = _Builder(rt, None)
-            method = getattr(builder, f"_build_{type(self.node).__name__}")
-            self._built = (rt, feed, method(self.node, [feed], 0))
+            self._built = (rt, feed, builder.build_node(self.node, [feed], 0))
         return self._built
 
     def close(self) -> None:

@@ -17,7 +17,7 @@ import numpy as np
 
 from minddata.engine.chunk import Chunk, FailedRow
 from minddata.engine.runtime import Runtime
-from minddata.errors import GraphError, PipelineError
+from minddata.errors import PipelineError
 
 __all__ = [
     "Stage",
@@ -229,6 +229,9 @@ class TakeStage(Stage):
 
 
 class SkipStage(Stage):
+    """``skip(count)``: the child's pass started ``count`` rows in (it skips fast or drops the rows,
+    as :meth:`Stage.run` decides)."""
+
     def __init__(self, rt: Runtime, child: Stage, count: int, label: str):
         super().__init__(rt, [child], label)
         self.count = count
@@ -236,16 +239,8 @@ class SkipStage(Stage):
     fast_skip = True
 
     def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
-        left = 0
         with closing(self.children[0].run(self.count + skip)) as source:
-            for chunk in source:
-                if left:
-                    if len(chunk) <= left:
-                        left -= len(chunk)
-                        continue
-                    chunk = chunk.slice(left, len(chunk))
-                    left = 0
-                yield chunk
+            yield from source
 
 
 class RepeatStage(Stage):
@@ -491,7 +486,3 @@ class GroupStage(Stage):
         if rows and not self.drop_remainder:
             yield Chunk([rows])
 
-
-def require(condition: bool, message: str) -> None:
-    if not condition:
-        raise GraphError(message)

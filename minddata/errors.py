@@ -67,7 +67,13 @@ class DeviceError(MinddataError, RuntimeError):
 
 
 class WorkerDiedError(PipelineError):
-    """A worker process ended without answering (crash, kill, out of memory)."""
+    """A worker process ended without answering (crash, kill, out of memory). ``worker`` names it and
+    ``exitcode`` is its exit status, where known."""
+
+    def __init__(self, message: str, *, worker: str | None = None, exitcode: int | None = None):
+        super().__init__(message)
+        self.worker = worker
+        self.exitcode = exitcode
 
 
 class DataFormatError(MinddataError, ValueError):

@@ -7,6 +7,13 @@
    trainer does not know the benchmarks; the core modules import nothing above them.
 3. The service (``minddata/serve/``) is a consumer at the top: it uses the public API, the engine and
    the trainer but not the benchmarks, and only the CLI imports it.
+4. The benchmarks sit above the public API: nothing in ``minddata/`` imports ``minddata.bench``, and
+   nothing imports the command line (``minddata.cli``), the console script's entry point. One import is
+   the documented exception (:data:`DISPATCH`): the CLI hands ``minddata bench``'s arguments to the
+   benchmarks' own command, whose options live with it.
+
+Every rule counts imports at any depth: an import inside a function (a lazy import) breaks a layer as
+much as one at the top of the file.
 
 Each rule is its own test and names the file and line of every offence. The checker itself is tested on
 planted snippets, so a checker that sees nothing cannot pass.
@@ -178,6 +185,36 @@ def serve_violations(rel_path: str, imports: list[Import]) -> list[Import]:
     return [i for i in _project(imports) if _is_under(i.module, SERVE)]
 
 
+BENCH = "minddata.bench"
+CLI = "minddata.cli"
+# The exceptions to rule 4, each (file, module it may import) with its reason.
+DISPATCH = {
+    ("minddata/cli.py", "minddata.bench.command.main"): (
+        "`minddata bench` is the benchmarks' own command: the CLI knows its name and hands it the arguments "
+        "after it; its options and its work live in bench/command.py"
+    ),
+}
+
+
+def bench_violations(rel_path: str, imports: list[Import]) -> list[Import]:
+    """The public API, the service and the library's helpers (``minddata/``) importing the benchmarks,
+    but for the documented dispatch."""
+    if Path(rel_path).parts[0] != "minddata":
+        return []
+    return [
+        i for i in _project(imports)
+        if _is_under(i.module, BENCH) and (rel_path, i.module) not in DISPATCH
+    ]
+
+
+def cli_violations(rel_path: str, imports: list[Import]) -> list[Import]:
+    """Anything but tests importing the command line: it is the entry point, and the commands behind it
+    share what they need through lower modules (minddata._command_line)."""
+    if Path(rel_path).parts[0] == "tests" or module_name(rel_path) == CLI:
+        return []
+    return [i for i in _project(imports) if _is_under(i.module, CLI)]
+
+
 # --- the repository -------------------------------------------------------------------------------
 
 
@@ -259,6 +296,30 @@ def test_only_the_cli_imports_the_service_and_it_does_not_import_bench():
     )
 
 
+def test_the_library_does_not_import_the_benchmarks():
+    offences = [o for f in FILES for o in bench_violations(f, IMPORTS[f])]
+    assert not offences, _report(
+        "minddata/ (public API, service, helpers) must not import minddata.bench, also not inside a function; "
+        f"the one exception is the documented dispatch {sorted(DISPATCH)}",
+        offences,
+    )
+
+
+def test_nothing_imports_the_command_line():
+    offences = [o for f in FILES for o in cli_violations(f, IMPORTS[f])]
+    assert not offences, _report(
+        "minddata.cli is the console script's entry point: only tests import it (share code through a lower "
+        "module such as minddata._command_line)",
+        offences,
+    )
+
+
+def test_every_dispatch_exception_is_still_used():
+    # An exception nobody needs any more would silently allow a new import of that module.
+    for (rel_path, module), _reason in DISPATCH.items():
+        assert any(i.module == module for i in IMPORTS[rel_path]), f"{rel_path} no longer imports {module}"
+
+
 # --- the checker, on planted snippets -------------------------------------------------------------
 
 
@@ -328,6 +389,12 @@ def test_checker_reports_file_and_line():
         ("minddata/serve/app.py", "from minddata.bench.pipelines import make_ops", serve_violations),
         ("bench/x.py", "from minddata.serve.server import serve", serve_violations),
         ("engine/x.py", "from minddata import serve", serve_violations),
+        ("minddata/cli.py", "def f():\n    from minddata.bench.pipelines import PIPELINES\n", bench_violations),
+        ("minddata/cli.py", "def f():\n    import minddata.bench.command\n", bench_violations),
+        ("minddata/dataset/x.py", "def f():\n    from minddata import bench\n", bench_violations),
+        ("minddata/x.py", "def f():\n    importlib.import_module('minddata.bench.runner')\n", bench_violations),
+        ("bench/command.py", "def f():\n    from minddata.cli import library_versions\n", cli_violations),
+        ("minddata/serve/x.py", "from minddata import cli", cli_violations),
     ],
 )
 def test_checker_flags_layer_breaks(path, snippet, rule):
@@ -344,9 +411,13 @@ def test_checker_flags_layer_breaks(path, snippet, rule):
         ("minddata/errors.py", "from minddata._version import __version__"),
         ("minddata/cli.py", "from minddata.serve.server import serve"),
         ("minddata/serve/model.py", "from minddata.trainer import OnnxModel\nimport minddata.engine"),
+        ("minddata/cli.py", "def f():\n    from minddata.bench.command import main\n"),
+        ("bench/command.py", "from minddata._command_line import CommandParser\nimport minddata.bench.runner"),
+        ("tests/test_x.py", "from minddata.cli import main"),
     ],
 )
 def test_checker_accepts_downward_imports(path, snippet):
     imports = imports_in(path, snippet)
-    for rule in (layer_violations, upward_violations, trainer_violations, core_violations, serve_violations):
+    for rule in (layer_violations, upward_violations, trainer_violations, core_violations, serve_violations,
+                 bench_violations, cli_violations):
         assert not rule(path, imports), f"{rule.__name__} wrongly flagged {snippet!r} in {path}"

@@ -218,13 +218,11 @@ class Model:
         return self.loss_fn(output, *labels)
 
     def _sharded(self, dataset: Any) -> Any:
-        from minddata.dataset.splitting import is_sharded, shard
-
         dist = _distributed()
-        if dist is None or is_sharded(dataset):
+        if dist is None or dataset._is_sharded():
             return dataset
         rank, world = dist
-        return shard(dataset, world, rank, "Model.train under torch.distributed")
+        return dataset._shard(world, rank, "Model.train under torch.distributed")
 
     def _wrap_ddp(self, trace: StepTrace) -> Any:
         if _distributed() is None:

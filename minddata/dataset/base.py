@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from minddata.dataset import _validate as v
+from minddata.dataset import splitting
 from minddata.engine import ir
 from minddata.errors import ArgumentError, ColumnNotFoundError, GraphError
 from minddata.ops.base import Op
@@ -505,9 +506,16 @@ class Dataset:
         With ``randomize`` the rows are assigned at random (from the seed) and the source must be
         random-access; otherwise the splits are consecutive ranges.
         """
-        from minddata.dataset.splitting import split
-
-        return split(self, sizes, randomize)
+        total = self.get_dataset_size()
+        counts = splitting.split_counts(sizes, total)
+        if randomize:
+            return [Dataset(node) for node in splitting.random_split(self._node, counts, total)]
+        out, start = [], 0
+        for count in counts:
+            part = self.skip(start) if start else self
+            out.append(part.take(count))
+            start += count
+        return out
 
     # -- running -----------------------------------------------------------------------------
 
@@ -757,7 +765,7 @@ class Dataset:
             pad = "  " * depth
             extra = f"  workers={node.num_workers}" if isinstance(node, (ir.MapNode, ir.BatchNode)) else ""
             lines.append(f"{pad}{node.label}  columns={node.columns}{extra}")
-            for note in getattr(node, "fusion_notes", []):
+            for note in node.fusion_notes:
                 lines.append(f"{pad}  fused: {note}")
             for child in node.children:
                 visit(child, depth + 1)
@@ -767,6 +775,19 @@ class Dataset:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self._node.label} columns={self._node.columns}>"
+
+    def _is_sharded(self) -> bool:
+        """Whether a random-access source of this pipeline already reads one shard (``num_shards``/
+        ``shard_id`` or a sharded sampler were given). Streamed sources (CSV, TFRecord, text,
+        generators) shard inside their reader and are not detected here."""
+        return splitting.is_sharded(self._node)
+
+    def _shard(self, num_shards: int, shard_id: int, where: str) -> Dataset:
+        """This pipeline reading only shard ``shard_id`` of ``num_shards`` of its source's rows, as if
+        the source had been given ``num_shards``/``shard_id`` (:func:`minddata.dataset.splitting.shard`,
+        for ``to_torch`` and ``Model.train`` under torch.distributed); ``where`` names the caller in errors."""
+        node = splitting.shard(self._node, num_shards, shard_id, where)
+        return self if node is self._node else Dataset(node)
 
     def _checked(self, node: ir.Node) -> Dataset:
         _ = node.columns  # schema errors surface where the graph is built, naming the node

@@ -124,4 +124,4 @@ def with_cache(where: str, node: ir.Node, cache: Any) -> ir.Node:
     # A streamed file source without shuffle (mode None) reads its rows in the same order every epoch.
     source = source_of(node)
     fixed_order = isinstance(source, ir.IterableSourceNode) and getattr(source.open_iter, "mode", "") is None
-    return CacheNode(node, cache.session_id, cache.size, cache.spilling, where, fixed_order=fixed_order)
+    return CacheNode.over(node, cache.session_id, cache.size, cache.spilling, where, fixed_order=fixed_order)

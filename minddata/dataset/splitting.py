@@ -1,9 +1,13 @@
-"""``Dataset.split``: sizes → consecutive ranges, or random subsets of a random-access source."""
+"""Splitting and sharding a graph after it was built: ``Dataset.split``'s sizes and random subsets, and
+the sharding of ``to_torch`` and ``Model.train`` under torch.distributed.
+
+Works on plan nodes only; :mod:`minddata.dataset.base` wraps the results in datasets.
+"""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -11,8 +15,9 @@ from minddata import config
 from minddata.dataset import _validate as v
 from minddata.engine import ir
 from minddata.errors import ArgumentError
+from minddata.samplers import DistributedSampler, SequentialSampler, SubsetRandomSampler
 
-__all__ = ["split", "split_counts"]
+__all__ = ["split_counts", "random_split", "is_sharded", "shard"]
 
 
 def split_counts(sizes: Sequence[int | float], total: int) -> list[int]:
@@ -58,31 +63,17 @@ def _chain_to_source(node: ir.Node) -> list[ir.Node]:
 
 
 def _rebuild(chain: list[ir.Node], source: ir.Node) -> ir.Node:
-    import copy
-
     node = source
     for original in reversed(chain[:-1]):
-        clone = copy.copy(original)
-        clone.children = [node]
-        clone._columns = None
-        node = clone
+        node = original.with_children([node])
     return node
 
 
-def split(dataset: Any, sizes: Sequence[int | float], randomize: bool) -> list[Any]:
-    from minddata.dataset.base import Dataset
-    from minddata.samplers import SubsetRandomSampler
-
-    total = dataset.get_dataset_size()
-    counts = split_counts(sizes, total)
-    if not randomize:
-        out, start = [], 0
-        for count in counts:
-            part = dataset.skip(start) if start else dataset
-            out.append(part.take(count))
-            start += count
-        return out
-    chain = _chain_to_source(dataset._node)
+def random_split(node: ir.Node, counts: list[int], total: int) -> list[ir.Node]:
+    """``node``'s ``total`` rows assigned at random (from the seed in use) to parts of ``counts`` rows,
+    each part ``node``'s graph over its own subset of the source: needs one random-access source read
+    in full."""
+    chain = _chain_to_source(node)
     source = chain[-1] if chain else None
     if not isinstance(source, ir.RandomAccessSourceNode) or source.static_size() != source.num_rows():
         raise ArgumentError(
@@ -94,24 +85,24 @@ def split(dataset: Any, sizes: Sequence[int | float], randomize: bool) -> list[A
     out, start = [], 0
     for count in counts:
         subset = SubsetRandomSampler(np.sort(order[start : start + count]).tolist())
-        out.append(Dataset(_rebuild(chain, source.with_sampler(subset))))
+        out.append(_rebuild(chain, source.with_sampler(subset)))
         start += count
     return out
 
 
-def is_sharded(dataset: Any) -> bool:
-    """Whether a random-access source of ``dataset`` already reads one shard (``num_shards``/``shard_id``
-    or a sharded sampler were given). Streamed sources (CSV, TFRecord, text, generators) shard inside
-    their reader and are not detected here."""
-    for node in dataset._node.walk():
-        sampler = getattr(node, "sampler", None)
-        if isinstance(node, ir.RandomAccessSourceNode) and sampler is not None and sampler.is_sharded():
+def is_sharded(node: ir.Node) -> bool:
+    """Whether a random-access source of ``node``'s graph already reads one shard (``num_shards``/
+    ``shard_id`` or a sharded sampler were given). Streamed sources (CSV, TFRecord, text, generators)
+    shard inside their reader and are not detected here."""
+    for below in node.walk():
+        sampler = getattr(below, "sampler", None)
+        if isinstance(below, ir.RandomAccessSourceNode) and sampler is not None and sampler.is_sharded():
             return True
     return False
 
 
-def shard(dataset: Any, num_shards: int, shard_id: int, where: str) -> Any:
-    """``dataset`` reading only shard ``shard_id`` of ``num_shards`` of its source's rows, as if the
+def shard(node: ir.Node, num_shards: int, shard_id: int, where: str) -> ir.Node:
+    """``node``'s graph reading only shard ``shard_id`` of ``num_shards`` of its source's rows, as if the
     source had been given ``num_shards``/``shard_id``: every shard sees the source's order (its
     sampler's, which is the same on every shard for the same seed) and takes every ``num_shards``-th
     row of it, so shards are disjoint and together cover the epoch.
@@ -119,14 +110,9 @@ def shard(dataset: Any, num_shards: int, shard_id: int, where: str) -> Any:
     Needs one random-access source below a chain of ops (no zip/concat); ``where`` names the caller
     in the error otherwise.
     """
-    import copy
-
-    from minddata.dataset.base import Dataset
-    from minddata.samplers import DistributedSampler, SequentialSampler
-
     if num_shards == 1:
-        return dataset
-    chain = _chain_to_source(dataset._node)
+        return node
+    chain = _chain_to_source(node)
     source = chain[-1] if chain else None
     if not isinstance(source, ir.RandomAccessSourceNode):
         raise ArgumentError(
@@ -145,4 +131,4 @@ def shard(dataset: Any, num_shards: int, shard_id: int, where: str) -> Any:
             and original.get_num_samples() is None and original.get_child() is None
             and getattr(original, "start_index", 0) == 0):
         sharded.add_child(original)  # shard the sampler's order, whatever it is
-    return Dataset(_rebuild(chain, source.with_sampler(sharded)))
+    return _rebuild(chain, source.with_sampler(sharded))

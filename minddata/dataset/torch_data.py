@@ -11,7 +11,6 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from minddata.dataset.iterators import TorchIterator, import_torch
-from minddata.dataset.splitting import is_sharded, shard
 from minddata.errors import ArgumentError
 
 torch = import_torch("Dataset.to_torch")
@@ -58,7 +57,7 @@ class TorchIterableDataset(torch.utils.data.IterableDataset):
         num_shards, shard_id = self._shards()
         if not self.shard or num_shards == 1:
             return self.dataset
-        if is_sharded(self.dataset):
+        if self.dataset._is_sharded():
             rank, world = distributed_rank()
             if num_shards == world:
                 return self.dataset  # the script sharded it by rank itself
@@ -67,7 +66,7 @@ class TorchIterableDataset(torch.utils.data.IterableDataset):
                 f"DataLoader's {num_shards // world} workers; use num_workers=0 (minddata's own workers "
                 "parallelise the pipeline) or leave sharding to to_torch()"
             )
-        return shard(self.dataset, num_shards, shard_id, "Dataset.to_torch")
+        return self.dataset._shard(num_shards, shard_id, "Dataset.to_torch")
 
     def __len__(self) -> int:
         num_shards, _ = self._shards()

@@ -21,13 +21,12 @@ import numpy as np
 import psutil
 import pytest
 
-from minddata.engine import procpool
-from minddata.engine.procpool import ProcessWorker, WorkerStopped, sweep_stale_segments
+from minddata.engine.procpool import ProcessWorker, WorkerStopped, messages, shm, sweep_stale_segments
 from minddata.errors import PipelineError, WorkerDiedError
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="segments live in /dev/shm")
 
-SHM = procpool._shm_dir()
+SHM = shm.shm_dir()
 # Scripts run with -c from the checkout's root, so they import this checkout, not an installed copy.
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -137,7 +136,7 @@ def test_exception_keeps_type_and_remote_traceback(shared):
     with pytest.raises(ValueError, match="bad row 7") as info:
         worker.call(("raise", 7), _event())
     cause = info.value.__cause__
-    assert isinstance(cause, procpool._RemoteTraceback)
+    assert isinstance(cause, messages.RemoteTraceback)
     assert "in dispatch" in str(cause) and "bad row 7" in str(cause)
     if sys.version_info >= (3, 11):
         assert any("Map[dispatch] worker 0" in n for n in info.value.__notes__)
@@ -283,8 +282,8 @@ def test_close_while_call_in_flight_stops_both():
 
 _HOLDER_SCRIPT = """
 import sys, time
-from minddata.engine.procpool import _Arena
-arena = _Arena.create(sys.argv[1], 4096)
+from minddata.engine.procpool.shm import Arena
+arena = Arena.create(sys.argv[1], 4096)
 print("ready", flush=True)
 time.sleep(60)
 """

@@ -60,28 +60,22 @@ def test_dataloader_workers_each_read_their_own_shard():
 
 def test_shards_split_a_shuffled_source_disjointly(monkeypatch):
     md.config.set_seed(5)
-    from minddata.dataset import splitting
-
     ds = md.NumpySlicesDataset({"x": np.arange(30)}, shuffle=True)
-    parts = [[int(r[0]) for r in splitting.shard(ds, 3, k, "test").create_tuple_iterator(num_epochs=1, output_numpy=True)]
+    parts = [[int(r[0]) for r in ds._shard(3, k, "test").create_tuple_iterator(num_epochs=1, output_numpy=True)]
              for k in range(3)]
     assert sorted(sum(parts, [])) == list(range(30)) and all(len(p) == 10 for p in parts)
 
 
 def test_sharding_a_shuffled_source_needs_a_seed():
-    from minddata.dataset import splitting
-
     with pytest.raises(ArgumentError, match="set_seed"):
-        splitting.shard(md.NumpySlicesDataset({"x": np.arange(4)}, shuffle=True), 2, 0, "test")
+        md.NumpySlicesDataset({"x": np.arange(4)}, shuffle=True)._shard(2, 0, "test")
 
 
 def test_sharding_a_streamed_source_says_how_to_shard_it(tmp_path):
-    from minddata.dataset import splitting
-
     path = tmp_path / "a.txt"
     path.write_text("a\nb\nc\n")
     with pytest.raises(ArgumentError, match="Give the source num_shards=2, shard_id=1"):
-        splitting.shard(md.TextFileDataset(str(path), shuffle=False), 2, 1, "test")
+        md.TextFileDataset(str(path), shuffle=False)._shard(2, 1, "test")
 
 
 def test_pin_memory_is_ignored_without_cuda():

@@ -1,0 +1,244 @@
+"""Shared-memory segments of the process workers: the arenas, and the sweep of abandoned ones.
+
+Segments are plain files under ``/dev/shm`` (Linux) or the temp directory elsewhere, named
+``minddata_<parentpid>_<token>_<req|resp><generation>.flock``; the parent creates and owns them and
+holds an ``flock`` on each for as long as it lives, the child only attaches.
+"""
+
+from __future__ import annotations
+
+import errno
+import glob
+import mmap
+import os
+import sys
+import tempfile
+import threading
+
+__all__ = [
+    "Arena",
+    "sweep_stale_segments",
+    "sweep_once",
+    "shm_dir",
+    "unlink",
+    "page_round",
+    "PREFIX",
+    "LOCKED_SUFFIX",
+]
+
+PREFIX = "minddata_"
+# Segments whose owner holds an flock on them for life end so; only those are ever swept (a segment
+# of an older minddata, which did not lock, can't be proven abandoned and is left alone).
+LOCKED_SUFFIX = ".flock"
+
+
+_SHM_FIX = (
+    "free space there, enlarge it (docker run --shm-size=...), lower "
+    "minddata.config.set_worker_shm_size(n), or use fewer process workers (num_parallel_workers)"
+)
+
+
+def _shm_error(e: OSError, what: str, directory: str) -> OSError:
+    """The OSError of a failed shared-memory allocation, saying where, why and the fix."""
+    reason = os.strerror(e.errno) if e.errno else str(e)
+    return OSError(e.errno, f"cannot {what} in {directory} ({reason}); {_SHM_FIX}")
+
+
+def shm_dir() -> str:
+    if sys.platform.startswith("linux") and os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
+        return "/dev/shm"
+    return tempfile.gettempdir()
+
+
+def unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        pass  # best effort: close() must not raise from a finalizer
+
+
+def page_round(n: int) -> int:
+    page = mmap.PAGESIZE
+    return max(page, -(-n // page) * page)
+
+
+class Arena:
+    """One mmap'd segment file. Written by exactly one side, which tracks how much is backed."""
+
+    __slots__ = ("path", "size", "fd", "mm", "committed")
+
+    def __init__(self, path: str, size: int, fd: int, mm: mmap.mmap):
+        self.path = path
+        self.size = size
+        self.fd = fd
+        self.mm = mm
+        self.committed = 0
+
+    @classmethod
+    def create(cls, path: str, size: int) -> Arena:
+        """A new segment at ``path``, already locked by this process (see :func:`sweep_stale_segments`)."""
+        directory = os.path.dirname(path)
+        try:
+            fd = _create_locked(path)
+        except OSError as e:
+            raise _shm_error(e, f"create a shared-memory segment ({size} bytes)", directory) from e
+        try:
+            # ftruncate makes a sparse file: tmpfs charges memory only for pages actually written.
+            os.ftruncate(fd, size)
+            mm = mmap.mmap(fd, size)
+        except OSError as e:
+            os.close(fd)
+            unlink(path)
+            raise _shm_error(e, f"size a shared-memory segment to {size} bytes", directory) from e
+        except BaseException:
+            os.close(fd)
+            unlink(path)
+            raise
+        return cls(path, size, fd, mm)
+
+    @classmethod
+    def attach(cls, path: str, size: int) -> Arena:
+        fd = os.open(path, os.O_RDWR)
+        try:
+            mm = mmap.mmap(fd, size)
+        except BaseException:
+            os.close(fd)
+            raise
+        return cls(path, size, fd, mm)
+
+    def reserve(self, end: int) -> None:
+        """Back ``[0, end)`` with real pages before writing to it.
+
+        A store into a sparse tmpfs page when /dev/shm is full (Docker's default is 64 MB) raises
+        SIGBUS and kills the process outright; posix_fallocate turns that into a catchable ENOSPC.
+        """
+        if end <= self.committed:
+            return
+        if hasattr(os, "posix_fallocate"):
+            try:
+                os.posix_fallocate(self.fd, self.committed, end - self.committed)
+            except OSError as e:
+                raise _shm_error(
+                    e, f"reserve {end} bytes of shared memory", os.path.dirname(self.path)
+                ) from e
+        self.committed = end
+
+    def close(self) -> None:
+        try:
+            self.mm.close()
+        except BufferError:
+            # Arrays still view it (fn kept an input array): the mapping goes away when they do.
+            pass
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
+
+
+def _create_locked(path: str) -> int:
+    """Create ``path`` (exclusively) and return its fd, holding an exclusive ``flock`` on it from
+    before the name exists: a sweep can never see the segment unlocked while its owner lives.
+
+    On Linux the file is made unnamed (``O_TMPFILE``), locked, then linked in; elsewhere it is
+    created and locked at once (a sweep in between would need another process racing on a name
+    it can't predict). Without ``fcntl`` (Windows) the file is only created: nothing is swept there."""
+    try:
+        import fcntl
+    except ImportError:
+        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+
+    directory = os.path.dirname(path)
+    tmpfile = getattr(os, "O_TMPFILE", 0)
+    if tmpfile:
+        try:
+            fd = os.open(directory, os.O_RDWR | tmpfile, 0o600)
+        except OSError as e:
+            if e.errno not in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
+                raise
+        else:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                # linkat(AT_SYMLINK_FOLLOW) of /proc/self/fd/N names the unnamed file (open(2),
+                # O_TMPFILE); a dst_dir_fd makes Python call linkat rather than link.
+                dir_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+                try:
+                    os.link(
+                        f"/proc/self/fd/{fd}", os.path.basename(path), dst_dir_fd=dir_fd, follow_symlinks=True
+                    )
+                finally:
+                    os.close(dir_fd)
+            except BaseException:
+                os.close(fd)
+                raise
+            return fd
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BaseException:
+        os.close(fd)
+        unlink(path)
+        raise
+    return fd
+
+
+def sweep_stale_segments(directory: str | None = None) -> list[str]:
+    """Remove segment files ``minddata_*.flock`` whose owner is provably gone: nobody holds their lock.
+
+    A parent killed with SIGKILL never runs ``close()``, so its segments would stay in ``/dev/shm``
+    (i.e. in RAM) until reboot. Each owner holds an ``flock`` on its segments while it lives and the
+    kernel releases it when the owner dies, so a segment whose lock can be taken is stale. The PID in
+    the name is not used: in another PID namespace sharing ``/dev/shm`` it means nothing here.
+    Returns the paths removed.
+
+    Examples:
+        >>> import os, tempfile
+        >>> d = tempfile.mkdtemp()
+        >>> open(os.path.join(d, "minddata_1_x_req0.flock"), "wb").close()  # nobody holds it
+        >>> [os.path.basename(p) for p in sweep_stale_segments(d)]
+        ['minddata_1_x_req0.flock']
+    """
+    if os.name == "nt":
+        return []  # no flock on Windows; segments live in the temp folder there
+    import fcntl
+
+    d = directory if directory is not None else shm_dir()
+    removed: list[str] = []
+    for path in glob.glob(os.path.join(glob.escape(d), PREFIX + "*_*" + LOCKED_SUFFIX)):
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            continue  # gone already, or not a file we may open
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                continue  # held: its owner is alive, whatever its PID says
+            try:
+                # Still the same file under that name (not replaced since we opened it)?
+                if os.stat(path, follow_symlinks=False).st_ino != os.fstat(fd).st_ino:
+                    continue
+                os.unlink(path)
+            except OSError:
+                continue  # swept concurrently by another process, or not ours to remove
+            removed.append(path)
+        finally:
+            os.close(fd)
+    return removed
+
+
+_sweep_lock = threading.Lock()
+_swept = False
+
+
+def sweep_once() -> None:
+    global _swept
+    with _sweep_lock:
+        if _swept:
+            return
+        _swept = True
+    try:
+        sweep_stale_segments()
+    except OSError:
+        pass
