@@ -84,7 +84,7 @@ def _cache_parser(sub: Any) -> None:
         description="Sessions of DatasetCache keep rows in this host's shared memory (spilled rows in Arrow files "
         "under $MINDDATA_CACHE_DIR). There is no server: start prepares the folder, stop frees every session.",
     )
-    actions = cache.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser, required=True)
+    actions = cache.add_subparsers(dest="action", metavar="ACTION", parser_class=CommandParser, required=True)
     for name, text in (("start", "prepare the cache folder"), ("stop", "destroy every session, freeing its memory and files"),
                        ("list", "list the sessions and what they hold"), ("create-session", "print a fresh session id")):
         action = actions.add_parser(name, help=text)
