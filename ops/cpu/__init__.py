@@ -5,3 +5,5 @@ import minddata.ops.cpu.erase_mix  # noqa: F401  (imported to register its kerne
 import minddata.ops.cpu.fused  # noqa: F401  (imported to register its kernels)
 import minddata.ops.cpu.geometry  # noqa: F401  (imported to register its kernels)
 from minddata.ops.cpu import generic, image  # noqa: F401  (imported to register their kernels)
+import minddata.ops.cpu.text  # noqa: F401  (imported to register its kernels)
+import minddata.ops.cpu.text_tokenizers  # noqa: F401  (imported to register its kernels)
