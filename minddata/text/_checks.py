@@ -5,12 +5,12 @@ from __future__ import annotations
 import enum
 import os
 from collections.abc import Sequence
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 
 from minddata.errors import ArgumentError
-from minddata.vision._validators import check_bool, check_int, is_int
 
 __all__ = [
     "check_bool",
@@ -25,6 +25,28 @@ __all__ = [
 
 def _show(value: Any) -> str:
     return f"{value!r} ({type(value).__name__})"
+
+
+def is_int(value: Any) -> bool:
+    # bool is an int subclass; `width=True` is always a mistake.
+    return isinstance(value, Integral) and not isinstance(value, bool)
+
+
+def check_bool(op: str, arg: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{op}: `{arg}` must be a bool. Found: {_show(value)}")
+    return value
+
+
+def check_int(op: str, arg: str, value: Any, *, low: int, high: int) -> int:
+    if not is_int(value):
+        raise TypeError(f"{op}: `{arg}` must be an int. Found: {_show(value)}")
+    if value < low:
+        rule = "greater than 0" if low == 1 else f"at least {low}"
+        raise ArgumentError(f"{op}: `{arg}` must be {rule}. Found: {value}")
+    if value > high:
+        raise ArgumentError(f"{op}: `{arg}` must be at most {high}. Found: {value}")
+    return int(value)
 
 
 def check_str(op: str, arg: str, value: Any, *, non_empty: bool = False) -> str:
@@ -77,11 +99,3 @@ def check_numeric_dtype(op: str, arg: str, value: Any) -> np.dtype:
             f"{op}: `{arg}` must be a numeric NumPy dtype such as np.int32 or 'float32'. Found: {_show(value)}"
         )
     return dtype
-
-
-def check_optional_positive(op: str, arg: str, value: Any) -> int | None:
-    if value is None:
-        return None
-    if not is_int(value):
-        raise TypeError(f"{op}: `{arg}` must be an int or None. Found: {_show(value)}")
-    return check_int(op, arg, value, low=1, high=2**31 - 1)
