@@ -175,7 +175,7 @@ def _parse(op: Op, s: str) -> Any:
         value = float(s)
     except ValueError:
         raise ValueError(f"ToNumber: {s!r} is not a number, so it can't be converted to {dtype}") from None
-    if np.isfinite(value) and abs(value) > np.finfo(dtype).max:
+    if np.isfinite(value) and abs(value) > float(np.finfo(dtype).max):
         raise ValueError(f"ToNumber: {s!r} is out of the range of {dtype}")
     return value
 

@@ -48,7 +48,19 @@ def test_mp_mode_documented_example(hmm_path):
 
 def test_hmm_mode_matches_jiebas_hmm(hmm_path):
     op = text.JiebaTokenizer(hmm_path, jieba_dict_path(), mode=JiebaMode.HMM)
-    assert op(SENTENCE).tolist() == ["今天", "天气", "太", "好", "了", "我们", "一起", "去", "外面", "玩", "吧"]
+    assert op(SENTENCE).tolist() == [
+        "今天",
+        "天气",
+        "太",
+        "好",
+        "了",
+        "我们",
+        "一起",
+        "去",
+        "外面",
+        "玩",
+        "吧",
+    ]
     assert op(MIXED).tolist() == list(jieba.finalseg.cut(MIXED))
 
 
@@ -112,7 +124,9 @@ def test_pipeline_over_a_text_file_with_offsets(hmm_path, tmp_path):
     path.write_text("今天天气太好了\n床前明月光\n", encoding="utf-8")
     ds = md.TextFileDataset(str(path), shuffle=False).map(
         text.JiebaTokenizer(hmm_path, jieba_dict_path(), JiebaMode.MIX, with_offsets=True),
-        input_columns="text", output_columns=["token", "offsets_start", "offsets_limit"], num_parallel_workers=2,
+        input_columns="text",
+        output_columns=["token", "offsets_start", "offsets_limit"],
+        num_parallel_workers=2,
     )
     rows = list(ds.create_dict_iterator(num_epochs=1, output_numpy=True))
     assert [r["token"].tolist() for r in rows] == [["今天天气", "太好了"], ["床前", "明月光"]]

@@ -72,15 +72,21 @@ def test_bpe_model_from_a_dataset(tmp_path, corpus):
     processor = _processor(vocab)
     assert processor.get_piece_size() == 60 and _model_type(vocab) == 2  # 2: BPE
     sentence = "the quick dog"
-    assert text.SentencePieceTokenizer(vocab, SPieceTokenizerOutType.STRING)(sentence).tolist() == processor.encode(
-        sentence, out_type=str
-    )
+    assert text.SentencePieceTokenizer(vocab, SPieceTokenizerOutType.STRING)(
+        sentence
+    ).tolist() == processor.encode(sentence, out_type=str)
 
 
 def test_trainer_params_reach_sentencepiece(corpus):
-    vocab = text.SentencePieceVocab.from_file([corpus], 70, 1.0, SentencePieceModel.BPE, {"max_sentencepiece_length": 2})
+    vocab = text.SentencePieceVocab.from_file(
+        [corpus], 70, 1.0, SentencePieceModel.BPE, {"max_sentencepiece_length": 2}
+    )
     processor = _processor(vocab)
-    learned = [processor.id_to_piece(i) for i in range(70) if not (processor.is_control(i) or processor.is_unknown(i))]
+    learned = [
+        processor.id_to_piece(i)
+        for i in range(70)
+        if not (processor.is_control(i) or processor.is_unknown(i))
+    ]
     assert max(len(p) for p in learned) <= 2
 
 
@@ -95,8 +101,10 @@ def test_pipeline_over_a_text_file(tmp_path, vocab):
     path = tmp_path / "lines.txt"
     path.write_text("the quick dog\nthe warm day\n", encoding="utf-8")
     ds = md.TextFileDataset(str(path), shuffle=False).map(
-        text.SentencePieceTokenizer(vocab, SPieceTokenizerOutType.INT), input_columns="text",
-        num_parallel_workers=2, python_multiprocessing=True,
+        text.SentencePieceTokenizer(vocab, SPieceTokenizerOutType.INT),
+        input_columns="text",
+        num_parallel_workers=2,
+        python_multiprocessing=True,
     )
     rows = [r["text"].tolist() for r in ds.create_dict_iterator(num_epochs=1, output_numpy=True)]
     processor = _processor(vocab)

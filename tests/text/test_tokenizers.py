@@ -63,7 +63,9 @@ def test_tokenizers_reject_numbers():
 
 
 def test_with_offsets_must_be_a_bool():
-    with pytest.raises(TypeError, match=r"WhitespaceTokenizer: `with_offsets` must be a bool. Found: 1 \(int\)"):
+    with pytest.raises(
+        TypeError, match=r"WhitespaceTokenizer: `with_offsets` must be a bool. Found: 1 \(int\)"
+    ):
         text.WhitespaceTokenizer(with_offsets=1)
 
 
@@ -107,7 +109,11 @@ def test_unicode_script_tokenizer_drops_whitespace_by_default():
 
 
 def test_regex_tokenizer_documented_example():
-    assert text.RegexTokenizer(r"[ |,]")("Welcome  |,  To  |,  BeiJing!").tolist() == ["Welcome", "To", "BeiJing!"]
+    assert text.RegexTokenizer(r"[ |,]")("Welcome  |,  To  |,  BeiJing!").tolist() == [
+        "Welcome",
+        "To",
+        "BeiJing!",
+    ]
 
 
 def test_regex_tokenizer_keeps_delimiters_that_match_the_keep_pattern():
@@ -124,7 +130,9 @@ def test_regex_tokenizer_reads_icu_code_point_escapes():
 
 
 def test_regex_tokenizer_rejects_a_broken_pattern():
-    with pytest.raises(ArgumentError, match=r"RegexTokenizer: `delim_pattern` is not a valid regular expression"):
+    with pytest.raises(
+        ArgumentError, match=r"RegexTokenizer: `delim_pattern` is not a valid regular expression"
+    ):
         text.RegexTokenizer("(unclosed")
 
 
@@ -133,7 +141,10 @@ def test_regex_tokenizer_rejects_a_broken_pattern():
 
 def test_basic_tokenizer_documented_example():
     op = text.BasicTokenizer(
-        lower_case=False, keep_whitespace=False, normalization_form=NormalizeForm.NONE, preserve_unused_token=True
+        lower_case=False,
+        keep_whitespace=False,
+        normalization_form=NormalizeForm.NONE,
+        preserve_unused_token=True,
     )
     assert op(WELCOME).tolist() == ["Welcome", "To", "BeiJing", "!"]
 
@@ -141,7 +152,11 @@ def test_basic_tokenizer_documented_example():
 def test_basic_tokenizer_lower_case_folds_and_strips_accents_but_keeps_special_tokens():
     op = text.BasicTokenizer(lower_case=True)
     assert op("Héllo [CLS] WORLD [unused12] Straße").tolist() == [
-        "hello", "[CLS]", "world", "[unused12]", "strasse"
+        "hello",
+        "[CLS]",
+        "world",
+        "[unused12]",
+        "strasse",
     ]
 
 
@@ -157,7 +172,9 @@ def test_basic_tokenizer_makes_each_cjk_ideograph_and_punctuation_a_token():
 
 def test_basic_tokenizer_normalizes_with_the_given_form_and_offsets_index_the_normalized_text():
     sentence = "ﬁne ①"
-    tokens, start, limit = text.BasicTokenizer(normalization_form=NormalizeForm.NFKC, with_offsets=True)(sentence)
+    tokens, start, limit = text.BasicTokenizer(normalization_form=NormalizeForm.NFKC, with_offsets=True)(
+        sentence
+    )
     assert tokens.tolist() == ["fine", "1"]
     assert _spans_slice_the_utf8_text("fine 1", tokens, start, limit)
 
@@ -175,7 +192,17 @@ def test_wordpiece_tokenizer_documented_vocabulary():
     vocab = text.Vocab.from_list(WORDPIECE_VOCAB)
     op = text.WordpieceTokenizer(vocab=vocab, unknown_token="[UNK]", max_bytes_per_token=100)
     assert op(["my", "favorite", "book", "is", "love", "during", "the", "cholera", "era"]).tolist() == [
-        "my", "favor", "##ite", "book", "is", "love", "dur", "##ing", "the", "cholera", "era"
+        "my",
+        "favor",
+        "##ite",
+        "book",
+        "is",
+        "love",
+        "dur",
+        "##ing",
+        "the",
+        "cholera",
+        "era",
     ]
 
 
@@ -193,12 +220,19 @@ def test_wordpiece_keeps_unknown_words_when_unknown_token_is_empty():
 
 def test_wordpiece_treats_words_longer_than_max_bytes_as_unknown():
     vocab = text.Vocab.from_list(WORDPIECE_VOCAB)
-    assert text.WordpieceTokenizer(vocab, max_bytes_per_token=4)(["favorite", "book"]).tolist() == ["[UNK]", "book"]
+    assert text.WordpieceTokenizer(vocab, max_bytes_per_token=4)(["favorite", "book"]).tolist() == [
+        "[UNK]",
+        "book",
+    ]
 
 
 def test_wordpiece_uses_the_given_suffix_indicator():
     vocab = text.Vocab.from_list(["un", "@@aff", "@@able"])
-    assert text.WordpieceTokenizer(vocab, suffix_indicator="@@")("unaffable").tolist() == ["un", "@@aff", "@@able"]
+    assert text.WordpieceTokenizer(vocab, suffix_indicator="@@")("unaffable").tolist() == [
+        "un",
+        "@@aff",
+        "@@able",
+    ]
 
 
 def test_wordpiece_requires_a_vocab():
@@ -207,15 +241,61 @@ def test_wordpiece_requires_a_vocab():
 
 
 BERT_VOCAB = [
-    "床", "前", "明", "月", "光", "疑", "是", "地", "上", "霜", "举", "头", "望", "低", "思", "故", "乡",
-    "繁", "體", "字", "嘿", "哈", "大", "笑", "嘻", "i", "am", "mak", "make", "small", "mistake", "##s",
-    "katra", "take", "##es", "##cop", "##e", "[CLS]", "[SEP]", "[UNK]", "[PAD]", "[MASK]", "[unused1]",
+    "床",
+    "前",
+    "明",
+    "月",
+    "光",
+    "疑",
+    "是",
+    "地",
+    "上",
+    "霜",
+    "举",
+    "头",
+    "望",
+    "低",
+    "思",
+    "故",
+    "乡",
+    "繁",
+    "體",
+    "字",
+    "嘿",
+    "哈",
+    "大",
+    "笑",
+    "嘻",
+    "i",
+    "am",
+    "mak",
+    "make",
+    "small",
+    "mistake",
+    "##s",
+    "katra",
+    "take",
+    "##es",
+    "##cop",
+    "##e",
+    "[CLS]",
+    "[SEP]",
+    "[UNK]",
+    "[PAD]",
+    "[MASK]",
+    "[unused1]",
 ]
 
 
 def test_bert_tokenizer_documented_example():
     vocab = text.Vocab.from_list(BERT_VOCAB)
-    assert text.BertTokenizer(vocab=vocab, with_offsets=False)("床前明月光").tolist() == ["床", "前", "明", "月", "光"]
+    assert text.BertTokenizer(vocab=vocab, with_offsets=False)("床前明月光").tolist() == [
+        "床",
+        "前",
+        "明",
+        "月",
+        "光",
+    ]
 
 
 def test_bert_tokenizer_lower_cases_splits_words_and_offsets_index_the_text():
@@ -259,20 +339,27 @@ def test_tokenizer_with_offsets_gives_three_columns_in_a_pipeline(tmp_path):
     lines = ["Welcome to Beijing", "北京 欢迎 你"]
     ds = md.TextFileDataset(_text_file(tmp_path, lines), shuffle=False)
     ds = ds.map(
-        text.WhitespaceTokenizer(with_offsets=True), input_columns="text",
+        text.WhitespaceTokenizer(with_offsets=True),
+        input_columns="text",
         output_columns=["token", "offsets_start", "offsets_limit"],
     )
     rows = list(ds.create_dict_iterator(num_epochs=1, output_numpy=True))
     assert ds.get_col_names() == ["token", "offsets_start", "offsets_limit"]
     assert rows[1]["token"].tolist() == ["北京", "欢迎", "你"]
-    assert rows[1]["offsets_start"].tolist() == [0, 7, 14] and rows[1]["offsets_limit"].tolist() == [6, 13, 17]
+    assert rows[1]["offsets_start"].tolist() == [0, 7, 14] and rows[1]["offsets_limit"].tolist() == [
+        6,
+        13,
+        17,
+    ]
     assert rows[0]["token"].dtype.kind == "U"
 
 
 def test_bert_pipeline_pads_token_batches(tmp_path):
     vocab = text.Vocab.from_list(BERT_VOCAB)
     ds = md.TextFileDataset(_text_file(tmp_path, ["床前明月光", "i make mistakes"]), shuffle=False)
-    ds = ds.map([text.BertTokenizer(vocab, lower_case=True), text.Lookup(vocab, "[UNK]")], input_columns="text")
+    ds = ds.map(
+        [text.BertTokenizer(vocab, lower_case=True), text.Lookup(vocab, "[UNK]")], input_columns="text"
+    )
     ds = ds.padded_batch(2, pad_info={"text": ([None], vocab.tokens_to_ids("[PAD]"))})
     batch = next(ds.create_dict_iterator(num_epochs=1, output_numpy=True))["text"]
     pad = vocab.tokens_to_ids("[PAD]")

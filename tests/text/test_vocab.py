@@ -46,7 +46,9 @@ def test_tokens_to_ids_takes_numpy_string_arrays():
 
 
 def test_from_list_rejects_repeated_words():
-    with pytest.raises(ArgumentError, match=r"Vocab.from_list: `word_list` must not repeat a word. Found 'a' twice"):
+    with pytest.raises(
+        ArgumentError, match=r"Vocab.from_list: `word_list` must not repeat a word. Found 'a' twice"
+    ):
         text.Vocab.from_list(["a", "b", "a"])
 
 
@@ -164,7 +166,9 @@ def test_lookup_runs_in_process_workers(tmp_path):
     path = _text_file(tmp_path, [f"w{i % 3} w{(i + 1) % 3}" for i in range(8)])
     vocab = text.Vocab.from_list(["w0", "w1", "w2"])
     ds = md.TextFileDataset(path, shuffle=False).map(
-        [text.WhitespaceTokenizer(), text.Lookup(vocab)], input_columns="text",
-        num_parallel_workers=2, python_multiprocessing=True,
+        [text.WhitespaceTokenizer(), text.Lookup(vocab)],
+        input_columns="text",
+        num_parallel_workers=2,
+        python_multiprocessing=True,
     )
     assert _rows(ds) == [[i % 3, (i + 1) % 3] for i in range(8)]
