@@ -216,7 +216,8 @@ class WordpieceTokenizer(_Tokenizer):
     bytes, becomes ``unknown_token`` (or stays as it is when ``unknown_token`` is ``""``).
 
     Takes a word or a 1-D array of words (e.g. a tokenizer's output). Offsets are byte offsets within each
-    word; an unknown word's offsets span ``len(unknown_token)`` bytes, as in MindSpore.
+    word; as in MindSpore, an unknown word spans the word, except one longer than ``max_bytes_per_token``,
+    which spans ``len(unknown_token)`` bytes.
 
     Args:
         vocab: the sub-word vocabulary.

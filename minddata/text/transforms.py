@@ -137,9 +137,9 @@ class Ngram(Op):
 
 
 class ToNumber(Op):
-    """Parse every string of an array as a number of ``data_type`` (same shape). A string that is not a
-    number, or out of the type's range (a negative number for an unsigned type included), is an error
-    naming it.
+    """Parse every string of an array as a number of ``data_type`` (same shape). Leading whitespace is
+    skipped; a string that is not a number (trailing text included, which MindSpore drops silently), or
+    out of the type's range (infinities, and negative numbers for unsigned types), is an error naming it.
 
     Args:
         data_type: an integer or floating NumPy dtype.
@@ -295,7 +295,8 @@ class RegexReplace(_StringMap):
 
 
 class AddToken(Op):
-    """Add ``token`` at the start (``begin=True``) or the end of a 1-D string array.
+    """Add ``token`` at the start (``begin=True``) or the end of a 1-D string array (of each row of a
+    2-D one).
 
     Args:
         token: the token.
@@ -313,10 +314,10 @@ class AddToken(Op):
 
     def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
         spec = _one(self.name, inputs)
-        if len(spec.shape) != 1:
-            raise ValueError(f"{self.name}: the input must be 1-D. Found shape {spec.shape}")
-        n = spec.shape[0]
-        return TensorSpec((None if n is None else n + 1,), None)
+        if len(spec.shape) not in (1, 2):
+            raise ValueError(f"{self.name}: the input must be 1-D or 2-D. Found shape {spec.shape}")
+        n = spec.shape[-1]
+        return TensorSpec((*spec.shape[:-1], None if n is None else n + 1), None)
 
 
 class FilterWikipediaXML(_StringMap):

@@ -151,8 +151,13 @@ def sliding_window(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
 
 @register_kernel("AddToken", "CPU")
 def add_token(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
-    tokens = one_d(op, strings(op, data)).tolist()
-    return string_array([op.token, *tokens] if op.begin else [*tokens, op.token])
+    arr = strings(op, data)
+    if arr.ndim not in (1, 2):
+        raise ValueError(
+            f"AddToken: the input must be 1-D or 2-D (a row of tokens per line). Found shape {arr.shape}"
+        )
+    column = np.full((*arr.shape[:-1], 1), op.token)
+    return np.concatenate([column, arr] if op.begin else [arr, column], axis=-1)
 
 
 # ---------------------------------------------------------------------------------------------- strings
@@ -163,19 +168,23 @@ _NUMBER_INT = re.compile(r"[+-]?[0-9]+")
 
 def _parse(op: Op, s: str) -> Any:
     dtype = op.data_type
+    # Leading whitespace is skipped, as C++'s stoll/stod (MindSpore's parsers) do. Trailing text is an
+    # error here, where MindSpore would drop it silently ("12abc" -> 12).
+    number = s.lstrip()
     if dtype.kind in "iu":
-        if not _NUMBER_INT.fullmatch(s):
+        if not _NUMBER_INT.fullmatch(number):
             raise ValueError(f"ToNumber: {s!r} is not an integer, so it can't be converted to {dtype}")
-        value = int(s)
+        value = int(number)
         info = np.iinfo(dtype)
         if not info.min <= value <= info.max:
             raise ValueError(f"ToNumber: {s!r} is out of the range of {dtype} [{info.min}, {info.max}]")
         return value
     try:
-        value = float(s)
+        value = float(number)
     except ValueError:
         raise ValueError(f"ToNumber: {s!r} is not a number, so it can't be converted to {dtype}") from None
-    if np.isfinite(value) and abs(value) > float(np.finfo(dtype).max):
+    # Infinities are out of range too, as in MindSpore; NaN passes.
+    if abs(value) > float(np.finfo(dtype).max):
         raise ValueError(f"ToNumber: {s!r} is out of the range of {dtype}")
     return value
 

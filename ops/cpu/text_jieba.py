@@ -3,7 +3,8 @@ maximum-probability route) over MindSpore's dictionary file, with the HMM read f
 ``hmm_model.utf8`` instead of jieba's built-in tables, so ``hmm_path`` means what it means in MindSpore.
 
 The MIX and HMM modes follow jieba's own ``cut(HMM=True)`` and ``finalseg.cut`` step for step (runs of
-single characters the dictionary can't join go through the HMM's Viterbi path). Segmenters are built once
+single characters the dictionary can't join go through the HMM's Viterbi path); MP follows the
+dictionary's route as cppjieba does. All three give MindSpore's tokens (tests/text/test_mindspore_text.py). Segmenters are built once
 per (dictionary, model, added words) and shared by threads; jieba's dictionary cache file is not written.
 """
 
@@ -146,9 +147,23 @@ class Segmenter:
         else:
             yield from buf
 
+    def _cut_mp(self, text: str) -> list[str]:
+        # cppjieba's MPSegment follows the route as it is: a character the dictionary joins to nothing
+        # stays alone, Latin letters and digits included (jieba's cut(HMM=False) would join those).
+        tk = self.tokenizer
+        route: dict[int, tuple[float, int]] = {}
+        tk.calc(text, tk.get_DAG(text), route)
+        out = []
+        x = 0
+        while x < len(text):
+            y = route[x][1] + 1
+            out.append(text[x:y])
+            x = y
+        return out
+
     def cut(self, text: str, mode: str) -> list[str]:
         if mode == "MP":
-            return list(self.tokenizer.cut(text, HMM=False))
+            return self._cut_mp(text)
         if mode == "HMM":
             return list(self.hmm.cut(text))
         out: list[str] = []
@@ -167,6 +182,8 @@ class Segmenter:
         return out
 
 
+# A few segmenters at most: each holds a dictionary (jieba's full one takes some 65 MB).
+_KEEP = 4
 _segmenters: dict[tuple, Segmenter] = {}
 _lock = threading.Lock()
 
@@ -179,5 +196,8 @@ def segmenter(mp_path: str, hmm_path: str, words: tuple[tuple[str, int | None], 
         with _lock:
             found = _segmenters.get(key)
             if found is None:
-                found = _segmenters[key] = Segmenter(mp_path, hmm_path, words)
+                found = Segmenter(mp_path, hmm_path, words)
+                while len(_segmenters) >= _KEEP:
+                    del _segmenters[next(iter(_segmenters))]
+                _segmenters[key] = found
     return found

@@ -194,17 +194,11 @@ def _wordpiece(op: Op, word: str, base: int, tokens: list[str], spans: list[tupl
     """Append ``word``'s pieces and their byte spans (``base``: the word's byte offset)."""
     size = len(word.encode("utf-8"))
     unknown = op.unknown_token
-
-    def not_found() -> None:
-        if unknown:
-            tokens.append(unknown)
-            spans.append((base, base + len(unknown.encode("utf-8"))))
-        else:
-            tokens.append(word)
-            spans.append((base, base + size))
-
     if size > op.max_bytes_per_token:
-        not_found()
+        # MindSpore's spans: a word too long spans the unknown token's length, one that can't be split
+        # (below) its own.
+        tokens.append(unknown or word)
+        spans.append((base, base + (len(unknown.encode("utf-8")) if unknown else size)))
         return
     ids = op.vocab.tokens_to_ids
     where = byte_offsets(word)
@@ -219,7 +213,8 @@ def _wordpiece(op: Op, word: str, base: int, tokens: list[str], spans: list[tupl
                 break
             end -= 1
         if end == start:
-            not_found()
+            tokens.append(unknown or word)
+            spans.append((base, base + size))
             return
         pieces.append(piece)
         piece_spans.append((base + where[start], base + where[end]))

@@ -206,11 +206,11 @@ def test_wordpiece_tokenizer_documented_vocabulary():
     ]
 
 
-def test_wordpiece_offsets_are_within_each_word_and_unknown_spans_the_unknown_token():
+def test_wordpiece_offsets_are_within_each_word_and_an_unknown_word_spans_itself():
     vocab = text.Vocab.from_list(WORDPIECE_VOCAB)
     tokens, start, limit = text.WordpieceTokenizer(vocab, with_offsets=True)(["favorite", "xyz"])
     assert tokens.tolist() == ["favor", "##ite", "[UNK]"]
-    assert start.tolist() == [0, 5, 0] and limit.tolist() == [5, 8, 5]
+    assert start.tolist() == [0, 5, 0] and limit.tolist() == [5, 8, 3]
 
 
 def test_wordpiece_keeps_unknown_words_when_unknown_token_is_empty():

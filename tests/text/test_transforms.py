@@ -63,13 +63,24 @@ def test_ngram_needs_a_1d_input():
 
 
 def test_to_number_documented_example():
-    out = text.ToNumber(np.int8)(["1", "2", "3"])
+    import minddata.common.dtype as mstype
+
+    out = text.ToNumber(mstype.int8)(["1", "2", "3"])
     assert out.dtype == np.int8 and out.tolist() == [1, 2, 3]
 
 
 def test_to_number_parses_floats_and_keeps_the_shape():
-    out = text.ToNumber(np.float32)(np.array([["1.5", "-2e3"], ["inf", "0"]]))
-    np.testing.assert_array_equal(out, np.array([[1.5, -2000.0], [np.inf, 0.0]], np.float32))
+    out = text.ToNumber(np.float32)(np.array([["1.5", "-2e3"], ["nan", " +7"]]))
+    np.testing.assert_array_equal(out, np.array([[1.5, -2000.0], [np.nan, 7.0]], np.float32))
+
+
+def test_to_number_skips_leading_whitespace_and_a_plus_sign():
+    assert text.ToNumber(np.int32)([" 12", "+3", "-0"]).tolist() == [12, 3, 0]
+
+
+def test_to_number_rejects_infinity():
+    with pytest.raises(ValueError, match="'inf' is out of the range of float64"):
+        text.ToNumber(np.float64)(["inf"])
 
 
 def test_to_number_rejects_values_out_of_range():
@@ -157,6 +168,11 @@ def test_add_token_documented_examples():
     ds = md.NumpySlicesDataset(data=[["a", "b", "c", "d", "e"]], column_names=["text"], shuffle=False)
     ds = ds.map(operations=text.AddToken(token="TOKEN", begin=False), input_columns="text")
     assert _column(ds) == [["a", "b", "c", "d", "e", "TOKEN"]]
+
+
+def test_add_token_adds_to_each_row_of_a_2d_input():
+    out = text.AddToken("[SEP]", begin=False)(np.array([["a", "b"], ["c", "d"]]))
+    assert out.tolist() == [["a", "b", "[SEP]"], ["c", "d", "[SEP]"]]
 
 
 def test_add_token_needs_a_string_token():

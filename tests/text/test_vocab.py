@@ -172,3 +172,11 @@ def test_lookup_runs_in_process_workers(tmp_path):
         python_multiprocessing=True,
     )
     assert _rows(ds) == [[i % 3, (i + 1) % 3] for i in range(8)]
+
+
+def test_mindspore_module_paths_hold_the_text_ops():
+    import minddata.dataset.text as ms_text
+    from minddata.dataset.text import transforms, utils
+
+    assert ms_text.Lookup is text.Lookup and transforms.BertTokenizer is text.BertTokenizer
+    assert utils.Vocab is text.Vocab and utils.to_str is text.to_str
