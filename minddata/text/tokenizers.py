@@ -165,12 +165,14 @@ class RegexTokenizer(_Tokenizer):
 class BasicTokenizer(_Tokenizer):
     """BERT's basic tokenizer: normalize, then split on whitespace, punctuation and CJK ideographs.
 
-    In order: with ``lower_case`` the text is case-folded, NFD-normalized and stripped of combining marks
-    (accents); otherwise it is normalized with ``normalization_form``. Control and format characters
-    become spaces. Then every punctuation character (Unicode ``P*`` and ASCII symbols) and every CJK
-    ideograph is a token of its own, whitespace separates the rest. With ``preserve_unused_token``,
-    ``[CLS]``, ``[SEP]``, ``[UNK]``, ``[PAD]``, ``[MASK]`` and ``[unusedN]`` stay whole (and keep their case).
-    Offsets are UTF-8 byte offsets into the normalized text, as MindSpore's.
+    In order: with ``lower_case`` the text is case-folded (as :class:`~minddata.text.CaseFold`),
+    NFD-normalized and stripped of combining marks (accents); otherwise it is normalized with
+    ``normalization_form``. Control and format characters become spaces. Then every punctuation character
+    (Unicode ``P*`` and ASCII symbols) and every CJK ideograph is a token of its own, whitespace separates
+    the rest. With ``preserve_unused_token``, ``[CLS]``, ``[SEP]``, ``[UNK]``, ``[PAD]``, ``[MASK]`` and
+    ``[unusedN]`` stay whole and keep their case. (MindSpore 2.10, with ``lower_case`` too, repeats the
+    text before such a token after it: ``"A [CLS] b"`` gives ``a [CLS] a [ cls ] b``; minddata gives
+    ``a [CLS] b``.) Offsets are UTF-8 byte offsets into the normalized text, as MindSpore's.
 
     Args:
         lower_case: fold case and strip accents.

@@ -257,13 +257,14 @@ class NormalizeUTF8(_StringMap):
 
 
 class CaseFold(_StringMap):
-    """Unicode case folding of every string (:meth:`str.casefold`, full folding as ICU's ``foldCase``:
-    ``"ß"`` becomes ``"ss"``).
+    """Unicode case folding of every string, as MindSpore's (ICU's NFKC_Casefold): full case folding
+    (``"ß"`` becomes ``"ss"``) with compatibility normalization (``"ﬁ"`` becomes ``"fi"``, ``"①"``
+    ``"1"``), default-ignorable characters (soft hyphens, zero-width joiners) removed.
 
     Examples:
         >>> from minddata import text
-        >>> text.CaseFold()(["Welcome to China!", "Straße"]).tolist()
-        ['welcome to china!', 'strasse']
+        >>> text.CaseFold()(["Welcome to China!", "Straße", "ﬁ①"]).tolist()
+        ['welcome to china!', 'strasse', 'fi1']
     """
 
     def __init__(self) -> None:

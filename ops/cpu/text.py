@@ -14,7 +14,7 @@ from minddata.ops.base import KernelContext, Op
 from minddata.ops.icu_regex import compile_icu, expand
 from minddata.ops.registry import register_kernel
 
-__all__ = ["strings", "one_string", "string_array"]
+__all__ = ["nfkc_casefold", "one_string", "string_array", "strings"]
 
 
 def strings(op: Op, data: Any) -> np.ndarray:
@@ -204,9 +204,26 @@ def normalize_utf8(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
     return _map_strings(op, data, lambda s: unicodedata.normalize(form, s))
 
 
+# Unicode's Default_Ignorable_Code_Point characters (DerivedCoreProperties.txt), which NFKC_Casefold drops.
+_IGNORABLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f"
+    "\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0000-\U000e0fff]"
+)
+
+
+def nfkc_casefold(text: str) -> str:
+    """Unicode's NFKC_Casefold (ICU's ``getNFKCCasefoldInstance``, MindSpore's CaseFold): full case
+    folding with compatibility normalization, default-ignorable characters removed."""
+    if text.isascii():
+        return text.lower()
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFD", text).casefold())
+    return _IGNORABLE.sub("", unicodedata.normalize("NFKC", folded.casefold()))
+
+
 @register_kernel("CaseFold", "CPU")
 def case_fold(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
-    return _map_strings(op, data, str.casefold)
+    return _map_strings(op, data, nfkc_casefold)
 
 
 @register_kernel("RegexReplace", "CPU")

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from minddata.ops.base import KernelContext, Op
-from minddata.ops.cpu.text import one_string, string_array, strings
+from minddata.ops.cpu.text import nfkc_casefold, one_string, string_array, strings
 from minddata.ops.icu_regex import compile_icu
 from minddata.ops.registry import register_kernel
 
@@ -157,7 +157,7 @@ def _basic_patterns(op: Op) -> tuple[Any, Any]:
 
 
 def _fold(text: str) -> str:
-    folded = unicodedata.normalize("NFD", text.casefold())
+    folded = unicodedata.normalize("NFD", nfkc_casefold(text))
     return "".join(c for c in folded if unicodedata.category(c) != "Mn")
 
 

@@ -44,6 +44,11 @@ def test_ngram_of_a_too_short_sequence_is_one_empty_string():
     assert text.Ngram([3, 1])(["a", "b"]).tolist() == ["", "a", "b"]
 
 
+def test_ngram_of_an_empty_sequence_is_one_empty_string_per_n():
+    # MindSpore 2.10 raises "Input Tensor has no data" instead.
+    assert text.Ngram([2, 1])(np.array([], dtype=str)).tolist() == ["", ""]
+
+
 def test_ngram_rejects_non_positive_n():
     with pytest.raises(ArgumentError, match="Ngram: `n` must be greater than 0. Found: 0"):
         text.Ngram([2, 0])
