@@ -25,7 +25,9 @@ RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "text_differen
 @pytest.fixture(scope="module")
 def both(tmp_path_factory):
     if not os.path.exists(MINDSPORE_PYTHON):
-        pytest.skip(f"MindSpore's python {MINDSPORE_PYTHON} is absent: set MINDDATA_MINDSPORE_PYTHON (see .ci/run)")
+        pytest.skip(
+            f"MindSpore's python {MINDSPORE_PYTHON} is absent: set MINDDATA_MINDSPORE_PYTHON (see .ci/run)"
+        )
     folder = tmp_path_factory.mktemp("text-differential")
     paths = write_files(str(folder))
     paths["jieba_dict"] = jieba_dict_path()
@@ -37,7 +39,11 @@ def both(tmp_path_factory):
     env["GLOG_v"] = "3"
     done = subprocess.run(
         [MINDSPORE_PYTHON, RUNNER, str(folder / "paths.json"), str(folder / "mindspore.json")],
-        capture_output=True, text=True, timeout=300, cwd=str(folder), env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=str(folder),
+        env=env,
     )
     if done.returncode != 0 and "No module named 'mindspore'" in done.stderr:
         pytest.skip(f"{MINDSPORE_PYTHON} has no mindspore")
@@ -54,7 +60,9 @@ def test_text_op_matches_mindspore(both, name):
     assert len(mine) == len(ms), f"{name}: {len(mine)} outputs (MindSpore: {len(ms)})"
     for k, (a, b) in enumerate(zip(ms, mine)):
         where = f"{name}, output {k}"
-        assert b["dtype"] == a["dtype"] and b["shape"] == a["shape"], f"{where}: {b['dtype']} {b['shape']} vs {a}"
+        assert b["dtype"] == a["dtype"] and b["shape"] == a["shape"], (
+            f"{where}: {b['dtype']} {b['shape']} vs {a}"
+        )
         if a["dtype"].startswith("float"):
             np.testing.assert_allclose(np.array(b["values"]), np.array(a["values"]), rtol=1e-6, err_msg=where)
         else:

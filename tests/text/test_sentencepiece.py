@@ -130,3 +130,11 @@ def test_missing_corpus_file_is_refused(tmp_path):
 def test_out_type_must_be_the_enum(vocab):
     with pytest.raises(TypeError, match="SentencePieceTokenizer: `out_type` must be one of"):
         text.SentencePieceTokenizer(vocab, "int")
+
+
+def test_dataset_build_sentencepiece_vocab(corpus):
+    ds = md.TextFileDataset(corpus, shuffle=False)
+    vocab = ds.build_sentencepiece_vocab(["text"], 50, 1.0, SentencePieceModel.CHAR, {})
+    assert _model_type(vocab) == 4  # 4: CHAR in sentencepiece's proto
+    pieces = text.SentencePieceTokenizer(vocab, SPieceTokenizerOutType.STRING)("the dog")
+    assert pieces.tolist() == _processor(vocab).encode("the dog", out_type=str)

@@ -180,3 +180,10 @@ def test_mindspore_module_paths_hold_the_text_ops():
 
     assert ms_text.Lookup is text.Lookup and transforms.BertTokenizer is text.BertTokenizer
     assert utils.Vocab is text.Vocab and utils.to_str is text.to_str
+
+
+def test_dataset_build_vocab_is_vocab_from_dataset(tmp_path):
+    path = _text_file(tmp_path, ["b a c a", "c a d"])
+    ds = md.TextFileDataset(path, shuffle=False).map(text.WhitespaceTokenizer(), input_columns="text")
+    vocab = ds.build_vocab(["text"], None, 3, ["<unk>"], False)
+    assert vocab.vocab() == {"a": 0, "c": 1, "b": 2, "<unk>": 3}
