@@ -95,7 +95,9 @@ class Vocab:
         special_first: bool = True,
     ) -> Vocab:
         """One word per line of a UTF-8 file: the part before the first ``delimiter`` (the whole line when
-        ``delimiter`` is ``""``); empty lines are skipped; the first ``vocab_size`` words are kept.
+        ``delimiter`` is ``""``), ids in line order; the first ``vocab_size`` words are kept. As in MindSpore,
+        an empty line is the word ``""`` (so the ids of the lines after it stay those of their lines), and
+        a word on two lines is an error.
 
         Args:
             file_path: the vocabulary file.
@@ -128,8 +130,6 @@ class Vocab:
                         break
                     line = line.rstrip("\n").rstrip("\r")
                     word = line.split(delimiter, 1)[0] if delimiter else line
-                    if not word:
-                        continue
                     if word in seen:
                         raise ArgumentError(
                             f"{where}: {os.fspath(file_path)}, line {number}: {word!r} repeats line {seen[word]}"
@@ -146,7 +146,8 @@ class Vocab:
 
     @classmethod
     def from_dict(cls, word_dict: dict[str, int]) -> Vocab:
-        """The table as given: ``{word: id}`` with ids >= 0 (ids need not be contiguous, but must be unique).
+        """The table as given: ``{word: id}`` with ids >= 0. Ids need not be contiguous, and several words
+        may share one (:meth:`ids_to_tokens` then gives the last of them, as MindSpore's does).
 
         Examples:
             >>> from minddata import text
@@ -159,13 +160,9 @@ class Vocab:
                 f"{where}: `word_dict` must be a dict of str to int. Found: {type(word_dict).__name__}"
             )
         table: dict[str, int] = {}
-        owner: dict[int, str] = {}
         for word, index in word_dict.items():
             check_str(where, "word_dict key", word)
             check_int(where, f"word_dict[{word!r}]", index, low=0, high=_MAX_ID)
-            if index in owner:
-                raise ArgumentError(f"{where}: id {index} is given to both {owner[index]!r} and {word!r}")
-            owner[index] = word
             table[word] = int(index)
         return cls._of(table)
 
@@ -259,7 +256,8 @@ class Vocab:
         return [get(t if isinstance(t, str) else _word("Vocab.tokens_to_ids", t), -1) for t in tokens]
 
     def ids_to_tokens(self, ids: int | Iterable[int] | np.ndarray) -> str | list[str]:
-        """The token of an id (``""`` when no token has it), or the list of tokens of several ids.
+        """The token of an id (``""`` when no token has it), or the list of tokens of several ids. Ids must
+        be >= 0.
 
         Examples:
             >>> from minddata import text
@@ -269,13 +267,8 @@ class Vocab:
         if isinstance(ids, np.ndarray):
             ids = ids.tolist()
         if isinstance(ids, (int, np.integer)) and not isinstance(ids, bool):
-            return self._tokens.get(int(ids), "")
-        out = []
-        for i in ids:  # type: ignore[union-attr]
-            if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
-                raise TypeError(f"Vocab.ids_to_tokens: every id must be an int. Found: {i!r}")
-            out.append(self._tokens.get(int(i), ""))
-        return out
+            return self._tokens.get(_id(ids), "")
+        return [self._tokens.get(_id(i), "") for i in ids]  # type: ignore[union-attr]
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -297,6 +290,16 @@ class Vocab:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self._ids = state["_ids"]
         self._tokens = {i: w for w, i in self._ids.items()}
+
+
+def _id(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(
+            f"Vocab.ids_to_tokens: every id must be an int. Found: {value!r} ({type(value).__name__})"
+        )
+    if not 0 <= value <= _MAX_ID:
+        raise ArgumentError(f"Vocab.ids_to_tokens: ids must be in [0, {_MAX_ID}]. Found: {value}")
+    return int(value)
 
 
 def _freq_range(where: str, freq_range: Any) -> tuple[int | None, int | None]:

@@ -13,7 +13,9 @@ LIBRARIES = "{'jieba', 'sentencepiece', 'regex', 'fontTools'}"
 
 def _loaded(code: str) -> str:
     script = f"import sys\n{code}\nprint(sorted({LIBRARIES} & {{m.split('.')[0] for m in sys.modules}}))"
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout.strip().splitlines()[-1]
 

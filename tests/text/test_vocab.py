@@ -86,6 +86,21 @@ def test_from_dict_keeps_the_given_ids():
     assert vocab.ids_to_tokens(2) == "behind"
 
 
+def test_from_dict_lets_words_share_an_id_and_the_last_one_names_it():
+    vocab = text.Vocab.from_dict({"Hello": 1, "hello": 1, "x": 0})
+    assert vocab.tokens_to_ids(["Hello", "hello"]) == [1, 1] and vocab.ids_to_tokens(1) == "hello"
+
+
+def test_from_file_keeps_an_empty_line_as_a_word_so_later_ids_match_their_lines(tmp_path):
+    path = _text_file(tmp_path, ["apple", "", "cat"])
+    assert text.Vocab.from_file(path).vocab() == {"apple": 0, "": 1, "cat": 2}
+
+
+def test_ids_to_tokens_rejects_negative_ids():
+    with pytest.raises(ArgumentError, match=r"ids must be in \[0, 2147483647\]. Found: -1"):
+        text.Vocab.from_list(["a"]).ids_to_tokens([0, -1])
+
+
 def test_from_dict_rejects_negative_ids():
     with pytest.raises(ArgumentError, match=r"`word_dict\['a'\]` must be at least 0. Found: -1"):
         text.Vocab.from_dict({"a": -1})
