@@ -5,7 +5,8 @@ This file runs in both environments (MindSpore's needs numpy<2 and has neither m
 ``python text_differential.py PATHS_JSON OUT_JSON`` runs every case with ``mindspore.dataset.text`` and
 writes the outputs; :func:`run` does the same with ``minddata.text``. Arguments are plain data, with
 markers for what differs between the two libraries: ``{"vocab": [...]}`` (``Vocab.from_list``),
-``{"enum": "JiebaMode.MP"}``, ``{"dtype": "int32"}`` (mstype), ``{"file": key}`` (a fixture file).
+``{"enum": "JiebaMode.MP"}``, ``{"dtype": "int32"}`` (mstype), ``{"file": key}`` (a fixture file),
+``{"spm": [model type, vocab size]}`` (a SentencePieceVocab trained on the ``corpus`` file by each library).
 """
 
 from __future__ import annotations
@@ -219,6 +220,30 @@ CASES: dict[str, tuple[str, list, dict, list]] = {
         {},
         [s("床前明月光 hello world 1234")],
     ),
+    "sentencepiece_trained_unigram": (
+        "SentencePieceTokenizer",
+        [{"spm": ["UNIGRAM", 40]}, enum("SPieceTokenizerOutType.STRING")],
+        {},
+        [s("the quick dogs sleep 明月")],
+    ),
+    "sentencepiece_trained_bpe": (
+        "SentencePieceTokenizer",
+        [{"spm": ["BPE", 60]}, enum("SPieceTokenizerOutType.INT")],
+        {},
+        [s("the quick dogs sleep 明月")],
+    ),
+    "sentencepiece_trained_char": (
+        "SentencePieceTokenizer",
+        [{"spm": ["CHAR", 50]}, enum("SPieceTokenizerOutType.STRING")],
+        {},
+        [s("the lazy sun")],
+    ),
+    "sentencepiece_trained_word": (
+        "SentencePieceTokenizer",
+        [{"spm": ["WORD", 20]}, enum("SPieceTokenizerOutType.STRING")],
+        {},
+        [s("the quick dogs sleep")],
+    ),
     "lookup": (
         "Lookup",
         [{"vocab": ["深", "圳", "欢", "迎", "您"]}],
@@ -293,6 +318,19 @@ TEXT_FILES = {
     "vectors": ("vectors.txt", "ok 0.5 1.0 -1\nno -1 2 3\nHi 7 8 9\nok 9 9 9\n"),
     "glove": ("glove.6B.3d.txt", "the 0.1 0.2 0.3\n, 1 1 1\n"),
     "fasttext": ("wiki.simple.vec", "2 2\nhello 1 0\nworld 0 1\n"),
+    "corpus": (
+        "corpus.txt",
+        "\n".join(
+            [
+                "the quick brown fox jumps over the lazy dog",
+                "a lazy dog sleeps all day in the warm sun",
+                "quick thinking saves the day",
+                "床前明月光 疑是地上霜",
+            ]
+            * 25
+        )
+        + "\n",
+    ),
     "char_ngram": (
         "charNgram.txt",
         "2gram-#BEGIN#a 1 0\n2gram-ab 0 1\n2gram-b#END# 1 1\n3gram-#BEGIN#ab 3 3\n2gram-a#END# 5 5\n",
@@ -312,6 +350,10 @@ def _value(lib: Any, dtypes: Any, paths: dict, value: Any) -> Any:
             return getattr(dtypes, value["dtype"])
         if "file" in value:
             return paths[value["file"]]
+        if "spm" in value:
+            kind, size = value["spm"]
+            model = getattr(lib.SentencePieceModel, kind)
+            return lib.SentencePieceVocab.from_file([paths["corpus"]], size, 0.9995, model, {})
         if "vectors" in value:
             kind = value["vectors"]
             return getattr(lib, kind).from_file(paths[VECTOR_FILES[kind]])
