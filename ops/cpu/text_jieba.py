@@ -109,8 +109,15 @@ class Segmenter:
         tokenizer = jieba.Tokenizer(dictionary=mp_path)
         # Build the prefix dictionary ourselves: jieba's initialize() would write a cache file to the
         # temp folder and log to stderr.
-        with open(mp_path, "rb") as f:
-            tokenizer.FREQ, tokenizer.total = tokenizer.gen_pfdict(f)
+        try:
+            with open(mp_path, "rb") as f:
+                tokenizer.FREQ, tokenizer.total = tokenizer.gen_pfdict(f)
+        except (ValueError, UnicodeDecodeError) as error:
+            raise ValueError(
+                f"JiebaTokenizer: {mp_path} is not a Jieba dictionary (word freq [tag] lines): {error}"
+            ) from None
+        if not tokenizer.total:
+            raise ValueError(f"JiebaTokenizer: {mp_path} holds no words with a frequency")
         tokenizer.initialized = True
         for word, freq in words:
             tokenizer.add_word(word, freq)

@@ -131,3 +131,11 @@ def test_pipeline_over_a_text_file_with_offsets(hmm_path, tmp_path):
     rows = list(ds.create_dict_iterator(num_epochs=1, output_numpy=True))
     assert [r["token"].tolist() for r in rows] == [["今天天气", "太好了"], ["床前", "明月光"]]
     assert rows[0]["offsets_limit"].tolist() == [12, 21]
+
+
+def test_a_file_that_is_not_a_dictionary_is_reported(hmm_path, tmp_path):
+    bad = tmp_path / "jieba.dict.utf8"
+    bad.write_text("今天 lots n\n", encoding="utf-8")
+    op = text.JiebaTokenizer(hmm_path, str(bad), JiebaMode.MP)
+    with pytest.raises(ValueError, match="JiebaTokenizer: .* is not a Jieba dictionary"):
+        op("今天")

@@ -377,3 +377,20 @@ def test_bert_pipeline_pads_token_batches(tmp_path):
         vocab.tokens_to_ids(["床", "前", "明", "月", "光"]),
         vocab.tokens_to_ids(["i", "make", "mistake", "##s"]) + [pad],
     ]
+
+
+def test_string_tokens_and_offsets_cross_process_workers(tmp_path):
+    lines = [f"Line {i}: naïve café, 北京{i}!" for i in range(12)]
+    op = text.BasicTokenizer(lower_case=True, with_offsets=True)
+    ds = md.TextFileDataset(_text_file(tmp_path, lines), shuffle=False).map(
+        op,
+        input_columns="text",
+        output_columns=["token", "offsets_start", "offsets_limit"],
+        num_parallel_workers=2,
+        python_multiprocessing=True,
+    )
+    rows = list(ds.create_dict_iterator(num_epochs=1, output_numpy=True))
+    expected = [op(line) for line in lines]
+    assert [r["token"].tolist() for r in rows] == [e[0].tolist() for e in expected]
+    assert [r["offsets_limit"].tolist() for r in rows] == [e[2].tolist() for e in expected]
+    assert rows[3]["token"].tolist() == ["line", "3", ":", "naive", "cafe", ",", "北", "京", "3", "!"]
