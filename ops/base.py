@@ -55,15 +55,7 @@ class KernelContext:
     """
 
     __slots__ = (
-        "seed",
-        "pass_index",
-        "row_index",
-        "op_position",
-        "_rng",
-        "_rng_row",
-        "scratch",
-        "counts",
-        "_options",
+        "seed", "pass_index", "row_index", "op_position", "_rng", "_rng_row", "scratch", "counts", "_options"
     )
 
     def __init__(
@@ -179,7 +171,9 @@ class Op:
         from minddata.ops.registry import get_kernel
 
         if self.num_inputs >= 0 and len(inputs) != self.num_inputs:
-            raise ArgumentError(f"{self.name}: expected {self.num_inputs} input(s). Found: {len(inputs)}")
+            raise ArgumentError(
+                f"{self.name}: expected {self.num_inputs} input(s). Found: {len(inputs)}"
+            )
         from minddata import config
 
         kernel = get_kernel(self.name, "CPU")

@@ -42,20 +42,7 @@ __all__ = [
 DALI_INSTALL_HINT = "pip install 'minddata[gpu]' (NVIDIA DALI, nvidia-dali-cuda120)"
 GPU_INSTALL_HINT = "nvidia-dali-cuda120 not installed: pip install 'minddata[gpu]'"
 # GPUs with NVJPG, the fixed-function JPEG decoder DALI drives through ``hw_decoder_load``.
-NVJPG_GPUS = (
-    "A100",
-    "A800",
-    "A30",
-    "H100",
-    "H800",
-    "H200",
-    "GH200",
-    "B100",
-    "B200",
-    "GB200",
-    "B300",
-    "GB300",
-)
+NVJPG_GPUS = ("A100", "A800", "A30", "H100", "H800", "H200", "GH200", "B100", "B200", "GB200", "B300", "GB300")
 _NVIDIA_SMI_TIMEOUT_S = 5.0
 
 
@@ -90,9 +77,7 @@ def _cuda_visible_filter(gpus: list[tuple[int, str, str]]) -> list[tuple[int, st
         return gpus
     chosen = []
     for token in (t.strip() for t in spec.split(",")):
-        match = [
-            g for g in gpus if (token.isdigit() and g[0] == int(token)) or (token and g[2].startswith(token))
-        ]
+        match = [g for g in gpus if (token.isdigit() and g[0] == int(token)) or (token and g[2].startswith(token))]
         if not match:
             break
         chosen.append(match[0])
@@ -163,9 +148,7 @@ def visible_gpus() -> tuple[list[str], str]:
                 info = (entry / "information").read_text()
                 model = re.search(r"Model:\s*(.+)", info)
                 uuid = re.search(r"GPU UUID:\s*(\S+)", info)
-                found.append(
-                    (i, model.group(1).strip() if model else "NVIDIA GPU", uuid.group(1) if uuid else "")
-                )
+                found.append((i, model.group(1).strip() if model else "NVIDIA GPU", uuid.group(1) if uuid else ""))
         except OSError:
             pass
         if not found:
@@ -182,10 +165,8 @@ def nvjpg_driver(gpus: list[str], dali_ok: bool, dali_why: str) -> DriverInfo:
         return DriverInfo("nvjpg", False, "no NVIDIA GPU visible")
     if not hw:
         return DriverInfo(
-            "nvjpg",
-            False,
-            f"{gpus[0]} has no hardware JPEG decoder (needs an A100/H100/H200-class GPU, or a MIG "
-            "instance with media engines: a '+me' profile)",
+            "nvjpg", False, f"{gpus[0]} has no hardware JPEG decoder (needs an A100/H100/H200-class GPU, or a MIG "
+            "instance with media engines: a '+me' profile)"
         )
     if not dali_ok:
         return DriverInfo("nvjpg", False, f"{hw[0]} has NVJPG, but {dali_why}")
@@ -209,9 +190,7 @@ def ascend_driver() -> DriverInfo:
     return DriverInfo("ascend", True, f"Ascend DVPP through CANN 'acl'{version}")
 
 
-REFERENCE_DRIVER = DriverInfo(
-    "reference", True, "CPU model of DVPP's rules; used only when selected explicitly"
-)
+REFERENCE_DRIVER = DriverInfo("reference", True, "CPU model of DVPP's rules; used only when selected explicitly")
 
 
 def dvpp_drivers(gpus: list[str] | None = None, dali: tuple[bool, str] | None = None) -> list[DriverInfo]:
@@ -295,11 +274,8 @@ def gpu_backend(emulate: bool | None = None) -> tuple[str | None, str]:
         return None, "; ".join(why for why in (gpu_why, "" if dali_ok else dali_why) if why)
     torch_ok, torch_cuda, torch_why = torch_status()
     if torch_ok and emulate:
-        return (
-            "torch-cpu",
-            f"{gpus[0] if gpus else gpu_why}; emulated on {torch_why}'s CPU tensors "
-            "(config.set_gpu_emulation)",
-        )
+        return "torch-cpu", f"{gpus[0] if gpus else gpu_why}; emulated on {torch_why}'s CPU tensors " \
+            "(config.set_gpu_emulation)"
     if torch_ok and gpus and torch_cuda:
         return "torch-cuda", f"{gpus[0]}; {torch_why}"
     missing = [gpu_why] if gpu_why else []

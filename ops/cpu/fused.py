@@ -85,9 +85,7 @@ def decode_random_resized_crop(crop: Op, ctx: KernelContext, data: Any, op_name:
     header = _header(op_name, buf, limit)
     if header is not None:
         height, width = header
-        top, left, ch, cw = random_resized_crop_box(
-            ctx.rng, height, width, crop.scale, crop.ratio, crop.max_attempts
-        )
+        top, left, ch, cw = random_resized_crop_box(ctx.rng, height, width, crop.scale, crop.ratio, crop.max_attempts)
         scale = choose_scale(ch, cw, size[0], size[1])
         region = _decode_region(buf, scale, (top, left, ch, cw))
         if region is not None:
@@ -98,9 +96,7 @@ def decode_random_resized_crop(crop: Op, ctx: KernelContext, data: Any, op_name:
         top, left, ch, cw = random_resized_crop_box(
             ctx.rng, image.shape[0], image.shape[1], crop.scale, crop.ratio, crop.max_attempts
         )
-    return resize_image(
-        image[top : top + ch, left : left + cw], size[0], size[1], crop.interpolation, op_name
-    )
+    return resize_image(image[top : top + ch, left : left + cw], size[0], size[1], crop.interpolation, op_name)
 
 
 @register_kernel("FusedDecodeRandomResizedCrop", "CPU")

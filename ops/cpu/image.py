@@ -81,9 +81,7 @@ def _encoded_bytes(x: Any, op_name: str = "Decode") -> np.ndarray:
     if isinstance(x, (bytes, bytearray, memoryview)):
         return np.frombuffer(x, dtype=np.uint8)
     if isinstance(x, np.ndarray):
-        if (
-            x.dtype.kind == "S" and x.size == 1 and x.ndim <= 1
-        ):  # a bytes scalar, or MindRecord's shape-(1,) bytes
+        if x.dtype.kind == "S" and x.size == 1 and x.ndim <= 1:  # a bytes scalar, or MindRecord's shape-(1,) bytes
             return np.frombuffer(x.tobytes(), dtype=np.uint8)
         if x.ndim == 1 and x.dtype in (np.uint8, np.int8):
             return x.view(np.uint8)
@@ -106,9 +104,7 @@ _SKIP_HINT = (
 def _not_decodable(buf: np.ndarray, reason: str, op_name: str = "Decode") -> ValueError:
     # The format and size only: echoing the bytes would show a file's contents in logs.
     fmt = sniff_format(buf)
-    what = (
-        f"its signature says {fmt}" if fmt not in ("unknown", "empty") else "its signature is no known format"
-    )
+    what = f"its signature says {fmt}" if fmt not in ("unknown", "empty") else "its signature is no known format"
     return ValueError(
         f"{op_name}: the input is not a decodable image ({buf.size} bytes; {what}); "
         f"expected JPEG, PNG, BMP, GIF, WebP or TIFF{reason}. {_SKIP_HINT}"
@@ -257,9 +253,7 @@ def check_image_pixels(op_name: str, width: int, height: int, limit: int | None 
         )
 
 
-def decode_image(
-    data: Any, to_pil: bool = False, op_name: str = "Decode", max_pixels: Any = _FROM_CONFIG
-) -> Any:
+def decode_image(data: Any, to_pil: bool = False, op_name: str = "Decode", max_pixels: Any = _FROM_CONFIG) -> Any:
     """Encoded bytes → RGB ``uint8`` HWC array (or a PIL image in mode RGB when ``to_pil``).
 
     JPEG goes to libjpeg-turbo (the ``_jpeg`` extension: GIL released, straight into the output);

@@ -81,19 +81,13 @@ class _Device:
         ptr, ret = acl.media.dvpp_malloc(size)
         _check(ret, "dvpp_malloc")
         host = np.ascontiguousarray(data)
-        _check(
-            acl.rt.memcpy(ptr, size, acl.util.numpy_to_ptr(host), size, _MEMCPY_HOST_TO_DEVICE),
-            "memcpy to device",
-        )
+        _check(acl.rt.memcpy(ptr, size, acl.util.numpy_to_ptr(host), size, _MEMCPY_HOST_TO_DEVICE), "memcpy to device")
         return ptr, size
 
     def download(self, ptr: int, size: int) -> np.ndarray:
         acl = self.acl
         out = np.empty(size, np.uint8)
-        _check(
-            acl.rt.memcpy(acl.util.numpy_to_ptr(out), size, ptr, size, _MEMCPY_DEVICE_TO_HOST),
-            "memcpy to host",
-        )
+        _check(acl.rt.memcpy(acl.util.numpy_to_ptr(out), size, ptr, size, _MEMCPY_DEVICE_TO_HOST), "memcpy to host")
         return out
 
     def picture(self, width: int, height: int, stage: str) -> tuple[Any, int, int, int, int]:
@@ -124,9 +118,7 @@ class _Device:
         src, size = self.upload(buf)
         pic = self.picture(width, height, "decode")
         try:
-            _check(
-                acl.media.dvpp_jpeg_decode_async(self.channel, src, size, pic[0], self.stream), "JPEGD decode"
-            )
+            _check(acl.media.dvpp_jpeg_decode_async(self.channel, src, size, pic[0], self.stream), "JPEGD decode")
             _check(acl.rt.synchronize_stream(self.stream), "JPEGD synchronize")
         except BaseException:
             self.free(pic[0], pic[1])
@@ -147,9 +139,7 @@ class _Device:
         paste = acl.media.dvpp_create_roi_config(0, (out_w - 1) | 1, 0, (out_h - 1) | 1)
         try:
             _check(
-                acl.media.dvpp_vpc_crop_and_paste_async(
-                    self.channel, pic[0], out[0], crop, paste, self.stream
-                ),
+                acl.media.dvpp_vpc_crop_and_paste_async(self.channel, pic[0], out[0], crop, paste, self.stream),
                 "VPC crop and paste",
             )
             _check(acl.rt.synchronize_stream(self.stream), "VPC synchronize")
@@ -185,10 +175,7 @@ class _Device:
         u, v = rest[: rest.size // 2], rest[rest.size // 2 :]
         nv12 = np.concatenate([y, np.stack([u, v], axis=1).reshape(-1)])
         acl = self.acl
-        _check(
-            acl.rt.memcpy(ptr, size, acl.util.numpy_to_ptr(nv12), size, _MEMCPY_HOST_TO_DEVICE),
-            "memcpy to device",
-        )
+        _check(acl.rt.memcpy(ptr, size, acl.util.numpy_to_ptr(nv12), size, _MEMCPY_HOST_TO_DEVICE), "memcpy to device")
         return pic
 
 

@@ -74,13 +74,7 @@ def current_driver(wanted: str | None = None) -> str:
 
 
 def _vpc_interpolation(op: Op) -> str | None:
-    spec = (
-        op.resize
-        if op.name == "FusedDecodeResize"
-        else op.crop
-        if op.name == "FusedDecodeRandomResizedCrop"
-        else op
-    )
+    spec = op.resize if op.name == "FusedDecodeResize" else op.crop if op.name == "FusedDecodeRandomResizedCrop" else op
     if not hasattr(spec, "interpolation"):
         return None
     name = _interp_name(spec.interpolation)
@@ -234,12 +228,8 @@ def _resized_crop_kernel(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
 @_register("RandomResizedCrop")
 def _random_resized_crop_kernel(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     img = rules.check_vpc_input("RandomResizedCrop", image)
-    top, left, ch, cw = random_resized_crop_box(
-        ctx.rng, img.shape[0], img.shape[1], op.scale, op.ratio, op.max_attempts
-    )
-    return _vpc_resize(
-        "RandomResizedCrop", img[top : top + ch, left : left + cw], *_square(op.size), op.interpolation
-    )
+    top, left, ch, cw = random_resized_crop_box(ctx.rng, img.shape[0], img.shape[1], op.scale, op.ratio, op.max_attempts)
+    return _vpc_resize("RandomResizedCrop", img[top : top + ch, left : left + cw], *_square(op.size), op.interpolation)
 
 
 @_register("FusedDecodeResize")
@@ -255,9 +245,7 @@ def _decode_crop(crop: Op, ctx: KernelContext, data: Any, decode_name: str, crop
         raise ValueError(f"{decode_name}: the input is empty (0 bytes); expected an encoded image")
     height, width = rules.check_decode(decode_name, buf, sniff_format(buf))
     # Drawn from the header's size with the crop's stream before decoding, as the CPU kernel draws it.
-    top, left, ch, cw = random_resized_crop_box(
-        ctx.rng, height, width, crop.scale, crop.ratio, crop.max_attempts
-    )
+    top, left, ch, cw = random_resized_crop_box(ctx.rng, height, width, crop.scale, crop.ratio, crop.max_attempts)
     out_h, out_w = _square(crop.size)
     rules.check_vpc_output(crop_name, out_h, out_w)
     limit = ctx.options.max_image_pixels

@@ -86,18 +86,10 @@ def aligned_size(width: int, height: int, stage: str) -> tuple[int, int]:
 
 # Start-of-frame markers and what they are; only SOF0/SOF1 (sequential Huffman) decode on JPEGD.
 _SOF_KIND = {
-    0xC0: "baseline",
-    0xC1: "extended sequential",
-    0xC2: "progressive",
-    0xC3: "lossless",
-    0xC5: "differential sequential",
-    0xC6: "differential progressive",
-    0xC7: "differential lossless",
-    0xC9: "arithmetic-coded sequential",
-    0xCA: "arithmetic-coded progressive",
-    0xCB: "arithmetic-coded lossless",
-    0xCD: "arithmetic-coded differential sequential",
-    0xCE: "arithmetic-coded differential progressive",
+    0xC0: "baseline", 0xC1: "extended sequential", 0xC2: "progressive", 0xC3: "lossless",
+    0xC5: "differential sequential", 0xC6: "differential progressive", 0xC7: "differential lossless",
+    0xC9: "arithmetic-coded sequential", 0xCA: "arithmetic-coded progressive", 0xCB: "arithmetic-coded lossless",
+    0xCD: "arithmetic-coded differential sequential", 0xCE: "arithmetic-coded differential progressive",
     0xCF: "arithmetic-coded differential lossless",
 }
 
@@ -141,9 +133,7 @@ def check_decode(op_name: str, buf: np.ndarray, fmt: str) -> tuple[int, int]:
         )
     frame = jpeg_frame(buf)
     if frame is None:
-        raise ValueError(
-            f"{op_name}: the input is not a decodable image: its JPEG frame header can't be read"
-        )
+        raise ValueError(f"{op_name}: the input is not a decodable image: its JPEG frame header can't be read")
     marker, height, width, components = frame
     if marker not in (0xC0, 0xC1):
         raise DvppRuleError(
@@ -208,9 +198,7 @@ def check_vpc_output(op_name: str, height: int, width: int) -> None:
 # ---------------------------------------------------------------------------------------------- NV12
 
 # BT.601 full range (JFIF), the YCbCr a JPEG holds.
-_TO_YUV = np.array(
-    [[0.299, 0.587, 0.114], [-0.168736, -0.331264, 0.5], [0.5, -0.418688, -0.081312]], np.float32
-)
+_TO_YUV = np.array([[0.299, 0.587, 0.114], [-0.168736, -0.331264, 0.5], [0.5, -0.418688, -0.081312]], np.float32)
 _TO_RGB = np.array([[1.0, 0.0, 1.402], [1.0, -0.344136, -0.714136], [1.0, 1.772, 0.0]], np.float32)
 
 

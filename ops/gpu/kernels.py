@@ -60,9 +60,8 @@ def _segment(op: Op, backend: str, hw_decoder_load: float) -> Any:
         if seg is not None:
             _cache.move_to_end(key)
             return seg
-        seg = _cache[key] = make_segment(
-            [op], backend=backend, hw_decoder_load=hw_decoder_load, batch_size=1, num_threads=1
-        )
+        seg = _cache[key] = make_segment([op], backend=backend, hw_decoder_load=hw_decoder_load, batch_size=1,
+                                         num_threads=1)
         while len(_cache) > _CACHE_SIZE:
             _, old = _cache.popitem(last=False)
             with old.lock:

@@ -31,16 +31,7 @@ from minddata.ops.base import KernelContext, Op
 from minddata.ops.gpu.translate import TRANSLATIONS, Kind, Sample, dali_type
 from minddata.ops.probe import DALI_INSTALL_HINT
 
-__all__ = [
-    "DaliSegment",
-    "PlannedSegment",
-    "RowFailure",
-    "SegmentStats",
-    "import_dali",
-    "to_host",
-    "cuda_device_id",
-    "torch_dtype",
-]
+__all__ = ["DaliSegment", "PlannedSegment", "RowFailure", "SegmentStats", "import_dali", "to_host", "cuda_device_id", "torch_dtype"]
 
 
 def import_dali() -> Any:
@@ -329,23 +320,15 @@ class DaliSegment(PlannedSegment):
         )
         with pipe:
             layout = None if kind.layout == "encoded" else "HWC"
-            node = fn.external_source(
-                name="in", dtype=dali_type(kind.dtype, types), layout=layout, device="cpu"
-            )
+            node = fn.external_source(name="in", dtype=dali_type(kind.dtype, types), layout=layout, device="cpu")
             on_gpu = False
             current = kind
             used: list[tuple[int, str]] = []
             for k, (op, tr) in enumerate(zip(self.ops, self.translations, strict=True)):
-                args = _UsedArgs(
-                    k,
-                    used,
-                    {
-                        name: fn.external_source(
-                            name=f"arg{k}_{name}", dtype=dali_type(np.dtype(dt), types), device="cpu"
-                        )
-                        for name, dt in tr.args.items()
-                    },
-                )
+                args = _UsedArgs(k, used, {
+                    name: fn.external_source(name=f"arg{k}_{name}", dtype=dali_type(np.dtype(dt), types), device="cpu")
+                    for name, dt in tr.args.items()
+                })
                 if cuda and not on_gpu and not tr.first_only:
                     node = node.gpu()  # the one host -> device copy of this segment
                     on_gpu = True
@@ -461,9 +444,7 @@ class DaliSegment(PlannedSegment):
 
 def _dali_error(ops: list[Op], error: BaseException) -> ValueError:
     first = str(error).strip().splitlines()
-    detail = next(
-        (line for line in first if "rror" in line and "Critical" not in line), first[0] if first else ""
-    )
+    detail = next((line for line in first if "rror" in line and "Critical" not in line), first[0] if first else "")
     names = ", ".join(op.name for op in ops)
     return ValueError(f"{names} on the GPU: DALI failed on this row: {detail.strip()[:300]}")
 
@@ -485,9 +466,8 @@ def _device_copy(tensor: Any) -> Any:
         except ImportError:
             return np.array(tensor.as_cpu())
         out = cupy.empty(tuple(tensor.shape()), dtype=_numpy_dtype(tensor))
-        tensor.copy_to_external(
-            ctypes.c_void_p(out.data.ptr), cuda_stream=cupy.cuda.get_current_stream().ptr, non_blocking=False
-        )
+        tensor.copy_to_external(ctypes.c_void_p(out.data.ptr), cuda_stream=cupy.cuda.get_current_stream().ptr,
+                                non_blocking=False)
         return out
     try:
         import torch

@@ -55,10 +55,8 @@ def import_torch() -> Any:
     try:
         import torch
     except ImportError as exc:
-        raise DeviceError(
-            f"the GPU device's torch driver needs PyTorch, which is not installed ({exc}): "
-            f"{TORCH_INSTALL_HINT}"
-        ) from None
+        raise DeviceError(f"the GPU device's torch driver needs PyTorch, which is not installed ({exc}): "
+                          f"{TORCH_INSTALL_HINT}") from None
     return torch
 
 
@@ -110,11 +108,8 @@ def _warp(op: Op, x: Any, args: dict, torch: Any) -> Any:
     forward = np.vstack([np.asarray(args["matrix"], np.float64), [0.0, 0.0, 1.0]])
     inverse = np.linalg.inv(forward)
     height, width, channels = x.shape
-    ys, xs = torch.meshgrid(
-        torch.arange(out_h, dtype=torch.float64) + 0.5,
-        torch.arange(out_w, dtype=torch.float64) + 0.5,
-        indexing="ij",
-    )
+    ys, xs = torch.meshgrid(torch.arange(out_h, dtype=torch.float64) + 0.5,
+                            torch.arange(out_w, dtype=torch.float64) + 0.5, indexing="ij")
     inv = torch.from_numpy(inverse)
     src_x = inv[0, 0] * xs + inv[0, 1] * ys + inv[0, 2]
     src_y = inv[1, 0] * xs + inv[1, 1] * ys + inv[1, 2]
@@ -123,14 +118,11 @@ def _warp(op: Op, x: Any, args: dict, torch: Any) -> Any:
     grid = grid.unsqueeze(0).to(x.device)
     image = x.permute(2, 0, 1).unsqueeze(0).to(torch.float32)
     mode = _WARP_MODES[_interp_name(op.resample)]
-    sampled = torch.nn.functional.grid_sample(
-        image, grid, mode=mode, padding_mode="zeros", align_corners=False
-    )
+    sampled = torch.nn.functional.grid_sample(image, grid, mode=mode, padding_mode="zeros", align_corners=False)
     fill = op.fill_value if isinstance(op.fill_value, (int, np.integer)) else op.fill_value[0]
     if fill:
-        coverage = torch.nn.functional.grid_sample(
-            torch.ones_like(image[:, :1]), grid, mode=mode, padding_mode="zeros", align_corners=False
-        )
+        coverage = torch.nn.functional.grid_sample(torch.ones_like(image[:, :1]), grid, mode=mode,
+                                                   padding_mode="zeros", align_corners=False)
         sampled = sampled + float(fill) * (1.0 - coverage)
     out = sampled.squeeze(0).permute(1, 2, 0)
     if x.dtype == torch.uint8:
@@ -204,14 +196,8 @@ def torch_unsupported_reason(op: Op) -> str | None:
     reason = TRANSLATIONS[op.name].supports(op)
     if reason is not None:
         return reason
-    resize_of = {
-        "Resize": op,
-        "RandomResizedCrop": op,
-        "ResizedCrop": op,
-        "RandomCropDecodeResize": op,
-        "FusedDecodeResize": getattr(op, "resize", None),
-        "FusedDecodeRandomResizedCrop": getattr(op, "crop", None),
-    }
+    resize_of = {"Resize": op, "RandomResizedCrop": op, "ResizedCrop": op, "RandomCropDecodeResize": op,
+                 "FusedDecodeResize": getattr(op, "resize", None), "FusedDecodeRandomResizedCrop": getattr(op, "crop", None)}
     spec = resize_of.get(op.name)
     if spec is not None and _interp_name(spec.interpolation) not in _TORCH_INTERP:
         return f"{op.name}: interpolation {_interp_name(spec.interpolation)} has no torch equivalent"
@@ -257,13 +243,10 @@ class TorchSegment(PlannedSegment):
         self.batch_size = max(1, int(batch_size))
         self.cuda = backend == "torch-cuda"
         if self.cuda and not self.torch.cuda.is_available():
-            raise DeviceError(
-                "GPU (torch driver): torch.cuda.is_available() is False here: install a CUDA build of "
-                "PyTorch and an NVIDIA driver, or place these ops on the CPU"
-            )
-        self.device = self.torch.device(
-            f"cuda:{cuda_device_id() if device_id is None else device_id}" if self.cuda else "cpu"
-        )
+            raise DeviceError("GPU (torch driver): torch.cuda.is_available() is False here: install a CUDA build of "
+                              "PyTorch and an NVIDIA driver, or place these ops on the CPU")
+        self.device = self.torch.device(f"cuda:{cuda_device_id() if device_id is None else device_id}"
+                                        if self.cuda else "cpu")
         self.output = output
         self.cpu_fallback = cpu_fallback
         self.cpu_kernels = cpu_kernels
@@ -314,14 +297,10 @@ class TorchSegment(PlannedSegment):
         out: list[Any] = [None] * len(rows)
         if self.ops[0].name not in DECODERS:
             return out
-        jpegs = [
-            j for j, (_, feed, _, _) in enumerate(rows) if self._gpu_decode is not None and _is_jpeg(feed)
-        ]
+        jpegs = [j for j, (_, feed, _, _) in enumerate(rows) if self._gpu_decode is not None and _is_jpeg(feed)]
         if jpegs:
             try:
-                images = self._gpu_decode(
-                    [torch.from_numpy(np.asarray(rows[j][1])) for j in jpegs], self.device
-                )
+                images = self._gpu_decode([torch.from_numpy(np.asarray(rows[j][1])) for j in jpegs], self.device)
                 for j, image in zip(jpegs, images):
                     out[j] = image.permute(1, 2, 0)
             except Exception:  # noqa: BLE001 - one bad file fails the batched call: decode one by one below
@@ -352,11 +331,9 @@ class TorchSegment(PlannedSegment):
                 start = 1
                 decoder = self.ops[0]
                 if decoder.name != "Decode":  # what a fused decoder does after decoding
-                    x = (
-                        _crop_resize(_fused_resize_spec(decoder), x, argsets[0], torch)
-                        if "anchor" in argsets[0]
-                        else _resize(x, argsets[0]["size"], _fused_resize_spec(decoder).interpolation, torch)
-                    )
+                    x = (_crop_resize(_fused_resize_spec(decoder), x, argsets[0], torch)
+                         if "anchor" in argsets[0] else _resize(x, argsets[0]["size"],
+                                                                 _fused_resize_spec(decoder).interpolation, torch))
             else:
                 x = torch.from_numpy(np.ascontiguousarray(feed)).to(self.device)
                 start = 0
@@ -368,13 +345,9 @@ class TorchSegment(PlannedSegment):
         except Exception as error:  # noqa: BLE001
             return RowFailure(0, error)
         if tuple(x.shape) != tuple(final.shape):
-            return RowFailure(
-                len(self.ops) - 1,
-                PipelineError(
-                    f"{self.ops[-1].name} on the GPU (torch): produced {tuple(x.shape)}, the plan said {final.shape} "
-                    "(a bug in minddata's torch driver)"
-                ),
-            )
+            return RowFailure(len(self.ops) - 1, PipelineError(
+                f"{self.ops[-1].name} on the GPU (torch): produced {tuple(x.shape)}, the plan said {final.shape} "
+                "(a bug in minddata's torch driver)"))
         if final.kind.gray2d:
             x = x.reshape(final.shape[:2])
         if self.cuda and self.output == "device":
@@ -384,10 +357,8 @@ class TorchSegment(PlannedSegment):
 
 
 def _fused_resize_spec(op: Op) -> Op:
-    return {
-        "FusedDecodeResize": getattr(op, "resize", None),
-        "FusedDecodeRandomResizedCrop": getattr(op, "crop", None),
-    }.get(op.name) or op
+    return {"FusedDecodeResize": getattr(op, "resize", None),
+            "FusedDecodeRandomResizedCrop": getattr(op, "crop", None)}.get(op.name) or op
 
 
 def _is_jpeg(feed: Any) -> bool:

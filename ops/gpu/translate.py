@@ -61,20 +61,8 @@ DALI_DECODE_FORMATS = ("JPEG", "PNG", "BMP", "TIFF", "WebP", "PNM", "JPEG 2000")
 RESAMPLE_DTYPES = frozenset(np.dtype(t) for t in (np.uint8, np.int16, np.uint16, np.float32))
 NUMERIC = frozenset(
     np.dtype(t)
-    for t in (
-        np.bool_,
-        np.uint8,
-        np.int8,
-        np.uint16,
-        np.int16,
-        np.uint32,
-        np.int32,
-        np.uint64,
-        np.int64,
-        np.float16,
-        np.float32,
-        np.float64,
-    )
+    for t in (np.bool_, np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.uint64, np.int64,
+              np.float16, np.float32, np.float64)
 )
 
 
@@ -239,12 +227,8 @@ def build_resize(node: Any, args: dict[str, Any], interpolation: Any, env: Any) 
     )
 
 
-@_register(
-    "Resize",
-    args=RESIZE_ARGS,
-    supports=_interp_supported,
-    build=lambda op, node, args, env: build_resize(node, args, op.interpolation, env),
-)
+@_register("Resize", args=RESIZE_ARGS, supports=_interp_supported,
+           build=lambda op, node, args, env: build_resize(node, args, op.interpolation, env))
 def _plan_resize(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     h, w = _image("Resize", s, resample=True)
     out_h, out_w = resize_output_size(h, w, op.size)
@@ -258,13 +242,8 @@ SLICE_ARGS = {"anchor": np.int32, "shape": np.int32}
 
 def build_slice(node: Any, args: dict[str, Any], env: Any, fill: Any = 0) -> Any:
     return env.fn.slice(
-        node,
-        args["anchor"],
-        args["shape"],
-        axis_names="HW",
-        out_of_bounds_policy="pad",
-        fill_values=fill,
-        device=env.device,
+        node, args["anchor"], args["shape"], axis_names="HW", out_of_bounds_policy="pad",
+        fill_values=fill, device=env.device,
     )
 
 
@@ -380,11 +359,7 @@ def encoded_header(op_name: str, s: Sample, limit: int | None) -> tuple[np.ndarr
 
 
 def build_decode(node: Any, env: Any, anchor: Any = None, shape: Any = None) -> Any:
-    kwargs: dict[str, Any] = {
-        "device": env.decoder,
-        "output_type": env.types.RGB,
-        "adjust_orientation": False,
-    }
+    kwargs: dict[str, Any] = {"device": env.decoder, "output_type": env.types.RGB, "adjust_orientation": False}
     if env.decoder == "mixed":
         # The GPU device decodes on CUDA cores; Dvpp (nvjpg) sends everything to the hardware engine.
         kwargs["hw_decoder_load"] = env.hw_decoder_load
@@ -393,41 +368,24 @@ def build_decode(node: Any, env: Any, anchor: Any = None, shape: Any = None) -> 
     return env.fn.decoders.image_slice(node, anchor, shape, axis_names="HW", **kwargs)
 
 
-@_register(
-    "Decode",
-    args={},
-    static=_decode_static,
-    first_only=True,
-    supports=lambda op: (
-        "Decode(to_pil=True) has no GPU kernel: PIL images live on the host"
-        if getattr(op, "to_pil", False)
-        else None
-    ),
-    build=lambda op, node, args, env: build_decode(node, env),
-)
+@_register("Decode", args={}, static=_decode_static, first_only=True,
+           supports=lambda op: "Decode(to_pil=True) has no GPU kernel: PIL images live on the host"
+           if getattr(op, "to_pil", False) else None,
+           build=lambda op, node, args, env: build_decode(node, env))
 def _plan_decode(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     buf, h, w = encoded_header("Decode", s, ctx.options.max_image_pixels)
     s.value = buf
     return {}, Sample((h, w, 3), _decode_static(op, s.kind))
 
 
-@_register(
-    "FusedDecodeResize",
-    args=RESIZE_ARGS,
-    static=_decode_static,
-    first_only=True,
-    supports=lambda op: _interp_supported(op.resize),
-    build=lambda op, node, args, env: build_resize(
-        build_decode(node, env), args, op.resize.interpolation, env
-    ),
-)
+@_register("FusedDecodeResize", args=RESIZE_ARGS, static=_decode_static, first_only=True,
+           supports=lambda op: _interp_supported(op.resize),
+           build=lambda op, node, args, env: build_resize(build_decode(node, env), args, op.resize.interpolation, env))
 def _plan_decode_resize(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     buf, h, w = encoded_header("Decode", s, ctx.options.max_image_pixels)
     s.value = buf
     out_h, out_w = resize_output_size(h, w, op.resize.size)
-    return resize_args(h, w, out_h, out_w, op.resize.interpolation), Sample(
-        (out_h, out_w, 3), _decode_static(op, s.kind)
-    )
+    return resize_args(h, w, out_h, out_w, op.resize.interpolation), Sample((out_h, out_w, 3), _decode_static(op, s.kind))
 
 
 def _crop_spec(op: Op) -> Op:
@@ -439,15 +397,8 @@ def _build_decode_crop(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any
     return build_resize(region, args, _crop_spec(op).interpolation, env)
 
 
-@_register(
-    "FusedDecodeRandomResizedCrop",
-    "RandomCropDecodeResize",
-    args=CROP_RESIZE_ARGS,
-    static=_decode_static,
-    first_only=True,
-    supports=lambda op: _interp_supported(_crop_spec(op)),
-    build=_build_decode_crop,
-)
+@_register("FusedDecodeRandomResizedCrop", "RandomCropDecodeResize", args=CROP_RESIZE_ARGS, static=_decode_static,
+           first_only=True, supports=lambda op: _interp_supported(_crop_spec(op)), build=_build_decode_crop)
 def _plan_decode_crop(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     crop = _crop_spec(op)
     name = "Decode" if op.name == "FusedDecodeRandomResizedCrop" else op.name
@@ -506,9 +457,7 @@ def _build_normalize(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
     std = np.asarray(op.std, np.float32).reshape(shape if n > 1 else ())
     # (x - mean) / std in float32, as the CPU kernel computes it: the results are bit-identical.
     x = env.fn.cast(node, dtype=env.types.FLOAT, device=env.device)
-    return (x - env.types.Constant(mean, device=env.const_device)) / env.types.Constant(
-        std, device=env.const_device
-    )
+    return (x - env.types.Constant(mean, device=env.const_device)) / env.types.Constant(std, device=env.const_device)
 
 
 @_register("Normalize", args={}, static=_float_static, build=_build_normalize)
@@ -568,18 +517,9 @@ def _plan_hwc2chw(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
 
 # DALI's type names for the dtypes it holds.
 _DALI_TYPES = {
-    "bool": "BOOL",
-    "uint8": "UINT8",
-    "int8": "INT8",
-    "uint16": "UINT16",
-    "int16": "INT16",
-    "uint32": "UINT32",
-    "int32": "INT32",
-    "uint64": "UINT64",
-    "int64": "INT64",
-    "float16": "FLOAT16",
-    "float32": "FLOAT",
-    "float64": "FLOAT64",
+    "bool": "BOOL", "uint8": "UINT8", "int8": "INT8", "uint16": "UINT16", "int16": "INT16",
+    "uint32": "UINT32", "int32": "INT32", "uint64": "UINT64", "int64": "INT64",
+    "float16": "FLOAT16", "float32": "FLOAT", "float64": "FLOAT64",
 }
 
 
@@ -604,19 +544,11 @@ def _build_cast(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
     return env.fn.cast(node, dtype=dali_type(target, env.types), device=env.device)
 
 
-@_register(
-    "TypeCast",
-    "ToType",
-    args={},
-    supports=_cast_supported,
-    build=_build_cast,
-    static=lambda op, kind: replace(kind, dtype=np.dtype(op.data_type)),
-)
+@_register("TypeCast", "ToType", args={}, supports=_cast_supported, build=_build_cast,
+           static=lambda op, kind: replace(kind, dtype=np.dtype(op.data_type)))
 def _plan_cast(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     if s.kind.dtype not in NUMERIC:
-        raise ValueError(
-            f"{op.name}: cannot cast an array of dtype {s.kind.dtype} (shape {s.shape}) to {op.data_type}"
-        )
+        raise ValueError(f"{op.name}: cannot cast an array of dtype {s.kind.dtype} (shape {s.shape}) to {op.data_type}")
     return {}, Sample(s.shape, replace(s.kind, dtype=np.dtype(op.data_type)))
 
 
@@ -639,20 +571,13 @@ def _build_pad(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
 def _plan_pad(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     h, w = _image("Pad", s)
     left, top, right, bottom = op.padding
-    return _slice_args(-top, -left, h + top + bottom, w + left + right), _hwc(
-        s, h + top + bottom, w + left + right
-    )
+    return _slice_args(-top, -left, h + top + bottom, w + left + right), _hwc(s, h + top + bottom, w + left + right)
 
 
 # ---------------------------------------------------------------------------------------------- rotations
 
 WARP_ARGS = {"matrix": np.float32, "size": np.float32}
-_WARP_INTERP = {
-    "NEAREST": "INTERP_NN",
-    "BILINEAR": "INTERP_LINEAR",
-    "LINEAR": "INTERP_LINEAR",
-    "AREA": "INTERP_LINEAR",
-}
+_WARP_INTERP = {"NEAREST": "INTERP_NN", "BILINEAR": "INTERP_LINEAR", "LINEAR": "INTERP_LINEAR", "AREA": "INTERP_LINEAR"}
 
 
 def _rotate_supported(op: Op) -> str | None:
@@ -677,13 +602,8 @@ def warp_matrix(forward: np.ndarray) -> np.ndarray:
 def _build_rotate(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
     fill = op.fill_value if isinstance(op.fill_value, (int, np.integer)) else op.fill_value[0]
     return env.fn.warp_affine(
-        node,
-        matrix=args["matrix"],
-        size=args["size"],
-        fill_value=float(fill),
-        inverse_map=False,
-        interp_type=getattr(env.types, _WARP_INTERP[_interp_name(op.resample)]),
-        device=env.device,
+        node, matrix=args["matrix"], size=args["size"], fill_value=float(fill), inverse_map=False,
+        interp_type=getattr(env.types, _WARP_INTERP[_interp_name(op.resample)]), device=env.device,
     )
 
 
@@ -707,9 +627,7 @@ def _plan_rotation(name: str, random: bool) -> Callable:
     return plan
 
 
-_register("Rotate", args=WARP_ARGS, supports=_rotate_supported, build=_build_rotate)(
-    _plan_rotation("Rotate", False)
-)
+_register("Rotate", args=WARP_ARGS, supports=_rotate_supported, build=_build_rotate)(_plan_rotation("Rotate", False))
 _register("RandomRotation", args=WARP_ARGS, supports=_rotate_supported, build=_build_rotate)(
     _plan_rotation("RandomRotation", True)
 )
@@ -731,9 +649,8 @@ def _u8(x: Any, env: Any) -> Any:
 
 
 def _gray(image: Any, env: Any) -> Any:
-    gray = env.fn.color_space_conversion(
-        image, image_type=env.types.RGB, output_type=env.types.GRAY, device=env.device
-    )
+    gray = env.fn.color_space_conversion(image, image_type=env.types.RGB, output_type=env.types.GRAY,
+                                         device=env.device)
     return env.fn.cast(gray, dtype=env.types.FLOAT, device=env.device)
 
 
@@ -810,11 +727,8 @@ def _build_color_adjust(op: Op, node: Any, args: dict[str, Any], env: Any) -> An
             x = _u8(xf * sat + gray3 * (1.0 - sat), env)
         if "hue" in active:
             hue_on = _arg(args, f"hue_on{s}", env)
-            shifted = env.fn.cast(
-                _u8(_hue_shift(x, _arg(args, f"hue{s}", env), env), env),
-                dtype=env.types.FLOAT,
-                device=env.device,
-            )
+            shifted = env.fn.cast(_u8(_hue_shift(x, _arg(args, f"hue{s}", env), env), env),
+                                  dtype=env.types.FLOAT, device=env.device)
             xf = env.fn.cast(x, dtype=env.types.FLOAT, device=env.device)
             x = _u8(shifted * hue_on + xf * (1.0 - hue_on), env)
     return x
