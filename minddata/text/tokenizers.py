@@ -319,7 +319,7 @@ class JiebaTokenizer(_Tokenizer):
         with_offsets: also output each token's UTF-8 byte offsets.
 
     Examples:
-        >>> import jieba, os, tempfile
+        >>> import os, tempfile
         >>> from minddata import text
         >>> from minddata.text import JiebaMode
         >>> folder = tempfile.mkdtemp()
