@@ -322,13 +322,15 @@ class JiebaTokenizer(_Tokenizer):
         >>> import os, tempfile
         >>> from minddata import text
         >>> from minddata.text import JiebaMode
-        >>> folder = tempfile.mkdtemp()
+        >>> tmp = tempfile.TemporaryDirectory()
+        >>> folder = tmp.name
         >>> mp_path = os.path.join(folder, "jieba.dict.utf8")
         >>> _ = open(mp_path, "w").write("今天 100 t\\n天气 100 n\\n今天天气 50 n\\n太好了 20 l\\n我们 300 r\\n")
         >>> hmm_path = text.JiebaTokenizer.write_hmm_model(os.path.join(folder, "hmm_model.utf8"))
         >>> op = text.JiebaTokenizer(hmm_path, mp_path, mode=JiebaMode.MP)
         >>> op("今天天气太好了").tolist()
         ['今天天气', '太好了']
+        >>> tmp.cleanup()
     """
 
     def __init__(
@@ -347,7 +349,8 @@ class JiebaTokenizer(_Tokenizer):
         Examples:
             >>> import os, tempfile
             >>> from minddata import text
-            >>> folder = tempfile.mkdtemp()
+            >>> tmp = tempfile.TemporaryDirectory()
+            >>> folder = tmp.name
             >>> mp_path = os.path.join(folder, "jieba.dict.utf8")
             >>> _ = open(mp_path, "w").write("男 100 n\\n默 10 v\\n女 100 n\\n泪 10 n\\n")
             >>> hmm_path = text.JiebaTokenizer.write_hmm_model(os.path.join(folder, "hmm_model.utf8"))
@@ -355,6 +358,7 @@ class JiebaTokenizer(_Tokenizer):
             >>> op.add_word("男默女泪")
             >>> op("男默女泪").tolist()
             ['男默女泪']
+            >>> tmp.cleanup()
         """
         check_str(self.name, "word", word, non_empty=True)
         if any(c.isspace() for c in word):
@@ -370,7 +374,8 @@ class JiebaTokenizer(_Tokenizer):
         Examples:
             >>> import os, tempfile
             >>> from minddata import text
-            >>> folder = tempfile.mkdtemp()
+            >>> tmp = tempfile.TemporaryDirectory()
+            >>> folder = tmp.name
             >>> mp_path = os.path.join(folder, "jieba.dict.utf8")
             >>> _ = open(mp_path, "w").write("男 100 n\\n默 10 v\\n女 100 n\\n泪 10 n\\n")
             >>> hmm_path = text.JiebaTokenizer.write_hmm_model(os.path.join(folder, "hmm_model.utf8"))
@@ -378,6 +383,7 @@ class JiebaTokenizer(_Tokenizer):
             >>> op.add_dict({"男默女泪": 10})
             >>> op("男默女泪").tolist()
             ['男默女泪']
+            >>> tmp.cleanup()
         """
         if isinstance(user_dict, dict):
             for word, freq in user_dict.items():
@@ -429,12 +435,14 @@ class SentencePieceTokenizer(_Tokenizer):
     Examples:
         >>> import os, tempfile
         >>> from minddata import text
-        >>> corpus = os.path.join(tempfile.mkdtemp(), "corpus.txt")
+        >>> tmp = tempfile.TemporaryDirectory()
+        >>> corpus = os.path.join(tmp.name, "corpus.txt")
         >>> _ = open(corpus, "w").write("hello world\\n" * 50 + "hello there\\n" * 50)
         >>> vocab = text.SentencePieceVocab.from_file([corpus], 20, 1.0, text.SentencePieceModel.BPE, {})
         >>> ids = text.SentencePieceTokenizer(vocab, text.SPieceTokenizerOutType.INT)("hello world")
         >>> ids.dtype
         dtype('int32')
+        >>> tmp.cleanup()
     """
 
     def __init__(self, mode: SentencePieceVocab | str, out_type: SPieceTokenizerOutType) -> None:

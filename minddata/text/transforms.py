@@ -351,11 +351,13 @@ class ToVectors(Op):
     Examples:
         >>> import os, tempfile
         >>> from minddata import text
-        >>> path = os.path.join(tempfile.mkdtemp(), "vectors.txt")
+        >>> tmp = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(tmp.name, "vectors.txt")
         >>> _ = open(path, "w").write("hello 1 2\\n")
         >>> text.ToVectors(text.Vectors.from_file(path), unk_init=[9, 9], lower_case_backup=True)(["Hello", "x"])
         array([[1., 2.],
                [9., 9.]], dtype=float32)
+        >>> tmp.cleanup()
     """
 
     def __init__(

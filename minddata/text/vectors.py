@@ -25,11 +25,13 @@ class Vectors:
     Examples:
         >>> import os, tempfile
         >>> from minddata import text
-        >>> path = os.path.join(tempfile.mkdtemp(), "vectors.txt")
+        >>> tmp = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(tmp.name, "vectors.txt")
         >>> _ = open(path, "w").write("ok 0.5 1.0\\nno -1 2\\n")
         >>> vectors = text.Vectors.from_file(path)
         >>> vectors.dim, text.ToVectors(vectors)(["no", "what"]).tolist()
         (2, [[-1.0, 2.0], [0.0, 0.0]])
+        >>> tmp.cleanup()
     """
 
     def __init__(self, tokens: Sequence[str] = (), vectors: np.ndarray | None = None) -> None:
@@ -103,10 +105,12 @@ class GloVe(Vectors):
     Examples:
         >>> import os, tempfile
         >>> from minddata import text
-        >>> path = os.path.join(tempfile.mkdtemp(), "glove.6B.3d.txt")
+        >>> tmp = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(tmp.name, "glove.6B.3d.txt")
         >>> _ = open(path, "w").write("the 0.1 0.2 0.3\\n, 1 1 1\\n")
         >>> text.GloVe.from_file(path).dim
         3
+        >>> tmp.cleanup()
     """
 
     @classmethod
@@ -122,10 +126,12 @@ class FastText(Vectors):
     Examples:
         >>> import os, tempfile
         >>> from minddata import text
-        >>> path = os.path.join(tempfile.mkdtemp(), "wiki.en.vec")
+        >>> tmp = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(tmp.name, "wiki.en.vec")
         >>> _ = open(path, "w").write("2 2\\nhello 1 0\\nworld 0 1\\n")
         >>> len(text.FastText.from_file(path))
         2
+        >>> tmp.cleanup()
     """
 
     @classmethod
@@ -145,10 +151,12 @@ class CharNGram(Vectors):
     Examples:
         >>> import os, tempfile
         >>> from minddata import text
-        >>> path = os.path.join(tempfile.mkdtemp(), "charNgram.txt")
+        >>> tmp = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(tmp.name, "charNgram.txt")
         >>> _ = open(path, "w").write("2gram-#BEGIN#a 1 0\\n2gram-a#END# 0 1\\n")
         >>> text.ToVectors(text.CharNGram.from_file(path))(["a"]).tolist()
         [[0.5, 0.5]]
+        >>> tmp.cleanup()
     """
 
     def lookup(self, tokens: list[str], unk_init: np.ndarray | None, lower_case_backup: bool) -> np.ndarray:

@@ -109,10 +109,12 @@ class Vocab:
         Examples:
             >>> import os, tempfile
             >>> from minddata import text
-            >>> path = os.path.join(tempfile.mkdtemp(), "vocab.txt")
+            >>> tmp = tempfile.TemporaryDirectory()
+            >>> path = os.path.join(tmp.name, "vocab.txt")
             >>> _ = open(path, "w").write("apple,apple2\\nbanana, 333\\ncat,00\\n")
             >>> text.Vocab.from_file(path, ",", None, ["<pad>", "<unk>"], True).vocab()
             {'<pad>': 0, '<unk>': 1, 'apple': 2, 'banana': 3, 'cat': 4}
+            >>> tmp.cleanup()
         """
         where = "Vocab.from_file"
         if not isinstance(file_path, (str, os.PathLike)):
@@ -351,12 +353,14 @@ class SentencePieceVocab:
     Examples:
         >>> import os, tempfile
         >>> from minddata import text
-        >>> path = os.path.join(tempfile.mkdtemp(), "corpus.txt")
+        >>> tmp = tempfile.TemporaryDirectory()
+        >>> path = os.path.join(tmp.name, "corpus.txt")
         >>> _ = open(path, "w").write("the cat sat on the mat\\n" * 20 + "a dog sat on a log\\n" * 20)
         >>> vocab = text.SentencePieceVocab.from_file([path], 30, 1.0, text.SentencePieceModel.BPE, {})
         >>> tokenizer = text.SentencePieceTokenizer(vocab, text.SPieceTokenizerOutType.STRING)
         >>> "".join(tokenizer("the cat sat")).replace("\\u2581", " ").strip()
         'the cat sat'
+        >>> tmp.cleanup()
     """
 
     def __init__(self, model: bytes = b"") -> None:
@@ -433,13 +437,15 @@ class SentencePieceVocab:
         Examples:
             >>> import os, tempfile
             >>> from minddata import text
-            >>> folder = tempfile.mkdtemp()
+            >>> tmp = tempfile.TemporaryDirectory()
+            >>> folder = tmp.name
             >>> corpus = os.path.join(folder, "corpus.txt")
             >>> _ = open(corpus, "w").write("low lower lowest newer wider\\n" * 30)
             >>> vocab = text.SentencePieceVocab.from_file([corpus], 25, 1.0, text.SentencePieceModel.BPE, {})
             >>> text.SentencePieceVocab.save_model(vocab, folder, "m.model")
             >>> os.path.getsize(os.path.join(folder, "m.model")) > 0
             True
+            >>> tmp.cleanup()
         """
         where = "SentencePieceVocab.save_model"
         if not isinstance(vocab, SentencePieceVocab):
