@@ -191,8 +191,8 @@ __all__ = [
 ]
 
 
-# vision/transforms import lazily so `import minddata` stays light; a MindSpore name minddata lacks
+# vision/transforms/text import lazily so `import minddata` stays light; a MindSpore name minddata lacks
 # says so (minddata._missing).
 __getattr__ = _missing.module_getattr(
-    __name__, lazy={name: f"minddata.{name}" for name in ("vision", "transforms", "record", "common")}
+    __name__, lazy={name: f"minddata.{name}" for name in ("vision", "transforms", "text", "record", "common")}
 )

@@ -46,7 +46,9 @@ BARE = tuple(folder for folder, name in LAYERS.items() if name != folder)  # ops
 SCANNED = (*LAYERS, "tests")
 
 CORE = ("minddata.errors", "minddata.config", "minddata._version")
-PUBLIC_API = ("minddata.dataset", "minddata.vision", "minddata.transforms", "minddata.samplers", "minddata.cli")
+PUBLIC_API = (
+    "minddata.dataset", "minddata.vision", "minddata.transforms", "minddata.text", "minddata.samplers", "minddata.cli"
+)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Dataset nodes (sources and operations) and their iterators: ``mindspore.dataset``'s namespace.
 
-As in MindSpore, ``config``, the samplers and the ``vision`` / ``transforms`` op modules are here too
+As in MindSpore, ``config``, the samplers and the ``vision`` / ``transforms`` / ``text`` op modules are here too
 (``import minddata.dataset as ds; ds.config.set_seed(1)``; ``from minddata.dataset import vision``).
 """
 
@@ -169,5 +169,5 @@ __all__ = [
 
 # The op modules import on first use, so `import minddata` stays light.
 __getattr__ = module_getattr(
-    __name__, lazy={name: f"{__name__}.{name}" for name in ("vision", "transforms")}
+    __name__, lazy={name: f"{__name__}.{name}" for name in ("vision", "transforms", "text")}
 )

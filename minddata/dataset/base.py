@@ -452,6 +452,36 @@ class Dataset:
             raise ArgumentError(f"apply: `apply_func` must return a Dataset. Found: {type(out).__name__}")
         return out
 
+    def build_vocab(
+        self,
+        columns: str | Sequence[str] | None,
+        freq_range: tuple[int | None, int | None] | None,
+        top_k: int | None,
+        special_tokens: Sequence[str] | None,
+        special_first: bool,
+    ) -> Any:
+        """A :class:`~minddata.text.Vocab` of the words of ``columns`` (MindSpore's ``build_vocab``): one pass
+        over this dataset, as :meth:`minddata.text.Vocab.from_dataset`.
+
+        Examples:
+            >>> import minddata as md
+            >>> ds = md.NumpySlicesDataset({"text": [["b", "a"], ["a", "c"]]}, shuffle=False)
+            >>> ds.build_vocab("text", None, None, ["<pad>"], True).vocab()
+            {'<pad>': 0, 'a': 1, 'b': 2, 'c': 3}
+        """
+        from minddata.text import Vocab
+
+        return Vocab.from_dataset(self, columns, freq_range, top_k, special_tokens, special_first)
+
+    def build_sentencepiece_vocab(
+        self, columns: Sequence[str], vocab_size: int, character_coverage: float, model_type: Any, params: dict
+    ) -> Any:
+        """A :class:`~minddata.text.SentencePieceVocab` trained on the strings of ``columns`` (MindSpore's
+        ``build_sentencepiece_vocab``), as :meth:`minddata.text.SentencePieceVocab.from_dataset`."""
+        from minddata.text import SentencePieceVocab
+
+        return SentencePieceVocab.from_dataset(self, columns, vocab_size, character_coverage, model_type, params)
+
     def sync_wait(self, condition_name: str, num_batch: int = 1, callback: Callable[[Any], Any] | None = None) -> Dataset:
         """Let ``num_batch`` batches through at the start of each epoch, then wait for
         :meth:`sync_update` (MindSpore's ``sync_wait``); counts are in batches of the batch after it.

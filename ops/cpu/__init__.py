@@ -14,5 +14,7 @@ import minddata.ops.cpu.pad_erase  # noqa: F401  (imported to register its kerne
 import minddata.ops.cpu.perspective  # noqa: F401  (imported to register its kernels)
 import minddata.ops.cpu.resize  # noqa: F401  (imported to register its kernels)
 import minddata.ops.cpu.tensor_ops  # noqa: F401  (imported to register its kernels)
+import minddata.ops.cpu.text  # noqa: F401  (imported to register its kernels)
+import minddata.ops.cpu.text_tokenizers  # noqa: F401  (imported to register its kernels)
 import minddata.ops.cpu.video  # noqa: F401  (imported to register its kernels; PyAV loads on first use)
 from minddata.ops.cpu import generic, image  # noqa: F401  (imported to register their kernels)

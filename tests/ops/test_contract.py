@@ -34,6 +34,7 @@ from typing import Any
 import cv2
 import numpy as np
 import pytest
+from contract_text import text_cases
 
 import minddata as md
 import minddata.ops.cpu
@@ -436,6 +437,8 @@ CASES: dict[str, Case] = {
         reported_as=("Normalize",),
     ),
 }
+# The text ops (minddata/text): string inputs, and odd texts standing for the odd images.
+CASES.update(text_cases(Case))
 
 
 
