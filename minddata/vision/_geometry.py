@@ -15,6 +15,9 @@ import numpy as np
 
 from minddata.errors import ArgumentError
 from minddata.ops.base import Op, TensorSpec
+from minddata.ops.plans.affine import rotated_size
+from minddata.ops.plans.crop import CropBox, check_crop_box, padded_size, random_crop_too_large
+from minddata.ops.plans.image import square
 from minddata.vision._ops import set_random_crop_params
 from minddata.vision._utils import Inter
 from minddata.vision._validators import (
@@ -194,25 +197,6 @@ def one_image_spec(
     return shape[0], shape[1], shape[2:], dtype
 
 
-def _square(size: int | tuple[int, int]) -> tuple[int, int]:
-    return (size, size) if isinstance(size, int) else size
-
-
-def _add(n: int | None, extra: int) -> int | None:
-    return None if n is None else n + extra
-
-
-def rotated_size(height: int, width: int, degrees: float) -> tuple[int, int]:
-    """(height, width) of the box holding an image rotated by ``degrees``: MindSpore's rounding (to
-    nearest, ties to even) of ``|w cos| + |h sin|`` by ``|w sin| + |h cos|``."""
-    rad = math.radians(degrees)
-    c, s = abs(math.cos(rad)), abs(math.sin(rad))
-    # round(.., 6) first: cos(90 deg) is 6e-17, not 0, and must not push a size across a .5 boundary.
-    out_w = round(round(width * c + height * s, 6))
-    out_h = round(round(width * s + height * c, 6))
-    return max(out_h, 1), max(out_w, 1)
-
-
 # ---------------------------------------------------------------------------------------------- pad/crop
 
 
@@ -252,8 +236,7 @@ class Pad(Op):
 
     def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
         h, w, rest, dtype = one_image_spec(self.name, inputs)
-        left, top, right, bottom = self.padding
-        return TensorSpec((_add(h, top + bottom), _add(w, left + right), *rest), dtype)
+        return TensorSpec((*padded_size(h, w, self.padding), *rest), dtype)
 
 
 class RandomCrop(Op):
@@ -299,14 +282,10 @@ class RandomCrop(Op):
 
     def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
         h, w, rest, dtype = one_image_spec(self.name, inputs)
-        ch, cw = _square(self.size)
-        left, top, right, bottom = self.padding or (0, 0, 0, 0)
-        ph, pw = _add(h, top + bottom), _add(w, left + right)
+        ch, cw = square(self.size)
+        ph, pw = padded_size(h, w, self.padding or (0, 0, 0, 0))
         if not self.pad_if_needed and ((ph is not None and ph < ch) or (pw is not None and pw < cw)):
-            raise ValueError(
-                f"RandomCrop: the crop size ({ch}, {cw}) is larger than the padded image ({ph}, {pw}) "
-                f"of an input of shape {tuple(inputs[0].shape)}; set pad_if_needed=True or a smaller size"
-            )
+            raise random_crop_too_large((ch, cw), (ph, pw), inputs[0].shape)
         return TensorSpec((ch, cw, *rest), dtype)
 
 
@@ -350,13 +329,9 @@ class ResizedCrop(Op):
         self.interpolation = check_inter(self.name, interpolation)
 
     def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
-        h, w, rest, dtype = one_image_spec(self.name, inputs, numeric=True)
-        if (h is not None and self.top + self.height > h) or (w is not None and self.left + self.width > w):
-            raise ValueError(
-                f"ResizedCrop: the crop box (top={self.top}, left={self.left}, height={self.height}, "
-                f"width={self.width}) must lie inside the image. Found image shape {tuple(inputs[0].shape)}"
-            )
-        return TensorSpec((*_square(self.size), *rest), dtype)
+        _, _, rest, dtype = one_image_spec(self.name, inputs, numeric=True)
+        check_crop_box(self.name, tuple(inputs[0].shape), CropBox(self.top, self.left, self.height, self.width))
+        return TensorSpec((*square(self.size), *rest), dtype)
 
 
 class RandomCropDecodeResize(Op):
@@ -406,7 +381,7 @@ class RandomCropDecodeResize(Op):
                 f"{self.name}: expected encoded image bytes (a 1-D uint8 array or bytes). "
                 f"Found a tensor of shape {tuple(data.shape)}, dtype {dtype}"
             )
-        return TensorSpec((*_square(self.size), 3), np.dtype(np.uint8))
+        return TensorSpec((*square(self.size), 3), np.dtype(np.uint8))
 
 
 # ---------------------------------------------------------------------------------------------- flips

@@ -13,6 +13,9 @@ import numpy as np
 
 from minddata.errors import ArgumentError
 from minddata.ops.base import Op, TensorSpec
+from minddata.ops.plans.crop import CropBox, check_crop_box
+from minddata.ops.plans.image import square
+from minddata.ops.plans.resize import resize_output_size
 from minddata.transforms import TypeCast, one_spec, spec_dtype
 from minddata.vision._utils import Inter
 from minddata.vision._validators import (
@@ -54,10 +57,6 @@ def image_spec_dims(
     if numeric and spec.dtype is not None and np.dtype(spec.dtype).kind not in "biuf":
         raise TypeError(f"{op}: expected a numeric image. Found dtype {np.dtype(spec.dtype)} (shape {shape})")
     return shape[0], shape[1], shape[2:]
-
-
-def square(size: int | tuple[int, int]) -> tuple[int, int]:
-    return (size, size) if isinstance(size, int) else size
 
 
 class Decode(Op):
@@ -124,15 +123,7 @@ class Resize(Op):
     def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
         image = one_spec(self.name, inputs)
         h, w, rest = image_spec_dims(self.name, image, numeric=True)
-        if isinstance(self.size, tuple):
-            out_h, out_w = self.size
-        elif h is None or w is None:
-            out_h = out_w = None
-        elif h <= w:  # MindSpore's rule, as the kernel applies it: the shorter side becomes size
-            out_h, out_w = self.size, int(w * self.size / h)
-        else:
-            out_h, out_w = int(h * self.size / w), self.size
-        return TensorSpec((out_h, out_w, *rest), spec_dtype(image))
+        return TensorSpec((*resize_output_size(h, w, self.size), *rest), spec_dtype(image))
 
 
 class CenterCrop(Op):
@@ -186,14 +177,10 @@ class Crop(Op):
 
     def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
         image = one_spec(self.name, inputs)
-        h, w, rest = image_spec_dims(self.name, image)
-        (top, left), (ch, cw) = self.coordinates, square(self.size)
-        if (h is not None and top + ch > h) or (w is not None and left + cw > w):
-            raise ValueError(
-                f"Crop: the crop box (top={top}, left={left}, height={ch}, width={cw}) must lie inside the image. "
-                f"Found image shape {tuple(image.shape)}"
-            )
-        return TensorSpec((ch, cw, *rest), spec_dtype(image))
+        _, _, rest = image_spec_dims(self.name, image)
+        box = CropBox(*self.coordinates, *square(self.size))
+        check_crop_box(self.name, tuple(image.shape), box)
+        return TensorSpec((box.height, box.width, *rest), spec_dtype(image))
 
 
 class HorizontalFlip(Op):

@@ -8,17 +8,20 @@ dtypes and channel counts OpenCV rejects. Kernels read only the op's attributes 
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import cv2
 import numpy as np
 
 from minddata.ops.base import KernelContext, Op
-from minddata.ops.cpu.image import _cast_back, _image, _interp_name, _square, resize_image
+from minddata.ops.cpu.image import _cast_back, _image, resize_image
+from minddata.ops.plans.affine import affine_params, random_affine_params, rotation, rotation_degrees
+from minddata.ops.plans.crop import CropBox, check_crop_box, random_crop_plan
+from minddata.ops.plans.flip import flips
+from minddata.ops.plans.image import fill_values, interpolation_name, square
 from minddata.ops.registry import register_kernel
 
-__all__ = ["affine_matrix", "fill_values", "pad_image", "rotate_image", "rotated_size", "warp_affine"]
+__all__ = ["pad_image", "rotate_image", "warp_affine"]
 
 _CV_PAD_DTYPES = frozenset(
     np.dtype(t) for t in (np.uint8, np.int8, np.uint16, np.int16, np.int32, np.float32, np.float64)
@@ -44,15 +47,6 @@ _CV_WARP_INTER = {
 
 def _channels(img: np.ndarray) -> int:
     return 1 if img.ndim == 2 else img.shape[2]
-
-
-def fill_values(fill: int | tuple[int, ...], channels: int) -> tuple[float, ...]:
-    """One fill value per channel: an int fills every channel; an (R, G, B) tuple fills channels 0-2 in
-    order (a one-channel image takes R, a fourth or later channel 0)."""
-    if isinstance(fill, (int, np.integer)):
-        return (float(fill),) * channels
-    vals = [float(v) for v in fill][:channels]
-    return tuple(vals + [0.0] * (channels - len(vals)))
 
 
 def _typed_fill(values: tuple[float, ...], dtype: np.dtype) -> np.ndarray:
@@ -110,40 +104,20 @@ def pad(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
 @register_kernel("RandomCrop", "CPU")
 def random_crop(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("RandomCrop", image)
-    ch, cw = _square(op.size)
-    left, top, right, bottom = op.padding or (0, 0, 0, 0)
-    ph, pw = img.shape[0] + top + bottom, img.shape[1] + left + right
-    if op.pad_if_needed:
-        # MindSpore's (and torchvision's) rule: the shortfall is added on both ends.
-        if ph < ch:
-            top, bottom = top + ch - ph, bottom + ch - ph
-        if pw < cw:
-            left, right = left + cw - pw, right + cw - pw
-        ph, pw = img.shape[0] + top + bottom, img.shape[1] + left + right
-    if ph < ch or pw < cw:
-        raise ValueError(
-            f"RandomCrop: the crop size ({ch}, {cw}) is larger than the padded image ({ph}, {pw}) of an "
-            f"input of shape {img.shape}; set pad_if_needed=True or a smaller size"
-        )
-    x = int(ctx.rng.integers(0, pw - cw, endpoint=True))  # left first, as MindSpore draws
-    y = int(ctx.rng.integers(0, ph - ch, endpoint=True))
+    (left, top, right, bottom), box = random_crop_plan(ctx.rng, img.shape, square(op.size), op.padding, op.pad_if_needed)
     if top or bottom or left or right:
         img = pad_image(img, left, top, right, bottom, op.padding_mode, op.fill_value, "RandomCrop")
     # A copy, not a view: a view would pin the whole source image and let in-place ops alias it.
-    return img[y : y + ch, x : x + cw].copy()
+    return img[box.top : box.bottom, box.left : box.right].copy()
 
 
 @register_kernel("ResizedCrop", "CPU")
 def resized_crop(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("ResizedCrop", image, numeric=True)
-    top, left, ch, cw = op.top, op.left, op.height, op.width
-    if top + ch > img.shape[0] or left + cw > img.shape[1]:
-        raise ValueError(
-            f"ResizedCrop: the crop box (top={top}, left={left}, height={ch}, width={cw}) must lie inside "
-            f"the image. Found image shape {img.shape}"
-        )
-    oh, ow = _square(op.size)
-    return resize_image(img[top : top + ch, left : left + cw], oh, ow, op.interpolation, "ResizedCrop")
+    box = CropBox(op.top, op.left, op.height, op.width)
+    check_crop_box("ResizedCrop", img.shape, box)
+    oh, ow = square(op.size)
+    return resize_image(img[box.top : box.bottom, box.left : box.right], oh, ow, op.interpolation, "ResizedCrop")
 
 
 # ---------------------------------------------------------------------------------------------- flips
@@ -157,7 +131,7 @@ def vertical_flip(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
 @register_kernel("RandomVerticalFlip", "CPU")
 def random_vertical_flip(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("RandomVerticalFlip", image)  # validate before drawing: a bad input fails on every row
-    return img[::-1] if ctx.rng.random() < op.prob else img
+    return img[::-1] if flips(ctx.rng, op.prob) else img
 
 
 # ---------------------------------------------------------------------------------------------- warps
@@ -167,7 +141,7 @@ def warp_affine(
     img: np.ndarray, matrix: np.ndarray, out_h: int, out_w: int, resample: Any, fill: Any, op_name: str
 ) -> np.ndarray:
     """``cv2.warpAffine`` with a forward (source → output) 2x3 ``matrix`` and a constant border."""
-    flag = _CV_WARP_INTER.get(_interp_name(resample))
+    flag = _CV_WARP_INTER.get(interpolation_name(resample))
     if flag is None:
         raise ValueError(f"{op_name}: unsupported resample {resample!r}")
     if img.dtype not in _CV_WARP_DTYPES:
@@ -193,17 +167,6 @@ def warp_affine(
     return out.reshape(out_h, out_w, *img.shape[2:])
 
 
-def rotated_size(height: int, width: int, degrees: float) -> tuple[int, int]:
-    """(height, width) holding an image rotated by ``degrees``: MindSpore's rounding (to nearest, ties
-    to even) of ``|w cos| + |h sin|`` by ``|w sin| + |h cos|``. The op spec states the same rule."""
-    rad = math.radians(degrees)
-    c, s = abs(math.cos(rad)), abs(math.sin(rad))
-    # round(.., 6) first: cos(90 deg) is 6e-17, not 0, and must not push a size across a .5 boundary.
-    out_w = round(round(width * c + height * s, 6))
-    out_h = round(round(width * s + height * c, 6))
-    return max(out_h, 1), max(out_w, 1)
-
-
 def rotate_image(
     img: np.ndarray,
     degrees: float,
@@ -214,19 +177,7 @@ def rotate_image(
     op_name: str = "Rotate",
 ) -> np.ndarray:
     """Rotate counter-clockwise about ``center`` (pixel coordinates; ``None``: the exact image centre)."""
-    h, w = img.shape[:2]
-    cx, cy = ((w - 1) / 2.0, (h - 1) / 2.0) if center is None else center
-    rad = math.radians(degrees)
-    a, b = math.cos(rad), math.sin(rad)
-    # cv2.getRotationMatrix2D's matrix, in float64 (it takes the centre as float32).
-    matrix = np.array([[a, b, (1 - a) * cx - b * cy], [-b, a, b * cx + (1 - a) * cy]])
-    out_h, out_w = h, w
-    if expand:
-        out_h, out_w = rotated_size(h, w, degrees)
-        # Centre the rotated image in the larger output by the *rounded* size (MindSpore uses the
-        # unrounded one, which leaves its output up to half a pixel off centre).
-        matrix[0, 2] += (out_w - w) / 2.0
-        matrix[1, 2] += (out_h - h) / 2.0
+    matrix, out_h, out_w = rotation(img.shape[0], img.shape[1], degrees, center, expand)
     return warp_affine(img, matrix, out_h, out_w, resample, fill, op_name)
 
 
@@ -239,55 +190,19 @@ def rotate(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
 @register_kernel("RandomRotation", "CPU")
 def random_rotation(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("RandomRotation", image, numeric=True)
-    degrees = float(ctx.rng.uniform(op.degrees[0], op.degrees[1]))
+    degrees = rotation_degrees(ctx.rng, op.degrees)
     return rotate_image(img, degrees, op.resample, op.expand, op.center, op.fill_value, "RandomRotation")
-
-
-def affine_matrix(
-    height: int,
-    width: int,
-    degrees: float,
-    tx: float,
-    ty: float,
-    scale: float,
-    shear_x: float,
-    shear_y: float,
-) -> np.ndarray:
-    """MindSpore's forward affine matrix ``T * C * R * S * SHy * SHx * C^-1`` (degrees clockwise,
-    shifts in pixels, shears in degrees), about the centre ``((w - 1) / 2, (h - 1) / 2)``."""
-    a = math.radians(degrees)
-    sx = math.radians(shear_x)
-    sy = math.radians(-shear_y)
-    cx, cy = (width - 1) / 2.0, (height - 1) / 2.0
-    m00 = scale * math.cos(a + sy) / math.cos(sy)
-    m01 = scale * (-math.cos(a + sy) * math.tan(sx) / math.cos(sy) - math.sin(a))
-    m10 = scale * math.sin(a + sy) / math.cos(sy)
-    m11 = scale * (-math.sin(a + sy) * math.tan(sx) / math.cos(sy) + math.cos(a))
-    m02 = (1 - m00) * cx - m01 * cy + tx
-    m12 = (1 - m11) * cy - m10 * cx + ty
-    return np.array([[m00, m01, m02], [m10, m11, m12]])
 
 
 @register_kernel("Affine", "CPU")
 def affine(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("Affine", image, numeric=True)
     h, w = img.shape[:2]
-    tx, ty = op.translate[0] * w, op.translate[1] * h
-    matrix = affine_matrix(h, w, op.degrees, tx, ty, op.scale, op.shear[0], op.shear[1])
-    return warp_affine(img, matrix, h, w, op.resample, op.fill_value, "Affine")
+    return warp_affine(img, affine_params(op, h, w).matrix(h, w), h, w, op.resample, op.fill_value, "Affine")
 
 
 @register_kernel("RandomAffine", "CPU")
 def random_affine(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("RandomAffine", image, numeric=True)
     h, w = img.shape[:2]
-    rng = ctx.rng
-    # MindSpore's draw order: angle, x shift, y shift, scale, x shear, y shear.
-    degrees = math.fmod(float(rng.uniform(op.degrees[0], op.degrees[1])), 360.0)
-    tx = float(rng.uniform(op.translate[0], op.translate[1])) * w
-    ty = float(rng.uniform(op.translate[2], op.translate[3])) * h
-    scale = float(rng.uniform(op.scale[0], op.scale[1]))
-    shear_x = float(rng.uniform(op.shear[0], op.shear[1]))
-    shear_y = float(rng.uniform(op.shear[2], op.shear[3]))
-    matrix = affine_matrix(h, w, degrees, tx, ty, scale, shear_x, shear_y)
-    return warp_affine(img, matrix, h, w, op.resample, op.fill_value, "RandomAffine")
+    return warp_affine(img, random_affine_params(ctx.rng, op, h, w).matrix(h, w), h, w, op.resample, op.fill_value, "RandomAffine")

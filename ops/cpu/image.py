@@ -7,8 +7,6 @@ Interpolation arrives as an ``Inter`` member; kernels key on its ``name``.
 
 from __future__ import annotations
 
-import io
-import math
 import struct
 from typing import Any
 
@@ -18,10 +16,15 @@ import numpy as np
 from minddata import config
 from minddata.ops.base import KernelContext, Op
 from minddata.ops.cpu import jpeg
-from minddata.ops.formats import sniff_format
+from minddata.ops.formats import pil_open, sniff_format
+from minddata.ops.plans.crop import CropBox, center_crop_box
+from minddata.ops.plans.decode import PixelLimitError, check_image_pixels, encoded_bytes
+from minddata.ops.plans.flip import flips
+from minddata.ops.plans.image import interpolation_name, square
+from minddata.ops.plans.resize import crop_resize, resize_output_size
 from minddata.ops.registry import register_kernel
 
-__all__ = ["PixelLimitError", "check_image_pixels", "decode_image", "image_header_size", "resize_image"]
+__all__ = ["PixelLimitError", "check_image_pixels", "crop_padded", "decode_image", "resize_image"]
 
 _IMREAD_FLAGS = cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION
 
@@ -70,29 +73,7 @@ def _image(op_name: str, x: Any, *, numeric: bool = False) -> np.ndarray:
     return img
 
 
-def _interp_name(interpolation: Any) -> str:
-    return getattr(interpolation, "name", str(interpolation)).upper()
-
-
 # ---------------------------------------------------------------------------------------------- Decode
-
-
-def _encoded_bytes(x: Any, op_name: str = "Decode") -> np.ndarray:
-    if isinstance(x, (bytes, bytearray, memoryview)):
-        return np.frombuffer(x, dtype=np.uint8)
-    if isinstance(x, np.ndarray):
-        if x.dtype.kind == "S" and x.size == 1 and x.ndim <= 1:  # a bytes scalar, or MindRecord's shape-(1,) bytes
-            return np.frombuffer(x.tobytes(), dtype=np.uint8)
-        if x.ndim == 1 and x.dtype in (np.uint8, np.int8):
-            return x.view(np.uint8)
-        hint = " It looks already decoded." if x.ndim in (2, 3) and x.dtype.kind in "uif" else ""
-        raise TypeError(
-            f"{op_name}: expected encoded image bytes (a 1-D uint8 array or bytes). "
-            f"Found an array of shape {x.shape}, dtype {x.dtype}.{hint}"
-        )
-    raise TypeError(
-        f"{op_name}: expected encoded image bytes (a 1-D uint8 array or bytes). Found: {type(x).__name__}"
-    )
 
 
 _SKIP_HINT = (
@@ -109,33 +90,6 @@ def _not_decodable(buf: np.ndarray, reason: str, op_name: str = "Decode") -> Val
         f"{op_name}: the input is not a decodable image ({buf.size} bytes; {what}); "
         f"expected JPEG, PNG, BMP, GIF, WebP or TIFF{reason}. {_SKIP_HINT}"
     )
-
-
-class PixelLimitError(ValueError):
-    """The decompression-bomb guard refused an image (its header is over the pixel limit)."""
-
-
-def _pil_open(buf: np.ndarray) -> Any:
-    """``PIL.Image.open`` of the bytes, less Pillow's own decompression-bomb check: our pixel limit
-    (checked by the caller on the size this image object parsed) is the one knob, so that
-    ``set_max_image_pixels(None)`` or a higher limit really lets trusted large images through.
-    Walks Pillow's plugin registry (``Image.ID``/``Image.OPEN``) as ``Image.open`` does."""
-    from PIL import Image, UnidentifiedImageError
-
-    fp = io.BytesIO(buf.tobytes())
-    prefix = fp.read(16)
-    for loader in (Image.preinit, Image.init):
-        loader()
-        for plugin in list(Image.ID):
-            factory, accept = Image.OPEN[plugin]
-            try:
-                result = not accept or accept(prefix)
-                if result and not isinstance(result, str):
-                    fp.seek(0)
-                    return factory(fp, "")
-            except (SyntaxError, IndexError, TypeError, struct.error):
-                continue
-    raise UnidentifiedImageError("cannot identify image file")
 
 
 def _pil_rgb(im: Any) -> Any:
@@ -158,7 +112,7 @@ def _pil_decode(buf: np.ndarray, op_name: str, limit: int | None) -> Any:
     from PIL import UnidentifiedImageError
 
     try:
-        with _pil_open(buf) as im:
+        with pil_open(buf) as im:
             check_image_pixels(op_name, *im.size, limit=limit)
             return _pil_rgb(im)
     except PixelLimitError:
@@ -180,77 +134,7 @@ def _jpeg_failure(buf: np.ndarray, error: Exception, op_name: str) -> tuple[bool
     return False, ValueError(f"{op_name}: the JPEG can't be decoded: {message}. {_SKIP_HINT}")
 
 
-# ---------------------------------------------------------------------------------------------- headers
-
-_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-# Start-of-frame markers carry the frame size; C4 (DHT), C8 (JPG) and CC (DAC) share the range but don't.
-_JPEG_SOF = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
-
-
-def _jpeg_size(buf: np.ndarray) -> tuple[int, int] | None:
-    """(width, height) from a JPEG's SOF segment, walking the marker segments before it."""
-    data = memoryview(buf)
-    n = len(data)
-    i = 2
-    while i + 4 <= n:
-        if data[i] != 0xFF:
-            return None  # not at a marker: corrupt, let the decoder report it
-        marker = data[i + 1]
-        if marker == 0xFF:  # fill byte before a marker
-            i += 1
-            continue
-        if marker in (0x01, 0xD8) or 0xD0 <= marker <= 0xD7:  # markers without a length
-            i += 2
-            continue
-        if marker in (0xD9, 0xDA):  # end of image / start of scan before any frame header
-            return None
-        (length,) = struct.unpack_from(">H", data, i + 2)
-        if marker in _JPEG_SOF:
-            if i + 9 > n:
-                return None
-            height, width = struct.unpack_from(">HH", data, i + 5)
-            # height 0 means "defined later by a DNL marker", which libjpeg-turbo doesn't support.
-            return (width, height) if height else None
-        i += 2 + length
-    return None
-
-
-def _pil_size(buf: np.ndarray) -> tuple[int, int] | None:
-    try:
-        with _pil_open(buf) as im:  # parses the header only; pixels are read on load()
-            return im.size
-    except Exception:  # noqa: BLE001 - unreadable headers are reported by the decoders with context
-        return None
-
-
-def image_header_size(data: Any, op_name: str = "Decode") -> tuple[int, int] | None:
-    """(width, height) an encoded image's header claims, read without decoding any pixel; ``None``
-    when the header can't be read (the decoders then report the problem)."""
-    buf = np.ascontiguousarray(_encoded_bytes(data, op_name))  # struct reads need one contiguous buffer
-    if buf.size >= 24 and buf[:8].tobytes() == _PNG_SIGNATURE:
-        if buf[12:16].tobytes() != b"IHDR":
-            return None
-        width, height = struct.unpack_from(">II", memoryview(buf), 16)
-        return width, height
-    if buf.size >= 4 and buf[0] == 0xFF and buf[1] == 0xD8:
-        return _jpeg_size(buf)
-    return _pil_size(buf)
-
-
 _FROM_CONFIG: Any = object()  # "read config.get_max_image_pixels()", for callers outside a pipeline
-
-
-def check_image_pixels(op_name: str, width: int, height: int, limit: int | None = _FROM_CONFIG) -> None:
-    """Refuse an image larger than ``limit`` pixels (the decompression-bomb guard); ``limit``
-    defaults to ``config.get_max_image_pixels()``, ``None`` is no limit."""
-    if limit is _FROM_CONFIG:
-        limit = config.get_max_image_pixels()
-    if limit is not None and width * height > limit:
-        raise PixelLimitError(
-            f"{op_name}: the image header says {width}x{height} = {width * height} pixels, over the limit of "
-            f"{limit} pixels (a decompression-bomb guard; nothing was decoded). If the image is trusted, raise "
-            "the limit with minddata.config.set_max_image_pixels(n), or pass None to remove it"
-        )
 
 
 def decode_image(data: Any, to_pil: bool = False, op_name: str = "Decode", max_pixels: Any = _FROM_CONFIG) -> Any:
@@ -265,7 +149,7 @@ def decode_image(data: Any, to_pil: bool = False, op_name: str = "Decode", max_p
     CMYK/YCCK JPEGs, after libjpeg has read and checked their header. ``op_name`` names the op in
     errors: ops that decode as one of their steps pass their own name.
     """
-    buf = _encoded_bytes(data, op_name)
+    buf = encoded_bytes(data, op_name)
     if buf.size == 0:
         raise ValueError(f"{op_name}: the input is empty (0 bytes); expected an encoded image")
     limit = config.get_max_image_pixels() if max_pixels is _FROM_CONFIG else max_pixels
@@ -346,7 +230,7 @@ def _pil_resize(img: np.ndarray, h: int, w: int, filter_name: str) -> np.ndarray
 
 def resize_image(img: np.ndarray, h: int, w: int, interpolation: Any, op_name: str = "Resize") -> np.ndarray:
     """Resize an ``<H, W>``/``<H, W, C>`` array to ``(h, w)``; shared by Resize and RandomResizedCrop."""
-    name = _interp_name(interpolation)
+    name = interpolation_name(interpolation)
     if name in _PIL_INTER:
         return _pil_resize(img, h, w, _PIL_INTER[name])
     flag = _CV_INTER.get(name)
@@ -367,15 +251,6 @@ def _cv_resize(img: np.ndarray, h: int, w: int, flag: int) -> np.ndarray:
     return _cast_back(cv2.resize(img.astype(np.float64), (w, h), interpolation=flag), img.dtype)
 
 
-def resize_output_size(height: int, width: int, size: int | tuple[int, int]) -> tuple[int, int]:
-    """MindSpore's rule: an int is the shorter side; the longer becomes ``int(long * size / short)``."""
-    if isinstance(size, tuple):
-        return size
-    if height <= width:
-        return size, int(width * size / height)
-    return int(height * size / width), size
-
-
 @register_kernel("Resize", "CPU")
 def resize(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     # numeric: cv2/Pillow give cryptic errors (or silently drop imaginary parts) on other dtypes.
@@ -387,95 +262,41 @@ def resize(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------- crops
 
 
-def _square(size: int | tuple[int, int]) -> tuple[int, int]:
-    return (size, size) if isinstance(size, int) else size
-
-
-def _center_axis(n: int, c: int) -> tuple[slice, slice]:
-    """(source slice, destination slice) along one axis for MindSpore's pad-then-centre-crop."""
-    if c > n:
-        before = (c - n + 1) // 2  # the odd padding pixel goes first (top/left), as in MindSpore
-        return slice(0, n), slice(before, before + n)
-    off = (n - c) // 2
-    return slice(off, off + c), slice(0, c)
-
-
 @register_kernel("CenterCrop", "CPU")
 def center_crop(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("CenterCrop", image)
-    ch, cw = _square(op.size)
-    src_y, dst_y = _center_axis(img.shape[0], ch)
-    src_x, dst_x = _center_axis(img.shape[1], cw)
-    if ch <= img.shape[0] and cw <= img.shape[1]:
-        return img[src_y, src_x].copy()  # a copy: see crop()
-    out = np.zeros((ch, cw, *img.shape[2:]), dtype=img.dtype)
+    return crop_padded(img, center_crop_box(img.shape[0], img.shape[1], *square(op.size)))
+
+
+def _inside(n: int, start: int, length: int) -> tuple[slice, slice]:
+    """(source slice, destination slice) along one axis of a box that may start before the image."""
+    first, last = max(start, 0), min(start + length, n)
+    return slice(first, last), slice(first - start, last - start)
+
+
+def crop_padded(img: np.ndarray, box: CropBox) -> np.ndarray:
+    """``box`` of ``img``, zero where the box leaves the image (CenterCrop's padding)."""
+    if box.top >= 0 and box.left >= 0 and box.bottom <= img.shape[0] and box.right <= img.shape[1]:
+        return img[box.top : box.bottom, box.left : box.right].copy()  # a copy: see crop()
+    src_y, dst_y = _inside(img.shape[0], box.top, box.height)
+    src_x, dst_x = _inside(img.shape[1], box.left, box.width)
+    out = np.zeros((box.height, box.width, *img.shape[2:]), dtype=img.dtype)
     out[dst_y, dst_x] = img[src_y, src_x]
     return out
-
-
-def check_crop_box(op_name: str, img: np.ndarray, top: int, left: int, height: int, width: int) -> None:
-    """The fixed crop box must lie inside the image (shared by the CPU and Dvpp Crop kernels)."""
-    if top + height > img.shape[0] or left + width > img.shape[1]:
-        raise ValueError(
-            f"{op_name}: the crop box (top={top}, left={left}, height={height}, width={width}) must lie inside "
-            f"the image. Found image shape {img.shape}"
-        )
 
 
 @register_kernel("Crop", "CPU")
 def crop(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("Crop", image)
-    top, left = op.coordinates
-    ch, cw = _square(op.size)
-    check_crop_box("Crop", img, top, left, ch, cw)
+    box = crop_resize(op, img.shape[0], img.shape[1], shape=img.shape).box
     # A copy, not a view: a view would pin the whole source image and let in-place ops alias it.
-    return img[top : top + ch, left : left + cw].copy()
-
-
-def _rint(v: float) -> int:
-    # C++ std::round (half away from zero) for v >= 0; Python's round() is half-to-even.
-    return int(math.floor(v + 0.5))
-
-
-def random_resized_crop_box(
-    rng: np.random.Generator,
-    height: int,
-    width: int,
-    scale: tuple[float, float],
-    ratio: tuple[float, float],
-    max_attempts: int,
-) -> tuple[int, int, int, int]:
-    """(top, left, crop_height, crop_width), drawn as MindSpore's RandomCropAndResize draws it."""
-    area = height * width
-    log_lo, log_hi = math.log(ratio[0]), math.log(ratio[1])
-    for _ in range(max_attempts):
-        s = rng.uniform(scale[0], scale[1])
-        aspect = math.exp(rng.uniform(log_lo, log_hi))
-        cw = max(1, _rint(math.sqrt(area * s * aspect)))
-        ch = max(1, _rint(cw / aspect))
-        if cw <= width and ch <= height:
-            left = int(rng.integers(0, width - cw, endpoint=True))
-            top = int(rng.integers(0, height - ch, endpoint=True))
-            return top, left, ch, cw
-    # No draw fitted: the whole image, clamped to the ratio bounds, centred.
-    img_aspect = width / height
-    if img_aspect < ratio[0]:
-        cw, ch = width, _rint(width / ratio[0])
-    elif img_aspect > ratio[1]:
-        ch, cw = height, _rint(height * ratio[1])
-    else:
-        ch, cw = height, width
-    ch, cw = min(max(ch, 1), height), min(max(cw, 1), width)
-    return _rint((height - ch) / 2), _rint((width - cw) / 2), ch, cw
+    return img[box.top : box.bottom, box.left : box.right].copy()
 
 
 @register_kernel("RandomResizedCrop", "CPU")
 def random_resized_crop(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("RandomResizedCrop", image, numeric=True)
-    top, left, ch, cw = random_resized_crop_box(
-        ctx.rng, img.shape[0], img.shape[1], op.scale, op.ratio, op.max_attempts
-    )
-    oh, ow = _square(op.size)
+    (top, left, ch, cw), oh, ow = crop_resize(op, img.shape[0], img.shape[1], ctx.rng)
     return resize_image(img[top : top + ch, left : left + cw], oh, ow, op.interpolation, "RandomResizedCrop")
 
 
@@ -497,7 +318,7 @@ def horizontal_flip(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
 def random_horizontal_flip(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     # Validate before drawing so that a bad input fails on every row, not on half of them.
     img = _image("RandomHorizontalFlip", image)
-    return _hflip(img) if ctx.rng.random() < op.prob else img
+    return _hflip(img) if flips(ctx.rng, op.prob) else img
 
 
 # ---------------------------------------------------------------------------------------------- pixels
