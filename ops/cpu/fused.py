@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-import cv2
 import numpy as np
 
 from minddata.ops.base import KernelContext, Op
 from minddata.ops.cpu import jpeg
-from minddata.ops.cpu.image import _image, decode_image, resize_image
+from minddata.ops.cpu.image import decode_image, resize_image
 from minddata.ops.plans.decode import check_image_pixels, choose_scale, encoded_bytes
 from minddata.ops.plans.resize import crop_resize
 from minddata.ops.registry import register_kernel
 
-__all__ = ["choose_scale", "normalize_into", "check_normalize_input"]
+__all__ = ["choose_scale", "decode_random_resized_crop"]
 
 def _header(op_name: str, buf: np.ndarray, limit: int | None) -> tuple[int, int] | None:
     """(height, width) of a JPEG the fast path can decode, else None (fall back to Decode). The
@@ -87,70 +86,3 @@ def fused_decode_random_resized_crop(op: Op, ctx: KernelContext, data: Any) -> n
 @register_kernel("RandomCropDecodeResize", "CPU")
 def random_crop_decode_resize(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
     return decode_random_resized_crop(op, ctx, data, "RandomCropDecodeResize")
-
-
-def check_normalize_input(normalize: Op, image: Any) -> None:
-    img = _image("Normalize", image, numeric=True)
-    n = len(normalize.mean)
-    channels = 1 if img.ndim == 2 else img.shape[2]
-    if n != 1 and channels != n:
-        raise ValueError(
-            f"Normalize: expected an HWC image with {n} channels matching mean/std of length {n}. "
-            f"Found shape {img.shape}"
-        )
-
-
-@register_kernel("NormalizeInputCheck", "CPU")
-def normalize_input_check(op: Op, ctx: KernelContext, image: Any) -> Any:
-    check_normalize_input(op.normalize, image)
-    return image
-
-
-try:
-    from minddata.ops.cpu._pixels import normalize_table as _normalize_table
-    from minddata.ops.cpu._pixels import normalize_u8 as _normalize_u8
-except ImportError:  # built without Cython: the NumPy path below does the same arithmetic
-    _normalize_u8 = _normalize_table = None
-
-_tables: dict[tuple, np.ndarray] = {}
-
-
-def _table(mean: np.ndarray, std: np.ndarray, channels: int) -> np.ndarray:
-    key = (mean.tobytes(), std.tobytes(), channels)
-    table = _tables.get(key)
-    if table is None:
-        table = _tables[key] = _normalize_table(mean, std, channels)
-    return table
-
-
-def normalize_into(image: np.ndarray, mean: np.ndarray, std: np.ndarray, out: np.ndarray, chw: bool) -> None:
-    """Normalize an HWC image straight into ``out`` (float32, CHW or HWC).
-
-    The same float32 operations as the Normalize kernel (``(x - mean) / std``), so the result is
-    bit-identical, without the full-size float temporaries of ``astype`` + transpose + stack. uint8
-    images take a one-pass compiled kernel (reads each pixel once, writes each float once).
-    """
-    if image.ndim == 2:
-        image = image[:, :, None]
-    if (
-        _normalize_u8 is not None
-        and image.dtype == np.uint8
-        and image.flags.c_contiguous
-        and out.dtype == np.float32
-        and out.flags.c_contiguous
-    ):
-        _normalize_u8(image, _table(mean, std, image.shape[2]), out, chw)
-        return
-    channels = image.shape[2]
-    # Contiguous planes make the ufuncs below run at memory speed; cv2.split is the fastest way there.
-    planes = (
-        cv2.split(image)
-        if image.dtype == np.uint8 and 1 < channels <= 4 and image.flags.c_contiguous
-        else [image[:, :, c] for c in range(channels)]
-    )
-    for c, plane in enumerate(planes):
-        m = mean[c] if len(mean) > 1 else mean[0]
-        s = std[c] if len(std) > 1 else std[0]
-        dst = out[c] if chw else out[:, :, c]
-        np.subtract(plane, m, out=dst, dtype=np.float32)
-        np.divide(dst, s, out=dst)

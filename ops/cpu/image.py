@@ -324,36 +324,6 @@ def random_horizontal_flip(op: Op, ctx: KernelContext, image: Any) -> np.ndarray
 # ---------------------------------------------------------------------------------------------- pixels
 
 
-@register_kernel("Normalize", "CPU")
-def normalize(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
-    img = _image("Normalize", image, numeric=True)
-    layout = "HWC" if op.is_hwc else "CHW"
-    n = len(op.mean)
-    if img.ndim == 2:
-        channels = 1
-    else:
-        channels = img.shape[2] if op.is_hwc else img.shape[0]
-    if n != 1 and channels != n:
-        raise ValueError(
-            f"Normalize: expected an {layout} image with {n} channels matching mean/std of length {n}. "
-            f"Found shape {img.shape}"
-        )
-    if op.is_hwc and img.dtype == np.uint8 and img.ndim == 3 and img.flags.c_contiguous:
-        # The one-pass table kernel: same float32 arithmetic, bit-identical, several times faster.
-        from minddata.ops.cpu.fused import normalize_into
-
-        out = np.empty(img.shape, np.float32)
-        normalize_into(img, np.asarray(op.mean, np.float32), np.asarray(op.std, np.float32), out, False)
-        return out
-    shape = (-1,) if op.is_hwc or img.ndim == 2 else (-1, 1, 1)
-    mean = np.asarray(op.mean, np.float32).reshape(shape) if n > 1 else np.float32(op.mean[0])
-    std = np.asarray(op.std, np.float32).reshape(shape) if n > 1 else np.float32(op.std[0])
-    out = img.astype(np.float32)  # always a copy: the input is left untouched
-    out -= mean
-    out /= std
-    return out
-
-
 @register_kernel("HWC2CHW", "CPU")
 def hwc2chw(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("HWC2CHW", image)
