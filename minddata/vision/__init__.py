@@ -1,7 +1,10 @@
 """Image ops, named as in ``mindspore.dataset.vision``.
 
 Each op is a spec: construct it with its parameters (checked at once), then use it in
-``Dataset.map(operations=[...])`` or call it eagerly on an array.
+``Dataset.map(operations=[...])`` or call it eagerly on an array. Specs live by subject, one module per
+op family (``resize``, ``crop``, ``flip``, ``affine``, ``color``, ``normalize``, ``decode``,
+``erase_mix``), beside the family's plan (``minddata.ops.plans.<family>``), CPU kernels
+(``minddata.ops.cpu.<family>``) and tests (``tests/ops/test_<family>.py``).
 
 Examples:
     >>> import numpy as np
@@ -12,8 +15,12 @@ Examples:
 """
 
 from minddata._missing import module_getattr
-from minddata.vision._color import ConvertColor, ConvertMode, GaussianBlur, Grayscale, RandomColorAdjust
-from minddata.vision._erase_mix import (
+from minddata.vision._utils import Border, Inter
+from minddata.vision.affine import Affine, RandomAffine, RandomRotation, Rotate
+from minddata.vision.color import ConvertColor, ConvertMode, GaussianBlur, Grayscale, RandomColorAdjust
+from minddata.vision.crop import CenterCrop, Crop, Pad, RandomCrop
+from minddata.vision.decode import Decode
+from minddata.vision.erase_mix import (
     CutMixBatch,
     CutOut,
     ImageBatchFormat,
@@ -21,33 +28,9 @@ from minddata.vision._erase_mix import (
     NormalizePad,
     RandomErasing,
 )
-from minddata.vision._geometry import (
-    Affine,
-    Border,
-    Pad,
-    RandomAffine,
-    RandomCrop,
-    RandomCropDecodeResize,
-    RandomRotation,
-    RandomVerticalFlip,
-    ResizedCrop,
-    Rotate,
-    VerticalFlip,
-)
-from minddata.vision._ops import (
-    HWC2CHW,
-    CenterCrop,
-    Crop,
-    Decode,
-    HorizontalFlip,
-    Normalize,
-    RandomHorizontalFlip,
-    RandomResizedCrop,
-    Rescale,
-    Resize,
-    ToType,
-)
-from minddata.vision._utils import Inter
+from minddata.vision.flip import HorizontalFlip, RandomHorizontalFlip, RandomVerticalFlip, VerticalFlip
+from minddata.vision.normalize import HWC2CHW, Normalize, Rescale, ToType
+from minddata.vision.resize import RandomCropDecodeResize, RandomResizedCrop, Resize, ResizedCrop
 
 __all__ = [
     "Affine",

@@ -1,8 +1,19 @@
-"""CPU kernels: the reference implementation of every op. Importing this package registers them."""
+"""CPU kernels: the reference implementation of every op. Importing this package registers them.
 
-import minddata.ops.cpu.color  # noqa: F401  (imported to register its kernels)
-import minddata.ops.cpu.erase_mix  # noqa: F401  (imported to register its kernels)
-import minddata.ops.cpu.fused  # noqa: F401  (imported to register its kernels)
-import minddata.ops.cpu.geometry  # noqa: F401  (imported to register its kernels)
-import minddata.ops.cpu.normalize  # noqa: F401  (imported to register its kernels)
-from minddata.ops.cpu import generic, image  # noqa: F401  (imported to register their kernels)
+One module per op family, named as its spec module in ``minddata.vision`` (``resize.py`` ↔
+``minddata/vision/resize.py``); ``image.py`` holds the input checks they share, ``fused.py`` the
+kernels of the optimizer's fused ops, ``jpeg.py`` the libjpeg-turbo binding.
+"""
+
+from minddata.ops.cpu import (  # noqa: F401  (imported to register their kernels)
+    affine,
+    color,
+    crop,
+    decode,
+    erase_mix,
+    flip,
+    fused,
+    generic,
+    normalize,
+    resize,
+)

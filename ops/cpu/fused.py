@@ -8,7 +8,8 @@ import numpy as np
 
 from minddata.ops.base import KernelContext, Op
 from minddata.ops.cpu import jpeg
-from minddata.ops.cpu.image import decode_image, resize_image
+from minddata.ops.cpu.decode import decode_image
+from minddata.ops.cpu.resize import resize_image
 from minddata.ops.plans.decode import check_image_pixels, choose_scale, encoded_bytes
 from minddata.ops.plans.resize import crop_resize
 from minddata.ops.registry import register_kernel

@@ -1,5 +1,6 @@
-"""CPU kernels of Normalize (per row, and straight into the batch buffer once the optimizer has moved
-it there), with the check it leaves behind in the map (NormalizeInputCheck).
+"""CPU kernels of the ops that turn pixels into a model's input: Normalize (per row, and straight into
+the batch buffer once the optimizer has moved it there, with the check it leaves behind in the map,
+NormalizeInputCheck), Rescale and HWC2CHW.
 
 ``normalize_into`` is the arithmetic both paths share: ``(x - mean) / std`` in float32, through the
 compiled one-pass kernel (``_pixels.pyx``) for uint8 images, so the two paths are bit-identical.
@@ -13,7 +14,7 @@ import cv2
 import numpy as np
 
 from minddata.ops.base import KernelContext, Op
-from minddata.ops.cpu.image import _image
+from minddata.ops.cpu.image import _as_array, _image
 from minddata.ops.registry import register_kernel
 
 __all__ = ["check_normalize_input", "normalize_into"]
@@ -44,6 +45,25 @@ def normalize(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     out = img.astype(np.float32)  # always a copy: the input is left untouched
     out -= mean
     out /= std
+    return out
+
+
+@register_kernel("HWC2CHW", "CPU")
+def hwc2chw(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+    img = _image("HWC2CHW", image)
+    if img.ndim == 2:
+        return img
+    return np.ascontiguousarray(img.transpose(2, 0, 1))
+
+
+@register_kernel("Rescale", "CPU")
+def rescale(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+    img = _as_array("Rescale", image)
+    if img.dtype.kind not in "biuf":
+        raise TypeError(f"Rescale: expected a numeric array. Found dtype {img.dtype} (shape {img.shape})")
+    out = img.astype(np.float32)
+    out *= np.float32(op.rescale)
+    out += np.float32(op.shift)
     return out
 
 

@@ -26,7 +26,8 @@ import numpy as np
 from minddata import config
 from minddata.errors import DeviceError
 from minddata.ops.base import KernelContext, Op
-from minddata.ops.cpu.image import decode_image, resize_image
+from minddata.ops.cpu.decode import decode_image
+from minddata.ops.cpu.resize import resize_image
 from minddata.ops.dvpp import rules
 from minddata.ops.formats import sniff_format
 from minddata.ops.plans.decode import check_image_pixels, encoded_bytes

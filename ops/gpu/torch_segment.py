@@ -313,7 +313,7 @@ class TorchSegment(PlannedSegment):
         return out
 
     def _host_decode(self, feed: Any) -> Any:
-        from minddata.ops.cpu.image import decode_image
+        from minddata.ops.cpu.decode import decode_image
 
         # The CPU decoder (libjpeg-turbo, with every CPU check), then one upload.
         image = decode_image(np.asarray(feed))

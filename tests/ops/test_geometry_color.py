@@ -3,7 +3,6 @@ Pillow; random ops against their row context; every spec's shape rule, pickling 
 
 from __future__ import annotations
 
-import doctest
 import math
 import pickle
 from collections.abc import Callable
@@ -1082,13 +1081,3 @@ def test_kernels_reject_bad_images_naming_op_shape_and_dtype(op: Any) -> None:
         run(op, np.zeros((0, 4, 3), np.uint8))
     with pytest.raises(TypeError, match=rf"{op.name}: expected an image as a numpy array. Found: list"):
         run(op, [[1, 2], [3, 4]])
-
-
-@pytest.mark.parametrize("module", ["minddata.vision._geometry", "minddata.vision._color"])
-def test_docstring_examples(module: str) -> None:
-    import importlib
-
-    result = doctest.testmod(
-        importlib.import_module(module), optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
-    )
-    assert result.failed == 0 and result.attempted > 0
