@@ -22,7 +22,6 @@ full, output empty) followed by a cheap Batch makes Batch's input look empty, wh
 from __future__ import annotations
 
 import functools
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -634,10 +633,6 @@ def chrome_trace(snapshots: list[dict[str, Any]],
         events.extend(training_trace_events(train_snap, pid, 0.0, own_tid))
     return {"traceEvents": events, "displayTimeUnit": "ms",
             "otherData": {"producer": "minddata", "runs": len(snapshots), "training_runs": len(training)}}
-
-
-def dumps_trace(snapshots: list[dict[str, Any]]) -> str:
-    return json.dumps(chrome_trace(snapshots))
 
 
 @functools.lru_cache(maxsize=1)

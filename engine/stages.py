@@ -17,7 +17,7 @@ import numpy as np
 
 from minddata.engine.chunk import Chunk, FailedRow
 from minddata.engine.runtime import Runtime
-from minddata.errors import GraphError, PipelineError
+from minddata.errors import PipelineError
 
 __all__ = [
     "Stage",
@@ -490,8 +490,3 @@ class GroupStage(Stage):
                         want = self._size(batch_num, pass_index)
         if rows and not self.drop_remainder:
             yield Chunk([rows])
-
-
-def require(condition: bool, message: str) -> None:
-    if not condition:
-        raise GraphError(message)

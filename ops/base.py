@@ -55,7 +55,7 @@ class KernelContext:
     """
 
     __slots__ = (
-        "seed", "pass_index", "row_index", "op_position", "_rng", "_rng_row", "scratch", "counts", "_options"
+        "seed", "pass_index", "row_index", "op_position", "_rng", "_rng_row", "counts", "_options"
     )
 
     def __init__(
@@ -73,7 +73,6 @@ class KernelContext:
         self._options = options
         self._rng: np.random.Generator | None = None
         self._rng_row = -1
-        self.scratch: dict[str, Any] = {}
         # Events a kernel reports to the engine (e.g. a Dvpp row run on the CPU): name -> count. The
         # engine adds them to the iterator's device statistics.
         self.counts: dict[str, int] | None = None
