@@ -17,7 +17,6 @@ from minddata.engine.devicemap import build_device_map, needs_device_build
 from minddata.engine.mapfn import MapErrorPolicy, MapFunction, column_layout, op_label
 from minddata.engine.optimizer import lower
 from minddata.engine.parallel import ParallelApplyStage
-from minddata.engine.profiling import op_label as profiled_op_label
 from minddata.engine.runtime import Runtime
 from minddata.engine.stages import (
     ConcatStage,
@@ -239,7 +238,7 @@ class _Builder:
         )
         # For the profiler's per-op times.
         stage.map_function = fn  # type: ignore[attr-defined]
-        stage.op_names = [profiled_op_label(op) for op in operations]  # type: ignore[attr-defined]
+        stage.op_names = [op_label(op, timings=True) for op in operations]  # type: ignore[attr-defined]
         return stage
 
     def _build_BatchNode(self, node: ir.BatchNode, children, position) -> Stage:
