@@ -6,12 +6,16 @@
    share lives in the plans or in a public function.
 3. The modules of ``ops/`` import each other without a cycle, counting imports made inside functions
    (which hide a cycle from the interpreter, not from a reader).
+4. An op family has one name: its spec module ``minddata/vision/<family>.py``, its CPU kernels
+   ``ops/cpu/<family>.py`` and its tests ``tests/ops/test_<family>.py`` (and its plan, if it has one,
+   ``ops/plans/<family>.py``), so a newcomer finds all of them by that name.
 
 The checkers are tested on planted snippets, so a checker that sees nothing cannot pass.
 """
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import pytest
@@ -152,6 +156,45 @@ def test_ops_modules_import_without_cycles():
     assert not found, "import cycles in ops/ (counting imports inside functions): " + "; ".join(
         " <-> ".join(group) for group in found
     )
+
+
+def _stems(folder: str, prefix: str = "") -> set[str]:
+    return {
+        p.stem.removeprefix(prefix)
+        for p in Path(layering.ROOT, folder).glob(f"{prefix}*.py")
+        if not p.stem.startswith("_") and p.stem != "conftest"
+    }
+
+
+def _defines_ops(module_name: str) -> bool:
+    from minddata.ops.base import Op
+
+    module = importlib.import_module(module_name)
+    return any(
+        isinstance(v, type) and issubclass(v, Op) and v.__module__ == module_name
+        for v in vars(module).values()
+    )
+
+
+def test_each_vision_family_has_kernels_and_tests_of_its_name():
+    # Modules of functions (no op spec) have no kernels.
+    families = {f for f in _stems("minddata/vision") if _defines_ops(f"minddata.vision.{f}")}
+    assert {"resize", "crop"} <= families  # guards the scan
+    missing = sorted(
+        f"{family}: {path}"
+        for family in families
+        for path in (f"ops/cpu/{family}.py", f"tests/ops/test_{family}.py")
+        if not Path(layering.ROOT, path).is_file()
+    )
+    assert not missing, "vision op families without their namesake kernel or test module: " + ", ".join(
+        missing
+    )
+
+
+def test_each_plan_belongs_to_a_vision_family():
+    # image.py holds what the plans share.
+    orphans = sorted(_stems("ops/plans") - _stems("minddata/vision") - {"image"})
+    assert not orphans, f"plans without a vision family of their name (minddata/vision/<name>.py): {orphans}"
 
 
 # --- the checkers, on planted snippets ------------------------------------------------------------
