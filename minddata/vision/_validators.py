@@ -253,12 +253,5 @@ def one_image_spec(
     if len(inputs) != 1:
         raise ValueError(f"{op}: expected 1 input. Found: {len(inputs)}")
     spec = inputs[0]
-    shape = tuple(spec.shape)
-    dtype = None if spec.dtype is None else np.dtype(spec.dtype)
-    if len(shape) not in (2, 3):
-        raise ValueError(f"{op}: expected an image of shape <H, W> or <H, W, C>. Found shape {shape}")
-    if any(d == 0 for d in shape):
-        raise ValueError(f"{op}: expected a non-empty image. Found shape {shape}")
-    if numeric and dtype is not None and dtype.kind not in "biuf":
-        raise TypeError(f"{op}: expected a numeric image. Found dtype {dtype} (shape {shape})")
-    return shape[0], shape[1], shape[2:], dtype
+    height, width, channels = image_spec_dims(op, spec, numeric=numeric)
+    return height, width, channels, None if spec.dtype is None else np.dtype(spec.dtype)
