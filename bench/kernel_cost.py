@@ -19,13 +19,11 @@ import numpy as np
 from minddata import vision
 from minddata.ops.base import KernelContext
 from minddata.ops.cpu import jpeg
-from minddata.ops.cpu.fused import (
-    check_normalize_input,
-    decode_random_resized_crop,
-    fused_decode_resize,
-    normalize_into,
-)
-from minddata.ops.cpu.image import center_crop, random_horizontal_flip, resize
+from minddata.ops.cpu.crop import center_crop
+from minddata.ops.cpu.flip import random_horizontal_flip
+from minddata.ops.cpu.fused import decode_random_resized_crop, fused_decode_resize
+from minddata.ops.cpu.normalize import check_normalize_input, normalize_into
+from minddata.ops.cpu.resize import resize
 from minddata.ops.fused import FusedDecodeResize
 
 MEAN = np.asarray([123.675, 116.28, 103.53], np.float32)

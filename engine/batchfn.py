@@ -219,7 +219,7 @@ class Collate:
         return Chunk(out)
 
     def _normalize_column(self, images: list[Any], epilogue: tuple[Any, bool, np.dtype], name: str, batch_num: int) -> np.ndarray:
-        from minddata.ops.cpu.fused import normalize_into
+        from minddata.ops.cpu.normalize import normalize_into
 
         normalize, chw, dtype = epilogue
         first = np.asarray(images[0])

@@ -18,7 +18,6 @@ from minddata.engine.devicemap import build_device_map, needs_device_build
 from minddata.engine.mapfn import MapErrorPolicy, MapFunction, column_layout, op_label
 from minddata.engine.optimizer import lower
 from minddata.engine.parallel import ParallelApplyStage, reading_first
-from minddata.engine.profiling import op_label as profiled_op_label
 from minddata.engine.runtime import Runtime
 from minddata.engine.stages import (
     ConcatStage,
@@ -242,7 +241,7 @@ class _Builder:
             # at earlier rows: a resume replays those instead of skipping ahead.
             one_to_one=rt.error_mode in ("raise", "deliver"),
             map_function=fn,
-            op_names=[profiled_op_label(op) for op in operations],
+            op_names=[op_label(op, timings=True) for op in operations],
         )
 
     def _batch(self, node: ir.BatchNode, children, position) -> Stage:

@@ -14,17 +14,10 @@ from minddata.config import RunOptions
 from minddata.engine.chunk import Chunk, FailedRow
 from minddata.engine.runtime import PipelineStopped, Runtime
 from minddata.errors import PipelineError, RowError
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, Op, op_label
 from minddata.ops.registry import get_kernel
 
 __all__ = ["MapFunction", "MapErrorPolicy", "op_label", "column_layout"]
-
-
-def op_label(op: Any) -> str:
-    if isinstance(op, Op):
-        return getattr(op, "label", None) or op.name
-    name = getattr(op, "__name__", None) or type(op).__name__
-    return name
 
 
 def column_layout(columns: list[str], input_columns: list[str], output_columns: list[str]) -> list[tuple[int, int]]:

@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from minddata.ops.base import op_label
+
 __all__ = [
     "OpTimer",
     "RunProfile",
@@ -303,7 +305,7 @@ def _display_name(stage: Any) -> tuple[str, bool, str | None]:
             elif type(op).__name__ == "NormalizeInputCheck":
                 continue  # Normalize itself moved into the batch; the check is not the user's op
             else:
-                names.append(_op_name(op))
+                names.append(op_label(op, timings=True))
         name = f"{node.name}[{', '.join(names)}]"
         extra = None
         if getattr(node, "reads_source", False):
@@ -316,23 +318,6 @@ def _display_name(stage: Any) -> tuple[str, bool, str | None]:
         moved = ["Normalize"] + (["HWC2CHW"] if any(chw for _, chw, _ in epilogues.values()) else [])
         return f"{node.label} (with {', '.join(moved)} from the map)", False, None
     return node.label, False, None
-
-
-def _op_name(op: Any) -> str:
-    name = getattr(op, "name", None)
-    if isinstance(name, str) and hasattr(op, "device_target"):
-        return name
-    return getattr(op, "__name__", None) or type(op).__name__
-
-
-def op_label(op: Any) -> str:
-    """An op's name in per-op timings: a fused op shows the ops it replaced, joined by '+'."""
-    parts = getattr(op, "parts", None)
-    if parts:
-        return "+".join(p.name for p in parts)
-    if type(op).__name__ == "NormalizeInputCheck":
-        return "Normalize check"
-    return _op_name(op)
 
 
 def _cores() -> int:

@@ -485,4 +485,3 @@ class GroupStage(Stage):
                         want = self._size(batch_num, pass_index)
         if rows and not self.drop_remainder:
             yield Chunk([rows])
-

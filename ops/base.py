@@ -11,7 +11,7 @@ from minddata.errors import ArgumentError
 if TYPE_CHECKING:
     from minddata.config import RunOptions
 
-__all__ = ["DEVICES", "KernelContext", "Op", "TensorSpec", "canonical_device", "row_rng"]
+__all__ = ["DEVICES", "KernelContext", "Op", "TensorSpec", "canonical_device", "op_label", "row_rng"]
 
 DEVICES = ("CPU", "GPU", "Dvpp")
 _DEVICE_ALIASES = {"cpu": "CPU", "gpu": "GPU", "dvpp": "Dvpp", "ascend": "Dvpp", "auto": "auto"}
@@ -55,7 +55,7 @@ class KernelContext:
     """
 
     __slots__ = (
-        "seed", "pass_index", "row_index", "op_position", "_rng", "_rng_row", "scratch", "counts", "_options"
+        "seed", "pass_index", "row_index", "op_position", "_rng", "_rng_row", "counts", "_options"
     )
 
     def __init__(
@@ -73,7 +73,6 @@ class KernelContext:
         self._options = options
         self._rng: np.random.Generator | None = None
         self._rng_row = -1
-        self.scratch: dict[str, Any] = {}
         # Events a kernel reports to the engine (e.g. a Dvpp row run on the CPU): name -> count. The
         # engine adds them to the iterator's device statistics.
         self.counts: dict[str, int] | None = None
@@ -127,6 +126,17 @@ class Op:
     @property
     def name(self) -> str:
         return type(self).__name__
+
+    @property
+    def label(self) -> str:
+        """The op's name in errors, plans and profiles: its ``name``, or for an op the optimizer put in
+        the user's place, the user's ops (a fused op joins them with '+')."""
+        return self.name
+
+    @property
+    def timing_label(self) -> str:
+        """The op's name in per-op timings (an op that only checks rows for another says so)."""
+        return self.label
 
     def device(self, device_target: str = "CPU") -> Op:
         """Place this op: ``"CPU"`` (default), ``"GPU"``, ``"Dvpp"`` (alias ``"Ascend"``) or ``"auto"``.
@@ -182,6 +192,21 @@ class Op:
         row = int(np.random.randint(0, 2**62)) if self.random else 0
         ctx = KernelContext(seed=config.get_seed(), row_index=row, options=config.snapshot())
         return kernel(self, ctx, *inputs)
+
+
+def op_label(op: Any, *, timings: bool = False) -> str:
+    """How errors (or, with ``timings``, per-op timings) name an operation of a map: an op's
+    ``label`` (``timing_label``), a Python callable's ``__name__``.
+
+    Examples:
+        >>> from minddata import vision
+        >>> from minddata.ops.base import op_label
+        >>> op_label(vision.Resize(8)), op_label(len)
+        ('Resize', 'len')
+    """
+    if isinstance(op, Op):
+        return op.timing_label if timings else op.label
+    return getattr(op, "__name__", None) or type(op).__name__
 
 
 def _param_equal(a: Any, b: Any) -> bool:

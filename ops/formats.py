@@ -11,11 +11,13 @@ Examples:
 
 from __future__ import annotations
 
+import io
+import struct
 from typing import Any
 
 import numpy as np
 
-__all__ = ["sniff_format"]
+__all__ = ["pil_open", "sniff_format"]
 
 _MAGIC = (
     (b"\xff\xd8\xff", "JPEG"),
@@ -49,3 +51,26 @@ def sniff_format(data: Any) -> str:
     if len(head) >= 2 and head[0:1] == b"P" and head[1:2] in b"123456":
         return "PNM"
     return "unknown"
+
+
+def pil_open(buf: np.ndarray) -> Any:
+    """``PIL.Image.open`` of the bytes, less Pillow's own decompression-bomb check: our pixel limit
+    (checked by the caller on the size this image object parsed) is the one knob, so that
+    ``set_max_image_pixels(None)`` or a higher limit really lets trusted large images through.
+    Walks Pillow's plugin registry (``Image.ID``/``Image.OPEN``) as ``Image.open`` does."""
+    from PIL import Image, UnidentifiedImageError
+
+    fp = io.BytesIO(buf.tobytes())
+    prefix = fp.read(16)
+    for loader in (Image.preinit, Image.init):
+        loader()
+        for plugin in list(Image.ID):
+            factory, accept = Image.OPEN[plugin]
+            try:
+                result = not accept or accept(prefix)
+                if result and not isinstance(result, str):
+                    fp.seek(0)
+                    return factory(fp, "")
+            except (SyntaxError, IndexError, TypeError, struct.error):
+                continue
+    raise UnidentifiedImageError("cannot identify image file")

@@ -60,8 +60,12 @@ class NormalizeInputCheck(Op):
 
     @property
     def label(self) -> str:
-        # Errors and profiles name the op the user wrote; explain() says its arithmetic moved.
+        # Errors name the op the user wrote; explain() says its arithmetic moved.
         return self.normalize.name
+
+    @property
+    def timing_label(self) -> str:
+        return "Normalize check"
 
     def output_spec(self, *inputs: TensorSpec) -> Any:
         return inputs[0]

@@ -1,7 +1,10 @@
 """Image ops, named as in ``mindspore.dataset.vision``.
 
 Each op is a spec: construct it with its parameters (checked at once), then use it in
-``Dataset.map(operations=[...])`` or call it eagerly on an array.
+``Dataset.map(operations=[...])`` or call it eagerly on an array. Specs live by subject, one module per
+op family (``resize``, ``crop``, ``flip``, ``affine``, ``color``, ``normalize``, ``decode``,
+``erase_mix``), beside the family's plan (``minddata.ops.plans.<family>``), CPU kernels
+(``minddata.ops.cpu.<family>``) and tests (``tests/ops/test_<family>.py``).
 
 Examples:
     >>> import numpy as np
@@ -13,42 +16,7 @@ Examples:
 
 from minddata._missing import module_getattr
 from minddata.transforms import not_random
-from minddata.vision._color import ConvertColor, ConvertMode, GaussianBlur, Grayscale, RandomColorAdjust
-from minddata.vision._erase_mix import (
-    CutMixBatch,
-    CutOut,
-    ImageBatchFormat,
-    MixUpBatch,
-    NormalizePad,
-    RandomErasing,
-)
-from minddata.vision._geometry import (
-    Affine,
-    Border,
-    Pad,
-    RandomAffine,
-    RandomCrop,
-    RandomCropDecodeResize,
-    RandomRotation,
-    RandomVerticalFlip,
-    ResizedCrop,
-    Rotate,
-    VerticalFlip,
-)
-from minddata.vision._ops import (
-    HWC2CHW,
-    CenterCrop,
-    Crop,
-    Decode,
-    HorizontalFlip,
-    Normalize,
-    RandomHorizontalFlip,
-    RandomResizedCrop,
-    Rescale,
-    Resize,
-    ToType,
-)
-from minddata.vision._utils import Inter
+from minddata.vision._utils import Border, Inter
 from minddata.vision.adjust import (
     AdjustBrightness,
     AdjustContrast,
@@ -74,6 +42,7 @@ from minddata.vision.adjust import (
     RgbToHsv,
     Solarize,
 )
+from minddata.vision.affine import Affine, RandomAffine, RandomRotation, Rotate
 from minddata.vision.augment_policies import (
     AutoAugment,
     AutoAugmentPolicy,
@@ -91,7 +60,19 @@ from minddata.vision.bbox import (
     RandomVerticalFlipWithBBox,
     ResizeWithBBox,
 )
+from minddata.vision.color import ConvertColor, ConvertMode, GaussianBlur, Grayscale, RandomColorAdjust
 from minddata.vision.convert import LinearTransformation, ToNumpy, ToPIL, ToTensor
+from minddata.vision.crop import CenterCrop, Crop, Pad, RandomCrop
+from minddata.vision.decode import Decode
+from minddata.vision.erase_mix import (
+    CutMixBatch,
+    CutOut,
+    ImageBatchFormat,
+    MixUpBatch,
+    NormalizePad,
+    RandomErasing,
+)
+from minddata.vision.flip import HorizontalFlip, RandomHorizontalFlip, RandomVerticalFlip, VerticalFlip
 from minddata.vision.image_io import (
     ImageReadMode,
     encode_jpeg,
@@ -106,13 +87,19 @@ from minddata.vision.image_io import (
 )
 from minddata.vision.mixup import MixUp
 from minddata.vision.multi_crop import FiveCrop, SliceMode, SlicePatches, TenCrop
+from minddata.vision.normalize import HWC2CHW, Normalize, Rescale, ToType
 from minddata.vision.pad_erase import Erase, PadToSize
 from minddata.vision.perspective import Perspective, RandomPerspective
-from minddata.vision.resize import RandomResize
+from minddata.vision.resize import (
+    RandomCropDecodeResize,
+    RandomResize,
+    RandomResizedCrop,
+    Resize,
+    ResizedCrop,
+)
 from minddata.vision.video import DecodeVideo, VideoDecoder, read_video, read_video_timestamps
 
 __all__ = [
-    "not_random",
     "Affine",
     "Border",
     "ConvertColor",
@@ -147,7 +134,7 @@ __all__ = [
     "Rescale",
     "Resize",
     "ToType",
-    # Detection (box-aware) ops: minddata/vision/bbox.py
+    "not_random",
     "BoundingBoxAugment",
     "RandomCropWithBBox",
     "RandomHorizontalFlipWithBBox",
@@ -155,7 +142,6 @@ __all__ = [
     "RandomResizedCropWithBBox",
     "RandomVerticalFlipWithBBox",
     "ResizeWithBBox",
-    # minddata/vision/convert.py, mixup.py, multi_crop.py, pad_erase.py, perspective.py, resize.py
     "LinearTransformation",
     "ToNumpy",
     "ToPIL",
@@ -170,7 +156,6 @@ __all__ = [
     "Perspective",
     "RandomPerspective",
     "RandomResize",
-    # Image file functions: minddata/vision/image_io.py
     "ImageReadMode",
     "encode_jpeg",
     "encode_png",
@@ -181,7 +166,6 @@ __all__ = [
     "write_file",
     "write_jpeg",
     "write_png",
-    # Video over PyAV (the `video` extra): minddata/vision/video.py
     "DecodeVideo",
     "VideoDecoder",
     "read_video",

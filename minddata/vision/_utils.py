@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 
-__all__ = ["Inter"]
+__all__ = ["Border", "Inter"]
 
 
 class Inter(enum.IntEnum):
@@ -42,3 +42,30 @@ class Inter(enum.IntEnum):
     def __repr__(self) -> str:
         # Plans and op reprs print `Inter.BILINEAR`, which reads back as code.
         return f"Inter.{self.name}"
+
+
+class Border(str, enum.Enum):
+    """How padding ops fill the new border, named and valued as in ``mindspore.dataset.vision.Border``.
+
+    - ``CONSTANT``: the ``fill_value``.
+    - ``EDGE``: the last pixel repeated.
+    - ``REFLECT``: a mirror image without repeating the edge: ``[1, 2, 3, 4]`` padded by 2 gives
+      ``[3, 2, 1, 2, 3, 4, 3, 2]``.
+    - ``SYMMETRIC``: a mirror image repeating the edge: ``[2, 1, 1, 2, 3, 4, 4, 3]``.
+
+    Examples:
+        >>> from minddata.vision import Border
+        >>> Border.REFLECT.value
+        'reflect'
+        >>> Border("edge") is Border.EDGE
+        True
+    """
+
+    CONSTANT = "constant"
+    EDGE = "edge"
+    REFLECT = "reflect"
+    SYMMETRIC = "symmetric"
+
+    def __repr__(self) -> str:
+        # Plans and op reprs print `Border.EDGE`, which reads back as code.
+        return f"Border.{self.name}"

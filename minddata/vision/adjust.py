@@ -2,7 +2,7 @@
 AutoContrast, Equalize, Invert, Posterize, Solarize, their Random* forms, RandomColor, RandomLighting,
 RandomGrayscale, RgbToHsv and HsvToRgb.
 
-Specs validate and hold parameters only; the random draws are in ``minddata.ops.adjust_plan`` and the CPU
+Specs validate and hold parameters only; the random draws are in ``minddata.ops.plans.adjust`` and the CPU
 kernels in ``minddata.ops.cpu.adjust``. The arithmetic is MindSpore's (OpenCV's rounding, float32 factors),
 so ``uint8`` outputs equal MindSpore 2.x's; Pillow's ImageEnhance/ImageOps truncate where these round.
 """
@@ -16,8 +16,15 @@ import numpy as np
 
 from minddata.errors import ArgumentError
 from minddata.ops.base import Op, TensorSpec
-from minddata.vision._geometry import check_prob, one_image_spec
-from minddata.vision._validators import check_bool, check_int, check_real, is_int, is_real
+from minddata.vision._validators import (
+    check_bool,
+    check_int,
+    check_prob,
+    check_real,
+    is_int,
+    is_real,
+    one_image_spec,
+)
 
 __all__ = [
     "AdjustBrightness",

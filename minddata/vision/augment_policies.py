@@ -2,7 +2,7 @@
 AutoAugmentPolicy), RandAugment, TrivialAugmentWide, UniformAugment and RandomSelectSubpolicy.
 
 Specs validate and hold parameters only; the policy tables, magnitude spaces and per-row draws are in
-``minddata.ops.augment_plan`` and the CPU kernels in ``minddata.ops.cpu.augment_policies``.
+``minddata.ops.plans.augment`` and the CPU kernels in ``minddata.ops.cpu.augment_policies``.
 """
 
 from __future__ import annotations
@@ -14,9 +14,8 @@ from typing import Any
 from minddata.errors import ArgumentError
 from minddata.ops.base import Op, TensorSpec
 from minddata.transforms import _chain_spec, _merge_outputs
-from minddata.vision._geometry import check_fill_value
 from minddata.vision._utils import Inter
-from minddata.vision._validators import check_int, check_real, is_real
+from minddata.vision._validators import check_fill_value, check_int, check_real, is_real
 from minddata.vision.adjust import same_image
 
 __all__ = [

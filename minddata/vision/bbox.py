@@ -21,11 +21,21 @@ import numpy as np
 
 from minddata.errors import ArgumentError
 from minddata.ops.base import Op, TensorSpec
+from minddata.ops.plans.image import square
 from minddata.transforms import spec_dtype
-from minddata.vision._geometry import Border, check_border, check_fill_value, check_padding, check_prob
-from minddata.vision._ops import image_spec_dims, set_random_crop_params, square
-from minddata.vision._utils import Inter
-from minddata.vision._validators import check_bool, check_inter, check_real, check_size
+from minddata.vision._utils import Border, Inter
+from minddata.vision._validators import (
+    check_bool,
+    check_border,
+    check_fill_value,
+    check_inter,
+    check_padding,
+    check_prob,
+    check_real,
+    check_size,
+    image_spec_dims,
+)
+from minddata.vision.resize import set_random_crop_params
 
 __all__ = [
     "BoundingBoxAugment",

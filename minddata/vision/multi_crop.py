@@ -12,9 +12,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from minddata.ops.base import Op, TensorSpec
-from minddata.vision._geometry import one_image_spec
-from minddata.vision._ops import square
-from minddata.vision._validators import check_bool, check_int, check_size
+from minddata.ops.plans.image import square
+from minddata.vision._validators import check_bool, check_int, check_size, one_image_spec
 
 __all__ = ["FiveCrop", "SliceMode", "SlicePatches", "TenCrop"]
 

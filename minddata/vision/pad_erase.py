@@ -10,9 +10,19 @@ from typing import Any
 
 from minddata.errors import ArgumentError
 from minddata.ops.base import Op, TensorSpec
-from minddata.vision._geometry import Border, check_border, check_fill_value, one_image_spec
-from minddata.vision._ops import square
-from minddata.vision._validators import check_bool, check_int, check_real, check_size, is_int, is_real
+from minddata.ops.plans.image import square
+from minddata.vision._utils import Border
+from minddata.vision._validators import (
+    check_bool,
+    check_border,
+    check_fill_value,
+    check_int,
+    check_real,
+    check_size,
+    is_int,
+    is_real,
+    one_image_spec,
+)
 
 __all__ = ["Erase", "PadToSize"]
 

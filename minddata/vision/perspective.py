@@ -11,9 +11,8 @@ from typing import Any
 from minddata.errors import ArgumentError
 from minddata.ops.base import Op, TensorSpec
 from minddata.ops.plans.perspective import perspective_matrix
-from minddata.vision._geometry import check_prob, one_image_spec
 from minddata.vision._utils import Inter
-from minddata.vision._validators import check_real, is_real
+from minddata.vision._validators import check_prob, check_real, is_real, one_image_spec
 
 __all__ = ["Perspective", "RandomPerspective"]
 

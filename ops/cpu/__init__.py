@@ -1,20 +1,31 @@
-"""CPU kernels: the reference implementation of every op. Importing this package registers them."""
+"""CPU kernels: the reference implementation of every op. Importing this package registers them.
 
-import minddata.ops.cpu.adjust  # noqa: F401  (imported to register its kernels)
-import minddata.ops.cpu.augment_policies  # noqa: F401  (imported to register its kernels)
-import minddata.ops.cpu.bbox  # noqa: F401  (imported to register its kernels)
-import minddata.ops.cpu.color  # noqa: F401  (imported to register its kernels)
-import minddata.ops.cpu.convert  # noqa: F401  (imported to register its kernels)
-import minddata.ops.cpu.erase_mix  # noqa: F401  (imported to register its kernels)
-import minddata.ops.cpu.fused  # noqa: F401  (imported to register its kernels)
-import minddata.ops.cpu.geometry  # noqa: F401  (imported to register its kernels)
-import minddata.ops.cpu.mixup  # noqa: F401  (imported to register its kernels)
-import minddata.ops.cpu.multi_crop  # noqa: F401  (imported to register its kernels)
-import minddata.ops.cpu.pad_erase  # noqa: F401  (imported to register its kernels)
-import minddata.ops.cpu.perspective  # noqa: F401  (imported to register its kernels)
-import minddata.ops.cpu.resize  # noqa: F401  (imported to register its kernels)
-import minddata.ops.cpu.tensor_ops  # noqa: F401  (imported to register its kernels)
-import minddata.ops.cpu.text  # noqa: F401  (imported to register its kernels)
-import minddata.ops.cpu.text_tokenizers  # noqa: F401  (imported to register its kernels)
-import minddata.ops.cpu.video  # noqa: F401  (imported to register its kernels; PyAV loads on first use)
-from minddata.ops.cpu import generic, image  # noqa: F401  (imported to register their kernels)
+One module per op family, named as its spec module in ``minddata.vision`` (``resize.py`` ↔
+``minddata/vision/resize.py``); ``image.py`` holds the input checks they share, ``fused.py`` the
+kernels of the optimizer's fused ops, ``jpeg.py`` the libjpeg-turbo binding.
+"""
+
+from minddata.ops.cpu import (  # noqa: F401  (imported to register their kernels; PyAV loads on first use)
+    adjust,
+    affine,
+    augment_policies,
+    bbox,
+    color,
+    convert,
+    crop,
+    decode,
+    erase_mix,
+    flip,
+    fused,
+    generic,
+    mixup,
+    multi_crop,
+    normalize,
+    pad_erase,
+    perspective,
+    resize,
+    tensor_ops,
+    text,
+    text_tokenizers,
+    video,
+)

@@ -6,7 +6,7 @@ The formulas are MindSpore's CPU ones (OpenCV arithmetic: rounding where it roun
 computes in float32), so outputs match MindSpore's bit for bit on ``uint8`` images; Pillow's ImageEnhance
 and ImageOps truncate where these round and differ by about one grey level. The ``*_image`` functions are
 public: the augmentation policies (``minddata.ops.cpu.augment_policies``) apply them directly. Random
-kernels execute the plans of ``minddata.ops.adjust_plan``.
+kernels execute the plans of ``minddata.ops.plans.adjust``.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from typing import Any
 import cv2
 import numpy as np
 
-from minddata.ops import adjust_plan
 from minddata.ops.base import KernelContext, Op
 from minddata.ops.cpu.color import adjust_hue, adjust_saturation
 from minddata.ops.cpu.image import _cast_back, _image
+from minddata.ops.plans import adjust as adjust_plan
 from minddata.ops.registry import register_kernel
 
 __all__ = [

@@ -12,15 +12,10 @@ from typing import Any
 import numpy as np
 
 from minddata.ops.base import KernelContext, Op
-from minddata.ops.cpu.geometry import pad_image
-from minddata.ops.cpu.image import (
-    _hflip,
-    _image,
-    _square,
-    random_resized_crop_box,
-    resize_image,
-    resize_output_size,
-)
+from minddata.ops.cpu.crop import pad_image
+from minddata.ops.cpu.flip import _hflip
+from minddata.ops.cpu.image import _image
+from minddata.ops.cpu.resize import resize_image
 from minddata.ops.plans.bbox import (
     check_boxes,
     crop_boxes,
@@ -32,6 +27,9 @@ from minddata.ops.plans.bbox import (
     random_interpolation,
     resize_boxes,
 )
+from minddata.ops.plans.crop import random_resized_crop_box
+from minddata.ops.plans.image import square as _square
+from minddata.ops.plans.resize import resize_output_size
 from minddata.ops.registry import get_kernel, register_kernel
 
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from minddata.ops.base import KernelContext, Op
 from minddata.ops.cpu.image import _cast_back, _image
+from minddata.ops.plans.color import color_adjustments
 from minddata.ops.registry import register_kernel
 
 __all__ = [
@@ -155,12 +156,8 @@ def adjust_hue(img: np.ndarray, hue: float) -> np.ndarray:
     return cv2.cvtColor(hsv, cv2.COLOR_HSV2RGB_FULL)
 
 
-_ADJUST = (
-    ("brightness", 1.0, adjust_brightness),
-    ("contrast", 1.0, adjust_contrast),
-    ("saturation", 1.0, adjust_saturation),
-    ("hue", 0.0, adjust_hue),
-)
+# In the plan's order (minddata.ops.plans.color.ADJUSTMENTS).
+_ADJUST = (adjust_brightness, adjust_contrast, adjust_saturation, adjust_hue)
 
 
 @register_kernel("RandomColorAdjust", "CPU")
@@ -171,14 +168,9 @@ def random_color_adjust(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
             f"RandomColorAdjust: expected an RGB uint8 image of shape <H, W, 3>. "
             f"Found shape {img.shape}, dtype {img.dtype}"
         )
-    rng = ctx.rng
-    # MindSpore shuffles the four adjustments per row, then draws each factor as it applies it.
-    for k in rng.permutation(len(_ADJUST)):
-        attr, identity, fn = _ADJUST[k]
-        lo, hi = getattr(op, attr)
-        if lo == hi == identity:
-            continue
-        img = fn(img, float(rng.uniform(lo, hi)))
+    # The plan: MindSpore's per-row shuffle of the four adjustments and each one's factor.
+    for k, factor in color_adjustments(ctx.rng, op):
+        img = _ADJUST[k](img, factor)
     return img
 
 

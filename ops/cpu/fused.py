@@ -4,35 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-import cv2
 import numpy as np
 
 from minddata.ops.base import KernelContext, Op
 from minddata.ops.cpu import jpeg
-from minddata.ops.cpu.image import (
-    _encoded_bytes,
-    _image,
-    check_image_pixels,
-    decode_image,
-    random_resized_crop_box,
-    resize_image,
-    resize_output_size,
-)
+from minddata.ops.cpu.decode import decode_image
+from minddata.ops.cpu.resize import resize_image
+from minddata.ops.plans.decode import check_image_pixels, choose_scale, encoded_bytes
+from minddata.ops.plans.resize import crop_resize
 from minddata.ops.registry import register_kernel
 
-__all__ = ["choose_scale", "normalize_into", "check_normalize_input"]
-
-_SCALES = (8, 4, 2)
-
-
-def choose_scale(height: int, width: int, need_h: int, need_w: int) -> int:
-    """The largest libjpeg scale denominator s in (8, 4, 2) with ceil(h/s) >= need_h and
-    ceil(w/s) >= need_w, or 1. Only 1/2, 1/4 and 1/8 are cheaper than a full decode."""
-    for s in _SCALES:
-        if -(-height // s) >= need_h and -(-width // s) >= need_w:
-            return s
-    return 1
-
+__all__ = ["choose_scale", "decode_random_resized_crop"]
 
 def _header(op_name: str, buf: np.ndarray, limit: int | None) -> tuple[int, int] | None:
     """(height, width) of a JPEG the fast path can decode, else None (fall back to Decode). The
@@ -58,13 +40,13 @@ def _decode_region(buf: np.ndarray, scale: int, box: tuple[int, int, int, int] |
 
 @register_kernel("FusedDecodeResize", "CPU")
 def fused_decode_resize(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
-    buf = _encoded_bytes(data)
+    buf = encoded_bytes(data)
     limit = ctx.options.max_image_pixels
     header = _header("Decode", buf, limit)
     image = None
     if header is not None:
         height, width = header
-        out_h, out_w = resize_output_size(height, width, op.resize.size)
+        _, out_h, out_w = crop_resize(op, height, width)
         scale = choose_scale(height, width, out_h, out_w)
         image = _decode_region(buf, scale, None) if scale > 1 else None
         if image is not None:
@@ -72,105 +54,36 @@ def fused_decode_resize(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
                 return image
             return resize_image(image, out_h, out_w, op.resize.interpolation, "Resize")
     full = decode_image(buf, max_pixels=limit)
-    out_h, out_w = resize_output_size(full.shape[0], full.shape[1], op.resize.size)
+    _, out_h, out_w = crop_resize(op, full.shape[0], full.shape[1])
     return resize_image(full, out_h, out_w, op.resize.interpolation, "Resize")
 
 
-def decode_random_resized_crop(crop: Op, ctx: KernelContext, data: Any, op_name: str) -> np.ndarray:
-    """Shared by the fused Decode→RandomResizedCrop and by RandomCropDecodeResize."""
+def decode_random_resized_crop(op: Op, ctx: KernelContext, data: Any, op_name: str) -> np.ndarray:
+    """Shared by the fused Decode→RandomResizedCrop and by RandomCropDecodeResize: the crop is drawn
+    from the header's size, then only that region is decoded, at the smallest adequate scale."""
     decode_name = "Decode" if op_name == "RandomResizedCrop" else op_name
-    buf = _encoded_bytes(data, decode_name)
-    size = crop.size if isinstance(crop.size, tuple) else (crop.size, crop.size)
+    interpolation = op.crop.interpolation if op.name == "FusedDecodeRandomResizedCrop" else op.interpolation
+    buf = encoded_bytes(data, decode_name)
     limit = ctx.options.max_image_pixels
     header = _header(op_name, buf, limit)
     if header is not None:
-        height, width = header
-        top, left, ch, cw = random_resized_crop_box(ctx.rng, height, width, crop.scale, crop.ratio, crop.max_attempts)
-        scale = choose_scale(ch, cw, size[0], size[1])
+        (top, left, ch, cw), out_h, out_w = crop_resize(op, *header, ctx.rng)
+        scale = choose_scale(ch, cw, out_h, out_w)
         region = _decode_region(buf, scale, (top, left, ch, cw))
         if region is not None:
-            return resize_image(region, size[0], size[1], crop.interpolation, op_name)
+            return resize_image(region, out_h, out_w, interpolation, op_name)
         image = decode_image(buf, op_name=decode_name, max_pixels=limit)
     else:
         image = decode_image(buf, op_name=decode_name, max_pixels=limit)
-        top, left, ch, cw = random_resized_crop_box(
-            ctx.rng, image.shape[0], image.shape[1], crop.scale, crop.ratio, crop.max_attempts
-        )
-    return resize_image(image[top : top + ch, left : left + cw], size[0], size[1], crop.interpolation, op_name)
+        (top, left, ch, cw), out_h, out_w = crop_resize(op, image.shape[0], image.shape[1], ctx.rng)
+    return resize_image(image[top : top + ch, left : left + cw], out_h, out_w, interpolation, op_name)
 
 
 @register_kernel("FusedDecodeRandomResizedCrop", "CPU")
 def fused_decode_random_resized_crop(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
-    return decode_random_resized_crop(op.crop, ctx, data, "RandomResizedCrop")
+    return decode_random_resized_crop(op, ctx, data, "RandomResizedCrop")
 
 
 @register_kernel("RandomCropDecodeResize", "CPU")
 def random_crop_decode_resize(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
     return decode_random_resized_crop(op, ctx, data, "RandomCropDecodeResize")
-
-
-def check_normalize_input(normalize: Op, image: Any) -> None:
-    img = _image("Normalize", image, numeric=True)
-    n = len(normalize.mean)
-    channels = 1 if img.ndim == 2 else img.shape[2]
-    if n != 1 and channels != n:
-        raise ValueError(
-            f"Normalize: expected an HWC image with {n} channels matching mean/std of length {n}. "
-            f"Found shape {img.shape}"
-        )
-
-
-@register_kernel("NormalizeInputCheck", "CPU")
-def normalize_input_check(op: Op, ctx: KernelContext, image: Any) -> Any:
-    check_normalize_input(op.normalize, image)
-    return image
-
-
-try:
-    from minddata.ops.cpu._pixels import normalize_table as _normalize_table
-    from minddata.ops.cpu._pixels import normalize_u8 as _normalize_u8
-except ImportError:  # built without Cython: the NumPy path below does the same arithmetic
-    _normalize_u8 = _normalize_table = None
-
-_tables: dict[tuple, np.ndarray] = {}
-
-
-def _table(mean: np.ndarray, std: np.ndarray, channels: int) -> np.ndarray:
-    key = (mean.tobytes(), std.tobytes(), channels)
-    table = _tables.get(key)
-    if table is None:
-        table = _tables[key] = _normalize_table(mean, std, channels)
-    return table
-
-
-def normalize_into(image: np.ndarray, mean: np.ndarray, std: np.ndarray, out: np.ndarray, chw: bool) -> None:
-    """Normalize an HWC image straight into ``out`` (float32, CHW or HWC).
-
-    The same float32 operations as the Normalize kernel (``(x - mean) / std``), so the result is
-    bit-identical, without the full-size float temporaries of ``astype`` + transpose + stack. uint8
-    images take a one-pass compiled kernel (reads each pixel once, writes each float once).
-    """
-    if image.ndim == 2:
-        image = image[:, :, None]
-    if (
-        _normalize_u8 is not None
-        and image.dtype == np.uint8
-        and image.flags.c_contiguous
-        and out.dtype == np.float32
-        and out.flags.c_contiguous
-    ):
-        _normalize_u8(image, _table(mean, std, image.shape[2]), out, chw)
-        return
-    channels = image.shape[2]
-    # Contiguous planes make the ufuncs below run at memory speed; cv2.split is the fastest way there.
-    planes = (
-        cv2.split(image)
-        if image.dtype == np.uint8 and 1 < channels <= 4 and image.flags.c_contiguous
-        else [image[:, :, c] for c in range(channels)]
-    )
-    for c, plane in enumerate(planes):
-        m = mean[c] if len(mean) > 1 else mean[0]
-        s = std[c] if len(std) > 1 else std[0]
-        dst = out[c] if chw else out[:, :, c]
-        np.subtract(plane, m, out=dst, dtype=np.float32)
-        np.divide(dst, s, out=dst)

@@ -8,8 +8,10 @@ from typing import Any
 import numpy as np
 
 from minddata.ops.base import KernelContext, Op
-from minddata.ops.cpu.geometry import pad_image
-from minddata.ops.cpu.image import _hflip, _image, _square
+from minddata.ops.cpu.crop import pad_image
+from minddata.ops.cpu.flip import _hflip
+from minddata.ops.cpu.image import _image
+from minddata.ops.plans.image import square as _square
 from minddata.ops.plans.multi_crop import five_crop_boxes, slice_patch_grid
 from minddata.ops.registry import register_kernel
 

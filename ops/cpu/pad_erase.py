@@ -7,8 +7,9 @@ from typing import Any
 import numpy as np
 
 from minddata.ops.base import KernelContext, Op
-from minddata.ops.cpu.geometry import pad_image
-from minddata.ops.cpu.image import _image, _square
+from minddata.ops.cpu.crop import pad_image
+from minddata.ops.cpu.image import _image
+from minddata.ops.plans.image import square as _square
 from minddata.ops.plans.pad_erase import pad_to_size_padding
 from minddata.ops.registry import register_kernel
 

@@ -9,7 +9,8 @@ import cv2
 import numpy as np
 
 from minddata.ops.base import KernelContext, Op
-from minddata.ops.cpu.image import _cast_back, _image, _interp_name
+from minddata.ops.cpu.image import _cast_back, _image
+from minddata.ops.plans.image import interpolation_name as _interp_name
 from minddata.ops.plans.perspective import perspective_matrix, random_perspective_points
 from minddata.ops.registry import register_kernel
 

@@ -23,15 +23,10 @@ import numpy as np
 
 from minddata.errors import DeviceError
 from minddata.ops.base import KernelContext, Op
-from minddata.ops.cpu.image import (
-    _encoded_bytes,
-    _square,
-    check_image_pixels,
-    random_resized_crop_box,
-    resize_output_size,
-)
 from minddata.ops.dvpp import rules
 from minddata.ops.formats import sniff_format
+from minddata.ops.plans.decode import check_image_pixels, encoded_bytes
+from minddata.ops.plans.resize import CROP_RESIZE_OPS, crop_resize
 
 __all__ = ["run"]
 
@@ -180,7 +175,7 @@ class _Device:
 
 
 def _decoded(dev: _Device, op_name: str, data: Any, limit: int | None) -> tuple[tuple, int, int]:
-    buf = np.ascontiguousarray(_encoded_bytes(data, op_name))
+    buf = np.ascontiguousarray(encoded_bytes(data, op_name))
     height, width = rules.check_decode(op_name, buf, sniff_format(buf))
     # JPEGD writes into a picture buffer of exactly this size (it fails on a stream that disagrees),
     # so this is the size to hold to the pixel limit.
@@ -203,28 +198,11 @@ def run(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
         try:
             if name == "Decode":
                 return dev.to_rgb(pic, w, h)
-            if name in ("FusedDecodeRandomResizedCrop", "RandomCropDecodeResize", "RandomResizedCrop"):
-                crop = op.crop if name == "FusedDecodeRandomResizedCrop" else op
-                box = random_resized_crop_box(ctx.rng, h, w, crop.scale, crop.ratio, crop.max_attempts)
-                out_h, out_w = _square(crop.size)
-            elif name in ("FusedDecodeResize", "Resize"):
-                size = op.resize.size if name == "FusedDecodeResize" else op.size
-                out_h, out_w = resize_output_size(h, w, size)
-                box = (0, 0, h, w)
-            elif name == "ResizedCrop":
-                box = (op.top, op.left, op.height, op.width)
-                out_h, out_w = _square(op.size)
-            elif name in ("Crop", "CenterCrop"):
-                ch, cw = _square(op.size)
-                top, left = op.coordinates if name == "Crop" else ((h - ch) // 2, (w - cw) // 2)
-                if top < 0 or left < 0 or top + ch > h or left + cw > w:
-                    raise rules.DvppRuleError(
-                        f"Dvpp {name} crops inside the image only (it can't pad); this row is {w}x{h} (WxH)",
-                        "crop-inside",
-                    )
-                box, out_h, out_w = (top, left, ch, cw), ch, cw
-            else:
+            if name not in CROP_RESIZE_OPS:
                 raise DeviceError(f"{name} has no kernel on the Dvpp driver 'ascend'")
+            # The reference model's plan and checks, in its order: a row fails the same way on both drivers.
+            box, out_h, out_w = crop_resize(op, h, w, ctx.rng, (h, w) if pic is not None else image.shape)
+            rules.check_crop_inside(name, box, h, w)
             rules.check_vpc_output(name, out_h, out_w)
             if pic is None:
                 pic = dev.upload_rgb(image)

@@ -26,19 +26,13 @@ import numpy as np
 from minddata import config
 from minddata.errors import DeviceError
 from minddata.ops.base import KernelContext, Op
-from minddata.ops.cpu.image import (
-    _encoded_bytes,
-    _interp_name,
-    _square,
-    check_crop_box,
-    check_image_pixels,
-    decode_image,
-    random_resized_crop_box,
-    resize_image,
-    resize_output_size,
-)
+from minddata.ops.cpu.decode import decode_image
+from minddata.ops.cpu.resize import resize_image
 from minddata.ops.dvpp import rules
 from minddata.ops.formats import sniff_format
+from minddata.ops.plans.decode import check_image_pixels, encoded_bytes
+from minddata.ops.plans.image import interpolation_name
+from minddata.ops.plans.resize import CropResize, crop_resize, geometry_op
 from minddata.ops.registry import get_kernel, register_kernel
 
 __all__ = ["DRIVER_OPS", "current_driver", "unsupported_reason"]
@@ -74,10 +68,10 @@ def current_driver(wanted: str | None = None) -> str:
 
 
 def _vpc_interpolation(op: Op) -> str | None:
-    spec = op.resize if op.name == "FusedDecodeResize" else op.crop if op.name == "FusedDecodeRandomResizedCrop" else op
+    spec = geometry_op(op)
     if not hasattr(spec, "interpolation"):
         return None
-    name = _interp_name(spec.interpolation)
+    name = interpolation_name(spec.interpolation)
     if name not in rules.VPC_INTERPOLATIONS:
         return f"{op.name}: Dvpp resizes with BILINEAR or NEAREST interpolation only; this op asks for {name}"
     return None
@@ -157,7 +151,7 @@ def _register(*names: str) -> Callable[[Callable], Callable]:
 
 
 def _decode(op_name: str, data: Any, limit: int | None) -> np.ndarray:
-    buf = _encoded_bytes(data, op_name)
+    buf = encoded_bytes(data, op_name)
     if buf.size == 0:
         raise ValueError(f"{op_name}: the input is empty (0 bytes); expected an encoded image")
     height, width = rules.check_decode(op_name, buf, sniff_format(buf))
@@ -166,22 +160,15 @@ def _decode(op_name: str, data: Any, limit: int | None) -> np.ndarray:
     return rules.nv12_roundtrip(image, "decode")
 
 
-def _vpc_resize(op_name: str, image: np.ndarray, out_h: int, out_w: int, interpolation: Any) -> np.ndarray:
-    rules.check_vpc_output(op_name, out_h, out_w)
-    return rules.nv12_roundtrip(resize_image(image, out_h, out_w, interpolation, op_name), "vpc")
-
-
-def _vpc_crop(op_name: str, image: np.ndarray, top: int, left: int, ch: int, cw: int) -> np.ndarray:
-    h, w = image.shape[:2]
-    if top < 0 or left < 0 or top + ch > h or left + cw > w:
-        raise rules.DvppRuleError(
-            f"Dvpp {op_name} crops inside the image only (it can't pad); the crop (top={top}, left={left}, "
-            f"height={ch}, width={cw}) leaves the {h}x{w} (HxW) image: place it on the CPU, or "
-            "minddata.config.set_dvpp_policy('cpu') to run such rows on the CPU",
-            "crop-inside",
-        )
-    rules.check_vpc_output(op_name, ch, cw)
-    return rules.nv12_roundtrip(np.ascontiguousarray(image[top : top + ch, left : left + cw]), "vpc")
+def _vpc(op_name: str, image: np.ndarray, plan: CropResize, interpolation: Any = None) -> np.ndarray:
+    """VPC's crop-and-resize of ``image`` by ``plan`` (the crop must lie inside: VPC can't pad)."""
+    rules.check_crop_inside(op_name, plan.box, image.shape[0], image.shape[1])
+    rules.check_vpc_output(op_name, plan.out_height, plan.out_width)
+    top, left, ch, cw = plan.box
+    region = image[top : top + ch, left : left + cw]
+    if interpolation is None:  # a crop without a resize
+        return rules.nv12_roundtrip(np.ascontiguousarray(region), "vpc")
+    return rules.nv12_roundtrip(resize_image(region, plan.out_height, plan.out_width, interpolation, op_name), "vpc")
 
 
 @_register("Decode")
@@ -189,74 +176,41 @@ def _decode_kernel(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
     return _decode("Decode", data, ctx.options.max_image_pixels)
 
 
-@_register("Resize")
+@_register("Resize", "ResizedCrop", "RandomResizedCrop")
 def _resize_kernel(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
-    img = rules.check_vpc_input("Resize", image)
-    out_h, out_w = resize_output_size(img.shape[0], img.shape[1], op.size)
-    return _vpc_resize("Resize", img, out_h, out_w, op.interpolation)
+    img = rules.check_vpc_input(op.name, image)
+    return _vpc(op.name, img, crop_resize(op, img.shape[0], img.shape[1], ctx.rng, img.shape), op.interpolation)
 
 
-@_register("Crop")
+@_register("Crop", "CenterCrop")
 def _crop_kernel(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
-    img = rules.check_vpc_input("Crop", image)
-    top, left = op.coordinates
-    ch, cw = _square(op.size)
-    check_crop_box("Crop", img, top, left, ch, cw)
-    return _vpc_crop("Crop", img, top, left, ch, cw)
-
-
-@_register("CenterCrop")
-def _center_crop_kernel(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
-    img = rules.check_vpc_input("CenterCrop", image)
-    ch, cw = _square(op.size)
-    h, w = img.shape[:2]
-    return _vpc_crop("CenterCrop", img, (h - ch) // 2, (w - cw) // 2, ch, cw)
-
-
-@_register("ResizedCrop")
-def _resized_crop_kernel(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
-    img = rules.check_vpc_input("ResizedCrop", image)
-    if op.top + op.height > img.shape[0] or op.left + op.width > img.shape[1]:
-        raise ValueError(
-            f"ResizedCrop: the crop box (top={op.top}, left={op.left}, height={op.height}, width={op.width}) "
-            f"must lie inside the image. Found image shape {img.shape}"
-        )
-    region = img[op.top : op.top + op.height, op.left : op.left + op.width]
-    return _vpc_resize("ResizedCrop", region, *_square(op.size), op.interpolation)
-
-
-@_register("RandomResizedCrop")
-def _random_resized_crop_kernel(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
-    img = rules.check_vpc_input("RandomResizedCrop", image)
-    top, left, ch, cw = random_resized_crop_box(ctx.rng, img.shape[0], img.shape[1], op.scale, op.ratio, op.max_attempts)
-    return _vpc_resize("RandomResizedCrop", img[top : top + ch, left : left + cw], *_square(op.size), op.interpolation)
+    img = rules.check_vpc_input(op.name, image)
+    return _vpc(op.name, img, crop_resize(op, img.shape[0], img.shape[1], shape=img.shape))
 
 
 @_register("FusedDecodeResize")
 def _decode_resize_kernel(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
     image = _decode("Decode", data, ctx.options.max_image_pixels)
-    out_h, out_w = resize_output_size(image.shape[0], image.shape[1], op.resize.size)
-    return _vpc_resize("Resize", image, out_h, out_w, op.resize.interpolation)
+    return _vpc("Resize", image, crop_resize(op, image.shape[0], image.shape[1]), op.resize.interpolation)
 
 
-def _decode_crop(crop: Op, ctx: KernelContext, data: Any, decode_name: str, crop_name: str) -> np.ndarray:
-    buf = _encoded_bytes(data, decode_name)
+def _decode_crop(op: Op, ctx: KernelContext, data: Any, decode_name: str, crop_name: str) -> np.ndarray:
+    buf = encoded_bytes(data, decode_name)
     if buf.size == 0:
         raise ValueError(f"{decode_name}: the input is empty (0 bytes); expected an encoded image")
     height, width = rules.check_decode(decode_name, buf, sniff_format(buf))
     # Drawn from the header's size with the crop's stream before decoding, as the CPU kernel draws it.
-    top, left, ch, cw = random_resized_crop_box(ctx.rng, height, width, crop.scale, crop.ratio, crop.max_attempts)
-    out_h, out_w = _square(crop.size)
-    rules.check_vpc_output(crop_name, out_h, out_w)
+    plan = crop_resize(op, height, width, ctx.rng)
+    rules.check_vpc_output(crop_name, plan.out_height, plan.out_width)
     limit = ctx.options.max_image_pixels
     check_image_pixels(decode_name, width, height, limit)
     image = rules.nv12_roundtrip(decode_image(buf, op_name=decode_name, max_pixels=limit), "decode")
-    return _vpc_resize(crop_name, image[top : top + ch, left : left + cw], out_h, out_w, crop.interpolation)
+    return _vpc(crop_name, image, plan, geometry_op(op).interpolation)
 
 
 @_register("FusedDecodeRandomResizedCrop")
 def _decode_random_crop_kernel(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
-    return _decode_crop(op.crop, ctx, data, "Decode", "RandomResizedCrop")
+    return _decode_crop(op, ctx, data, "Decode", "RandomResizedCrop")
 
 
 @_register("RandomCropDecodeResize")

@@ -48,6 +48,7 @@ __all__ = [
     "VPC_OUTPUT_LIMITS",
     "DvppRuleError",
     "aligned_size",
+    "check_crop_inside",
     "check_decode",
     "check_vpc_input",
     "check_vpc_output",
@@ -183,6 +184,17 @@ def check_vpc_input(op_name: str, image: Any) -> np.ndarray:
             "vpc-input-size",
         )
     return image
+
+
+def check_crop_inside(op_name: str, box: tuple[int, int, int, int], height: int, width: int) -> None:
+    """VPC crops inside the image only: it can't pad (CenterCrop of a smaller image pads on the CPU)."""
+    top, left, ch, cw = box
+    if top < 0 or left < 0 or top + ch > height or left + cw > width:
+        raise DvppRuleError(
+            f"Dvpp {op_name} crops inside the image only (it can't pad); the crop (top={top}, left={left}, "
+            f"height={ch}, width={cw}) leaves the {height}x{width} (HxW) image: {_FIX}",
+            "crop-inside",
+        )
 
 
 def check_vpc_output(op_name: str, height: int, width: int) -> None:

@@ -1,9 +1,12 @@
-"""Per-row GPU kernels: one op as a one-op DALI segment, for eager calls and the contract test.
+"""The GPU's registry kernels: one op on one row, run as a one-op segment of the driver the engine uses.
 
-The engine never calls these for pipelines: it groups consecutive GPU ops into one
-:class:`~minddata.ops.gpu.segment.DaliSegment` and runs it batch by batch. A per-row kernel runs the
-same translation on a batch of one row, with the row's own context, so it draws the same random
-parameters as the CPU kernel and as the engine's segment. Results come back as NumPy arrays.
+The engine does not call these for pipelines: it groups consecutive GPU ops into one segment
+(:func:`~minddata.ops.gpu.drivers.make_segment`: a DALI pipeline or a torch segment) and runs it batch
+by batch. These run that same segment (same translation, same plan, same driver) on a batch of one row
+with the row's own context, so they draw the random parameters the CPU kernel and the engine's segment
+draw. They are what runs for eager GPU calls, for the Dvpp ``nvjpg`` driver's per-row path and for the
+contract test, and the registry's GPU entries are how placement and ``minddata devices`` know which ops
+the GPU has. Results come back as NumPy arrays.
 
 Segments are cached per (op, backend) and closed when evicted (at most ``_CACHE_SIZE``) or by
 :func:`close_cached_segments`.

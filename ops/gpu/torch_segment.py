@@ -27,10 +27,9 @@ import numpy as np
 
 from minddata.errors import DeviceError, PipelineError
 from minddata.ops.base import KernelContext, Op
-from minddata.ops.cpu.geometry import fill_values
-from minddata.ops.cpu.image import _interp_name
 from minddata.ops.gpu.segment import PlannedSegment, RowFailure, SegmentStats, cuda_device_id
 from minddata.ops.gpu.translate import TRANSLATIONS, Sample
+from minddata.ops.plans.image import fill_values, interpolation_name
 
 __all__ = ["TorchSegment", "TORCH_OPS", "torch_unsupported_reason", "import_torch"]
 
@@ -87,7 +86,7 @@ def _resize(x: Any, size: Any, interpolation: Any, torch: Any) -> Any:
     out_h, out_w = (int(v) for v in size)
     if (out_h, out_w) == tuple(x.shape[:2]):
         return x
-    mode, antialias = _TORCH_INTERP[_interp_name(interpolation)]
+    mode, antialias = _TORCH_INTERP[interpolation_name(interpolation)]
     dtype = x.dtype
     batch = x.permute(2, 0, 1).unsqueeze(0).to(torch.float32)
     kwargs = {} if mode == "nearest" else {"align_corners": False, "antialias": antialias}
@@ -117,7 +116,7 @@ def _warp(op: Op, x: Any, args: dict, torch: Any) -> Any:
     grid = torch.stack([src_x / width * 2 - 1, src_y / height * 2 - 1], dim=-1).to(torch.float32)
     grid = grid.unsqueeze(0).to(x.device)
     image = x.permute(2, 0, 1).unsqueeze(0).to(torch.float32)
-    mode = _WARP_MODES[_interp_name(op.resample)]
+    mode = _WARP_MODES[interpolation_name(op.resample)]
     sampled = torch.nn.functional.grid_sample(image, grid, mode=mode, padding_mode="zeros", align_corners=False)
     fill = op.fill_value if isinstance(op.fill_value, (int, np.integer)) else op.fill_value[0]
     if fill:
@@ -199,8 +198,8 @@ def torch_unsupported_reason(op: Op) -> str | None:
     resize_of = {"Resize": op, "RandomResizedCrop": op, "ResizedCrop": op, "RandomCropDecodeResize": op,
                  "FusedDecodeResize": getattr(op, "resize", None), "FusedDecodeRandomResizedCrop": getattr(op, "crop", None)}
     spec = resize_of.get(op.name)
-    if spec is not None and _interp_name(spec.interpolation) not in _TORCH_INTERP:
-        return f"{op.name}: interpolation {_interp_name(spec.interpolation)} has no torch equivalent"
+    if spec is not None and interpolation_name(spec.interpolation) not in _TORCH_INTERP:
+        return f"{op.name}: interpolation {interpolation_name(spec.interpolation)} has no torch equivalent"
     return None
 
 
@@ -314,7 +313,7 @@ class TorchSegment(PlannedSegment):
         return out
 
     def _host_decode(self, feed: Any) -> Any:
-        from minddata.ops.cpu.image import decode_image
+        from minddata.ops.cpu.decode import decode_image
 
         # The CPU decoder (libjpeg-turbo, with every CPU check), then one upload.
         image = decode_image(np.asarray(feed))

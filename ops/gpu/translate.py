@@ -4,9 +4,9 @@ A run of GPU-placed ops becomes one DALI pipeline (:mod:`minddata.ops.gpu.segmen
 a :class:`Translation` with three parts:
 
 * ``plan(op, ctx, sample)`` runs on the host, per row, before the batch goes to DALI. It checks the
-  row as the CPU kernel would (same errors, naming the op), draws the op's random parameters from the
-  row's RNG with the *same functions the CPU kernels use* (``random_resized_crop_box``, the flip
-  draw, ...), and works out the output's shape. What it returns is fed to DALI as per-sample
+  row as the CPU kernel would (same errors, naming the op), computes the op's device-free plan
+  (:mod:`minddata.ops.plans`: sizes, crop boxes, warp matrices, random parameters from the row's RNG)
+  as the CPU kernel does, and works out the output's shape. What it returns is fed to DALI as per-sample
   arguments through ``external_source``, so a seeded pipeline crops and flips the same rows the same
   way on the CPU and on the GPU, and every output shape is known before DALI runs.
 * ``build(op, node, args, env)`` adds the DALI operators to the pipeline graph (once per pipeline).
@@ -33,7 +33,6 @@ which runs these same translations; measured with DALI 2.4):
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -41,17 +40,14 @@ from typing import Any
 import numpy as np
 
 from minddata.ops.base import KernelContext, Op
-from minddata.ops.cpu.geometry import fill_values, rotated_size
-from minddata.ops.cpu.image import (
-    _encoded_bytes,
-    _interp_name,
-    _square,
-    check_image_pixels,
-    image_header_size,
-    random_resized_crop_box,
-    resize_output_size,
-)
 from minddata.ops.formats import sniff_format
+from minddata.ops.plans.affine import rotation, rotation_degrees
+from minddata.ops.plans.color import ADJUSTMENTS, color_adjustments
+from minddata.ops.plans.crop import CropBox, center_crop_box
+from minddata.ops.plans.decode import check_image_pixels, encoded_bytes, image_header_size
+from minddata.ops.plans.flip import flips
+from minddata.ops.plans.image import fill_values, interpolation_name, square
+from minddata.ops.plans.resize import crop_resize, geometry_op, resize_output_size
 
 __all__ = ["Kind", "Sample", "Translation", "TRANSLATIONS", "translation", "unsupported_reason"]
 
@@ -158,6 +154,11 @@ def _image(op_name: str, s: Sample, *, numeric: bool = False, resample: bool = F
     return h, w
 
 
+def _shown_shape(s: Sample) -> tuple[int, ...]:
+    """The row's shape as the user's array had it (a 2-D image is carried as ``<H, W, 1>``)."""
+    return s.shape[:2] if s.kind.gray2d else s.shape
+
+
 def _hwc(s: Sample, h: int, w: int, dtype: np.dtype | None = None) -> Sample:
     kind = s.kind if dtype is None else replace(s.kind, dtype=np.dtype(dtype))
     return Sample((h, w, s.shape[2]), kind)
@@ -186,13 +187,13 @@ RESIZE_ARGS = {"size": np.float32, "roi_start": np.float32, "roi_end": np.float3
 
 
 def _interp_supported(op: Op, attr: str = "interpolation") -> str | None:
-    name = _interp_name(getattr(op, attr))
+    name = interpolation_name(getattr(op, attr))
     return None if name in _INTERP else f"{op.name}: interpolation {name} has no GPU equivalent"
 
 
 def resize_args(h: int, w: int, out_h: int, out_w: int, interpolation: Any) -> Args:
     """Output size and source region of a resize from ``h x w`` to ``out_h x out_w``."""
-    if _interp_name(interpolation) == "NEAREST":
+    if interpolation_name(interpolation) == "NEAREST":
         # OpenCV's INTER_NEAREST takes source pixel floor(dst * scale); DALI's NN takes
         # floor((dst + 0.5) * scale) over its region. Shifting the region by half a scaled pixel
         # makes them the same pixel.
@@ -214,7 +215,7 @@ def resize_args(h: int, w: int, out_h: int, out_w: int, interpolation: Any) -> A
 
 
 def build_resize(node: Any, args: dict[str, Any], interpolation: Any, env: Any) -> Any:
-    interp, antialias = _INTERP[_interp_name(interpolation)]
+    interp, antialias = _INTERP[interpolation_name(interpolation)]
     return env.fn.resize(
         node,
         size=args["size"],
@@ -254,26 +255,17 @@ def _slice_args(top: int, left: int, h: int, w: int) -> Args:
 @_register("CenterCrop", args=SLICE_ARGS, build=lambda op, node, args, env: build_slice(node, args, env))
 def _plan_center_crop(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     h, w = _image("CenterCrop", s)
-    ch, cw = _square(op.size)
     # MindSpore pads a too-small image with zeros around it, the odd pixel first: a negative anchor
     # into the zero padding of DALI's slice is exactly that.
-    top = (h - ch) // 2 if ch <= h else -((ch - h + 1) // 2)
-    left = (w - cw) // 2 if cw <= w else -((cw - w + 1) // 2)
-    return _slice_args(top, left, ch, cw), _hwc(s, ch, cw)
+    box = center_crop_box(h, w, *square(op.size))
+    return _slice_args(*box), _hwc(s, box.height, box.width)
 
 
 @_register("Crop", args=SLICE_ARGS, build=lambda op, node, args, env: build_slice(node, args, env))
 def _plan_crop(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     h, w = _image("Crop", s)
-    top, left = op.coordinates
-    ch, cw = _square(op.size)
-    if top + ch > h or left + cw > w:
-        shape = (h, w) if s.kind.gray2d else s.shape
-        raise ValueError(
-            f"Crop: the crop box (top={top}, left={left}, height={ch}, width={cw}) must lie inside the image. "
-            f"Found image shape {shape}"
-        )
-    return _slice_args(top, left, ch, cw), _hwc(s, ch, cw)
+    box = crop_resize(op, h, w, shape=_shown_shape(s)).box
+    return _slice_args(*box), _hwc(s, box.height, box.width)
 
 
 CROP_RESIZE_ARGS = {**SLICE_ARGS, **RESIZE_ARGS}
@@ -283,7 +275,7 @@ def _build_crop_resize(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any
     return build_resize(build_slice(node, args, env), args, op.interpolation, env)
 
 
-def _crop_resize_args(box: tuple[int, int, int, int], out: tuple[int, int], interpolation: Any) -> Args:
+def _crop_resize_args(box: CropBox, out: Any, interpolation: Any) -> Args:
     top, left, ch, cw = box
     return {**_slice_args(top, left, ch, cw), **resize_args(ch, cw, out[0], out[1], interpolation)}
 
@@ -291,21 +283,15 @@ def _crop_resize_args(box: tuple[int, int, int, int], out: tuple[int, int], inte
 @_register("RandomResizedCrop", args=CROP_RESIZE_ARGS, supports=_interp_supported, build=_build_crop_resize)
 def _plan_random_resized_crop(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     h, w = _image("RandomResizedCrop", s, resample=True)
-    box = random_resized_crop_box(ctx.rng, h, w, op.scale, op.ratio, op.max_attempts)
-    out = _square(op.size)
+    box, *out = crop_resize(op, h, w, ctx.rng)
     return _crop_resize_args(box, out, op.interpolation), _hwc(s, *out)
 
 
 @_register("ResizedCrop", args=CROP_RESIZE_ARGS, supports=_interp_supported, build=_build_crop_resize)
 def _plan_resized_crop(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     h, w = _image("ResizedCrop", s, resample=True)
-    if op.top + op.height > h or op.left + op.width > w:
-        raise ValueError(
-            f"ResizedCrop: the crop box (top={op.top}, left={op.left}, height={op.height}, width={op.width}) "
-            f"must lie inside the image. Found image shape {s.shape}"
-        )
-    out = _square(op.size)
-    return _crop_resize_args((op.top, op.left, op.height, op.width), out, op.interpolation), _hwc(s, *out)
+    box, *out = crop_resize(op, h, w, shape=s.shape)
+    return _crop_resize_args(box, out, op.interpolation), _hwc(s, *out)
 
 
 # ---------------------------------------------------------------------------------------------- decode
@@ -337,7 +323,7 @@ def encoded_header(op_name: str, s: Sample, limit: int | None) -> tuple[np.ndarr
             f"{op_name}: expected encoded image bytes (a 1-D uint8 array or bytes). "
             f"Found a decoded {s.kind.layout} image of shape {s.shape}"
         )
-    buf = np.ascontiguousarray(_encoded_bytes(s.value, op_name))
+    buf = np.ascontiguousarray(encoded_bytes(s.value, op_name))
     if buf.size == 0:
         raise ValueError(f"{op_name}: the input is empty (0 bytes); expected an encoded image")
     fmt = sniff_format(buf)
@@ -388,26 +374,21 @@ def _plan_decode_resize(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sa
     return resize_args(h, w, out_h, out_w, op.resize.interpolation), Sample((out_h, out_w, 3), _decode_static(op, s.kind))
 
 
-def _crop_spec(op: Op) -> Op:
-    return op.crop if op.name == "FusedDecodeRandomResizedCrop" else op
-
-
 def _build_decode_crop(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
     region = build_decode(node, env, args["anchor"], args["shape"])
-    return build_resize(region, args, _crop_spec(op).interpolation, env)
+    return build_resize(region, args, geometry_op(op).interpolation, env)
 
 
 @_register("FusedDecodeRandomResizedCrop", "RandomCropDecodeResize", args=CROP_RESIZE_ARGS, static=_decode_static,
-           first_only=True, supports=lambda op: _interp_supported(_crop_spec(op)), build=_build_decode_crop)
+           first_only=True, supports=lambda op: _interp_supported(geometry_op(op)), build=_build_decode_crop)
 def _plan_decode_crop(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
-    crop = _crop_spec(op)
+    crop = geometry_op(op)
     name = "Decode" if op.name == "FusedDecodeRandomResizedCrop" else op.name
     buf, h, w = encoded_header(name, s, ctx.options.max_image_pixels)
     s.value = buf
     # The crop is drawn from the header's size with the crop op's stream, as the CPU kernel draws it;
     # DALI then decodes only that region (decoders.image_slice).
-    box = random_resized_crop_box(ctx.rng, h, w, crop.scale, crop.ratio, crop.max_attempts)
-    out = _square(crop.size)
+    box, *out = crop_resize(op, h, w, ctx.rng)
     return _crop_resize_args(box, out, crop.interpolation), Sample((*out, 3), _decode_static(op, s.kind))
 
 
@@ -428,7 +409,7 @@ def _build_flip(horizontal: bool) -> Callable:
 def _plan_flip(name: str, random: bool) -> Callable:
     def plan(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
         _image(name, s)  # validate before drawing, as the CPU kernel does
-        flip = bool(ctx.rng.random() < op.prob) if random else True
+        flip = flips(ctx.rng, op.prob) if random else True
         return {"flip": np.array(int(flip), np.int32)}, Sample(s.shape, s.kind)
 
     return plan
@@ -475,7 +456,7 @@ def _plan_normalize(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample
     else:
         channels = s.shape[2] if op.is_hwc else s.shape[0]
     if n != 1 and channels != n:
-        shape = s.shape[:2] if s.kind.gray2d else s.shape
+        shape = _shown_shape(s)
         raise ValueError(
             f"Normalize: expected an {layout} image with {n} channels matching mean/std of length {n}. "
             f"Found shape {shape}"
@@ -581,7 +562,7 @@ _WARP_INTERP = {"NEAREST": "INTERP_NN", "BILINEAR": "INTERP_LINEAR", "LINEAR": "
 
 
 def _rotate_supported(op: Op) -> str | None:
-    name = _interp_name(op.resample)
+    name = interpolation_name(op.resample)
     if name not in _WARP_INTERP:
         return f"{op.name}: resample={name} has no GPU equivalent (DALI warps with NEAREST or BILINEAR)"
     fill = op.fill_value
@@ -603,24 +584,16 @@ def _build_rotate(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
     fill = op.fill_value if isinstance(op.fill_value, (int, np.integer)) else op.fill_value[0]
     return env.fn.warp_affine(
         node, matrix=args["matrix"], size=args["size"], fill_value=float(fill), inverse_map=False,
-        interp_type=getattr(env.types, _WARP_INTERP[_interp_name(op.resample)]), device=env.device,
+        interp_type=getattr(env.types, _WARP_INTERP[interpolation_name(op.resample)]), device=env.device,
     )
 
 
 def _plan_rotation(name: str, random: bool) -> Callable:
     def plan(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
         h, w = _image(name, s, resample=True)
-        degrees = float(ctx.rng.uniform(op.degrees[0], op.degrees[1])) if random else op.degrees
-        # rotate_image's matrix (ops/cpu/geometry.py), so both devices rotate about the same point.
-        cx, cy = ((w - 1) / 2.0, (h - 1) / 2.0) if op.center is None else op.center
-        rad = math.radians(degrees)
-        a, b = math.cos(rad), math.sin(rad)
-        matrix = np.array([[a, b, (1 - a) * cx - b * cy], [-b, a, b * cx + (1 - a) * cy]])
-        out_h, out_w = h, w
-        if op.expand:
-            out_h, out_w = rotated_size(h, w, degrees)
-            matrix[0, 2] += (out_w - w) / 2.0
-            matrix[1, 2] += (out_h - h) / 2.0
+        degrees = rotation_degrees(ctx.rng, op.degrees) if random else op.degrees
+        # The CPU kernel's plan (ops/plans/affine.py), so both devices rotate about the same point.
+        matrix, out_h, out_w = rotation(h, w, degrees, op.center, op.expand)
         args = {"matrix": warp_matrix(matrix), "size": np.array([out_h, out_w], np.float32)}
         return args, _hwc(s, out_h, out_w)
 
@@ -639,7 +612,7 @@ _register("RandomRotation", args=WARP_ARGS, supports=_rotate_supported, build=_b
 # graph is fixed, so it has four slots; each slot can apply any of the four, and the row's plan makes
 # slot s apply the s-th adjustment of the row's order, with every other adjustment at its identity
 # (which is exact: x * 1 and x + 0 round back to x). Each step rounds to uint8 as the CPU's does.
-_ADJUSTMENTS = ("brightness", "contrast", "saturation", "hue")
+_ADJUSTMENTS = tuple(name for name, _ in ADJUSTMENTS)
 COLOR_ARGS = {f"{name}{s}": np.float32 for s in range(4) for name in (*_ADJUSTMENTS, "hue_on")}
 
 
@@ -703,8 +676,7 @@ def _hue_shift(image: Any, shift: Any, env: Any) -> Any:
 
 def _active(op: Op) -> list[str]:
     """The adjustments ``op`` can apply (an identity range never draws, on either device)."""
-    identities = dict(zip(_ADJUSTMENTS, (1.0, 1.0, 1.0, 0.0), strict=True))
-    return [name for name in _ADJUSTMENTS if tuple(getattr(op, name)) != (identities[name],) * 2]
+    return [name for name, identity in ADJUSTMENTS if tuple(getattr(op, name)) != (identity,) * 2]
 
 
 def _build_color_adjust(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
@@ -738,26 +710,18 @@ def _build_color_adjust(op: Op, node: Any, args: dict[str, Any], env: Any) -> An
 def _plan_color_adjust(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     h, w = _image("RandomColorAdjust", s)
     if s.kind.gray2d or s.shape[2] != 3 or s.kind.dtype != np.uint8:
-        shape = (h, w) if s.kind.gray2d else s.shape
+        shape = _shown_shape(s)
         raise ValueError(
             f"RandomColorAdjust: expected an RGB uint8 image of shape <H, W, 3>. Found shape {shape}, "
             f"dtype {s.kind.dtype}"
         )
     args = {name: np.array(1.0 if not name.startswith("hue") else 0.0, np.float32) for name in COLOR_ARGS}
-    rng = ctx.rng
-    slot = 0
-    # The CPU kernel's draws, in its order (ops/cpu/color.py: random_color_adjust).
-    identities = (1.0, 1.0, 1.0, 0.0)
-    for k in rng.permutation(4):
+    # The CPU kernel's plan: the row's order of adjustments and their factors.
+    for slot, (k, factor) in enumerate(color_adjustments(ctx.rng, op)):
         name = _ADJUSTMENTS[k]
-        lo, hi = getattr(op, name)
-        if lo == hi == identities[k]:
-            continue
-        factor = float(rng.uniform(lo, hi))
         if name == "hue":
             args[f"hue{slot}"] = np.array(int(factor * 255) % 256, np.float32)  # as adjust_hue shifts
             args[f"hue_on{slot}"] = np.array(1.0, np.float32)
         else:
             args[f"{name}{slot}"] = np.array(factor, np.float32)
-        slot += 1
     return args, Sample(s.shape, s.kind)

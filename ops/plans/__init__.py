@@ -1,4 +1,14 @@
-"""Device-free plans: what an op does to a row, computed from its spec, the input's shape and the row RNG.
+"""Device-free op plans: what an op will do to one row, computed once for every device.
 
-Every device's kernel executes the same plan, so a crop box or a box update is decided in one place.
+A plan turns an op's spec, the input's shape and the row's RNG into plain numbers: the output size,
+the crop box, the padding, the warp matrix, the random parameters. The spec's ``output_spec`` uses it
+to state the output shape, every device's kernel (``ops/cpu``, ``ops/dvpp``, ``ops/gpu``) executes
+it, and the fusion rewrites (``minddata.ops.fused``) reuse it, so a rule (MindSpore's rounding of a
+resize, the order of a crop's random draws, the text of an error) is written once, in the plan.
+
+Plans import no device code (no OpenCV, no DALI, no torch) and no public API module, so specs in
+``minddata.vision`` and kernels alike can import them. One module per op family, named as the family:
+``crop``, ``resize``, ``affine``, ``flip``, ``color``, ``decode``, ``bbox`` (the box-aware ops),
+``perspective``, ``multi_crop``, ``pad_erase``, ``mixup``, ``adjust``, ``augment``; ``image`` holds
+what they share.
 """

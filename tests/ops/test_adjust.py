@@ -18,7 +18,8 @@ from PIL import Image, ImageEnhance, ImageOps
 
 from minddata import vision
 from minddata.errors import ArgumentError
-from minddata.ops import KernelContext, TensorSpec, adjust_plan, get_kernel
+from minddata.ops import KernelContext, TensorSpec, get_kernel
+from minddata.ops.plans import adjust as adjust_plan
 
 
 def photo(h: int, w: int, c: int = 3, seed: int = 0) -> np.ndarray:

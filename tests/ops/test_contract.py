@@ -277,7 +277,7 @@ CASES: dict[str, Case] = {
         ),
         rejects=EMPTY,
     ),
-    # Geometry and colour (minddata/vision/_geometry.py, _color.py).
+    # Crops, flips, warps and colour (minddata/vision/crop.py, flip.py, affine.py, color.py).
     "Pad": Case(
         lambda: vision.Pad((1, 2, 3, 4), fill_value=(9, 8, 7), padding_mode=Border.CONSTANT), rejects=EMPTY
     ),

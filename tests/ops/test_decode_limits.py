@@ -13,7 +13,7 @@ from PIL import Image
 
 import minddata as md
 from minddata import vision
-from minddata.ops.cpu.image import image_header_size
+from minddata.ops.plans.decode import image_header_size
 
 
 def encoded(fmt: str, width: int = 30, height: int = 20, **kw: object) -> np.ndarray:

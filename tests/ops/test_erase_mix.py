@@ -3,7 +3,6 @@ here in NumPy from MindSpore's algorithm, drawing from the same row RNG."""
 
 from __future__ import annotations
 
-import doctest
 import math
 import pickle
 from collections.abc import Callable
@@ -13,7 +12,6 @@ import numpy as np
 import pytest
 
 import minddata as md
-import minddata.vision._erase_mix as erase_mix_module
 from minddata import transforms, vision
 from minddata.errors import ArgumentError
 from minddata.ops import KernelContext, TensorSpec, get_kernel, row_rng
@@ -33,11 +31,6 @@ IMG = photo()
 def run(op: Any, *inputs: Any, seed: int = 5, pass_index: int = 0, row: int = 0, position: int = 0) -> Any:
     ctx = KernelContext(seed=seed, pass_index=pass_index, row_index=row, op_position=position)
     return get_kernel(op.name, "CPU")(op, ctx, *inputs)
-
-
-def test_docstring_examples_run() -> None:
-    result = doctest.testmod(erase_mix_module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 0 and result.failed == 0
 
 
 # ---------------------------------------------------------------------------------------------- NormalizePad

@@ -1,4 +1,4 @@
-"""The shape/dtype rules (``output_spec``) of the vision ops in ``minddata/vision/_ops.py``."""
+"""The shape/dtype rules (``output_spec``) of the vision ops, computed from the op plans before any row runs."""
 
 from __future__ import annotations
 

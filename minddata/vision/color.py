@@ -14,18 +14,17 @@ import numpy as np
 
 from minddata.errors import ArgumentError
 from minddata.ops.base import Op, TensorSpec
-from minddata.vision._geometry import one_image_spec
-from minddata.vision._validators import check_int, check_real, is_int, is_real
+from minddata.vision._validators import (
+    check_int,
+    check_real,
+    is_int,
+    is_real,
+    is_sequence,
+    one_image_spec,
+    show_value,
+)
 
 __all__ = ["ConvertColor", "ConvertMode", "GaussianBlur", "Grayscale", "RandomColorAdjust"]
-
-
-def _show(value: Any) -> str:
-    return f"{value!r} ({type(value).__name__})"
-
-
-def _is_seq(value: Any) -> bool:
-    return isinstance(value, Sequence) and not isinstance(value, (str, bytes))
 
 
 class ConvertMode(enum.IntEnum):
@@ -102,7 +101,7 @@ class ConvertColor(Op):
         if not isinstance(convert_mode, ConvertMode):
             raise TypeError(
                 f"{self.name}: `convert_mode` must be a vision.ConvertMode member, e.g. "
-                f"ConvertMode.COLOR_BGR2RGB. Found: {_show(convert_mode)}"
+                f"ConvertMode.COLOR_BGR2RGB. Found: {show_value(convert_mode)}"
             )
         self.convert_mode = convert_mode
 
@@ -174,14 +173,14 @@ def _factor_range(
         lo, hi = center - v, center + v
         if center == 1.0:
             lo = max(0.0, lo)
-    elif _is_seq(value) and len(value) == 2:
+    elif is_sequence(value) and len(value) == 2:
         lo = check_real(op, f"{arg}[0]", value[0])
         hi = check_real(op, f"{arg}[1]", value[1])
         if lo > hi:
             raise ArgumentError(f"{op}: `{arg}` must be (min, max) with min <= max. Found: {tuple(value)!r}")
     else:
         raise TypeError(
-            f"{op}: `{arg}` must be a number or a sequence of 2 numbers (min, max). Found: {_show(value)}"
+            f"{op}: `{arg}` must be a number or a sequence of 2 numbers (min, max). Found: {show_value(value)}"
         )
     if lo < lo_b or hi > hi_b:
         where = f"[{lo_b:g}, {hi_b:g}]" if hi_b != float("inf") else f"at least {lo_b:g}"
@@ -254,11 +253,11 @@ class RandomColorAdjust(Op):
 def _kernel_size(op: str, value: Any) -> tuple[int, int]:
     if is_int(value):
         vals = (value, value)
-    elif _is_seq(value) and len(value) == 2:
+    elif is_sequence(value) and len(value) == 2:
         vals = tuple(value)
     else:
         raise TypeError(
-            f"{op}: `kernel_size` must be an int or a sequence of 2 ints (width, height). Found: {_show(value)}"
+            f"{op}: `kernel_size` must be an int or a sequence of 2 ints (width, height). Found: {show_value(value)}"
         )
     out = []
     for i, v in enumerate(vals):
@@ -302,11 +301,11 @@ class GaussianBlur(Op):
         else:
             if is_real(sigma):
                 vals: tuple[Any, ...] = (sigma, sigma)
-            elif _is_seq(sigma) and len(sigma) == 2:
+            elif is_sequence(sigma) and len(sigma) == 2:
                 vals = tuple(sigma)
             else:
                 raise TypeError(
-                    f"{self.name}: `sigma` must be None, a number or a sequence of 2 numbers. Found: {_show(sigma)}"
+                    f"{self.name}: `sigma` must be None, a number or a sequence of 2 numbers. Found: {show_value(sigma)}"
                 )
             out = []
             for i, v in enumerate(vals):
