@@ -2,7 +2,7 @@
 AutoAugmentPolicy), RandAugment, TrivialAugmentWide, UniformAugment and RandomSelectSubpolicy.
 
 Specs validate and hold parameters only; the policy tables, magnitude spaces and per-row draws are in
-``minddata.ops.plans.augment`` and the CPU kernels in ``minddata.ops.cpu.augment_policies``.
+``minddata.ops.plans.augment_policies`` and the CPU kernels in ``minddata.ops.cpu.augment_policies``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """CPU kernels of the augmentation policies (``minddata.vision.augment_policies``): AutoAugment,
 RandAugment, TrivialAugmentWide, UniformAugment and RandomSelectSubpolicy.
 
-They execute the plans of ``minddata.ops.plans.augment``: each step is one augmentation at a signed
+They execute the plans of ``minddata.ops.plans.augment_policies``: each step is one augmentation at a signed
 magnitude, applied with the pixel kernels of ``minddata.ops.cpu.adjust`` and the warps of
 ``minddata.ops.cpu.affine``, as MindSpore's ``ApplyAugment`` does. Ops held by UniformAugment and
 RandomSelectSubpolicy run their own CPU kernels, each with a random stream of its own.
@@ -20,7 +20,7 @@ from minddata.ops.cpu import adjust
 from minddata.ops.cpu.affine import rotate_image, warp_affine
 from minddata.ops.cpu.generic import child_position
 from minddata.ops.cpu.image import _image
-from minddata.ops.plans import augment as augment_plan
+from minddata.ops.plans import augment_policies as augment_plan
 from minddata.ops.plans.affine import affine_matrix
 from minddata.ops.registry import get_kernel, register_kernel
 

@@ -9,6 +9,6 @@ resize, the order of a crop's random draws, the text of an error) is written onc
 Plans import no device code (no OpenCV, no DALI, no torch) and no public API module, so specs in
 ``minddata.vision`` and kernels alike can import them. One module per op family, named as the family:
 ``crop``, ``resize``, ``affine``, ``flip``, ``color``, ``decode``, ``bbox`` (the box-aware ops),
-``perspective``, ``multi_crop``, ``pad_erase``, ``mixup``, ``adjust``, ``augment``; ``image`` holds
+``perspective``, ``multi_crop``, ``pad_erase``, ``mixup``, ``adjust``, ``augment_policies``; ``image`` holds
 what they share.
 """

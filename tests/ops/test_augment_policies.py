@@ -1,4 +1,4 @@
-"""The augmentation policies (minddata/vision/augment_policies.py, minddata/ops/plans/augment.py,
+"""The augmentation policies (minddata/vision/augment_policies.py, minddata/ops/plans/augment_policies.py,
 minddata/ops/cpu/augment_policies.py).
 
 References: OpenCV warps built from the stated geometry (NEAREST: exact), NumPy shifts, the pixel ops of
@@ -22,7 +22,7 @@ from minddata import vision
 from minddata.errors import ArgumentError
 from minddata.ops import KernelContext, get_kernel
 from minddata.ops.cpu.augment_policies import apply_augment, augment_names
-from minddata.ops.plans import augment as augment_plan
+from minddata.ops.plans import augment_policies as augment_plan
 from minddata.vision import AutoAugmentPolicy, Inter
 
 IMAGE_6X7 = ((np.arange(6 * 7 * 3).reshape(6, 7, 3) * 53 + 5) % 256).astype(np.uint8)
