@@ -52,7 +52,11 @@ from minddata.dataset import (
     WikiTextDataset,
     YahooAnswersDataset,
     YelpReviewDataset,
+    compare,
     concat,
+    deserialize,
+    serialize,
+    show,
     zip,
 )
 from minddata.engine.autotune import AUTOTUNE
@@ -122,10 +126,14 @@ __all__ = [
     "SubsetSampler",
     "WeightedRandomSampler",
     "__version__",
+    "compare",
     "concat",
     "config",
+    "deserialize",
     "devices",
     "errors",
+    "serialize",
+    "show",
     "zip",
 ]
 

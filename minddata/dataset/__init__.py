@@ -26,6 +26,7 @@ from minddata.dataset.corpora_tagging import CoNLL2000Dataset, UDPOSDataset
 from minddata.dataset.corpora_translation import IWSLT2016Dataset, IWSLT2017Dataset, Multi30kDataset
 from minddata.dataset.iterators import DictIterator, TupleIterator
 from minddata.dataset.schema import Schema
+from minddata.dataset.serialization import compare, deserialize, serialize, show
 from minddata.dataset.sources import GeneratorDataset, ImageFolderDataset, NumpySlicesDataset, OnlineDataset
 from minddata.dataset.standard import (
     Cifar10Dataset,
@@ -92,8 +93,12 @@ __all__ = [
     "TextFileDataset",
     "TupleIterator",
     "WaitedDSCallback",
+    "compare",
     "concat",
     "config",
+    "deserialize",
+    "serialize",
+    "show",
     "zip",
     "DistributedSampler",
     "PKSampler",
