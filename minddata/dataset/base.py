@@ -35,7 +35,7 @@ class Dataset:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         # Dataset classes remember their constructor call, which serialize() writes for the source.
-        from minddata.dataset.serialization import remember_source_arguments
+        from minddata.dataset._recorded import remember_source_arguments
 
         remember_source_arguments(cls)
 

@@ -19,7 +19,6 @@ does; :func:`deserialize` then fails naming the node, the argument and the fix. 
 from __future__ import annotations
 
 import base64
-import copy
 import enum
 import functools
 import importlib
@@ -27,15 +26,17 @@ import inspect
 import json
 import os
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
+from minddata.dataset._recorded import CALL_TAG as _CALL_TAG
+from minddata.dataset._recorded import DatasetCall as _DatasetCall
 from minddata.dataset.base import Dataset, concat, zip
 from minddata.engine import ir
 from minddata.engine.autotune import AUTOTUNE, is_autotune
 from minddata.errors import ArgumentError, GraphError
-from minddata.ops.base import Op, init_arguments, record_init_arguments
+from minddata.ops.base import Op, init_arguments
 
 __all__ = ["compare", "deserialize", "op_from_dict", "op_to_dict", "serialize", "show"]
 
@@ -68,38 +69,6 @@ _BUILTIN_TYPES = {t.__name__: t for t in (bool, int, float, complex, str, bytes,
 # Source arguments holding paths: written absolute (as MindSpore does), so the JSON file can be read
 # from another working directory.
 _PATH_SUFFIXES = ("_dir", "_file", "_files", "_path")
-_CALL_TAG = "_dataset_call"
-
-
-# ------------------------------------------------------------------------------ recording sources
-
-
-class _DatasetCall(NamedTuple):
-    """How a dataset class instance was made: class, constructor arguments, and the sampler its node
-    had then (``use_sampler`` or ``split`` later give the node another one)."""
-
-    cls: type
-    args: tuple[Any, ...]
-    kwargs: dict[str, Any]
-    sampler: Any
-
-
-def remember_source_arguments(cls: type) -> None:
-    """Make the dataset class ``cls`` record each instance's constructor call on the graph node it
-    builds, so :func:`serialize` can write the source as that call."""
-    record_init_arguments(cls, after=_tag_node)
-
-
-def _tag_node(dataset: Dataset) -> None:
-    call = init_arguments(dataset)
-    node = getattr(dataset, "_node", None)
-    if call is None or node is None:
-        return
-    if getattr(node, _CALL_TAG, None) is not None:
-        # The node came from another dataset object, which keeps its own description.
-        node = copy.copy(node)
-        dataset._node = node
-    setattr(node, _CALL_TAG, _DatasetCall(type(dataset), call[0], call[1], getattr(node, "sampler", None)))
 
 
 # ------------------------------------------------------------------------------------ public API

@@ -155,12 +155,18 @@ def test_source_use_sampler_round_trips():
     assert [int(r["x"]) for r in rows(through_json(ds))] == [4, 0, 2]
 
 
-def test_padded_and_bucket_batches_round_trip():
+def _slices_of_pairs() -> md.Dataset:
     ds = md.NumpySlicesDataset({"v": np.arange(12).reshape(6, 2)}, shuffle=False)
-    ds = ds.map(transforms.Slice(slice(0, 1)), input_columns="v")
-    padded = ds.padded_batch(4, pad_info={"v": ([3], -1)})
-    bucketed = ds.bucket_batch_by_length("v", [2], [2, 3], pad_info={"v": ([None], 0)})
+    return ds.map(transforms.Slice(slice(0, 1)), input_columns="v")
+
+
+def test_padded_batch_round_trips():
+    padded = _slices_of_pairs().padded_batch(4, pad_info={"v": ([3], -1)})
     assert_same_rows(padded, through_json(padded))
+
+
+def test_bucket_batch_round_trips():
+    bucketed = _slices_of_pairs().bucket_batch_by_length("v", [2], [2, 3], pad_info={"v": ([None], 0)})
     assert_same_rows(bucketed, through_json(bucketed))
 
 
@@ -174,18 +180,34 @@ def test_sync_wait_without_callback_round_trips():
     assert out == [[0, 1], [2, 3]]
 
 
-def test_file_and_generated_sources_round_trip(tmp_path):
-    text = tmp_path / "lines.txt"
-    text.write_text("alpha\nbeta\ngamma\n")
-    table = tmp_path / "table.csv"
-    table.write_text("a,b\n1,x\n2,y\n3,z\n")
+@pytest.fixture
+def text_file(tmp_path):
+    path = tmp_path / "lines.txt"
+    path.write_text("alpha\nbeta\ngamma\n")
+    return str(path)
+
+
+@pytest.fixture
+def csv_file(tmp_path):
+    path = tmp_path / "table.csv"
+    path.write_text("a,b\n1,x\n2,y\n3,z\n")
+    return str(path)
+
+
+def test_text_file_source_round_trips(text_file):
+    ds = md.TextFileDataset(text_file, shuffle=False)
+    assert_same_rows(ds, through_json(ds))
+
+
+def test_csv_source_round_trips(csv_file):
+    ds = md.CSVDataset(csv_file, column_names=["a", "b"], shuffle=False)
+    assert_same_rows(ds, through_json(ds))
+
+
+def test_generated_source_round_trips():
     md.config.set_seed(4)
-    for ds in (
-        md.TextFileDataset(str(text), shuffle=False),
-        md.CSVDataset(str(table), column_names=["a", "b"], shuffle=False),
-        md.FakeImageDataset(num_images=5, image_size=(6, 5, 3), num_classes=2, base_seed=3),
-    ):
-        assert_same_rows(ds, through_json(ds))
+    ds = md.FakeImageDataset(num_images=5, image_size=(6, 5, 3), num_classes=2, base_seed=3)
+    assert_same_rows(ds, through_json(ds))
 
 
 def test_mindrecord_source_round_trips(tmp_path):
