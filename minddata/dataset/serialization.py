@@ -145,8 +145,8 @@ def deserialize(input_dict: dict[str, Any] | None = None, json_filepath: str | N
 
 
 def show(dataset: Dataset, indentation: int | None = 2) -> None:
-    """Print the pipeline ending at ``dataset`` as JSON, indented by ``indentation`` spaces (None or
-    0: on one line). MindSpore writes it to its INFO log, where it is hidden by default; here it is
+    """Print the pipeline ending at ``dataset`` as JSON, indented by ``indentation`` spaces (None: on
+    one line). MindSpore writes it to its INFO log, where it is hidden by default; here it is
     printed.
 
     Examples:
@@ -157,7 +157,7 @@ def show(dataset: Dataset, indentation: int | None = 2) -> None:
     """
     if indentation is not None and (isinstance(indentation, bool) or not isinstance(indentation, int)):
         raise ArgumentError(f"show: `indentation` must be an int or None. Found: {indentation!r}")
-    print(json.dumps(serialize(dataset), indent=indentation or None))
+    print(json.dumps(serialize(dataset), indent=indentation))
 
 
 def compare(pipeline1: Dataset, pipeline2: Dataset) -> bool:

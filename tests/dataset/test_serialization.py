@@ -445,3 +445,20 @@ def test_every_public_op_round_trips_through_json(name):
     inputs = case.inputs()
     for a, b in zip(_run(op, inputs), _run(again, inputs)):
         np.testing.assert_array_equal(a, b)
+
+
+def test_schema_argument_round_trips():
+    schema = md.Schema()
+    schema.add_column("image", de_type="uint8", shape=[4, 3])
+    schema.add_column("label", de_type="int32", shape=[1])
+    ds = md.RandomDataset(total_rows=4, schema=schema, base_seed=7, shuffle=False)
+    assert_same_rows(ds, through_json(ds))
+
+
+def test_map_callbacks_are_one_map_node_and_fail_at_deserialize():
+    ds = md.NumpySlicesDataset({"x": [1, 2]}, shuffle=False)
+    ds = ds.map(transforms.TypeCast("int8"), input_columns="x", callbacks=[md.DSCallback()])
+    pipeline = md.serialize(ds)
+    assert pipeline["op_type"] == "Map" and pipeline["children"][0]["op_type"] == "NumpySlicesDataset"
+    with pytest.raises(GraphError, match=r"Map \(at root\) argument `callbacks`\[0\].*DSCallback"):
+        md.deserialize(input_dict=pipeline)
