@@ -26,6 +26,18 @@ class DatasetCall(NamedTuple):
     kwargs: dict[str, Any]
     sampler: Any
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Graph nodes travel pickled to worker processes and Ray tasks, which run them but never
+        # serialize them: the constructor arguments (a NumpySlicesDataset's data) stay behind.
+        return (_dropped, ())
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> DatasetCall:
+        return self
+
+
+def _dropped() -> None:
+    return None
+
 
 def remember_source_arguments(cls: type) -> None:
     """Make the dataset class ``cls`` record each instance's constructor call on the graph node it
