@@ -82,7 +82,11 @@ from minddata.dataset import (
     WikiTextDataset,
     YahooAnswersDataset,
     YelpReviewDataset,
+    compare,
     concat,
+    deserialize,
+    serialize,
+    show,
     zip,
 )
 from minddata.engine.autotune import AUTOTUNE
@@ -153,10 +157,14 @@ __all__ = [
     "SubsetSampler",
     "WeightedRandomSampler",
     "__version__",
+    "compare",
     "concat",
     "config",
+    "deserialize",
     "devices",
     "errors",
+    "serialize",
+    "show",
     "zip",
     # the standard image datasets
     "Caltech101Dataset",

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from minddata.errors import ArgumentError
+from minddata.ops.base import record_init_arguments
 
 __all__ = [
     "Sampler",
@@ -160,6 +161,11 @@ class Sampler:
         >>> ReverseSampler()._indices(4, seed=0, pass_index=0).tolist()
         [3, 2, 1, 0]
     """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # Samplers remember their constructor call: minddata.serialize writes a sampler as that call.
+        record_init_arguments(cls)
 
     def __init__(self, num_samples: int | None = None) -> None:
         self.num_samples = _check_num_samples(type(self).__name__, num_samples)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -11,7 +13,17 @@ from minddata.errors import ArgumentError
 if TYPE_CHECKING:
     from minddata.config import RunOptions
 
-__all__ = ["DEVICES", "KernelContext", "Op", "TensorSpec", "canonical_device", "op_label", "row_rng"]
+__all__ = [
+    "DEVICES",
+    "KernelContext",
+    "Op",
+    "TensorSpec",
+    "canonical_device",
+    "init_arguments",
+    "op_label",
+    "record_init_arguments",
+    "row_rng",
+]
 
 DEVICES = ("CPU", "GPU", "Dvpp")
 _DEVICE_ALIASES = {"cpu": "CPU", "gpu": "GPU", "dvpp": "Dvpp", "ascend": "Dvpp", "auto": "auto"}
@@ -102,6 +114,49 @@ class KernelContext:
         return self._rng
 
 
+_INIT_CALL = "_init_call"
+
+
+def record_init_arguments(cls: type, after: Callable[[Any], None] | None = None) -> None:
+    """Make instances of ``cls`` remember the arguments they were constructed with.
+
+    Wraps the ``__init__`` that ``cls`` itself defines (if any). The outermost constructor call of an
+    instance is recorded, so a subclass calling ``super().__init__(...)`` keeps its own arguments;
+    :func:`init_arguments` reads them back. ``after(instance)`` runs once that outermost ``__init__``
+    has returned. This is how ``minddata.serialize`` writes ops, samplers and dataset sources as
+    their constructor calls, with nothing to add per class.
+    """
+    init = cls.__dict__.get("__init__")
+    if init is None or getattr(init, "_records_arguments", False):
+        return
+
+    @functools.wraps(init)
+    def recording_init(self: Any, *args: Any, **kwargs: Any) -> None:
+        state = self.__dict__
+        if _INIT_CALL in state:  # an inner super().__init__: the outer call is the one to keep
+            init(self, *args, **kwargs)
+            return
+        state[_INIT_CALL] = (args, kwargs)
+        init(self, *args, **kwargs)
+        if after is not None:
+            after(self)
+
+    recording_init._records_arguments = True  # type: ignore[attr-defined]
+    cls.__init__ = recording_init  # type: ignore[misc]
+
+
+def init_arguments(obj: Any) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
+    """``(args, kwargs)`` of the constructor call that made ``obj`` (see :func:`record_init_arguments`),
+    or ``None`` when its class does not record them.
+
+    Examples:
+        >>> from minddata import vision
+        >>> init_arguments(vision.Resize((4, 6), interpolation=vision.Inter.AREA))
+        (((4, 6),), {'interpolation': Inter.AREA})
+    """
+    return getattr(obj, "__dict__", {}).get(_INIT_CALL)
+
+
 class Op:
     """Base of every op spec (``vision.Decode``, ``transforms.TypeCast``, ...).
 
@@ -122,6 +177,11 @@ class Op:
     num_outputs: ClassVar[int] = 1
 
     _device: str = "CPU"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # Specs remember their constructor call: serialization writes an op as that call.
+        record_init_arguments(cls)
 
     @property
     def name(self) -> str:

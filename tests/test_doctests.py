@@ -11,6 +11,7 @@ MODULES = [
     "minddata",
     "minddata.config",
     "minddata.dataset.base",
+    "minddata.dataset.serialization",
     "minddata.dataset.sources",
     "minddata.dataset.corpora_csv",
     "minddata.dataset.corpora_imdb",

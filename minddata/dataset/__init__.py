@@ -53,6 +53,7 @@ from minddata.dataset.sbd import SBDataset
 from minddata.dataset.sbu import SBUDataset
 from minddata.dataset.schema import Schema
 from minddata.dataset.semeion import SemeionDataset
+from minddata.dataset.serialization import compare, deserialize, serialize, show
 from minddata.dataset.sources import GeneratorDataset, ImageFolderDataset, NumpySlicesDataset, OnlineDataset
 from minddata.dataset.standard import (
     Cifar10Dataset,
@@ -124,8 +125,12 @@ __all__ = [
     "TextFileDataset",
     "TupleIterator",
     "WaitedDSCallback",
+    "compare",
     "concat",
     "config",
+    "deserialize",
+    "serialize",
+    "show",
     "zip",
     "DistributedSampler",
     "PKSampler",

@@ -33,6 +33,13 @@ class Dataset:
         self._node = node
         self._size_cache: int | None = None
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # Dataset classes remember their constructor call, which serialize() writes for the source.
+        from minddata.dataset._recorded import remember_source_arguments
+
+        remember_source_arguments(cls)
+
     # -- operations --------------------------------------------------------------------------
 
     def map(
@@ -802,6 +809,19 @@ class Dataset:
 
         visit(plan_tree(self._node), 0)
         return "\n".join(lines)
+
+    def to_json(self, filename: str = "") -> dict[str, Any]:
+        """This pipeline as JSON types (see :func:`minddata.serialize`), also written to ``filename``
+        when given. Returns the dict, as MindSpore's implementation does (its docs say a string).
+
+        Examples:
+            >>> import minddata as md
+            >>> md.NumpySlicesDataset({"x": [1, 2]}, shuffle=False).batch(2).to_json()["op_type"]
+            'Batch'
+        """
+        from minddata.dataset.serialization import serialize
+
+        return serialize(self, filename)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self._node.label} columns={self._node.columns}>"

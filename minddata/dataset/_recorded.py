@@ -1,0 +1,57 @@
+"""Dataset classes remember the constructor call that made each instance, on the graph node it built.
+
+Kept apart from ``serialization`` (which reads it) so that ``Dataset.__init_subclass__`` imports
+nothing heavy while the dataset modules are still loading.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, NamedTuple
+
+from minddata.ops.base import init_arguments, record_init_arguments
+
+__all__ = ["CALL_TAG", "DatasetCall", "remember_source_arguments"]
+
+# The node attribute holding its DatasetCall.
+CALL_TAG = "_dataset_call"
+
+
+class DatasetCall(NamedTuple):
+    """How a dataset class instance was made: class, constructor arguments, and the sampler its node
+    had then (``use_sampler`` or ``split`` later give the node another one)."""
+
+    cls: type
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    sampler: Any
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Graph nodes travel pickled to worker processes and Ray tasks, which run them but never
+        # serialize them: the constructor arguments (a NumpySlicesDataset's data) stay behind.
+        return (_dropped, ())
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> DatasetCall:
+        return self
+
+
+def _dropped() -> None:
+    return None
+
+
+def remember_source_arguments(cls: type) -> None:
+    """Make the dataset class ``cls`` record each instance's constructor call on the graph node it
+    builds, so ``minddata.serialize`` can write the source as that call."""
+    record_init_arguments(cls, after=_tag_node)
+
+
+def _tag_node(dataset: Any) -> None:
+    call = init_arguments(dataset)
+    node = getattr(dataset, "_node", None)
+    if call is None or node is None:
+        return
+    if getattr(node, CALL_TAG, None) is not None:
+        # The node came from another dataset object, which keeps its own description.
+        node = copy.copy(node)
+        dataset._node = node
+    setattr(node, CALL_TAG, DatasetCall(type(dataset), call[0], call[1], getattr(node, "sampler", None)))
