@@ -61,11 +61,14 @@ class Node:
     """A node of the graph. ``columns`` is its output schema (names, in order).
 
     ``fusion_notes``: what the optimizer did to this node and why (``explain()`` prints them); empty
-    in the user's graph.
+    in the user's graph. ``source_call``: the dataset constructor call that made it, if any.
     """
 
     name: ClassVar[str] = "Node"
     fusion_notes: tuple[str, ...] = field(default=(), kw_only=True)
+    # The public dataset constructor call that built this node (minddata.dataset._recorded), read by
+    # minddata.serialize; None for nodes the passes make. It does not travel by pickle.
+    source_call: Any = field(default=None, kw_only=True)
 
     @property
     def children(self) -> tuple[Node, ...]:

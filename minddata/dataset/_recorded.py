@@ -6,15 +6,15 @@ nothing heavy while the dataset modules are still loading.
 
 from __future__ import annotations
 
-import copy
+import dataclasses
 from typing import Any, NamedTuple
 
 from minddata.ops.base import init_arguments, record_init_arguments
 
 __all__ = ["CALL_TAG", "DatasetCall", "remember_source_arguments"]
 
-# The node attribute holding its DatasetCall.
-CALL_TAG = "_dataset_call"
+# The plan node field holding its DatasetCall.
+CALL_TAG = "source_call"
 
 
 class DatasetCall(NamedTuple):
@@ -50,8 +50,8 @@ def _tag_node(dataset: Any) -> None:
     node = getattr(dataset, "_node", None)
     if call is None or node is None:
         return
-    if getattr(node, CALL_TAG, None) is not None:
-        # The node came from another dataset object, which keeps its own description.
-        node = copy.copy(node)
-        dataset._node = node
-    setattr(node, CALL_TAG, DatasetCall(type(dataset), call[0], call[1], getattr(node, "sampler", None)))
+    # A new node (plan nodes are frozen): one that came from another dataset object keeps that
+    # object's description.
+    dataset._node = dataclasses.replace(
+        node, source_call=DatasetCall(type(dataset), call[0], call[1], getattr(node, "sampler", None))
+    )

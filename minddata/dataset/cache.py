@@ -8,6 +8,7 @@ from typing import Any
 from minddata.dataset import _validate as v
 from minddata.engine import ir
 from minddata.errors import ArgumentError
+from minddata.ops.base import record_init_arguments
 
 __all__ = ["DatasetCache", "CacheStat", "with_cache"]
 
@@ -111,6 +112,11 @@ class DatasetCache:
         from minddata.engine.cache_store import destroy_session
 
         return destroy_session(self.session_id)
+
+
+
+# minddata.serialize writes a cache as its constructor call.
+record_init_arguments(DatasetCache)
 
 
 def with_cache(where: str, node: ir.Node, cache: Any) -> ir.Node:

@@ -35,6 +35,7 @@ from minddata.dataset._recorded import DatasetCall as _DatasetCall
 from minddata.dataset.base import Dataset, concat, zip
 from minddata.engine import ir
 from minddata.engine.autotune import AUTOTUNE, is_autotune
+from minddata.engine.cache_stage import CacheNode
 from minddata.errors import ArgumentError, GraphError
 from minddata.ops.base import Op, init_arguments
 
@@ -271,6 +272,10 @@ class _Writer:
             return self.source(node, call)
         if isinstance(node, ir.CallbackNode):
             return self.callbacks(node)
+        if isinstance(node, CacheNode):  # a cached map: MindSpore writes the cache as the map's field
+            out = self.node(node.child)
+            out["cache"] = {"session_id": node.session_id, "size": node.size_mb, "spilling": node.spilling}
+            return out
         writer = _FLOW_WRITERS.get(type(node))
         if writer is None:
             what = "a source not made by a dataset class" if not node.children else f"a {node.name} node"
@@ -809,7 +814,11 @@ def _call(cls: type, params: dict[str, Any], where: str) -> Any:
 
 
 def _map(children: list[Dataset], p: dict[str, Any]) -> Dataset:
-    extra = {"callbacks": p["callbacks"]} if p.get("callbacks") else {}
+    extra: dict[str, Any] = {"callbacks": p["callbacks"]} if p.get("callbacks") else {}
+    if p.get("cache"):
+        from minddata.dataset.cache import DatasetCache
+
+        extra["cache"] = DatasetCache(**p["cache"])
     return children[0].map(
         p["operations"],
         p.get("input_columns"),

@@ -411,6 +411,8 @@ def _contract_cases() -> dict[str, Any]:
         spec = importlib.util.spec_from_file_location("test_contract", path)
         module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
         sys.modules["test_contract"] = module
+        if str(path.parent) not in sys.path:  # its helper modules (contract_text) sit beside it
+            sys.path.append(str(path.parent))
         spec.loader.exec_module(module)  # type: ignore[union-attr]
     return module.CASES
 
@@ -462,3 +464,21 @@ def test_map_callbacks_are_one_map_node_and_fail_at_deserialize():
     assert pipeline["op_type"] == "Map" and pipeline["children"][0]["op_type"] == "NumpySlicesDataset"
     with pytest.raises(GraphError, match=r"Map \(at root\) argument `callbacks`\[0\].*DSCallback"):
         md.deserialize(input_dict=pipeline)
+
+
+def test_cached_map_and_cached_source_keep_their_cache(tmp_path, monkeypatch):
+    from minddata.engine import cache_store
+    from minddata.engine.cache_stage import CacheNode
+
+    monkeypatch.setenv("MINDDATA_CACHE_DIR", str(tmp_path))
+    cache = md.DatasetCache(session_id=cache_store.new_session_id(), size=16)
+    try:
+        mapped = md.NumpySlicesDataset({"x": [1, 2, 3]}, shuffle=False).map(
+            transforms.TypeCast(np.float32), input_columns="x", cache=cache)
+        source = md.FakeImageDataset(num_images=4, image_size=(8, 8, 3), num_classes=2, shuffle=False, cache=cache)
+        for ds in (mapped, source):
+            back = through_json(ds)
+            assert isinstance(back._node, CacheNode) and back._node.session_id == cache.session_id
+            assert_same_rows(ds, back)
+    finally:
+        cache.destroy()
