@@ -28,6 +28,15 @@ def test_page_is_current():
     )
 
 
+def test_readme_section_is_current():
+    readme = PAGE.parents[1] / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    section = text[text.index(coverage.README_BEGIN) : text.index(coverage.README_END) + len(coverage.README_END)]
+    assert section == coverage.render_readme_section(coverage.coverage()), (
+        "README.md's coverage table is out of date: run `python -m minddata.bench.coverage`"
+    )
+
+
 def test_names_map_to_minddata_modules():
     assert coverage.minddata_name("dataset.vision.Resize") == "minddata.vision.Resize"
     assert coverage.minddata_name("dataset.config.set_seed") == "minddata.config.set_seed"
