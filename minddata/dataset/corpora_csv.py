@@ -73,7 +73,29 @@ _ARGS = """
 """
 
 
-class AGNewsDataset(Dataset):
+class _CsvCorpus(Dataset):
+    """The character-level CNN collection's shared reader: ``train.csv``/``test.csv`` of ``_COLUMNS``."""
+
+    _COLUMNS: list[str] = []
+
+    def __init__(
+        self,
+        dataset_dir: str | os.PathLike,
+        usage: str | None = None,
+        num_samples: int | None = None,
+        num_parallel_workers: int | None = None,
+        shuffle: Any = None,
+        num_shards: int | None = None,
+        shard_id: int | None = None,
+        cache: Any = None,
+    ):
+        super().__init__(
+            _csv_corpus(type(self).__name__, list(self._COLUMNS), dataset_dir, usage, num_samples,
+                        num_parallel_workers, shuffle, num_shards, shard_id)
+        )
+
+
+class AGNewsDataset(_CsvCorpus):
     """AG News (MindSpore's ``AGNewsDataset``): columns ``index`` (class 1-4), ``title``,
     ``description``, all strings.
     {args}
@@ -88,33 +110,11 @@ class AGNewsDataset(Dataset):
         [('3', 'Wall St.')]
     """
 
-    def __init__(
-        self,
-        dataset_dir: str | os.PathLike,
-        usage: str | None = None,
-        num_samples: int | None = None,
-        num_parallel_workers: int | None = None,
-        shuffle: Any = None,
-        num_shards: int | None = None,
-        shard_id: int | None = None,
-        cache: Any = None,
-    ):
-        super().__init__(
-            _csv_corpus(
-                "AGNewsDataset",
-                ["index", "title", "description"],
-                dataset_dir,
-                usage,
-                num_samples,
-                num_parallel_workers,
-                shuffle,
-                num_shards,
-                shard_id,
-            )
-        )
+    _COLUMNS = ["index", "title", "description"]
 
 
-class AmazonReviewDataset(Dataset):
+
+class AmazonReviewDataset(_CsvCorpus):
     """Amazon Review, Polarity or Full (MindSpore's ``AmazonReviewDataset``): columns ``label``,
     ``title``, ``content``, all strings.
     {args}
@@ -124,33 +124,11 @@ class AmazonReviewDataset(Dataset):
         'AmazonReviewDataset'
     """
 
-    def __init__(
-        self,
-        dataset_dir: str | os.PathLike,
-        usage: str | None = None,
-        num_samples: int | None = None,
-        num_parallel_workers: int | None = None,
-        shuffle: Any = None,
-        num_shards: int | None = None,
-        shard_id: int | None = None,
-        cache: Any = None,
-    ):
-        super().__init__(
-            _csv_corpus(
-                "AmazonReviewDataset",
-                ["label", "title", "content"],
-                dataset_dir,
-                usage,
-                num_samples,
-                num_parallel_workers,
-                shuffle,
-                num_shards,
-                shard_id,
-            )
-        )
+    _COLUMNS = ["label", "title", "content"]
 
 
-class YelpReviewDataset(Dataset):
+
+class YelpReviewDataset(_CsvCorpus):
     """Yelp Review, Polarity or Full (MindSpore's ``YelpReviewDataset``): columns ``label``, ``text``,
     both strings.
     {args}
@@ -160,33 +138,11 @@ class YelpReviewDataset(Dataset):
         'YelpReviewDataset'
     """
 
-    def __init__(
-        self,
-        dataset_dir: str | os.PathLike,
-        usage: str | None = None,
-        num_samples: int | None = None,
-        shuffle: Any = None,
-        num_shards: int | None = None,
-        shard_id: int | None = None,
-        num_parallel_workers: int | None = None,
-        cache: Any = None,
-    ):
-        super().__init__(
-            _csv_corpus(
-                "YelpReviewDataset",
-                ["label", "text"],
-                dataset_dir,
-                usage,
-                num_samples,
-                num_parallel_workers,
-                shuffle,
-                num_shards,
-                shard_id,
-            )
-        )
+    _COLUMNS = ["label", "text"]
 
 
-class SogouNewsDataset(Dataset):
+
+class SogouNewsDataset(_CsvCorpus):
     """Sogou News (MindSpore's ``SogouNewsDataset``): columns ``index`` (class 1-5), ``title``,
     ``content``, all strings.
     {args}
@@ -196,33 +152,11 @@ class SogouNewsDataset(Dataset):
         'SogouNewsDataset'
     """
 
-    def __init__(
-        self,
-        dataset_dir: str | os.PathLike,
-        usage: str | None = None,
-        num_samples: int | None = None,
-        shuffle: Any = None,
-        num_shards: int | None = None,
-        shard_id: int | None = None,
-        num_parallel_workers: int | None = None,
-        cache: Any = None,
-    ):
-        super().__init__(
-            _csv_corpus(
-                "SogouNewsDataset",
-                ["index", "title", "content"],
-                dataset_dir,
-                usage,
-                num_samples,
-                num_parallel_workers,
-                shuffle,
-                num_shards,
-                shard_id,
-            )
-        )
+    _COLUMNS = ["index", "title", "content"]
 
 
-class DBpediaDataset(Dataset):
+
+class DBpediaDataset(_CsvCorpus):
     """DBpedia ontology classification (MindSpore's ``DBpediaDataset``): columns ``class`` (1-14),
     ``title``, ``content``, all strings.
     {args}
@@ -232,33 +166,11 @@ class DBpediaDataset(Dataset):
         'DBpediaDataset'
     """
 
-    def __init__(
-        self,
-        dataset_dir: str | os.PathLike,
-        usage: str | None = None,
-        num_samples: int | None = None,
-        num_parallel_workers: int | None = None,
-        shuffle: Any = None,
-        num_shards: int | None = None,
-        shard_id: int | None = None,
-        cache: Any = None,
-    ):
-        super().__init__(
-            _csv_corpus(
-                "DBpediaDataset",
-                ["class", "title", "content"],
-                dataset_dir,
-                usage,
-                num_samples,
-                num_parallel_workers,
-                shuffle,
-                num_shards,
-                shard_id,
-            )
-        )
+    _COLUMNS = ["class", "title", "content"]
 
 
-class YahooAnswersDataset(Dataset):
+
+class YahooAnswersDataset(_CsvCorpus):
     """Yahoo! Answers topic classification (MindSpore's ``YahooAnswersDataset``): columns ``class``
     (1-10), ``title``, ``content``, ``answer``, all strings.
     {args}
@@ -268,30 +180,8 @@ class YahooAnswersDataset(Dataset):
         'YahooAnswersDataset'
     """
 
-    def __init__(
-        self,
-        dataset_dir: str | os.PathLike,
-        usage: str | None = None,
-        num_samples: int | None = None,
-        num_parallel_workers: int | None = None,
-        shuffle: Any = None,
-        num_shards: int | None = None,
-        shard_id: int | None = None,
-        cache: Any = None,
-    ):
-        super().__init__(
-            _csv_corpus(
-                "YahooAnswersDataset",
-                ["class", "title", "content", "answer"],
-                dataset_dir,
-                usage,
-                num_samples,
-                num_parallel_workers,
-                shuffle,
-                num_shards,
-                shard_id,
-            )
-        )
+    _COLUMNS = ["class", "title", "content", "answer"]
+
 
 
 for _cls in (
