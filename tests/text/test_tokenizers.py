@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from text_differential import BERT_DOC_VOCAB
 
 import minddata as md
 from minddata import text
@@ -250,51 +251,7 @@ def test_wordpiece_requires_a_vocab():
         text.WordpieceTokenizer(["book"])
 
 
-BERT_VOCAB = [
-    "床",
-    "前",
-    "明",
-    "月",
-    "光",
-    "疑",
-    "是",
-    "地",
-    "上",
-    "霜",
-    "举",
-    "头",
-    "望",
-    "低",
-    "思",
-    "故",
-    "乡",
-    "繁",
-    "體",
-    "字",
-    "嘿",
-    "哈",
-    "大",
-    "笑",
-    "嘻",
-    "i",
-    "am",
-    "mak",
-    "make",
-    "small",
-    "mistake",
-    "##s",
-    "katra",
-    "take",
-    "##es",
-    "##cop",
-    "##e",
-    "[CLS]",
-    "[SEP]",
-    "[UNK]",
-    "[PAD]",
-    "[MASK]",
-    "[unused1]",
-]
+BERT_VOCAB = BERT_DOC_VOCAB
 
 
 def test_bert_tokenizer_documented_example():
