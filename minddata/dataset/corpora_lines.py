@@ -47,7 +47,41 @@ def _lines_node(where: str, files: list[str], keep_empty: bool, **stream: Any) -
 _SPLITS = ("train", "valid", "test", "all")
 
 
-class PennTreebankDataset(Dataset):
+class _SplitFiles(Dataset):
+    """A corpus of one text file per split (``_FILE`` with the split's name), its non-empty lines as rows."""
+
+    _FILE = "{}"
+
+    def __init__(
+        self,
+        dataset_dir: str | os.PathLike,
+        usage: str | None = None,
+        num_samples: int | None = None,
+        num_parallel_workers: int | None = None,
+        shuffle: Any = None,
+        num_shards: int | None = None,
+        shard_id: int | None = None,
+        cache: Any = None,
+    ):
+        where = type(self).__name__
+        folder = check_dir(where, dataset_dir)
+        split = check_usage(where, usage, _SPLITS)
+        names = {s: self._FILE.format(s) for s in _SPLITS[:3]}
+        super().__init__(
+            _lines_node(
+                where,
+                usage_files(where, folder, split, names),
+                False,
+                shuffle=shuffle,
+                num_samples=num_samples,
+                num_parallel_workers=num_parallel_workers,
+                num_shards=num_shards,
+                shard_id=shard_id,
+            )
+        )
+
+
+class PennTreebankDataset(_SplitFiles):
     """Penn Treebank, Mikolov's language-modelling version (MindSpore's ``PennTreebankDataset``).
 
     ``dataset_dir`` holds ``ptb.train.txt``, ``ptb.valid.txt`` and ``ptb.test.txt``; each non-empty
@@ -72,36 +106,11 @@ class PennTreebankDataset(Dataset):
         [' consumers may want to move']
     """
 
-    def __init__(
-        self,
-        dataset_dir: str | os.PathLike,
-        usage: str | None = None,
-        num_samples: int | None = None,
-        num_parallel_workers: int | None = None,
-        shuffle: Any = None,
-        num_shards: int | None = None,
-        shard_id: int | None = None,
-        cache: Any = None,
-    ):
-        where = "PennTreebankDataset"
-        folder = check_dir(where, dataset_dir)
-        split = check_usage(where, usage, _SPLITS)
-        names = {s: f"ptb.{s}.txt" for s in _SPLITS[:3]}
-        super().__init__(
-            _lines_node(
-                where,
-                usage_files(where, folder, split, names),
-                False,
-                shuffle=shuffle,
-                num_samples=num_samples,
-                num_parallel_workers=num_parallel_workers,
-                num_shards=num_shards,
-                shard_id=shard_id,
-            )
-        )
+    _FILE = "ptb.{}.txt"
 
 
-class WikiTextDataset(Dataset):
+
+class WikiTextDataset(_SplitFiles):
     """WikiText-2 or WikiText-103 (MindSpore's ``WikiTextDataset``).
 
     ``dataset_dir`` holds ``wiki.train.tokens``, ``wiki.valid.tokens`` and ``wiki.test.tokens``; each
@@ -118,33 +127,8 @@ class WikiTextDataset(Dataset):
         [' = Robert Boulter = ']
     """
 
-    def __init__(
-        self,
-        dataset_dir: str | os.PathLike,
-        usage: str | None = None,
-        num_samples: int | None = None,
-        num_parallel_workers: int | None = None,
-        shuffle: Any = None,
-        num_shards: int | None = None,
-        shard_id: int | None = None,
-        cache: Any = None,
-    ):
-        where = "WikiTextDataset"
-        folder = check_dir(where, dataset_dir)
-        split = check_usage(where, usage, _SPLITS)
-        names = {s: f"wiki.{s}.tokens" for s in _SPLITS[:3]}
-        super().__init__(
-            _lines_node(
-                where,
-                usage_files(where, folder, split, names),
-                False,
-                shuffle=shuffle,
-                num_samples=num_samples,
-                num_parallel_workers=num_parallel_workers,
-                num_shards=num_shards,
-                shard_id=shard_id,
-            )
-        )
+    _FILE = "wiki.{}.tokens"
+
 
 
 class EnWik9Dataset(Dataset):
