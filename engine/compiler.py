@@ -186,7 +186,12 @@ class _Builder:
         from minddata.engine.procpool import ProcessWorker
 
         workers = [
-            ProcessWorker(fn, name=f"{label} worker {i}", shm_size=self.rt.options.worker_shm_size)
+            ProcessWorker(
+                fn,
+                name=f"{label} worker {i}",
+                shm_size=self.rt.options.worker_shm_size,
+                shared_memory=self.rt.options.enable_shared_mem,
+            )
             for i in range(count)
         ]
         for worker in workers:

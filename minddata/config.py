@@ -87,6 +87,8 @@ __all__ = [
     "get_numa_enable",
     "set_video_backend",
     "get_video_backend",
+    "set_enable_shared_mem",
+    "get_enable_shared_mem",
     "load",
 ]
 
@@ -166,6 +168,7 @@ def load_defaults() -> None:
             fast_recovery=True,
             numa_enable=False,
             video_backend="CPU",
+            enable_shared_mem=True,
         )
 
 
@@ -221,6 +224,7 @@ class RunOptions:
     fast_recovery: bool
     numa_enable: bool
     video_backend: str
+    enable_shared_mem: bool
 
 
 def snapshot() -> RunOptions:
@@ -869,6 +873,29 @@ def set_video_backend(backend: str) -> None:
 
 def get_video_backend() -> str:
     return str(_state["video_backend"])
+
+
+def set_enable_shared_mem(enable: bool) -> None:
+    """Whether process workers (``python_multiprocessing=True``) pass arrays through shared memory
+    (True, the default, as MindSpore) or through their pipe, inside the pickle (False).
+
+    With shared memory, arrays of 64 KiB or more are written once into a per-worker arena in
+    ``/dev/shm`` and only their place crosses the pipe; without it, no segment is created and each
+    array is copied through the pipe, which is slower for large arrays but works where ``/dev/shm``
+    is small or absent (a container started without ``--shm-size``). The rows are the same.
+
+    Examples:
+        >>> import minddata as md
+        >>> md.config.set_enable_shared_mem(False)
+        >>> md.config.get_enable_shared_mem()
+        False
+        >>> md.config.load_defaults()
+    """
+    _state["enable_shared_mem"] = _bool("set_enable_shared_mem", enable)
+
+
+def get_enable_shared_mem() -> bool:
+    return bool(_state["enable_shared_mem"])
 
 
 # MindSpore's configuration file keys (its config.load format) -> the setter that takes the value.

@@ -9,6 +9,7 @@ import os
 
 import numpy as np
 import pytest
+from testkit import shm_segments
 
 import minddata as md
 
@@ -133,12 +134,28 @@ def test_iterator_mode_serial_convert_gives_the_same_rows():
     assert serial == parallel == [2 * i for i in range(20)]
 
 
+@pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="segments are counted in /dev/shm")
+@pytest.mark.parametrize("enable", [True, False])
+def test_shared_mem_setting_decides_how_process_workers_pass_arrays(enable):
+    md.config.set_enable_shared_mem(enable)
+    images = [np.full((128, 256, 3), i, np.uint8) for i in range(4)]  # 96 KiB: over the out-of-band threshold
+    data = md.GeneratorDataset(lambda: ((im,) for im in images), column_names=["x"], shuffle=False)
+    data = data.map(lambda x: x + 1, input_columns="x", num_parallel_workers=2, python_multiprocessing=True)
+    it = data.create_tuple_iterator(num_epochs=1, output_numpy=True)
+    rows = [next(it)[0]]
+    segments = shm_segments()  # while the workers live
+    rows += [row[0] for row in it]
+    assert all(np.array_equal(row, im + 1) for row, im in zip(rows, images, strict=True))
+    assert bool(segments) is enable, segments
+
+
 @pytest.mark.parametrize(
     "setter, getter, value",
     [("set_fast_recovery", "get_fast_recovery", False), ("set_numa_enable", "get_numa_enable", True),
      ("set_video_backend", "get_video_backend", "Ascend"), ("set_autotune_interval", "get_autotune_interval", 7),
      ("set_auto_num_workers", "get_auto_num_workers", True), ("set_callback_timeout", "get_callback_timeout", 9),
-     ("set_monitor_sampling_interval", "get_monitor_sampling_interval", 25)],
+     ("set_monitor_sampling_interval", "get_monitor_sampling_interval", 25),
+     ("set_enable_shared_mem", "get_enable_shared_mem", False)],
 )
 def test_setting_reads_back_and_reaches_the_run_options(setter, getter, value):
     getattr(md.config, setter)(value)
@@ -150,7 +167,8 @@ def test_setting_reads_back_and_reaches_the_run_options(setter, getter, value):
     "setter, bad, message",
     [("set_callback_timeout", 0, "greater than 0"), ("set_autotune_interval", -1, r"\[0, 2147483647\]"),
      ("set_monitor_sampling_interval", 0, "greater than 0 ms"), ("set_fast_recovery", 1, "must be a bool"),
-     ("set_video_backend", "GPU", "one of"), ("set_auto_num_workers", "yes", "must be a bool")],
+     ("set_video_backend", "GPU", "one of"), ("set_auto_num_workers", "yes", "must be a bool"),
+     ("set_enable_shared_mem", 1, "set_enable_shared_mem: the value must be a bool")],
 )
 def test_bad_setting_values_name_the_setting_and_the_value(setter, bad, message):
     with pytest.raises((TypeError, ValueError), match=message):

@@ -53,7 +53,7 @@ class _Attachment:
 
     __slots__ = ("spec", "arena")
 
-    def __init__(self, spec: tuple[str, int]):
+    def __init__(self, spec: tuple[str, int] | None):
         self.spec = spec
         self.arena: Arena | None = None
 
@@ -104,12 +104,12 @@ def _child_call(
     finally:
         del arg
     try:
-        out_payload, views = dumps(result)
+        out_payload, views = dumps(result, out_of_band=resp.spec is not None)
     except Exception as e:
         return error_reply(seq, e, "fn's result could not be pickled")
     del result
     out_spans, total = layout(views)
-    if total > resp.size:
+    if views and total > resp.size:
         # The parent owns the arenas: ask it for a bigger one and wait for its name.
         try:
             conn.send(("grow", seq, total))
@@ -133,13 +133,14 @@ def _child_call(
 def child_main(
     conn: Any,
     fn_bytes: bytes | None,
-    req_spec: tuple[str, int],
-    resp_spec: tuple[str, int],
+    req_spec: tuple[str, int] | None,
+    resp_spec: tuple[str, int] | None,
     parent_pid: int,
     name: str,
     forked: tuple[Callable[[Any], Any], Any] | None = None,
 ) -> None:
-    """Entry point of a worker process. ``forked``: (fn, the parent's end of our pipe) when forked."""
+    """Entry point of a worker process. ``forked``: (fn, the parent's end of our pipe) when forked.
+    ``req_spec``/``resp_spec`` None: no shared memory, every array travels in the pickle."""
     if forked is not None:
         # Our copy of the parent's end would keep the pipe open after the parent died (no EOF).
         try:

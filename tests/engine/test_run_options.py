@@ -104,6 +104,7 @@ NON_DEFAULT = {
     "fast_recovery": False,
     "numa_enable": True,
     "video_backend": "Ascend",
+    "enable_shared_mem": False,
 }
 
 
@@ -136,6 +137,7 @@ def _configure(values: dict) -> None:
     c.set_fast_recovery(values["fast_recovery"])
     c.set_numa_enable(values["numa_enable"])
     c.set_video_backend(values["video_backend"])
+    c.set_enable_shared_mem(values["enable_shared_mem"])
 
 
 def test_the_snapshot_holds_every_setting() -> None:
