@@ -191,6 +191,7 @@ class _Builder:
                 name=f"{label} worker {i}",
                 shm_size=self.rt.options.worker_shm_size,
                 shared_memory=self.rt.options.enable_shared_mem,
+                timeout_interval=self.rt.options.multiprocessing_timeout_interval,
             )
             for i in range(count)
         ]

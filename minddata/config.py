@@ -89,6 +89,8 @@ __all__ = [
     "get_video_backend",
     "set_enable_shared_mem",
     "get_enable_shared_mem",
+    "set_multiprocessing_timeout_interval",
+    "get_multiprocessing_timeout_interval",
     "load",
 ]
 
@@ -169,6 +171,7 @@ def load_defaults() -> None:
             numa_enable=False,
             video_backend="CPU",
             enable_shared_mem=True,
+            multiprocessing_timeout_interval=300,
         )
 
 
@@ -225,6 +228,7 @@ class RunOptions:
     numa_enable: bool
     video_backend: str
     enable_shared_mem: bool
+    multiprocessing_timeout_interval: int
 
 
 def snapshot() -> RunOptions:
@@ -896,6 +900,31 @@ def set_enable_shared_mem(enable: bool) -> None:
 
 def get_enable_shared_mem() -> bool:
     return bool(_state["enable_shared_mem"])
+
+
+def set_multiprocessing_timeout_interval(interval: int) -> None:
+    """Seconds between the warnings logged while a process worker (``python_multiprocessing=True``)
+    has not answered (default 300, as MindSpore).
+
+    The warning, on the ``minddata`` logger, names the map and its worker, the worker's pid and how
+    long it has been waiting; the pipeline keeps waiting (a slow row is not an error, and a worker
+    that died is reported at once).
+
+    Examples:
+        >>> import minddata as md
+        >>> md.config.set_multiprocessing_timeout_interval(30)
+        >>> md.config.get_multiprocessing_timeout_interval()
+        30
+        >>> md.config.load_defaults()
+    """
+    interval = _non_negative_int("set_multiprocessing_timeout_interval", interval)
+    if interval == 0:
+        raise ValueError("config.set_multiprocessing_timeout_interval: the interval must be greater than 0 s. Found: 0")
+    _state["multiprocessing_timeout_interval"] = interval
+
+
+def get_multiprocessing_timeout_interval() -> int:
+    return int(_state["multiprocessing_timeout_interval"])  # type: ignore[call-overload]
 
 
 # MindSpore's configuration file keys (its config.load format) -> the setter that takes the value.

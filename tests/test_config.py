@@ -149,13 +149,31 @@ def test_shared_mem_setting_decides_how_process_workers_pass_arrays(enable):
     assert bool(segments) is enable, segments
 
 
+def _slow_identity(x):
+    __import__("time").sleep(2.5)
+    return x
+
+
+def test_a_process_worker_silent_past_the_timeout_interval_is_warned_about_and_awaited(caplog):
+    md.config.set_multiprocessing_timeout_interval(1)
+    data = md.NumpySlicesDataset({"x": [7]}, shuffle=False)
+    data = data.map(_slow_identity, input_columns="x", num_parallel_workers=1, python_multiprocessing=True)
+    with caplog.at_level(logging.WARNING, logger="minddata"):
+        rows = [int(row[0]) for row in data.create_tuple_iterator(num_epochs=1, output_numpy=True)]
+    assert rows == [7]  # kept waiting: the row arrived
+    warnings = [r.getMessage() for r in caplog.records if "has not answered" in r.getMessage()]
+    assert warnings, caplog.text
+    assert "Map[_slow_identity] worker 0 (pid " in warnings[0] and "set_multiprocessing_timeout_interval" in warnings[0]
+
+
 @pytest.mark.parametrize(
     "setter, getter, value",
     [("set_fast_recovery", "get_fast_recovery", False), ("set_numa_enable", "get_numa_enable", True),
      ("set_video_backend", "get_video_backend", "Ascend"), ("set_autotune_interval", "get_autotune_interval", 7),
      ("set_auto_num_workers", "get_auto_num_workers", True), ("set_callback_timeout", "get_callback_timeout", 9),
      ("set_monitor_sampling_interval", "get_monitor_sampling_interval", 25),
-     ("set_enable_shared_mem", "get_enable_shared_mem", False)],
+     ("set_enable_shared_mem", "get_enable_shared_mem", False),
+     ("set_multiprocessing_timeout_interval", "get_multiprocessing_timeout_interval", 45)],
 )
 def test_setting_reads_back_and_reaches_the_run_options(setter, getter, value):
     getattr(md.config, setter)(value)
@@ -168,7 +186,9 @@ def test_setting_reads_back_and_reaches_the_run_options(setter, getter, value):
     [("set_callback_timeout", 0, "greater than 0"), ("set_autotune_interval", -1, r"\[0, 2147483647\]"),
      ("set_monitor_sampling_interval", 0, "greater than 0 ms"), ("set_fast_recovery", 1, "must be a bool"),
      ("set_video_backend", "GPU", "one of"), ("set_auto_num_workers", "yes", "must be a bool"),
-     ("set_enable_shared_mem", 1, "set_enable_shared_mem: the value must be a bool")],
+     ("set_enable_shared_mem", 1, "set_enable_shared_mem: the value must be a bool"),
+     ("set_multiprocessing_timeout_interval", 0, "greater than 0 s"),
+     ("set_multiprocessing_timeout_interval", 2**31, r"\[0, 2147483647\]")],
 )
 def test_bad_setting_values_name_the_setting_and_the_value(setter, bad, message):
     with pytest.raises((TypeError, ValueError), match=message):

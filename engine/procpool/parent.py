@@ -10,6 +10,7 @@ import secrets
 import signal
 import sys
 import threading
+import time
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -37,8 +38,10 @@ class _State:
     """Everything close() needs, kept apart from ProcessWorker so the finalizer holds no reference to it."""
 
     def __init__(self, name: str, fn: Any, fn_bytes: bytes | None, shm_size: int, start_method: str,
-                 shared_memory: bool = True):
+                 shared_memory: bool = True, timeout_interval: float = 300.0):
         self.name = name
+        # Seconds without an answer between two warnings (config.set_multiprocessing_timeout_interval).
+        self.timeout_interval = timeout_interval
         self.shared_memory = shared_memory  # False: arrays travel in-band through the pipe, no arenas
         self.fn: Any = fn  # kept only for fork, which hands it to the child as it is
         self.fn_bytes: bytes | None = fn_bytes
@@ -168,6 +171,9 @@ class ProcessWorker:
         shared_memory: False sends every array through the pipe, inside the pickle, and creates no
             shared-memory segment (``config.set_enable_shared_mem``): slower for large arrays, but
             needs no ``/dev/shm``.
+        timeout_interval: While a call waits, a warning on the ``minddata`` logger every this many
+            seconds without an answer, naming the worker, its pid and the time waited
+            (``config.set_multiprocessing_timeout_interval``); the call keeps waiting.
 
     Examples:
         >>> import threading
@@ -191,6 +197,7 @@ class ProcessWorker:
         shm_size: int = 16 << 20,
         start_method: str | None = None,
         shared_memory: bool = True,
+        timeout_interval: float = 300.0,
     ):
         if not callable(fn):
             raise ArgumentError(f"{name}: fn must be callable, got {type(fn).__name__}")
@@ -208,7 +215,7 @@ class ProcessWorker:
                     f"(minddata.config.set_multiprocessing_start_method('fork')), or python_multiprocessing=False"
                 ) from e
         self._s = _State(name, fn if method == "fork" else None, fn_bytes, page_round(shm_size), method,
-                         shared_memory=shared_memory)
+                         shared_memory=shared_memory, timeout_interval=timeout_interval)
         self._finalizer = weakref.finalize(self, _close_state, self._s, 2.0)
 
     def __repr__(self) -> str:
@@ -376,6 +383,8 @@ class ProcessWorker:
     def _await(self, seq: int, stop_event: threading.Event | None) -> tuple:
         """Wait for the reply to call ``seq``, serving arena requests; never blocks without checks."""
         s = self._s
+        started = time.monotonic()
+        warn_at = started + s.timeout_interval
         while True:
             if s.closed:
                 raise WorkerStopped(f"{s.name} is closed")
@@ -389,6 +398,15 @@ class ProcessWorker:
                     raise WorkerStopped(f"{s.name} is closed") from None
                 raise self._died() from None
             if msg is None:
+                now = time.monotonic()
+                if now >= warn_at:
+                    warn_at = now + s.timeout_interval
+                    # As MindSpore: say so, and keep waiting (the call may just be slow).
+                    _logger.warning(
+                        "%s (pid %s) has not answered for %.1f s (warned every %g s: "
+                        "config.set_multiprocessing_timeout_interval); still waiting",
+                        s.name, s.pid, now - started, s.timeout_interval,
+                    )
                 if not s.proc.is_alive():
                     try:
                         if s.conn.poll(0):

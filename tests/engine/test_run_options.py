@@ -105,6 +105,7 @@ NON_DEFAULT = {
     "numa_enable": True,
     "video_backend": "Ascend",
     "enable_shared_mem": False,
+    "multiprocessing_timeout_interval": 17,
 }
 
 
@@ -138,6 +139,7 @@ def _configure(values: dict) -> None:
     c.set_numa_enable(values["numa_enable"])
     c.set_video_backend(values["video_backend"])
     c.set_enable_shared_mem(values["enable_shared_mem"])
+    c.set_multiprocessing_timeout_interval(values["multiprocessing_timeout_interval"])
 
 
 def test_the_snapshot_holds_every_setting() -> None:
