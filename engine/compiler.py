@@ -192,6 +192,7 @@ class _Builder:
                 shm_size=self.rt.options.worker_shm_size,
                 shared_memory=self.rt.options.enable_shared_mem,
                 timeout_interval=self.rt.options.multiprocessing_timeout_interval,
+                watchdog=self.rt.options.enable_watchdog,
             )
             for i in range(count)
         ]

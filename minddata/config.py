@@ -91,6 +91,8 @@ __all__ = [
     "get_enable_shared_mem",
     "set_multiprocessing_timeout_interval",
     "get_multiprocessing_timeout_interval",
+    "set_enable_watchdog",
+    "get_enable_watchdog",
     "load",
 ]
 
@@ -172,6 +174,7 @@ def load_defaults() -> None:
             video_backend="CPU",
             enable_shared_mem=True,
             multiprocessing_timeout_interval=300,
+            enable_watchdog=True,
         )
 
 
@@ -229,6 +232,7 @@ class RunOptions:
     video_backend: str
     enable_shared_mem: bool
     multiprocessing_timeout_interval: int
+    enable_watchdog: bool
 
 
 def snapshot() -> RunOptions:
@@ -925,6 +929,30 @@ def set_multiprocessing_timeout_interval(interval: int) -> None:
 
 def get_multiprocessing_timeout_interval() -> int:
     return int(_state["multiprocessing_timeout_interval"])  # type: ignore[call-overload]
+
+
+def set_enable_watchdog(enable: bool) -> None:
+    """Whether worker processes (``python_multiprocessing=True``) watch the process that started
+    them (True, the default, as MindSpore's watchdog).
+
+    On, a worker checks every second that its parent lives and exits when it does not, even in the
+    middle of the map's function: a script killed with SIGKILL (or by the OOM killer) leaves no
+    worker behind. Off, a worker whose parent died finishes the row it is on, then exits when it
+    finds its pipe closed; a function that never returns keeps its worker alive until it is killed.
+    Workers of a live pipeline are stopped by the pipeline either way.
+
+    Examples:
+        >>> import minddata as md
+        >>> md.config.set_enable_watchdog(False)
+        >>> md.config.get_enable_watchdog()
+        False
+        >>> md.config.load_defaults()
+    """
+    _state["enable_watchdog"] = _bool("set_enable_watchdog", enable)
+
+
+def get_enable_watchdog() -> bool:
+    return bool(_state["enable_watchdog"])
 
 
 # MindSpore's configuration file keys (its config.load format) -> the setter that takes the value.

@@ -6,6 +6,7 @@ import dataclasses
 import json
 import logging
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -166,6 +167,89 @@ def test_a_process_worker_silent_past_the_timeout_interval_is_warned_about_and_a
     assert "Map[_slow_identity] worker 0 (pid " in warnings[0] and "set_multiprocessing_timeout_interval" in warnings[0]
 
 
+# A pipeline whose process worker sends back its pid (row 0), then sleeps in the map's function
+# (row 1, after creating the file argv[2]) while the parent prints that pid and waits to be killed.
+_WATCHED_PARENT = """
+import os, sys, time
+import numpy as np
+import minddata as md
+
+def work(x):
+    if int(x) == 0:
+        return np.int64(os.getpid())
+    open(sys.argv[2], "w").close()
+    time.sleep(60)
+    return x
+
+if __name__ == "__main__":
+    md.config.set_enable_watchdog(sys.argv[1] == "on")
+    md.config.set_multiprocessing_start_method("fork")
+    md.config.set_rows_per_chunk(1)
+    data = md.NumpySlicesDataset({"x": [0, 1]}, shuffle=False)
+    data = data.map(work, input_columns="x", num_parallel_workers=1, python_multiprocessing=True)
+    it = data.create_tuple_iterator(num_epochs=1, output_numpy=True)
+    print(int(next(it)[0]), flush=True)
+    time.sleep(60)
+"""
+
+
+def _gone(pid: int) -> bool:
+    psutil = pytest.importorskip("psutil")
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def _killed_parents_worker(watchdog: str, busy) -> int:
+    """Start the pipeline script, SIGKILL it once its worker is busy in the map's function (the file
+    ``busy`` exists); return the worker's pid."""
+    import signal
+    import subprocess
+    import time
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    parent = subprocess.Popen([sys.executable, "-c", _WATCHED_PARENT, watchdog, str(busy)], cwd=root,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        worker = int(parent.stdout.readline())
+        deadline = time.monotonic() + 10
+        while not busy.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert busy.exists(), "the worker never started row 1"
+    finally:
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(10)
+        parent.stdout.close()
+    return worker
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork workers and SIGKILL")
+def test_with_the_watchdog_a_busy_worker_exits_when_its_parent_is_killed(tmp_path):
+    worker = _killed_parents_worker("on", tmp_path / "busy")
+    import time
+
+    deadline = time.monotonic() + 10
+    while not _gone(worker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if not _gone(worker):
+        os.kill(worker, 9)
+        pytest.fail("the worker outlived its killed parent by 10 s")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork workers and SIGKILL")
+def test_without_the_watchdog_a_busy_worker_finishes_its_call_first(tmp_path):
+    worker = _killed_parents_worker("off", tmp_path / "busy")
+    import time
+
+    try:
+        time.sleep(2.5)  # the watchdog looks every second: on, the worker would be gone by now
+        assert not _gone(worker)
+    finally:
+        if not _gone(worker):
+            os.kill(worker, 9)
+
+
 @pytest.mark.parametrize(
     "setter, getter, value",
     [("set_fast_recovery", "get_fast_recovery", False), ("set_numa_enable", "get_numa_enable", True),
@@ -173,7 +257,8 @@ def test_a_process_worker_silent_past_the_timeout_interval_is_warned_about_and_a
      ("set_auto_num_workers", "get_auto_num_workers", True), ("set_callback_timeout", "get_callback_timeout", 9),
      ("set_monitor_sampling_interval", "get_monitor_sampling_interval", 25),
      ("set_enable_shared_mem", "get_enable_shared_mem", False),
-     ("set_multiprocessing_timeout_interval", "get_multiprocessing_timeout_interval", 45)],
+     ("set_multiprocessing_timeout_interval", "get_multiprocessing_timeout_interval", 45),
+     ("set_enable_watchdog", "get_enable_watchdog", False)],
 )
 def test_setting_reads_back_and_reaches_the_run_options(setter, getter, value):
     getattr(md.config, setter)(value)
@@ -188,6 +273,7 @@ def test_setting_reads_back_and_reaches_the_run_options(setter, getter, value):
      ("set_video_backend", "GPU", "one of"), ("set_auto_num_workers", "yes", "must be a bool"),
      ("set_enable_shared_mem", 1, "set_enable_shared_mem: the value must be a bool"),
      ("set_multiprocessing_timeout_interval", 0, "greater than 0 s"),
+     ("set_enable_watchdog", "yes", "set_enable_watchdog: the value must be a bool"),
      ("set_multiprocessing_timeout_interval", 2**31, r"\[0, 2147483647\]")],
 )
 def test_bad_setting_values_name_the_setting_and_the_value(setter, bad, message):

@@ -38,8 +38,9 @@ class _State:
     """Everything close() needs, kept apart from ProcessWorker so the finalizer holds no reference to it."""
 
     def __init__(self, name: str, fn: Any, fn_bytes: bytes | None, shm_size: int, start_method: str,
-                 shared_memory: bool = True, timeout_interval: float = 300.0):
+                 shared_memory: bool = True, timeout_interval: float = 300.0, watchdog: bool = True):
         self.name = name
+        self.watchdog = watchdog  # the child exits when this process dies (config.set_enable_watchdog)
         # Seconds without an answer between two warnings (config.set_multiprocessing_timeout_interval).
         self.timeout_interval = timeout_interval
         self.shared_memory = shared_memory  # False: arrays travel in-band through the pipe, no arenas
@@ -174,6 +175,9 @@ class ProcessWorker:
         timeout_interval: While a call waits, a warning on the ``minddata`` logger every this many
             seconds without an answer, naming the worker, its pid and the time waited
             (``config.set_multiprocessing_timeout_interval``); the call keeps waiting.
+        watchdog: The child checks every second that this process is alive and exits when it is not,
+            even in the middle of ``fn`` (``config.set_enable_watchdog``). Without it a child whose
+            parent was killed finishes the call in progress, then exits when it finds the pipe closed.
 
     Examples:
         >>> import threading
@@ -198,6 +202,7 @@ class ProcessWorker:
         start_method: str | None = None,
         shared_memory: bool = True,
         timeout_interval: float = 300.0,
+        watchdog: bool = True,
     ):
         if not callable(fn):
             raise ArgumentError(f"{name}: fn must be callable, got {type(fn).__name__}")
@@ -215,7 +220,8 @@ class ProcessWorker:
                     f"(minddata.config.set_multiprocessing_start_method('fork')), or python_multiprocessing=False"
                 ) from e
         self._s = _State(name, fn if method == "fork" else None, fn_bytes, page_round(shm_size), method,
-                         shared_memory=shared_memory, timeout_interval=timeout_interval)
+                         shared_memory=shared_memory, timeout_interval=timeout_interval,
+                         watchdog=watchdog)
         self._finalizer = weakref.finalize(self, _close_state, self._s, 2.0)
 
     def __repr__(self) -> str:
@@ -280,6 +286,7 @@ class ProcessWorker:
                     s.owner_pid,
                     s.name,
                     (s.fn, parent_conn) if s.start_method == "fork" else None,
+                    s.watchdog,
                 ),
                 name=s.name,
                 daemon=True,

@@ -36,8 +36,10 @@ def _child_recv(conn: Any) -> Any:
 
 
 def _watch_parent(parent_pid: int) -> None:
-    # A worker must not outlive its parent: fn may run for long after the parent was killed, and a
-    # fork of the parent may keep the pipe open. Reparenting changes getppid().
+    # The watchdog (config.set_enable_watchdog): a worker must not outlive its parent. fn may run
+    # for long after the parent was killed, and a fork of the parent may keep the pipe open.
+    # Reparenting changes getppid(). (Not PR_SET_PDEATHSIG: it fires when the forking *thread*
+    # ends, and the thread that created an iterator may well end before the pipeline.)
     while True:
         time.sleep(1.0)
         if os.getppid() != parent_pid:
@@ -138,9 +140,11 @@ def child_main(
     parent_pid: int,
     name: str,
     forked: tuple[Callable[[Any], Any], Any] | None = None,
+    watchdog: bool = True,
 ) -> None:
     """Entry point of a worker process. ``forked``: (fn, the parent's end of our pipe) when forked.
-    ``req_spec``/``resp_spec`` None: no shared memory, every array travels in the pickle."""
+    ``req_spec``/``resp_spec`` None: no shared memory, every array travels in the pickle.
+    ``watchdog``: exit within a second of the parent's death, even in the middle of ``fn``."""
     if forked is not None:
         # Our copy of the parent's end would keep the pipe open after the parent died (no EOF).
         try:
@@ -152,7 +156,8 @@ def child_main(
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     except (ValueError, OSError):
         pass
-    threading.Thread(target=_watch_parent, args=(parent_pid,), name="parent-watch", daemon=True).start()
+    if watchdog:
+        threading.Thread(target=_watch_parent, args=(parent_pid,), name="parent-watch", daemon=True).start()
     try:
         conn.send(("ready",))  # tells the parent the start (importing __main__ when spawned) went well
     except OSError:

@@ -106,6 +106,7 @@ NON_DEFAULT = {
     "video_backend": "Ascend",
     "enable_shared_mem": False,
     "multiprocessing_timeout_interval": 17,
+    "enable_watchdog": False,
 }
 
 
@@ -140,6 +141,7 @@ def _configure(values: dict) -> None:
     c.set_video_backend(values["video_backend"])
     c.set_enable_shared_mem(values["enable_shared_mem"])
     c.set_multiprocessing_timeout_interval(values["multiprocessing_timeout_interval"])
+    c.set_enable_watchdog(values["enable_watchdog"])
 
 
 def test_the_snapshot_holds_every_setting() -> None:
