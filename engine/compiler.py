@@ -398,12 +398,13 @@ def _named(stage: Stage, node: ir.Node) -> Stage:
     return stage
 
 
-def plan_tree(root: ir.Node, fusion: bool | None = None) -> ir.Node:
-    """The validated, optimized tree that an iterator over ``root`` runs (fusion per ``fusion``, by
-    default per config)."""
+def plan_tree(root: ir.Node, fusion: bool | None = None, auto_offload: bool | None = None) -> ir.Node:
+    """The validated, optimized tree that an iterator over ``root`` runs (fusion per ``fusion``, auto
+    offload per ``auto_offload``, by default per config)."""
     validate(root)
     return lower(root, config.get_enable_fusion() if fusion is None else fusion,
-                 fast_decode_resize=config.get_fast_decode_resize())
+                 fast_decode_resize=config.get_fast_decode_resize(),
+                 auto_offload=config.get_auto_offload() if auto_offload is None else auto_offload)
 
 
 def compile_plan(
@@ -413,7 +414,7 @@ def compile_plan(
     online_source: Callable[[ir.OnlineSourceNode], Stage] | None = None,
 ) -> Stage:
     """Validate and optimize ``root``, then build its stages for one run (one iterator)."""
-    tree = plan_tree(root, rt.options.enable_fusion)
+    tree = plan_tree(root, rt.options.enable_fusion, rt.options.auto_offload)
     try:
         return _Builder(rt, online_source).build(tree)
     except (GraphError, DeviceError):

@@ -93,6 +93,8 @@ __all__ = [
     "get_multiprocessing_timeout_interval",
     "set_enable_watchdog",
     "get_enable_watchdog",
+    "set_auto_offload",
+    "get_auto_offload",
     "load",
 ]
 
@@ -175,6 +177,7 @@ def load_defaults() -> None:
             enable_shared_mem=True,
             multiprocessing_timeout_interval=300,
             enable_watchdog=True,
+            auto_offload=False,
         )
 
 
@@ -233,6 +236,7 @@ class RunOptions:
     enable_shared_mem: bool
     multiprocessing_timeout_interval: int
     enable_watchdog: bool
+    auto_offload: bool
 
 
 def snapshot() -> RunOptions:
@@ -953,6 +957,28 @@ def set_enable_watchdog(enable: bool) -> None:
 
 def get_enable_watchdog() -> bool:
     return bool(_state["enable_watchdog"])
+
+
+def set_auto_offload(offload: bool) -> None:
+    """Let the placement pass move ops to an accelerator (False by default, as MindSpore).
+
+    On, every op whose device nobody chose (neither ``op.device(...)`` nor ``map(device=...)``) is
+    placed as if ``device="auto"``: on the GPU or the media engine where this machine has one and the
+    cost estimate favours it, else on the CPU. ``Dataset.explain()`` lists the decision and its
+    reason per map. Placed ops give the same rows within each device's stated tolerance.
+
+    Examples:
+        >>> import minddata as md
+        >>> md.config.set_auto_offload(True)
+        >>> md.config.get_auto_offload()
+        True
+        >>> md.config.load_defaults()
+    """
+    _state["auto_offload"] = _bool("set_auto_offload", offload)
+
+
+def get_auto_offload() -> bool:
+    return bool(_state["auto_offload"])
 
 
 # MindSpore's configuration file keys (its config.load format) -> the setter that takes the value.

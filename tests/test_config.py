@@ -250,6 +250,24 @@ def test_without_the_watchdog_a_busy_worker_finishes_its_call_first(tmp_path):
             os.kill(worker, 9)
 
 
+def test_auto_offload_places_the_ops_nobody_placed_and_explain_says_why():
+    from minddata import vision
+
+    images = [np.arange(8 * 8 * 3, dtype=np.uint8).reshape(8, 8, 3) + i for i in range(3)]
+    data = md.NumpySlicesDataset({"x": images}, shuffle=False)
+    data = data.map([vision.HorizontalFlip(), vision.Resize(4).device("CPU")], input_columns="x")
+    plain = [row[0] for row in data.create_tuple_iterator(num_epochs=1, output_numpy=True)]
+    assert "auto offload" not in data.explain()
+    md.config.set_auto_offload(True)
+    explained = data.explain()
+    offloaded = [row[0] for row in data.create_tuple_iterator(num_epochs=1, output_numpy=True)]
+    (note,) = [line for line in explained.splitlines() if "auto offload:" in line]
+    assert "HorizontalFlip on " in note and "Resize" not in note, note  # Resize was placed by hand
+    if "GPU" not in note:  # no accelerator here: the CPU keeps it, and the note says why
+        assert "HorizontalFlip on CPU (no accelerator on this machine; GPU: " in note, note
+    assert all(np.array_equal(a, b) for a, b in zip(offloaded, plain, strict=True))
+
+
 @pytest.mark.parametrize(
     "setter, getter, value",
     [("set_fast_recovery", "get_fast_recovery", False), ("set_numa_enable", "get_numa_enable", True),
@@ -258,7 +276,7 @@ def test_without_the_watchdog_a_busy_worker_finishes_its_call_first(tmp_path):
      ("set_monitor_sampling_interval", "get_monitor_sampling_interval", 25),
      ("set_enable_shared_mem", "get_enable_shared_mem", False),
      ("set_multiprocessing_timeout_interval", "get_multiprocessing_timeout_interval", 45),
-     ("set_enable_watchdog", "get_enable_watchdog", False)],
+     ("set_enable_watchdog", "get_enable_watchdog", False), ("set_auto_offload", "get_auto_offload", True)],
 )
 def test_setting_reads_back_and_reaches_the_run_options(setter, getter, value):
     getattr(md.config, setter)(value)
@@ -274,6 +292,7 @@ def test_setting_reads_back_and_reaches_the_run_options(setter, getter, value):
      ("set_enable_shared_mem", 1, "set_enable_shared_mem: the value must be a bool"),
      ("set_multiprocessing_timeout_interval", 0, "greater than 0 s"),
      ("set_enable_watchdog", "yes", "set_enable_watchdog: the value must be a bool"),
+     ("set_auto_offload", 1, "set_auto_offload: the value must be a bool"),
      ("set_multiprocessing_timeout_interval", 2**31, r"\[0, 2147483647\]")],
 )
 def test_bad_setting_values_name_the_setting_and_the_value(setter, bad, message):

@@ -107,6 +107,7 @@ NON_DEFAULT = {
     "enable_shared_mem": False,
     "multiprocessing_timeout_interval": 17,
     "enable_watchdog": False,
+    "auto_offload": True,
 }
 
 
@@ -142,6 +143,7 @@ def _configure(values: dict) -> None:
     c.set_enable_shared_mem(values["enable_shared_mem"])
     c.set_multiprocessing_timeout_interval(values["multiprocessing_timeout_interval"])
     c.set_enable_watchdog(values["enable_watchdog"])
+    c.set_auto_offload(values["auto_offload"])
 
 
 def test_the_snapshot_holds_every_setting() -> None:
