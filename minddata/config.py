@@ -95,6 +95,10 @@ __all__ = [
     "get_enable_watchdog",
     "set_auto_offload",
     "get_auto_offload",
+    "set_sending_batches",
+    "get_sending_batches",
+    "set_dynamic_shape",
+    "get_dynamic_shape",
     "load",
 ]
 
@@ -178,6 +182,8 @@ def load_defaults() -> None:
             multiprocessing_timeout_interval=300,
             enable_watchdog=True,
             auto_offload=False,
+            sending_batches=0,
+            dynamic_shape=False,
         )
 
 
@@ -237,6 +243,8 @@ class RunOptions:
     multiprocessing_timeout_interval: int
     enable_watchdog: bool
     auto_offload: bool
+    sending_batches: int
+    dynamic_shape: bool
 
 
 def snapshot() -> RunOptions:
@@ -981,6 +989,52 @@ def get_auto_offload() -> bool:
     return bool(_state["auto_offload"])
 
 
+def set_sending_batches(batch_num: int) -> None:
+    """The most batches per pass that training in sink mode (``Model.train(...,
+    dataset_sink_mode=True)``) sends to the step (default 0: no limit), as MindSpore.
+
+    When that many were sent in a pass, the next batch is held until the limit is raised by calling
+    this again, e.g. from a callback's ``on_train_step_end``: a way to keep the data from running
+    ahead of the training loop. The limit is taken when training starts and read again whenever it is
+    reached. Without a sink thread (the CPU, where batches are staged in the training thread) nothing
+    could raise it while the batch waits, so a reached limit is an error that says so.
+
+    Examples:
+        >>> import minddata as md
+        >>> md.config.set_sending_batches(10)
+        >>> md.config.get_sending_batches()
+        10
+        >>> md.config.load_defaults()
+    """
+    _state["sending_batches"] = _non_negative_int("set_sending_batches", batch_num)
+
+
+def get_sending_batches() -> int:
+    return int(_state["sending_batches"])  # type: ignore[call-overload]
+
+
+def set_dynamic_shape(is_dynamic: bool) -> None:
+    """Whether training in sink mode accepts batches whose shapes vary (default False, as MindSpore's
+    sink, which compiles the step for one shape).
+
+    False: every batch must have the first batch's shapes (a remainder batch of
+    ``batch(drop_remainder=False)`` may be shorter in its first dimension), and a batch that differs
+    stops training with an error naming the column and both shapes. True: any shapes.
+
+    Examples:
+        >>> import minddata as md
+        >>> md.config.set_dynamic_shape(True)
+        >>> md.config.get_dynamic_shape()
+        True
+        >>> md.config.load_defaults()
+    """
+    _state["dynamic_shape"] = _bool("set_dynamic_shape", is_dynamic)
+
+
+def get_dynamic_shape() -> bool:
+    return bool(_state["dynamic_shape"])
+
+
 # MindSpore's configuration file keys (its config.load format) -> the setter that takes the value.
 _FILE_KEYS = {
     "seed": "set_seed",
@@ -993,10 +1047,11 @@ _FILE_KEYS = {
     "autotuneInterval": "set_autotune_interval",
     "numaEnable": "set_numa_enable",
     "fastRecovery": "set_fast_recovery",
+    "sendingBatches": "set_sending_batches",
 }
 # Keys of MindSpore's file that configure its C++ runtime, which minddata does not have.
 _FILE_KEYS_WITHOUT_EFFECT = frozenset({"logFilePath", "rowsPerBuffer", "workerConnectorSize", "serverPort",
-                                       "cachePort", "cacheHost", "sendingBatches"})
+                                       "cachePort", "cacheHost"})
 
 
 def load(file: str | os.PathLike) -> None:

@@ -276,7 +276,8 @@ def test_auto_offload_places_the_ops_nobody_placed_and_explain_says_why():
      ("set_monitor_sampling_interval", "get_monitor_sampling_interval", 25),
      ("set_enable_shared_mem", "get_enable_shared_mem", False),
      ("set_multiprocessing_timeout_interval", "get_multiprocessing_timeout_interval", 45),
-     ("set_enable_watchdog", "get_enable_watchdog", False), ("set_auto_offload", "get_auto_offload", True)],
+     ("set_enable_watchdog", "get_enable_watchdog", False), ("set_auto_offload", "get_auto_offload", True),
+     ("set_sending_batches", "get_sending_batches", 12), ("set_dynamic_shape", "get_dynamic_shape", True)],
 )
 def test_setting_reads_back_and_reaches_the_run_options(setter, getter, value):
     getattr(md.config, setter)(value)
@@ -293,6 +294,9 @@ def test_setting_reads_back_and_reaches_the_run_options(setter, getter, value):
      ("set_multiprocessing_timeout_interval", 0, "greater than 0 s"),
      ("set_enable_watchdog", "yes", "set_enable_watchdog: the value must be a bool"),
      ("set_auto_offload", 1, "set_auto_offload: the value must be a bool"),
+     ("set_sending_batches", -1, r"set_sending_batches: the value must be in \[0, 2147483647\]"),
+     ("set_sending_batches", 1.5, "set_sending_batches: the value must be an int"),
+     ("set_dynamic_shape", 0, "set_dynamic_shape: the value must be a bool"),
      ("set_multiprocessing_timeout_interval", 2**31, r"\[0, 2147483647\]")],
 )
 def test_bad_setting_values_name_the_setting_and_the_value(setter, bad, message):

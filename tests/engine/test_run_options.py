@@ -108,6 +108,8 @@ NON_DEFAULT = {
     "multiprocessing_timeout_interval": 17,
     "enable_watchdog": False,
     "auto_offload": True,
+    "sending_batches": 5,
+    "dynamic_shape": True,
 }
 
 
@@ -144,6 +146,8 @@ def _configure(values: dict) -> None:
     c.set_multiprocessing_timeout_interval(values["multiprocessing_timeout_interval"])
     c.set_enable_watchdog(values["enable_watchdog"])
     c.set_auto_offload(values["auto_offload"])
+    c.set_sending_batches(values["sending_batches"])
+    c.set_dynamic_shape(values["dynamic_shape"])
 
 
 def test_the_snapshot_holds_every_setting() -> None:
