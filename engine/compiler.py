@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable
 from typing import Any
@@ -398,6 +399,17 @@ def _named(stage: Stage, node: ir.Node) -> Stage:
     return stage
 
 
+def _serial(node: ir.Node) -> ir.Node:
+    """``node`` with one worker, in this process (``config.set_debug_mode``)."""
+    fields = {f.name for f in dataclasses.fields(node)}
+    changes: dict[str, Any] = {}
+    if "num_workers" in fields and node.num_workers != 1:  # type: ignore[attr-defined]
+        changes["num_workers"] = 1
+    if "python_multiprocessing" in fields and node.python_multiprocessing:  # type: ignore[attr-defined]
+        changes["python_multiprocessing"] = False
+    return dataclasses.replace(node, **changes) if changes else node  # type: ignore[type-var]
+
+
 def plan_tree(root: ir.Node, fusion: bool | None = None, auto_offload: bool | None = None) -> ir.Node:
     """The validated, optimized tree that an iterator over ``root`` runs (fusion per ``fusion``, auto
     offload per ``auto_offload``, by default per config)."""
@@ -415,6 +427,8 @@ def compile_plan(
 ) -> Stage:
     """Validate and optimize ``root``, then build its stages for one run (one iterator)."""
     tree = plan_tree(root, rt.options.enable_fusion, rt.options.auto_offload)
+    if rt.options.debug_mode:
+        tree = ir.rewrite(tree, _serial)
     try:
         return _Builder(rt, online_source).build(tree)
     except (GraphError, DeviceError):

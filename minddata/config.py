@@ -99,6 +99,8 @@ __all__ = [
     "get_sending_batches",
     "set_dynamic_shape",
     "get_dynamic_shape",
+    "set_debug_mode",
+    "get_debug_mode",
     "load",
 ]
 
@@ -184,6 +186,8 @@ def load_defaults() -> None:
             auto_offload=False,
             sending_batches=0,
             dynamic_shape=False,
+            debug_mode=False,
+            debug_hooks=None,
         )
 
 
@@ -245,6 +249,8 @@ class RunOptions:
     auto_offload: bool
     sending_batches: int
     dynamic_shape: bool
+    debug_mode: bool
+    debug_hooks: tuple | None
 
 
 def snapshot() -> RunOptions:
@@ -1033,6 +1039,48 @@ def set_dynamic_shape(is_dynamic: bool) -> None:
 
 def get_dynamic_shape() -> bool:
     return bool(_state["dynamic_shape"])
+
+
+def set_debug_mode(debug_mode_flag: bool, debug_hook_list: list | None = None) -> None:
+    """Run pipelines iterated afterwards in debug mode (off by default), as MindSpore.
+
+    In debug mode every map, batch and source runs with one worker, in this process
+    (``num_parallel_workers`` and ``python_multiprocessing`` are ignored), so a breakpoint or a print
+    in a map's function works; each map calls the hooks of ``debug_hook_list``
+    (:class:`minddata.dataset.debug.DebugHook` objects) on the values going into its first transform
+    and coming out of each transform. Without a list, :class:`~minddata.dataset.debug.PrintMetaDataHook`
+    prints their types and shapes. As in MindSpore, debug mode also uses seed 1 when no seed was set,
+    raises on a bad row (``error_samples_mode`` is ignored), and turns off autotune and auto offload.
+    The rows are those of a run without debug mode (with the same seed).
+
+    Examples:
+        >>> import minddata as md
+        >>> from minddata.dataset import debug
+        >>> md.config.set_debug_mode(True, debug_hook_list=[debug.PrintDataHook()])
+        >>> md.config.get_debug_mode()
+        True
+        >>> md.config.load_defaults()
+    """
+    if not isinstance(debug_mode_flag, (bool, np.bool_)):
+        raise TypeError(f"config.set_debug_mode: debug_mode_flag must be a bool. Found: {debug_mode_flag!r}")
+    hooks: tuple | None = None  # the map's default: PrintMetaDataHook
+    if debug_hook_list is not None:
+        if not isinstance(debug_hook_list, list):
+            raise TypeError(f"config.set_debug_mode: debug_hook_list must be a list of DebugHook. "
+                            f"Found: {type(debug_hook_list).__name__}")
+        # By name: these settings sit below the hooks' module and may not import it.
+        wrong = [h for h in debug_hook_list if not any(
+            c.__name__ == "DebugHook" and c.__module__ == "minddata.engine.debughooks" for c in type(h).__mro__)]
+        if wrong:
+            raise TypeError(f"config.set_debug_mode: every item of debug_hook_list must be a DebugHook "
+                            f"(minddata.dataset.debug). Found: {wrong[0]!r}")
+        hooks = tuple(debug_hook_list)
+    _state.update(debug_mode=bool(debug_mode_flag), debug_hooks=hooks)
+
+
+def get_debug_mode() -> bool:
+    """Whether debug mode is on (:func:`set_debug_mode`)."""
+    return bool(_state["debug_mode"])
 
 
 # MindSpore's configuration file keys (its config.load format) -> the setter that takes the value.
