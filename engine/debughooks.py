@@ -40,7 +40,9 @@ class DebugHook:
         return args
 
     def _where(self) -> str:
-        return f"the output of {self.prev_op_name}" if self.prev_op_name else "the input of the first transform"
+        return (
+            f"the output of {self.prev_op_name}" if self.prev_op_name else "the input of the first transform"
+        )
 
     # Hooks travel in the settings snapshot, which is compared and copied: two hooks of one kind
     # with the same state are the same hook.

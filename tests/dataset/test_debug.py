@@ -40,8 +40,12 @@ def test_hooks_see_each_ops_input_and_output():
     data = md.NumpySlicesDataset({"x": [1, 5]}, shuffle=False).map([_add_one, _double], input_columns="x")
     assert _values(data) == [4, 12]
     assert hook.calls == [
-        (None, [1]), ("_add_one", [2]), ("_double", [4]),
-        (None, [5]), ("_add_one", [6]), ("_double", [12]),
+        (None, [1]),
+        ("_add_one", [2]),
+        ("_double", [4]),
+        (None, [5]),
+        ("_add_one", [6]),
+        ("_double", [12]),
     ]
 
 
@@ -70,11 +74,18 @@ def test_debug_mode_runs_every_map_in_one_thread_of_this_process():
 
 def test_the_default_hook_prints_types_and_shapes(capsys):
     md.config.set_debug_mode(True)
-    data = md.NumpySlicesDataset({"x": np.zeros((1, 2, 3), np.float32)}, shuffle=False).map(_double, input_columns="x")
+    data = md.NumpySlicesDataset({"x": np.zeros((1, 2, 3), np.float32)}, shuffle=False).map(
+        _double, input_columns="x"
+    )
     list(data.create_tuple_iterator(num_epochs=1, output_numpy=True))
     out = capsys.readouterr().out
-    assert "[Dataset debugger] the input of the first transform: column 0: type ndarray, shape (2, 3), dtype float32" in out
-    assert "[Dataset debugger] the output of _double: column 0: type ndarray, shape (2, 3), dtype float32" in out
+    assert (
+        "[Dataset debugger] the input of the first transform: column 0: type ndarray, shape (2, 3), dtype float32"
+        in out
+    )
+    assert (
+        "[Dataset debugger] the output of _double: column 0: type ndarray, shape (2, 3), dtype float32" in out
+    )
 
 
 def test_debug_mode_seeds_with_1_when_no_seed_was_set():
@@ -88,8 +99,11 @@ def test_debug_mode_seeds_with_1_when_no_seed_was_set():
 
 @pytest.mark.parametrize(
     "args, message",
-    [((1,), "debug_mode_flag must be a bool"), ((True, (debug.PrintDataHook(),)), "debug_hook_list must be a list"),
-     ((True, [print]), "must be a DebugHook")],
+    [
+        ((1,), "debug_mode_flag must be a bool"),
+        ((True, (debug.PrintDataHook(),)), "debug_hook_list must be a list"),
+        ((True, [print]), "must be a DebugHook"),
+    ],
 )
 def test_set_debug_mode_checks_its_arguments(args, message):
     with pytest.raises(TypeError, match=message):

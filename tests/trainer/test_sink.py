@@ -22,7 +22,9 @@ def _steps(seen: list) -> LambdaCallback:
 def test_sending_batches_stops_the_sink_at_the_limit():
     md.config.set_sending_batches(2)
     seen: list[int] = []
-    with pytest.raises(PipelineError, match=r"config.set_sending_batches\(2\) lets 2 batch\(es\) per pass be sent"):
+    with pytest.raises(
+        PipelineError, match=r"config.set_sending_batches\(2\) lets 2 batch\(es\) per pass be sent"
+    ):
         make_model().train(1, blob_dataset(rows=48, batch=8), callbacks=_steps(seen))
     assert seen == [1, 2]
 
@@ -31,7 +33,8 @@ def test_sending_batches_raised_by_a_callback_lets_training_go_on():
     md.config.set_sending_batches(1)
     seen: list[int] = []
     raise_limit = LambdaCallback(
-        on_train_step_end=lambda c: md.config.set_sending_batches(c.original_args().cur_step_in_epoch + 1))
+        on_train_step_end=lambda c: md.config.set_sending_batches(c.original_args().cur_step_in_epoch + 1)
+    )
     make_model().train(2, blob_dataset(rows=48, batch=8), callbacks=[raise_limit, _steps(seen)])
     assert seen == list(range(1, 13))  # the count starts again with each pass
 
@@ -68,7 +71,9 @@ def _mean_model() -> Model:
 
 def test_static_shapes_are_required_in_sink_mode_by_default():
     seen: list[int] = []
-    with pytest.raises(PipelineError, match=r"column 'x' of batch 2 has shape \(2, 4\) where the first batch had \(2, 3\)"):
+    with pytest.raises(
+        PipelineError, match=r"column 'x' of batch 2 has shape \(2, 4\) where the first batch had \(2, 3\)"
+    ):
         _mean_model().train(1, _growing_batches(), callbacks=_steps(seen))
     assert seen == [1]
 
