@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable
 from typing import Any
@@ -186,7 +187,14 @@ class _Builder:
         from minddata.engine.procpool import ProcessWorker
 
         workers = [
-            ProcessWorker(fn, name=f"{label} worker {i}", shm_size=self.rt.options.worker_shm_size)
+            ProcessWorker(
+                fn,
+                name=f"{label} worker {i}",
+                shm_size=self.rt.options.worker_shm_size,
+                shared_memory=self.rt.options.enable_shared_mem,
+                timeout_interval=self.rt.options.multiprocessing_timeout_interval,
+                watchdog=self.rt.options.enable_watchdog,
+            )
             for i in range(count)
         ]
         for worker in workers:
@@ -391,12 +399,24 @@ def _named(stage: Stage, node: ir.Node) -> Stage:
     return stage
 
 
-def plan_tree(root: ir.Node, fusion: bool | None = None) -> ir.Node:
-    """The validated, optimized tree that an iterator over ``root`` runs (fusion per ``fusion``, by
-    default per config)."""
+def _serial(node: ir.Node) -> ir.Node:
+    """``node`` with one worker, in this process (``config.set_debug_mode``)."""
+    fields = {f.name for f in dataclasses.fields(node)}
+    changes: dict[str, Any] = {}
+    if "num_workers" in fields and node.num_workers != 1:  # type: ignore[attr-defined]
+        changes["num_workers"] = 1
+    if "python_multiprocessing" in fields and node.python_multiprocessing:  # type: ignore[attr-defined]
+        changes["python_multiprocessing"] = False
+    return dataclasses.replace(node, **changes) if changes else node  # type: ignore[type-var]
+
+
+def plan_tree(root: ir.Node, fusion: bool | None = None, auto_offload: bool | None = None) -> ir.Node:
+    """The validated, optimized tree that an iterator over ``root`` runs (fusion per ``fusion``, auto
+    offload per ``auto_offload``, by default per config)."""
     validate(root)
     return lower(root, config.get_enable_fusion() if fusion is None else fusion,
-                 fast_decode_resize=config.get_fast_decode_resize())
+                 fast_decode_resize=config.get_fast_decode_resize(),
+                 auto_offload=config.get_auto_offload() if auto_offload is None else auto_offload)
 
 
 def compile_plan(
@@ -406,7 +426,9 @@ def compile_plan(
     online_source: Callable[[ir.OnlineSourceNode], Stage] | None = None,
 ) -> Stage:
     """Validate and optimize ``root``, then build its stages for one run (one iterator)."""
-    tree = plan_tree(root, rt.options.enable_fusion)
+    tree = plan_tree(root, rt.options.enable_fusion, rt.options.auto_offload)
+    if rt.options.debug_mode:
+        tree = ir.rewrite(tree, _serial)
     try:
         return _Builder(rt, online_source).build(tree)
     except (GraphError, DeviceError):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import dataclasses
 import logging
 import os
 import threading
@@ -68,6 +69,13 @@ def new_runtime(error_mode: str | None = None) -> Runtime:
     """A runtime holding a snapshot of the settings, with the configured seed or a fresh OS-drawn one
     when no seed was set; its shard seed is always ``config.get_seed()`` (see :class:`Runtime`)."""
     options = config.snapshot()
+    if options.debug_mode:
+        # MindSpore's debug mode: deterministic (seed 1 unless one was set), every bad row raises, and
+        # nothing changes the plan while it runs.
+        options = dataclasses.replace(
+            options, seed=1 if options.seed is None else options.seed, autotune=False, auto_num_workers=False,
+            auto_offload=False, error_samples_mode=config.ErrorSamplesMode.RAISE,
+        )
     seed = options.seed if options.seed is not None else int.from_bytes(os.urandom(4), "little")
     mode = error_mode or options.error_samples_mode.value
     return Runtime(seed, mode, options, shard_seed=config.get_seed())

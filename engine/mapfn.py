@@ -12,6 +12,7 @@ from typing import Any
 
 from minddata.config import RunOptions
 from minddata.engine.chunk import Chunk, FailedRow
+from minddata.engine.debughooks import PrintMetaDataHook
 from minddata.engine.runtime import PipelineStopped, Runtime
 from minddata.errors import PipelineError, RowError
 from minddata.ops.base import KernelContext, Op, op_label
@@ -126,6 +127,9 @@ class MapFunction:
         n_out = self.num_outputs
         out_rows: list[Any] = []
         failures: list[tuple] = []
+        if self.options is not None and self.options.debug_mode:
+            self._run_debug(rows, row_start, stop, plan, random_contexts, pick, out_rows, failures)
+            return out_rows, failures
         timer = self.op_timer
         if timer is not None:
             acc = timer.sample()
@@ -216,6 +220,66 @@ class MapFunction:
             except Exception as error:  # noqa: BLE001 - the error policy decides
                 out_rows.append(None)
                 failures.append((i, step_index, error, ""))
+
+
+    def _run_debug(
+        self,
+        rows: list[Any],
+        row_start: int,
+        stop: threading.Event | None,
+        plan: list,
+        random_contexts: list,
+        pick: Callable[[tuple], tuple],
+        out_rows: list[Any],
+        failures: list[tuple],
+    ) -> None:
+        # The loop of __call__ with the debug hooks (config.set_debug_mode) called on the values going
+        # into the first op and coming out of each op. A copy, as _run_timed, to keep the hooks out of
+        # the ordinary loop.
+        hooks = self.options.debug_hooks if self.options is not None else None
+        if hooks is None:
+            hooks = (PrintMetaDataHook(),)
+        names = [op_label(op if op is not None else fn) for (fn, op, _, _), _ in plan]
+
+        def show(after: str | None, values: tuple) -> None:
+            for hook in hooks:
+                name_it = getattr(hook, "set_previous_op_name", None)
+                if name_it is not None:
+                    name_it(after)
+                hook(*values)
+
+        n_out = self.num_outputs
+        _, assemble = self._steps()
+        for i, row in enumerate(rows):
+            if stop is not None and stop.is_set():
+                raise PipelineStopped("pipeline stopped")
+            if type(row) is FailedRow:
+                out_rows.append(row)
+                continue
+            for ctx in random_contexts:
+                ctx.row_index = row_start + i
+            step_index = 0
+            try:
+                values = pick(row)
+                show(None, values)
+                for step_index, ((fn, op, _, multi), ctx) in enumerate(plan):
+                    if op is None:
+                        result = fn(*values)
+                        values = result if type(result) is tuple else (result,)
+                    else:
+                        result = fn(op, ctx, *values)
+                        values = tuple(result) if multi else (result,)
+                    show(names[step_index], values)
+                if len(values) != n_out:
+                    raise _OutputCountError(
+                        f"{self.label}: the last op returned {len(values)} value(s) for row {row_start + i}, "
+                        f"but output_columns names {n_out} column(s). Give output_columns {len(values)} "
+                        f"name(s), or make the op return {n_out}."
+                    )
+                out_rows.append(assemble(row, values))
+            except Exception as error:  # noqa: BLE001 - the error policy decides
+                out_rows.append(None)
+                failures.append((i, step_index, error, traceback.format_exc() if self.keep_tracebacks else ""))
 
 
 class _RemoteTraceback(Exception):

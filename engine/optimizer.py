@@ -77,10 +77,11 @@ def flatten_operations(operations: list[Any]) -> list[Any]:
     return flat
 
 
-def lower(root: ir.Node, fusion: bool, *, fast_decode_resize: bool = False) -> ir.Node:
+def lower(root: ir.Node, fusion: bool, *, fast_decode_resize: bool = False, auto_offload: bool = False) -> ir.Node:
     """A private copy of ``root`` as a tree (one copy per use of a shared node), with op positions
     assigned, fused when ``fusion`` is on; ``fast_decode_resize`` allows the CPU's reduced-scale
-    Decode → Resize (``config.set_fast_decode_resize``)."""
+    Decode → Resize (``config.set_fast_decode_resize``); ``auto_offload`` places ops nobody placed as
+    ``"auto"`` (``config.set_auto_offload``)."""
     counter = itertools.count()
 
     def copy_tree(node: ir.Node) -> ir.Node:
@@ -90,7 +91,7 @@ def lower(root: ir.Node, fusion: bool, *, fast_decode_resize: bool = False) -> i
             return node.with_children(children, operations=operations, op_positions=[next(counter) for _ in operations])
         return node.with_children(children)
 
-    tree = place(copy_tree(root), fusion)
+    tree = place(copy_tree(root), fusion, auto_offload)
     if fusion:
         tree = ir.rewrite(tree, _merge_maps)
         tree = ir.rewrite(tree, functools.partial(_fuse_ops, fast_decode_resize=fast_decode_resize))

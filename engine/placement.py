@@ -210,11 +210,28 @@ def _side(device: str) -> str:
 # ---------------------------------------------------------------------------------------------- the pass
 
 
-def place(tree: ir.Node, fusion: bool = True) -> ir.Node:
+def _unplaced(op: Any) -> bool:
+    """Whether ``op`` is an op whose device nobody chose (neither ``op.device()`` nor ``map(device=)``)."""
+    return isinstance(op, Op) and "_device" not in vars(op)
+
+
+def _offload_note(chosen: list[Any], devices: set[str], machine: Machine) -> str:
+    """What auto offload decided for ``chosen`` ops, and why."""
+    where = ", ".join(f"{op.name} on {op.device_target}" for op in chosen)
+    if devices == {"CPU"}:
+        missing = "; ".join(f"{d}: {why or 'emulated only'}" for d, why in
+                            (("GPU", machine.gpu_why), ("Dvpp", machine.dvpp_why)))
+        return f"auto offload: {where} (no accelerator on this machine; {missing})"
+    return f"auto offload: {where} (by the cost estimate among {', '.join(sorted(devices))})"
+
+
+def place(tree: ir.Node, fusion: bool = True, auto_offload: bool = False) -> ir.Node:
     """``tree`` (a private plan tree) with every op's device resolved, or raise :class:`DeviceError`.
 
     With ``fusion``, an op a device runs only fused with the Decode before it (Resize or
     RandomResizedCrop on Dvpp's ``nvjpg`` driver, a decoder) is accepted: the fusion pass joins them.
+    With ``auto_offload`` (``config.set_auto_offload``), ops whose device was not chosen are placed as
+    if ``device="auto"``, and the map's notes say where they went and why.
     """
     machine = Machine()
     warned: set[tuple[str, str]] = set()
@@ -223,8 +240,15 @@ def place(tree: ir.Node, fusion: bool = True) -> ir.Node:
         if not isinstance(node, ir.MapNode):
             return node
         ops = list(node.operations)
+        offloaded = [i for i, op in enumerate(ops) if _unplaced(op)] if auto_offload else []
+        offload_notes: tuple[str, ...] = ()
+        for i in offloaded:
+            ops[i] = _placed(ops[i], "auto")
         if any(isinstance(op, Op) and op.device_target == "auto" for op in ops):
-            ops = choose(ops, machine.accelerators(), machine)
+            devices = machine.accelerators()
+            ops = choose(ops, devices, machine)
+            if offloaded:
+                offload_notes = (_offload_note([ops[i] for i in offloaded], devices, machine),)
         placed: list[Any] = []
         for op in ops:
             if isinstance(op, Op) and op.device_target not in ("CPU", "auto"):
@@ -235,7 +259,9 @@ def place(tree: ir.Node, fusion: bool = True) -> ir.Node:
             placed.append(op)
         notes = [f"{op.name} on {op.device_target}" for op in placed if isinstance(op, Op) and op.device_target != "CPU"]
         placed_notes = ("placed: " + ", ".join(notes),) if notes else ()
-        return dataclasses.replace(node, operations=placed, fusion_notes=(*node.fusion_notes, *placed_notes))
+        return dataclasses.replace(
+            node, operations=placed, fusion_notes=(*node.fusion_notes, *offload_notes, *placed_notes)
+        )
 
     # Parents first, as the user reads the pipeline: the first map that can't be placed is named.
     return ir.rewrite(tree, place_map, top_down=True)

@@ -87,6 +87,20 @@ __all__ = [
     "get_numa_enable",
     "set_video_backend",
     "get_video_backend",
+    "set_enable_shared_mem",
+    "get_enable_shared_mem",
+    "set_multiprocessing_timeout_interval",
+    "get_multiprocessing_timeout_interval",
+    "set_enable_watchdog",
+    "get_enable_watchdog",
+    "set_auto_offload",
+    "get_auto_offload",
+    "set_sending_batches",
+    "get_sending_batches",
+    "set_dynamic_shape",
+    "get_dynamic_shape",
+    "set_debug_mode",
+    "get_debug_mode",
     "load",
 ]
 
@@ -166,6 +180,14 @@ def load_defaults() -> None:
             fast_recovery=True,
             numa_enable=False,
             video_backend="CPU",
+            enable_shared_mem=True,
+            multiprocessing_timeout_interval=300,
+            enable_watchdog=True,
+            auto_offload=False,
+            sending_batches=0,
+            dynamic_shape=False,
+            debug_mode=False,
+            debug_hooks=None,
         )
 
 
@@ -221,6 +243,14 @@ class RunOptions:
     fast_recovery: bool
     numa_enable: bool
     video_backend: str
+    enable_shared_mem: bool
+    multiprocessing_timeout_interval: int
+    enable_watchdog: bool
+    auto_offload: bool
+    sending_batches: int
+    dynamic_shape: bool
+    debug_mode: bool
+    debug_hooks: tuple | None
 
 
 def snapshot() -> RunOptions:
@@ -871,6 +901,188 @@ def get_video_backend() -> str:
     return str(_state["video_backend"])
 
 
+def set_enable_shared_mem(enable: bool) -> None:
+    """Whether process workers (``python_multiprocessing=True``) pass arrays through shared memory
+    (True, the default, as MindSpore) or through their pipe, inside the pickle (False).
+
+    With shared memory, arrays of 64 KiB or more are written once into a per-worker arena in
+    ``/dev/shm`` and only their place crosses the pipe; without it, no segment is created and each
+    array is copied through the pipe, which is slower for large arrays but works where ``/dev/shm``
+    is small or absent (a container started without ``--shm-size``). The rows are the same.
+
+    Examples:
+        >>> import minddata as md
+        >>> md.config.set_enable_shared_mem(False)
+        >>> md.config.get_enable_shared_mem()
+        False
+        >>> md.config.load_defaults()
+    """
+    _state["enable_shared_mem"] = _bool("set_enable_shared_mem", enable)
+
+
+def get_enable_shared_mem() -> bool:
+    return bool(_state["enable_shared_mem"])
+
+
+def set_multiprocessing_timeout_interval(interval: int) -> None:
+    """Seconds between the warnings logged while a process worker (``python_multiprocessing=True``)
+    has not answered (default 300, as MindSpore).
+
+    The warning, on the ``minddata`` logger, names the map and its worker, the worker's pid and how
+    long it has been waiting; the pipeline keeps waiting (a slow row is not an error, and a worker
+    that died is reported at once).
+
+    Examples:
+        >>> import minddata as md
+        >>> md.config.set_multiprocessing_timeout_interval(30)
+        >>> md.config.get_multiprocessing_timeout_interval()
+        30
+        >>> md.config.load_defaults()
+    """
+    interval = _non_negative_int("set_multiprocessing_timeout_interval", interval)
+    if interval == 0:
+        raise ValueError("config.set_multiprocessing_timeout_interval: the interval must be greater than 0 s. Found: 0")
+    _state["multiprocessing_timeout_interval"] = interval
+
+
+def get_multiprocessing_timeout_interval() -> int:
+    return int(_state["multiprocessing_timeout_interval"])  # type: ignore[call-overload]
+
+
+def set_enable_watchdog(enable: bool) -> None:
+    """Whether worker processes (``python_multiprocessing=True``) watch the process that started
+    them (True, the default, as MindSpore's watchdog).
+
+    On, a worker checks every second that its parent lives and exits when it does not, even in the
+    middle of the map's function: a script killed with SIGKILL (or by the OOM killer) leaves no
+    worker behind. Off, a worker whose parent died finishes the row it is on, then exits when it
+    finds its pipe closed; a function that never returns keeps its worker alive until it is killed.
+    Workers of a live pipeline are stopped by the pipeline either way.
+
+    Examples:
+        >>> import minddata as md
+        >>> md.config.set_enable_watchdog(False)
+        >>> md.config.get_enable_watchdog()
+        False
+        >>> md.config.load_defaults()
+    """
+    _state["enable_watchdog"] = _bool("set_enable_watchdog", enable)
+
+
+def get_enable_watchdog() -> bool:
+    return bool(_state["enable_watchdog"])
+
+
+def set_auto_offload(offload: bool) -> None:
+    """Let the placement pass move ops to an accelerator (False by default, as MindSpore).
+
+    On, every op whose device nobody chose (neither ``op.device(...)`` nor ``map(device=...)``) is
+    placed as if ``device="auto"``: on the GPU or the media engine where this machine has one and the
+    cost estimate favours it, else on the CPU. ``Dataset.explain()`` lists the decision and its
+    reason per map. Placed ops give the same rows within each device's stated tolerance.
+
+    Examples:
+        >>> import minddata as md
+        >>> md.config.set_auto_offload(True)
+        >>> md.config.get_auto_offload()
+        True
+        >>> md.config.load_defaults()
+    """
+    _state["auto_offload"] = _bool("set_auto_offload", offload)
+
+
+def get_auto_offload() -> bool:
+    return bool(_state["auto_offload"])
+
+
+def set_sending_batches(batch_num: int) -> None:
+    """The most batches per pass that training in sink mode (``Model.train(...,
+    dataset_sink_mode=True)``) sends to the step (default 0: no limit), as MindSpore.
+
+    When that many were sent in a pass, the next batch is held until the limit is raised by calling
+    this again, e.g. from a callback's ``on_train_step_end``: a way to keep the data from running
+    ahead of the training loop. The limit is taken when training starts and read again whenever it is
+    reached. Without a sink thread (the CPU, where batches are staged in the training thread) nothing
+    could raise it while the batch waits, so a reached limit is an error that says so.
+
+    Examples:
+        >>> import minddata as md
+        >>> md.config.set_sending_batches(10)
+        >>> md.config.get_sending_batches()
+        10
+        >>> md.config.load_defaults()
+    """
+    _state["sending_batches"] = _non_negative_int("set_sending_batches", batch_num)
+
+
+def get_sending_batches() -> int:
+    return int(_state["sending_batches"])  # type: ignore[call-overload]
+
+
+def set_dynamic_shape(is_dynamic: bool) -> None:
+    """Whether training in sink mode accepts batches whose shapes vary (default False, as MindSpore's
+    sink, which compiles the step for one shape).
+
+    False: every batch must have the first batch's shapes (a remainder batch of
+    ``batch(drop_remainder=False)`` may be shorter in its first dimension), and a batch that differs
+    stops training with an error naming the column and both shapes. True: any shapes.
+
+    Examples:
+        >>> import minddata as md
+        >>> md.config.set_dynamic_shape(True)
+        >>> md.config.get_dynamic_shape()
+        True
+        >>> md.config.load_defaults()
+    """
+    _state["dynamic_shape"] = _bool("set_dynamic_shape", is_dynamic)
+
+
+def get_dynamic_shape() -> bool:
+    return bool(_state["dynamic_shape"])
+
+
+def set_debug_mode(debug_mode_flag: bool, debug_hook_list: list | None = None) -> None:
+    """Run pipelines iterated afterwards in debug mode (off by default), as MindSpore.
+
+    In debug mode every map, batch and source runs with one worker, in this process
+    (``num_parallel_workers`` and ``python_multiprocessing`` are ignored), so a breakpoint or a print
+    in a map's function works; each map calls the hooks of ``debug_hook_list``
+    (:class:`minddata.dataset.debug.DebugHook` objects) on the values going into its first transform
+    and coming out of each transform. Without a list, :class:`~minddata.dataset.debug.PrintMetaDataHook`
+    prints their types and shapes. As in MindSpore, debug mode also uses seed 1 when no seed was set,
+    raises on a bad row (``error_samples_mode`` is ignored), and turns off autotune and auto offload.
+    The rows are those of a run without debug mode (with the same seed).
+
+    Examples:
+        >>> import minddata as md
+        >>> from minddata.dataset import debug
+        >>> md.config.set_debug_mode(True, debug_hook_list=[debug.PrintDataHook()])
+        >>> md.config.get_debug_mode()
+        True
+        >>> md.config.load_defaults()
+    """
+    if not isinstance(debug_mode_flag, (bool, np.bool_)):
+        raise TypeError(f"config.set_debug_mode: debug_mode_flag must be a bool. Found: {debug_mode_flag!r}")
+    hooks: tuple | None = None  # the map's default: PrintMetaDataHook
+    if debug_hook_list is not None:
+        if not isinstance(debug_hook_list, list):
+            raise TypeError(f"config.set_debug_mode: debug_hook_list must be a list of DebugHook. "
+                            f"Found: {type(debug_hook_list).__name__}")
+        # By name: these settings sit below the hooks' module and may not import it.
+        wrong = [h for h in debug_hook_list if not any(
+            c.__name__ == "DebugHook" and c.__module__ == "minddata.engine.debughooks" for c in type(h).__mro__)]
+        if wrong:
+            raise TypeError(f"config.set_debug_mode: every item of debug_hook_list must be a DebugHook "
+                            f"(minddata.dataset.debug). Found: {wrong[0]!r}")
+        hooks = tuple(debug_hook_list)
+    _state.update(debug_mode=bool(debug_mode_flag), debug_hooks=hooks)
+
+
+def get_debug_mode() -> bool:
+    """Whether debug mode is on (:func:`set_debug_mode`)."""
+    return bool(_state["debug_mode"])
+
+
 # MindSpore's configuration file keys (its config.load format) -> the setter that takes the value.
 _FILE_KEYS = {
     "seed": "set_seed",
@@ -883,10 +1095,11 @@ _FILE_KEYS = {
     "autotuneInterval": "set_autotune_interval",
     "numaEnable": "set_numa_enable",
     "fastRecovery": "set_fast_recovery",
+    "sendingBatches": "set_sending_batches",
 }
 # Keys of MindSpore's file that configure its C++ runtime, which minddata does not have.
 _FILE_KEYS_WITHOUT_EFFECT = frozenset({"logFilePath", "rowsPerBuffer", "workerConnectorSize", "serverPort",
-                                       "cachePort", "cacheHost", "sendingBatches"})
+                                       "cachePort", "cacheHost"})
 
 
 def load(file: str | os.PathLike) -> None:

@@ -6,9 +6,11 @@ import dataclasses
 import json
 import logging
 import os
+import sys
 
 import numpy as np
 import pytest
+from testkit import shm_segments
 
 import minddata as md
 
@@ -133,12 +135,149 @@ def test_iterator_mode_serial_convert_gives_the_same_rows():
     assert serial == parallel == [2 * i for i in range(20)]
 
 
+@pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="segments are counted in /dev/shm")
+@pytest.mark.parametrize("enable", [True, False])
+def test_shared_mem_setting_decides_how_process_workers_pass_arrays(enable):
+    md.config.set_enable_shared_mem(enable)
+    images = [np.full((128, 256, 3), i, np.uint8) for i in range(4)]  # 96 KiB: over the out-of-band threshold
+    data = md.GeneratorDataset(lambda: ((im,) for im in images), column_names=["x"], shuffle=False)
+    data = data.map(lambda x: x + 1, input_columns="x", num_parallel_workers=2, python_multiprocessing=True)
+    it = data.create_tuple_iterator(num_epochs=1, output_numpy=True)
+    rows = [next(it)[0]]
+    segments = shm_segments()  # while the workers live
+    rows += [row[0] for row in it]
+    assert all(np.array_equal(row, im + 1) for row, im in zip(rows, images, strict=True))
+    assert bool(segments) is enable, segments
+
+
+def _slow_identity(x):
+    __import__("time").sleep(2.5)
+    return x
+
+
+def test_a_process_worker_silent_past_the_timeout_interval_is_warned_about_and_awaited(caplog):
+    md.config.set_multiprocessing_timeout_interval(1)
+    data = md.NumpySlicesDataset({"x": [7]}, shuffle=False)
+    data = data.map(_slow_identity, input_columns="x", num_parallel_workers=1, python_multiprocessing=True)
+    with caplog.at_level(logging.WARNING, logger="minddata"):
+        rows = [int(row[0]) for row in data.create_tuple_iterator(num_epochs=1, output_numpy=True)]
+    assert rows == [7]  # kept waiting: the row arrived
+    warnings = [r.getMessage() for r in caplog.records if "has not answered" in r.getMessage()]
+    assert warnings, caplog.text
+    assert "Map[_slow_identity] worker 0 (pid " in warnings[0] and "set_multiprocessing_timeout_interval" in warnings[0]
+
+
+# A pipeline whose process worker sends back its pid (row 0), then sleeps in the map's function
+# (row 1, after creating the file argv[2]) while the parent prints that pid and waits to be killed.
+_WATCHED_PARENT = """
+import os, sys, time
+import numpy as np
+import minddata as md
+
+def work(x):
+    if int(x) == 0:
+        return np.int64(os.getpid())
+    open(sys.argv[2], "w").close()
+    time.sleep(60)
+    return x
+
+if __name__ == "__main__":
+    md.config.set_enable_watchdog(sys.argv[1] == "on")
+    md.config.set_multiprocessing_start_method("fork")
+    md.config.set_rows_per_chunk(1)
+    data = md.NumpySlicesDataset({"x": [0, 1]}, shuffle=False)
+    data = data.map(work, input_columns="x", num_parallel_workers=1, python_multiprocessing=True)
+    it = data.create_tuple_iterator(num_epochs=1, output_numpy=True)
+    print(int(next(it)[0]), flush=True)
+    time.sleep(60)
+"""
+
+
+def _gone(pid: int) -> bool:
+    psutil = pytest.importorskip("psutil")
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def _killed_parents_worker(watchdog: str, busy) -> int:
+    """Start the pipeline script, SIGKILL it once its worker is busy in the map's function (the file
+    ``busy`` exists); return the worker's pid."""
+    import signal
+    import subprocess
+    import time
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    parent = subprocess.Popen([sys.executable, "-c", _WATCHED_PARENT, watchdog, str(busy)], cwd=root,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        worker = int(parent.stdout.readline())
+        deadline = time.monotonic() + 10
+        while not busy.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert busy.exists(), "the worker never started row 1"
+    finally:
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(10)
+        parent.stdout.close()
+    return worker
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork workers and SIGKILL")
+def test_with_the_watchdog_a_busy_worker_exits_when_its_parent_is_killed(tmp_path):
+    worker = _killed_parents_worker("on", tmp_path / "busy")
+    import time
+
+    deadline = time.monotonic() + 10
+    while not _gone(worker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if not _gone(worker):
+        os.kill(worker, 9)
+        pytest.fail("the worker outlived its killed parent by 10 s")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork workers and SIGKILL")
+def test_without_the_watchdog_a_busy_worker_finishes_its_call_first(tmp_path):
+    worker = _killed_parents_worker("off", tmp_path / "busy")
+    import time
+
+    try:
+        time.sleep(2.5)  # the watchdog looks every second: on, the worker would be gone by now
+        assert not _gone(worker)
+    finally:
+        if not _gone(worker):
+            os.kill(worker, 9)
+
+
+def test_auto_offload_places_the_ops_nobody_placed_and_explain_says_why():
+    from minddata import vision
+
+    images = [np.arange(8 * 8 * 3, dtype=np.uint8).reshape(8, 8, 3) + i for i in range(3)]
+    data = md.NumpySlicesDataset({"x": images}, shuffle=False)
+    data = data.map([vision.HorizontalFlip(), vision.Resize(4).device("CPU")], input_columns="x")
+    plain = [row[0] for row in data.create_tuple_iterator(num_epochs=1, output_numpy=True)]
+    assert "auto offload" not in data.explain()
+    md.config.set_auto_offload(True)
+    explained = data.explain()
+    offloaded = [row[0] for row in data.create_tuple_iterator(num_epochs=1, output_numpy=True)]
+    (note,) = [line for line in explained.splitlines() if "auto offload:" in line]
+    assert "HorizontalFlip on " in note and "Resize" not in note, note  # Resize was placed by hand
+    if "GPU" not in note:  # no accelerator here: the CPU keeps it, and the note says why
+        assert "HorizontalFlip on CPU (no accelerator on this machine; GPU: " in note, note
+    assert all(np.array_equal(a, b) for a, b in zip(offloaded, plain, strict=True))
+
+
 @pytest.mark.parametrize(
     "setter, getter, value",
     [("set_fast_recovery", "get_fast_recovery", False), ("set_numa_enable", "get_numa_enable", True),
      ("set_video_backend", "get_video_backend", "Ascend"), ("set_autotune_interval", "get_autotune_interval", 7),
      ("set_auto_num_workers", "get_auto_num_workers", True), ("set_callback_timeout", "get_callback_timeout", 9),
-     ("set_monitor_sampling_interval", "get_monitor_sampling_interval", 25)],
+     ("set_monitor_sampling_interval", "get_monitor_sampling_interval", 25),
+     ("set_enable_shared_mem", "get_enable_shared_mem", False),
+     ("set_multiprocessing_timeout_interval", "get_multiprocessing_timeout_interval", 45),
+     ("set_enable_watchdog", "get_enable_watchdog", False), ("set_auto_offload", "get_auto_offload", True),
+     ("set_sending_batches", "get_sending_batches", 12), ("set_dynamic_shape", "get_dynamic_shape", True)],
 )
 def test_setting_reads_back_and_reaches_the_run_options(setter, getter, value):
     getattr(md.config, setter)(value)
@@ -150,7 +289,15 @@ def test_setting_reads_back_and_reaches_the_run_options(setter, getter, value):
     "setter, bad, message",
     [("set_callback_timeout", 0, "greater than 0"), ("set_autotune_interval", -1, r"\[0, 2147483647\]"),
      ("set_monitor_sampling_interval", 0, "greater than 0 ms"), ("set_fast_recovery", 1, "must be a bool"),
-     ("set_video_backend", "GPU", "one of"), ("set_auto_num_workers", "yes", "must be a bool")],
+     ("set_video_backend", "GPU", "one of"), ("set_auto_num_workers", "yes", "must be a bool"),
+     ("set_enable_shared_mem", 1, "set_enable_shared_mem: the value must be a bool"),
+     ("set_multiprocessing_timeout_interval", 0, "greater than 0 s"),
+     ("set_enable_watchdog", "yes", "set_enable_watchdog: the value must be a bool"),
+     ("set_auto_offload", 1, "set_auto_offload: the value must be a bool"),
+     ("set_sending_batches", -1, r"set_sending_batches: the value must be in \[0, 2147483647\]"),
+     ("set_sending_batches", 1.5, "set_sending_batches: the value must be an int"),
+     ("set_dynamic_shape", 0, "set_dynamic_shape: the value must be a bool"),
+     ("set_multiprocessing_timeout_interval", 2**31, r"\[0, 2147483647\]")],
 )
 def test_bad_setting_values_name_the_setting_and_the_value(setter, bad, message):
     with pytest.raises((TypeError, ValueError), match=message):

@@ -75,6 +75,8 @@ MODULES = [
     "minddata.vision.normalize",
     "minddata.ops.base",
     "minddata.engine.procpool.parent",
+    "minddata.engine.debughooks",
+    "minddata.dataset.debug",
     "minddata.engine.procpool.shm",
     "minddata.engine.autotune",
     "minddata.profiler",

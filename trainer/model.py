@@ -206,11 +206,11 @@ class Model:
                            label_columns=self.label_columns, labels=labels, where=where)
 
     def _feed(self, dataset: Any, cmap: ColumnMap, *, threaded: bool, state: dict | None = None,
-              num_epochs: int = -1) -> BatchFeed:
+              num_epochs: int = -1, sink: bool = False) -> BatchFeed:
         inputs, labels = cmap.indices(dataset.get_col_names())
         return BatchFeed(dataset, self.device, inputs, labels, threaded=threaded, prefetch=self.prefetch,
                          state=state, int64_columns=cmap.labels if self.int64_labels else (),
-                         num_epochs=num_epochs)
+                         num_epochs=num_epochs, sink=sink)
 
     def _loss(self, output: Any, labels: list[Any]) -> Any:
         if isinstance(output, torch.Tensor) and output.dtype in (torch.float16, torch.bfloat16):
@@ -265,7 +265,8 @@ class Model:
     ) -> None:
         """Train for ``epoch`` epochs (counting ``initial_epoch`` as already done).
 
-        ``dataset_sink_mode`` stages batches on the device in a background thread; ``sink_size > 0``
+        ``dataset_sink_mode`` stages batches on the device in a background thread (and applies
+        ``config.set_sending_batches`` and ``config.set_dynamic_shape``); ``sink_size > 0``
         makes each epoch that many steps, drawn from the pipeline's stream across its passes (as
         MindSpore's sink size). ``resume_from`` continues a checkpoint written by ModelCheckpoint
         exactly where it was, mid-epoch included; a :class:`BackupAndRestore` callback does that by
@@ -300,7 +301,7 @@ class Model:
         from minddata.trainer.profiling import TrainingProfile
 
         profile = TrainingProfile(self, trace)
-        feed = self._feed(dataset, cmap, threaded=dataset_sink_mode, state=run.data_state)
+        feed = self._feed(dataset, cmap, threaded=dataset_sink_mode, state=run.data_state, sink=dataset_sink_mode)
         profile.bind(feed)
         self._run = run
         self.network.train()

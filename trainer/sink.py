@@ -10,6 +10,13 @@ thread is already ahead), the same staging runs inline in the training thread.
 
 Each staged batch carries the iterator's state after it, so a checkpoint names exactly the batches
 the model consumed (not those the sink read ahead).
+
+Training in sink mode also applies two of MindSpore's settings, read from the iterator's settings
+snapshot: ``config.set_sending_batches(n)`` lets at most ``n`` batches per pass be sent (the limit is
+read again from ``config`` whenever it is reached, so a callback can raise it as training goes), and
+unless ``config.set_dynamic_shape(True)``, every batch must have the first batch's shapes (a
+remainder batch may be shorter in its first dimension), as a sink that compiles the step for one
+shape needs.
 """
 
 from __future__ import annotations
@@ -21,7 +28,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from minddata import config
 from minddata.dataset.iterators import TorchIterator, import_torch
+from minddata.errors import PipelineError
 
 torch = import_torch("minddata.trainer")
 
@@ -54,14 +63,24 @@ class BatchFeed:
 
     ``threaded`` runs the staging in a sink thread ``prefetch`` batches ahead; ``state`` resumes the
     pipeline where a checkpoint left it. :meth:`get` returns a :class:`StagedBatch` or ``EPOCH_END``.
+    ``sink``: training in sink mode, which applies ``config.set_sending_batches`` and
+    ``config.set_dynamic_shape`` (see the module's docstring).
     """
 
     def __init__(self, dataset: Any, device: Any, input_idx: Sequence[int], label_idx: Sequence[int], *,
                  threaded: bool = True, prefetch: int = 2, state: dict | None = None,
-                 int64_columns: Sequence[str] = (), num_epochs: int = -1) -> None:
+                 int64_columns: Sequence[str] = (), num_epochs: int = -1, sink: bool = False) -> None:
         self.device = torch.device(device)
         self.input_idx, self.label_idx = list(input_idx), list(label_idx)
         self._iterator = TorchIterator(dataset, num_epochs=num_epochs, state=state, int64_columns=int64_columns)
+        options = self._iterator._run.rt.options
+        self._names = dataset.get_col_names()
+        self._sink = sink
+        self._sending_limit = options.sending_batches if sink else 0  # 0: no limit
+        self._sent = 0  # batches sent in this pass
+        self._check_shapes = sink and not options.dynamic_shape
+        self._first_shapes: list[tuple[int, ...]] | None = None
+        self._batches = 0
         self._cuda = self.device.type == "cuda"
         self._stream = torch.cuda.Stream(self.device) if self._cuda and threaded else None
         self._stop = threading.Event()
@@ -88,8 +107,14 @@ class BatchFeed:
         try:
             row = next(self._iterator)
         except StopIteration:
+            self._sent = 0
             return EPOCH_END
         state = self._iterator.get_state()
+        if self._check_shapes:
+            self._check_static(row)
+        if self._sending_limit and self._sent >= self._sending_limit:
+            self._await_sending_room()
+        self._sent += 1
         t1 = time.perf_counter()
         ready = None
         if self._stream is not None:
@@ -102,6 +127,40 @@ class BatchFeed:
             inputs = [self._to_device(row[i]) for i in self.input_idx]
             labels = [self._to_device(row[i]) for i in self.label_idx]
         return StagedBatch(inputs, labels, state, t1 - t0, time.perf_counter() - t1, ready)
+
+    def _check_static(self, row: list[Any]) -> None:
+        """Raise unless ``row`` has the first batch's shapes (a remainder batch may be shorter)."""
+        shapes = [tuple(getattr(value, "shape", ())) for value in row]
+        self._batches += 1
+        if self._first_shapes is None:
+            self._first_shapes = shapes
+            return
+        for name, first, shape in zip(self._names, self._first_shapes, shapes, strict=False):
+            if shape == first or (len(shape) == len(first) >= 1 and shape[1:] == first[1:] and shape[0] < first[0]):
+                continue
+            raise PipelineError(
+                f"minddata.trainer: sink mode needs batches of one shape, but column {name!r} of batch "
+                f"{self._batches} has shape {shape} where the first batch had {first}. Give every batch one "
+                "shape (pad or resize the rows, padded_batch with pad_info sizes), or allow shapes to vary with "
+                "minddata.config.set_dynamic_shape(True) (or train with dataset_sink_mode=False)."
+            )
+
+    def _await_sending_room(self) -> None:
+        """Hold the batch until ``config.set_sending_batches`` allows more than were sent this pass."""
+        while True:
+            limit = config.get_sending_batches()
+            if limit == 0 or limit > self._sent:
+                self._sending_limit = limit
+                return
+            if self._thread is None or threading.current_thread() is not self._thread:
+                # Staged in the training thread: nothing else runs to raise the limit while we wait.
+                raise PipelineError(
+                    f"minddata.trainer: config.set_sending_batches({limit}) lets {limit} batch(es) per pass be "
+                    f"sent and all were; raise it (e.g. from a callback's on_train_step_end) before the next "
+                    "step needs a batch, or set 0 for no limit."
+                )
+            if self._stop.wait(_POLL):
+                return
 
     def _run(self) -> None:
         try:

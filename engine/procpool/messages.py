@@ -3,6 +3,8 @@
 Arguments and results are pickled with protocol 5: NumPy buffers of at least :data:`OOB_THRESHOLD`
 bytes travel out-of-band, written into a shared-memory arena (:mod:`.shm`) at the offsets
 :func:`layout` gives, and only the small payload plus ``(offset, length)`` pairs cross the pipe.
+With ``config.set_enable_shared_mem(False)`` there are no arenas: every buffer travels in the
+payload, through the pipe, and ``spans`` is always empty.
 
 Messages (tuples, first item the kind):
 
@@ -66,7 +68,9 @@ def _rebuild_ndarray(buf: Any, dtype: np.dtype, shape: tuple[int, ...], order: s
         # supplied is a private copy (parent) or the arena (child), both fine to write.
         if buf.obj.nbytes == buf.nbytes:
             buf = buf.obj
-    return np.frombuffer(buf, dtype=dtype).reshape(shape, order=order)
+    array = np.frombuffer(buf, dtype=dtype).reshape(shape, order=order)
+    # In-band (config.set_enable_shared_mem(False)) a read-only source comes back as bytes.
+    return array if array.flags.writeable else array.copy()
 
 
 class _Pickler(pickle.Pickler):
@@ -94,11 +98,16 @@ class _Pickler(pickle.Pickler):
         return _rebuild_ndarray, (pickle.PickleBuffer(obj), obj.dtype, obj.shape, order)
 
 
-def dumps(obj: Any) -> tuple[bytes, list[memoryview]]:
-    """Pickle ``obj``; return the payload and the raw views of its out-of-band buffers."""
+def dumps(obj: Any, out_of_band: bool = True) -> tuple[bytes, list[memoryview]]:
+    """Pickle ``obj``; return the payload and the raw views of its out-of-band buffers.
+
+    ``out_of_band=False`` keeps every buffer in the payload (no shared memory: the whole pickle
+    crosses the pipe); the list of views is then empty."""
     oob: list[memoryview] = []
 
     def callback(pb: pickle.PickleBuffer) -> bool:
+        if not out_of_band:
+            return True
         try:
             raw = pb.raw()
         except BufferError:

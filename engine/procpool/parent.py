@@ -10,6 +10,7 @@ import secrets
 import signal
 import sys
 import threading
+import time
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -36,8 +37,13 @@ _BUSY_GRACE_S = 0.1
 class _State:
     """Everything close() needs, kept apart from ProcessWorker so the finalizer holds no reference to it."""
 
-    def __init__(self, name: str, fn: Any, fn_bytes: bytes | None, shm_size: int, start_method: str):
+    def __init__(self, name: str, fn: Any, fn_bytes: bytes | None, shm_size: int, start_method: str,
+                 shared_memory: bool = True, timeout_interval: float = 300.0, watchdog: bool = True):
         self.name = name
+        self.watchdog = watchdog  # the child exits when this process dies (config.set_enable_watchdog)
+        # Seconds without an answer between two warnings (config.set_multiprocessing_timeout_interval).
+        self.timeout_interval = timeout_interval
+        self.shared_memory = shared_memory  # False: arrays travel in-band through the pipe, no arenas
         self.fn: Any = fn  # kept only for fork, which hands it to the child as it is
         self.fn_bytes: bytes | None = fn_bytes
         self.start_method = start_method
@@ -163,6 +169,15 @@ class ProcessWorker:
         name: Used in errors, e.g. ``"Map[decode_fn] worker 1"``.
         shm_size: Initial size in bytes of each of the two arenas; they grow on demand.
         start_method: ``"fork"``, ``"spawn"``, ``"forkserver"`` or None for the configured one.
+        shared_memory: False sends every array through the pipe, inside the pickle, and creates no
+            shared-memory segment (``config.set_enable_shared_mem``): slower for large arrays, but
+            needs no ``/dev/shm``.
+        timeout_interval: While a call waits, a warning on the ``minddata`` logger every this many
+            seconds without an answer, naming the worker, its pid and the time waited
+            (``config.set_multiprocessing_timeout_interval``); the call keeps waiting.
+        watchdog: The child checks every second that this process is alive and exits when it is not,
+            even in the middle of ``fn`` (``config.set_enable_watchdog``). Without it a child whose
+            parent was killed finishes the call in progress, then exits when it finds the pipe closed.
 
     Examples:
         >>> import threading
@@ -185,6 +200,9 @@ class ProcessWorker:
         name: str,
         shm_size: int = 16 << 20,
         start_method: str | None = None,
+        shared_memory: bool = True,
+        timeout_interval: float = 300.0,
+        watchdog: bool = True,
     ):
         if not callable(fn):
             raise ArgumentError(f"{name}: fn must be callable, got {type(fn).__name__}")
@@ -201,7 +219,9 @@ class ProcessWorker:
                     f"it a module-level function or a closure over picklable values, use fork workers "
                     f"(minddata.config.set_multiprocessing_start_method('fork')), or python_multiprocessing=False"
                 ) from e
-        self._s = _State(name, fn if method == "fork" else None, fn_bytes, page_round(shm_size), method)
+        self._s = _State(name, fn if method == "fork" else None, fn_bytes, page_round(shm_size), method,
+                         shared_memory=shared_memory, timeout_interval=timeout_interval,
+                         watchdog=watchdog)
         self._finalizer = weakref.finalize(self, _close_state, self._s, 2.0)
 
     def __repr__(self) -> str:
@@ -239,19 +259,21 @@ class ProcessWorker:
                 return
             if os.getpid() != s.owner_pid:
                 raise PipelineError(f"{s.name} was created in process {s.owner_pid}; it cannot run in a fork")
-            sweep_once()
-            try:
-                req = s.new_arena("req", s.shm_size)
-            except OSError as e:
-                raise _in_stage(s, e) from e
-            try:
-                resp = s.new_arena("resp", s.shm_size)
-            except OSError as e:
-                s.drop_arena(req)
-                raise _in_stage(s, e) from e
-            except BaseException:
-                s.drop_arena(req)
-                raise
+            req = resp = None
+            if s.shared_memory:
+                sweep_once()
+                try:
+                    req = s.new_arena("req", s.shm_size)
+                except OSError as e:
+                    raise _in_stage(s, e) from e
+                try:
+                    resp = s.new_arena("resp", s.shm_size)
+                except OSError as e:
+                    s.drop_arena(req)
+                    raise _in_stage(s, e) from e
+                except BaseException:
+                    s.drop_arena(req)
+                    raise
             ctx = multiprocessing.get_context(s.start_method)
             parent_conn, child_conn = ctx.Pipe(duplex=True)
             proc = ctx.Process(
@@ -259,11 +281,12 @@ class ProcessWorker:
                 args=(
                     child_conn,
                     s.fn_bytes,
-                    (req.path, req.size),
-                    (resp.path, resp.size),
+                    (req.path, req.size) if req is not None else None,
+                    (resp.path, resp.size) if resp is not None else None,
                     s.owner_pid,
                     s.name,
                     (s.fn, parent_conn) if s.start_method == "fork" else None,
+                    s.watchdog,
                 ),
                 name=s.name,
                 daemon=True,
@@ -272,8 +295,9 @@ class ProcessWorker:
                 proc.start()
             except BaseException:
                 parent_conn.close()
-                s.drop_arena(req)
-                s.drop_arena(resp)
+                for arena in (req, resp):
+                    if arena is not None:
+                        s.drop_arena(arena)
                 raise
             finally:
                 # The child has its own copy now; keeping ours would hide the child's death (no EOF).
@@ -303,20 +327,20 @@ class ProcessWorker:
                 self._await(s.inflight, stop_event)
                 s.inflight = None
             try:
-                payload, views = dumps(arg)
+                payload, views = dumps(arg, out_of_band=s.shared_memory)
             except Exception as e:
                 _add_note(e, f"while pickling the argument for {s.name}")
                 raise
             spans, total = layout(views)
             new_req = None
-            assert s.req is not None
             try:
-                if total > s.req.size:
+                if views and total > s.req.size:  # type: ignore[union-attr]
                     old = s.req
                     s.req = s.new_arena("req", grown_size(total, old.size))
                     s.drop_arena(old)  # the child's mapping stays valid until it attaches the new one
                     new_req = (s.req.path, s.req.size)
-                write(s.req, views, spans, total)
+                if views:
+                    write(s.req, views, spans, total)  # type: ignore[arg-type]
             except OSError as e:
                 raise _in_stage(s, e) from e
             del views
@@ -366,6 +390,8 @@ class ProcessWorker:
     def _await(self, seq: int, stop_event: threading.Event | None) -> tuple:
         """Wait for the reply to call ``seq``, serving arena requests; never blocks without checks."""
         s = self._s
+        started = time.monotonic()
+        warn_at = started + s.timeout_interval
         while True:
             if s.closed:
                 raise WorkerStopped(f"{s.name} is closed")
@@ -379,6 +405,15 @@ class ProcessWorker:
                     raise WorkerStopped(f"{s.name} is closed") from None
                 raise self._died() from None
             if msg is None:
+                now = time.monotonic()
+                if now >= warn_at:
+                    warn_at = now + s.timeout_interval
+                    # As MindSpore: say so, and keep waiting (the call may just be slow).
+                    _logger.warning(
+                        "%s (pid %s) has not answered for %.1f s (warned every %g s: "
+                        "config.set_multiprocessing_timeout_interval); still waiting",
+                        s.name, s.pid, now - started, s.timeout_interval,
+                    )
                 if not s.proc.is_alive():
                     try:
                         if s.conn.poll(0):

@@ -36,8 +36,10 @@ def _child_recv(conn: Any) -> Any:
 
 
 def _watch_parent(parent_pid: int) -> None:
-    # A worker must not outlive its parent: fn may run for long after the parent was killed, and a
-    # fork of the parent may keep the pipe open. Reparenting changes getppid().
+    # The watchdog (config.set_enable_watchdog): a worker must not outlive its parent. fn may run
+    # for long after the parent was killed, and a fork of the parent may keep the pipe open.
+    # Reparenting changes getppid(). (Not PR_SET_PDEATHSIG: it fires when the forking *thread*
+    # ends, and the thread that created an iterator may well end before the pipeline.)
     while True:
         time.sleep(1.0)
         if os.getppid() != parent_pid:
@@ -53,7 +55,7 @@ class _Attachment:
 
     __slots__ = ("spec", "arena")
 
-    def __init__(self, spec: tuple[str, int]):
+    def __init__(self, spec: tuple[str, int] | None):
         self.spec = spec
         self.arena: Arena | None = None
 
@@ -104,12 +106,12 @@ def _child_call(
     finally:
         del arg
     try:
-        out_payload, views = dumps(result)
+        out_payload, views = dumps(result, out_of_band=resp.spec is not None)
     except Exception as e:
         return error_reply(seq, e, "fn's result could not be pickled")
     del result
     out_spans, total = layout(views)
-    if total > resp.size:
+    if views and total > resp.size:
         # The parent owns the arenas: ask it for a bigger one and wait for its name.
         try:
             conn.send(("grow", seq, total))
@@ -133,13 +135,16 @@ def _child_call(
 def child_main(
     conn: Any,
     fn_bytes: bytes | None,
-    req_spec: tuple[str, int],
-    resp_spec: tuple[str, int],
+    req_spec: tuple[str, int] | None,
+    resp_spec: tuple[str, int] | None,
     parent_pid: int,
     name: str,
     forked: tuple[Callable[[Any], Any], Any] | None = None,
+    watchdog: bool = True,
 ) -> None:
-    """Entry point of a worker process. ``forked``: (fn, the parent's end of our pipe) when forked."""
+    """Entry point of a worker process. ``forked``: (fn, the parent's end of our pipe) when forked.
+    ``req_spec``/``resp_spec`` None: no shared memory, every array travels in the pickle.
+    ``watchdog``: exit within a second of the parent's death, even in the middle of ``fn``."""
     if forked is not None:
         # Our copy of the parent's end would keep the pipe open after the parent died (no EOF).
         try:
@@ -151,7 +156,8 @@ def child_main(
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     except (ValueError, OSError):
         pass
-    threading.Thread(target=_watch_parent, args=(parent_pid,), name="parent-watch", daemon=True).start()
+    if watchdog:
+        threading.Thread(target=_watch_parent, args=(parent_pid,), name="parent-watch", daemon=True).start()
     try:
         conn.send(("ready",))  # tells the parent the start (importing __main__ when spawned) went well
     except OSError:

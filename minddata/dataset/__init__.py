@@ -6,6 +6,7 @@ As in MindSpore, ``config``, the samplers and the ``vision`` / ``transforms`` / 
 
 from minddata import config
 from minddata._missing import module_getattr
+from minddata.dataset import debug  # noqa: F401  (mindspore.dataset.debug)
 from minddata.dataset._files import Shuffle
 from minddata.dataset.arrow_sources import MindDataset, ParquetDataset
 from minddata.dataset.base import Dataset, concat, zip

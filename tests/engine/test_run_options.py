@@ -16,6 +16,7 @@ from PIL import Image
 import minddata as md
 from minddata import vision
 from minddata.config import RunOptions
+from minddata.dataset.debug import PrintDataHook
 from minddata.errors import RowError
 from minddata.ops import registry
 from minddata.ops.base import KernelContext, Op
@@ -104,6 +105,14 @@ NON_DEFAULT = {
     "fast_recovery": False,
     "numa_enable": True,
     "video_backend": "Ascend",
+    "enable_shared_mem": False,
+    "multiprocessing_timeout_interval": 17,
+    "enable_watchdog": False,
+    "auto_offload": True,
+    "sending_batches": 5,
+    "dynamic_shape": True,
+    "debug_mode": True,
+    "debug_hooks": (PrintDataHook(),),
 }
 
 
@@ -136,6 +145,13 @@ def _configure(values: dict) -> None:
     c.set_fast_recovery(values["fast_recovery"])
     c.set_numa_enable(values["numa_enable"])
     c.set_video_backend(values["video_backend"])
+    c.set_enable_shared_mem(values["enable_shared_mem"])
+    c.set_multiprocessing_timeout_interval(values["multiprocessing_timeout_interval"])
+    c.set_enable_watchdog(values["enable_watchdog"])
+    c.set_auto_offload(values["auto_offload"])
+    c.set_sending_batches(values["sending_batches"])
+    c.set_dynamic_shape(values["dynamic_shape"])
+    c.set_debug_mode(values["debug_mode"], list(values["debug_hooks"]))
 
 
 def test_the_snapshot_holds_every_setting() -> None:
@@ -151,7 +167,9 @@ def test_the_snapshot_is_frozen() -> None:
 
 @pytest.mark.parametrize("kind", list(KINDS))
 def test_kernels_see_every_setting_in_both_worker_kinds(kind: str) -> None:
-    _configure({**NON_DEFAULT, "profiling": False, "autotune": False, "auto_num_workers": False, "framework": "numpy"})
+    # Debug mode would run every map in one thread of this process: not both worker kinds.
+    _configure({**NON_DEFAULT, "profiling": False, "autotune": False, "auto_num_workers": False, "framework": "numpy",
+                "debug_mode": False})
     expected = md.config.snapshot()
     ds = _mapped([0, 1, 2], [EchoOptions()], KINDS[kind])
     it = ds.create_tuple_iterator(num_epochs=1, output_numpy=True)
