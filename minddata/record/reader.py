@@ -16,6 +16,8 @@ never SIGBUS, whichever thread is reading when it shrinks. A file replaced by re
 
 from __future__ import annotations
 
+import collections
+import itertools
 import json
 import os
 import re
@@ -241,6 +243,41 @@ def _pread_into(fd: int, out: np.ndarray, offset: int, shard: ShardFile) -> np.n
     return out
 
 
+class _RecentBatches:
+    """The whole bytes of the record batches read last (all shard files together, at most
+    ``budget`` bytes): a fetch that follows the first read of its batch copies rows out of memory
+    instead of reading the file again. Sequential reads then read each byte from the file once."""
+
+    def __init__(self, budget: int):
+        self.budget = budget
+        self._held = 0
+        self._entries: collections.OrderedDict[tuple[int, int], tuple[np.ndarray, int]] = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def put(self, key: tuple[int, int], message: np.ndarray, file_offset: int) -> None:
+        if message.nbytes > self.budget:
+            return
+        with self._lock:
+            if key in self._entries:
+                return
+            self._entries[key] = (message, file_offset)
+            self._held += message.nbytes
+            while self._held > self.budget:
+                _, (old, _) = self._entries.popitem(last=False)
+                self._held -= old.nbytes
+
+    def get(self, key: tuple[int, int]) -> tuple[np.ndarray, int] | None:
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+            return found
+
+
+_RECENT = _RecentBatches(64 << 20)
+_shard_tokens = itertools.count()
+
+
 class _BatchView:
     """Where one record batch's selected columns lie in the file, found once; rows are then read with
     ``pread`` at those offsets, so no page of the file is ever mapped.
@@ -250,9 +287,10 @@ class _BatchView:
     ``bytes``, fixed-shape and ragged tensor columns stays on disk until a row asks for it.
     """
 
-    __slots__ = ("rows", "columns")
+    __slots__ = ("batch", "rows", "columns")
 
-    def __init__(self, batch: pa.RecordBatch, fields: list[Field], message: pa.Buffer, file_offset: int):
+    def __init__(self, b: int, batch: pa.RecordBatch, fields: list[Field], message: pa.Buffer, file_offset: int):
+        self.batch = b
         self.rows = batch.num_rows
         self.columns: list[Any] = []
 
@@ -288,7 +326,7 @@ class _BatchView:
             return (kind + "-memory", payload.copy(), *extra)
         return (kind, (at, payload.dtype, payload.shape), *extra)
 
-    def put(self, c: int, rows: np.ndarray, positions: Sequence[int], out: list[Any], fd: int, shard: ShardFile) -> None:
+    def put(self, c: int, rows: np.ndarray, positions: Sequence[int], out: list[Any], read: Any) -> None:
         """Write column ``c`` of batch rows ``rows`` into ``out`` at ``positions``."""
         col = self.columns[c]
         kind = col[0]
@@ -308,22 +346,22 @@ class _BatchView:
         if kind == "bytes":
             off = col[2]
             for p, a, b in zip(positions, off[rows].tolist(), off[rows + 1].tolist()):
-                out[p] = _pread_into(fd, np.empty(b - a, np.uint8), at + a, shard)
+                out[p] = read(np.empty(b - a, np.uint8), at + a)
         elif kind == "fixed":
             row_shape = shape[1:]
             row_bytes = dtype.itemsize * int(np.prod(row_shape, dtype=np.int64))
             first, last = int(rows[0]), int(rows[-1])
             if last - first + 1 == len(rows) and (len(rows) < 2 or (np.diff(rows) == 1).all()):
-                block = _pread_into(fd, np.empty((len(rows), *row_shape), dtype), at + first * row_bytes, shard)
+                block = read(np.empty((len(rows), *row_shape), dtype), at + first * row_bytes)
                 for p, value in zip(positions, block):
                     out[p] = value
             else:
                 for p, r in zip(positions, rows.tolist()):
-                    out[p] = _pread_into(fd, np.empty(row_shape, dtype), at + r * row_bytes, shard)
+                    out[p] = read(np.empty(row_shape, dtype), at + r * row_bytes)
         else:
             off, shapes = col[2], col[3]
             for p, a, b, row_shape in zip(positions, off[rows].tolist(), off[rows + 1].tolist(), shapes[rows].tolist()):
-                out[p] = _pread_into(fd, np.empty(b - a, dtype), at + a * dtype.itemsize, shard).reshape(row_shape)
+                out[p] = read(np.empty(b - a, dtype), at + a * dtype.itemsize).reshape(row_shape)
 
     @staticmethod
     def _put_from_memory(kind: str, col: tuple, rows: np.ndarray, positions: Sequence[int], out: list[Any]) -> None:
@@ -357,6 +395,7 @@ class ShardFile:
                 path=path,
             )
         self._lock = threading.Lock()
+        self._token = next(_shard_tokens)  # names this file's batches in the shared recent-batch memory
         self._schema: pa.Schema | None = None
         self._blocks: list[tuple[int, int, int]] = []
         self._fd: int | None = None
@@ -392,6 +431,7 @@ class ShardFile:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._lock = threading.Lock()
+        self._token = next(_shard_tokens)  # tokens name files of this process only
 
     def _open(self) -> Any:
         path = self.path
@@ -497,12 +537,29 @@ class ShardFile:
             except (pa.ArrowException, OSError) as error:
                 raise DataFormatError(f"record file {self.path}: record batch {b} is unreadable: {error}", path=self.path) from None
             self._verify(b, batch, fields)
-            view = _BatchView(batch, [self.fields[f] for f in fields], buffer, offset)
+            view = _BatchView(b, batch, [self.fields[f] for f in fields], buffer, offset)
+            _RECENT.put((self._token, b), message, offset)
             self._views[key] = view
             return view
 
     def put(self, view: _BatchView, c: int, rows: np.ndarray, positions: Sequence[int], out: list[Any]) -> None:
-        view.put(c, rows, positions, out, self._fd, self)  # type: ignore[arg-type]
+        view.put(c, rows, positions, out, self._reader_for(view.batch))
+
+    def _reader_for(self, b: int) -> Any:
+        """``read(out, file_position) -> out``: from batch ``b``'s bytes in memory if still held, else
+        with ``pread``."""
+        recent = _RECENT.get((self._token, b))
+        if recent is None:
+            fd = self._fd
+            return lambda out, position: _pread_into(fd, out, position, self)  # type: ignore[arg-type]
+        message, start = recent
+
+        def copy(out: np.ndarray, position: int) -> np.ndarray:
+            flat = out.reshape(-1).view(np.uint8)
+            flat[:] = message[position - start : position - start + flat.size]
+            return out
+
+        return copy
 
     def _verify(self, b: int, batch: pa.RecordBatch, fields: tuple[str, ...]) -> None:
         try:
