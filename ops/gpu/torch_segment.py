@@ -163,6 +163,42 @@ def _pad(op: Op, x: Any, args: dict, torch: Any) -> Any:
     return _slice(x, args, torch, fill=op.fill_value)
 
 
+def _cast_back(y: Any, dtype: Any, torch: Any) -> Any:
+    """A float64 tensor back to ``dtype`` as the CPU kernels' ``_cast_back`` does (``torch.round``
+    rounds half to even, as NumPy's ``rint``)."""
+    if dtype == torch.bool:
+        return y > 0.5
+    if dtype.is_floating_point:
+        return y.to(dtype)
+    info = torch.iinfo(dtype)
+    return y.round().clamp_(info.min, info.max).to(dtype)
+
+
+def _invert(op: Op, x: Any, args: dict, torch: Any) -> Any:
+    if not float(args["on"]):
+        return x
+    return _cast_back(255.0 - x.to(torch.float64), x.dtype, torch)
+
+
+def _posterize(op: Op, x: Any, args: dict, torch: Any) -> Any:
+    return x & int(args["mask"])
+
+
+def _solarize(op: Op, x: Any, args: dict, torch: Any) -> Any:
+    low, high = float(args["low"]), float(args["high"])
+    x64 = x.to(torch.float64)
+    inside = x64 >= low if float(args["single"]) else (x64 >= low) & (x64 <= high)
+    return _cast_back(torch.where(inside, 255.0 - x64, x64), x.dtype, torch)
+
+
+def _brightness(op: Op, x: Any, args: dict, torch: Any) -> Any:
+    factor = float(args["factor"])  # float32 already
+    if x.dtype == torch.uint8:
+        # The float32 product, as OpenCV's convertTo computes it.
+        return _cast_back((x.to(torch.float32) * factor).to(torch.float64), x.dtype, torch)
+    return _cast_back(x.to(torch.float64) * factor, x.dtype, torch)
+
+
 TORCH_OPS: dict[str, Callable] = {
     "Resize": lambda op, x, args, torch: _resize(x, args["size"], op.interpolation, torch),
     "CenterCrop": lambda op, x, args, torch: _slice(x, args, torch),
@@ -181,6 +217,13 @@ TORCH_OPS: dict[str, Callable] = {
     "Pad": _pad,
     "Rotate": _warp,
     "RandomRotation": _warp,
+    "Invert": _invert,
+    "RandomInvert": _invert,
+    "Posterize": _posterize,
+    "RandomPosterize": _posterize,
+    "Solarize": _solarize,
+    "RandomSolarize": _solarize,
+    "AdjustBrightness": _brightness,
 }
 # Decoders read encoded bytes; what follows the decode inside them (resize, crop) runs as above.
 DECODERS = ("Decode", "FusedDecodeResize", "FusedDecodeRandomResizedCrop", "RandomCropDecodeResize")

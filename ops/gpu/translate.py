@@ -725,3 +725,248 @@ def _plan_color_adjust(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sam
         else:
             args[f"{name}{slot}"] = np.array(factor, np.float32)
     return args, Sample(s.shape, s.kind)
+
+
+# ---------------------------------------------------------------------------------------------- pixel adjustments
+# The ops of minddata.vision.adjust whose arithmetic DALI can do exactly: the CPU kernels' formulas in
+# the same precision (float32 where OpenCV computes in float32, float64 where NumPy does), rounded half
+# to even as NumPy's rint and OpenCV's saturate_cast do (DALI's cast rounds half away from zero, so the
+# rounding is spelled out), and the random parameters from ops/plans/adjust.py with the row's RNG.
+
+
+def _f64(node: Any, env: Any) -> Any:
+    return env.fn.cast(node, dtype=env.types.FLOAT64, device=env.device)
+
+
+def _f32(node: Any, env: Any) -> Any:
+    return env.fn.cast(node, dtype=env.types.FLOAT, device=env.device)
+
+
+def _const64(value: float, env: Any) -> Any:
+    # A bare Python float is a float32 constant in DALI's arithmetic.
+    return env.types.Constant(np.float64(value), device=env.const_device)
+
+
+def _rint(y: Any, env: Any) -> Any:
+    """Round a float64 node half to even (NumPy's ``rint``, OpenCV's ``cvRound``)."""
+    m = env.math
+    up = m.floor(y + _const64(0.5, env))
+    tie = _f64(up - y == _const64(0.5, env), env)
+    odd = up - _const64(2.0, env) * m.floor(up * _const64(0.5, env))
+    return up - tie * odd
+
+
+def _cast_back(y: Any, dtype: np.dtype, env: Any) -> Any:
+    """A float64 node back to the image's dtype as the CPU kernels' ``_cast_back`` does: bool is
+    ``> 0.5``; integers round half to even and saturate; floats are cast."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return y > _const64(0.5, env)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        y = env.math.clamp(_rint(y, env), _const64(float(info.min), env), _const64(float(info.max), env))
+    return env.fn.cast(y, dtype=dali_type(dtype, env.types), device=env.device)
+
+
+def _select(on: Any, yes: Any, no: Any, env: Any) -> Any:
+    """``yes`` where the per-sample flag ``on`` is 1, else ``no`` (float64 nodes; exact for finite values)."""
+    flag = _f64(on, env)
+    return flag * yes + (_const64(1.0, env) - flag) * no
+
+
+def _uint8_image(name: str, s: Sample) -> tuple[int, int]:
+    h, w = _image(name, s)
+    if s.kind.dtype != np.uint8:
+        raise TypeError(f"{name}: expected a uint8 image. Found dtype {s.kind.dtype} (shape {_shown_shape(s)})")
+    return h, w
+
+
+def _rgb_uint8(name: str, s: Sample) -> tuple[int, int]:
+    h, w = _image(name, s)
+    if s.kind.gray2d or s.shape[2] != 3 or s.kind.dtype != np.uint8:
+        raise ValueError(
+            f"{name}: expected an RGB uint8 image of shape <H, W, 3>. Found shape {_shown_shape(s)}, "
+            f"dtype {s.kind.dtype}"
+        )
+    return h, w
+
+
+def _f32_factor(factor: float) -> np.ndarray:
+    # The factor as the C++ float MindSpore holds it (ops/cpu/adjust.py's as_float32).
+    return np.array(np.float32(factor), np.float32)
+
+
+# -- Invert, Posterize, Solarize and their Random* forms
+
+ON_ARGS = {"on": np.float32}
+
+
+def _invert(x64: Any, env: Any) -> Any:
+    return _const64(255.0, env) - x64
+
+
+def _build_invert(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+    x64 = _f64(node, env)
+    y = _invert(x64, env)
+    if op.name == "RandomInvert":
+        y = _select(_arg(args, "on", env), y, x64, env)
+    return _cast_back(y, env.kind_in.dtype, env)
+
+
+@_register("Invert", "RandomInvert", args=ON_ARGS, build=_build_invert)
+def _plan_invert(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    from minddata.ops.plans.adjust import applies
+
+    _image(op.name, s, numeric=True)
+    on = applies(ctx.rng, op.prob) if op.name == "RandomInvert" else True
+    return {"on": np.array(float(on), np.float32)}, Sample(s.shape, s.kind)
+
+
+def _build_posterize(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+    return node & _arg(args, "mask", env)
+
+
+def _posterize_mask(bits: int) -> np.ndarray:
+    return np.array((0xFF << (8 - bits)) & 0xFF, np.uint8)
+
+
+@_register("Posterize", "RandomPosterize", args={"mask": np.uint8}, build=_build_posterize)
+def _plan_posterize(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    from minddata.ops.plans.adjust import posterize_bits
+
+    _uint8_image(op.name, s)
+    bits = posterize_bits(ctx.rng, *op.bits) if op.name == "RandomPosterize" else op.bits
+    return {"mask": _posterize_mask(bits)}, Sample(s.shape, s.kind)
+
+
+SOLARIZE_ARGS = {"low": np.float64, "high": np.float64, "single": np.float64}
+
+
+def _build_solarize(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+    x64 = _f64(node, env)
+    at_least = _f64(x64 >= _arg(args, "low", env), env)
+    at_most = _f64(x64 <= _arg(args, "high", env), env)
+    # One threshold (min == max) inverts everything from it up, as the CPU kernel does.
+    inside = at_least * env.math.max(at_most, _arg(args, "single", env))
+    return _cast_back(_select(inside, _invert(x64, env), x64, env), env.kind_in.dtype, env)
+
+
+@_register("Solarize", "RandomSolarize", args=SOLARIZE_ARGS, build=_build_solarize)
+def _plan_solarize(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    from minddata.ops.plans.adjust import solarize_range
+
+    _image(op.name, s, numeric=True)
+    low, high = solarize_range(ctx.rng, *op.threshold) if op.name == "RandomSolarize" else op.threshold
+    args = {"low": np.array(low, np.float64), "high": np.array(high, np.float64),
+            "single": np.array(float(low == high), np.float64)}
+    return args, Sample(s.shape, s.kind)
+
+
+# -- AdjustBrightness, AdjustContrast, AdjustSaturation, RandomColor, AdjustHue
+
+FACTOR_ARGS = {"factor": np.float32}
+
+
+def _build_brightness(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+    factor = _arg(args, "factor", env)
+    dtype = env.kind_in.dtype
+    if dtype == np.uint8:
+        # uint8: the float32 product, as OpenCV's convertTo computes it.
+        return _cast_back(_f64(_f32(node, env) * factor, env), dtype, env)
+    return _cast_back(_f64(node, env) * _f64(factor, env), dtype, env)
+
+
+@_register("AdjustBrightness", args=FACTOR_ARGS, build=_build_brightness)
+def _plan_brightness(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    _image("AdjustBrightness", s, numeric=True)
+    return {"factor": _f32_factor(op.brightness_factor)}, Sample(s.shape, s.kind)
+
+
+def _add_weighted(a: Any, alpha: Any, b: Any, beta: Any, env: Any) -> Any:
+    """OpenCV's ``addWeighted(a, alpha, b, beta, 0)`` on uint8 as its vector code computes it: two
+    fused multiply-adds in float32 (``fma(a, alpha, fma(b, beta, 0))``), rounded half to even."""
+    inner = _f64(_f32(_f64(b, env) * _f64(beta, env), env), env)
+    outer = _f64(_f32(_f64(a, env) * _f64(alpha, env) + inner, env), env)
+    return _cast_back(outer, np.dtype(np.uint8), env)
+
+
+def _gray3(image: Any, env: Any) -> Any:
+    """OpenCV's RGB -> GRAY -> RGB of a uint8 image (DALI's conversion has the same fixed-point weights)."""
+    gray = env.fn.color_space_conversion(image, image_type=env.types.RGB, output_type=env.types.GRAY,
+                                         device=env.device)
+    return env.fn.cat(gray, gray, gray, axis=2)
+
+
+def _blend_weights(args: dict[str, Any], env: Any) -> tuple[Any, Any]:
+    return _arg(args, "factor", env), _arg(args, "one_minus", env)
+
+
+BLEND_ARGS = {"factor": np.float32, "one_minus": np.float32}
+
+
+def _blend_args(factor: float) -> Args:
+    f = float(np.float32(factor))
+    # OpenCV takes the weights as doubles and multiplies in float32: 1 - f is rounded from the double.
+    return {"factor": np.array(f, np.float32), "one_minus": np.array(1.0 - f, np.float32)}
+
+
+def _build_contrast(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+    factor, one_minus = _blend_weights(args, env)
+    gray = env.fn.color_space_conversion(node, image_type=env.types.RGB, output_type=env.types.GRAY,
+                                         device=env.device)
+    # cv2.mean of the uint8 grey image: the exact sum times 1 / count in double, rounded half to even;
+    # the flat image holds it as uint8.
+    total = _f64(env.fn.reductions.sum(gray, dtype=env.types.UINT64, device=env.device), env)
+    mean = env.math.min(_rint(total * _arg(args, "inv_pixels", env), env), _const64(255.0, env))
+    return _add_weighted(mean, one_minus, node, factor, env)
+
+
+def _build_saturation(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+    factor, one_minus = _blend_weights(args, env)
+    return _add_weighted(_gray3(node, env), one_minus, node, factor, env)
+
+
+def _build_color(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+    # RandomColor blends the other way round: addWeighted(image, f, gray, 1 - f).
+    factor, one_minus = _blend_weights(args, env)
+    return _add_weighted(node, factor, _gray3(node, env), one_minus, env)
+
+
+@_register("AdjustContrast", "AdjustSaturation", args={**BLEND_ARGS, "inv_pixels": np.float64},
+           build=lambda op, node, args, env: (_build_contrast if op.name == "AdjustContrast" else _build_saturation)(
+               op, node, args, env))
+def _plan_contrast_saturation(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    h, w = _rgb_uint8(op.name, s)
+    factor = op.contrast_factor if op.name == "AdjustContrast" else op.saturation_factor
+    return {**_blend_args(factor), "inv_pixels": np.array(1.0 / (h * w), np.float64)}, Sample(s.shape, s.kind)
+
+
+# Within half a grey level of 1 (or 0), RandomColor returns the image (or its grey version): weights
+# of exactly 1 and 0 (or 0 and 1) give the same through the blend.
+_COLOR_EPS = 0.00195
+
+
+@_register("RandomColor", args=BLEND_ARGS, build=_build_color)
+def _plan_random_color(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    from minddata.ops.plans.adjust import uniform_factor
+
+    _rgb_uint8("RandomColor", s)
+    factor = float(np.float32(uniform_factor(ctx.rng, *op.degrees)))
+    if abs(factor - 1.0) < _COLOR_EPS:
+        return {"factor": np.array(1.0, np.float32), "one_minus": np.array(0.0, np.float32)}, Sample(s.shape, s.kind)
+    if abs(factor) < _COLOR_EPS:
+        return {"factor": np.array(0.0, np.float32), "one_minus": np.array(1.0, np.float32)}, Sample(s.shape, s.kind)
+    return {"factor": np.array(factor, np.float32), "one_minus": np.array(1.0 - factor, np.float32)}, Sample(
+        s.shape, s.kind)
+
+
+def _build_hue(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+    rgb = _hue_shift(node, _arg(args, "shift", env), env)
+    return _cast_back(_f64(rgb, env), np.dtype(np.uint8), env)
+
+
+@_register("AdjustHue", args={"shift": np.float32}, build=_build_hue)
+def _plan_hue(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    _rgb_uint8("AdjustHue", s)
+    # adjust_hue's shift: C++'s truncating cast, wrapped as a uint8 add wraps; 0 still converts there and back.
+    return {"shift": np.array(int(op.hue_factor * 255) % 256, np.float32)}, Sample(s.shape, s.kind)

@@ -18,7 +18,7 @@ from PIL import Image
 import minddata as md
 from minddata import vision
 from minddata.errors import RowError
-from minddata.ops import KernelContext
+from minddata.ops import KernelContext, get_kernel
 from minddata.ops.probe import dali_status
 
 _ok, _why = dali_status()
@@ -272,3 +272,69 @@ def test_online_session_runs_gpu_ops_and_delivers_a_bad_rows_error(folder):
         assert [f.result(timeout=30)["image"].shape for f in good] == [(3, 20, 20)] * 3
         with pytest.raises(RowError, match="op Decode\\+Resize failed"):
             bad.result(timeout=30)
+
+
+# --- pixel adjustments (minddata.vision.adjust) ---------------------------------------------------
+
+# Each is the CPU kernel's arithmetic in the same precision with the same rounding: exact on uint8.
+ADJUST_OPS = {
+    "Invert": vision.Invert,
+    "RandomInvert": lambda: vision.RandomInvert(0.5),
+    "Posterize": lambda: vision.Posterize(3),
+    "RandomPosterize": lambda: vision.RandomPosterize((1, 7)),
+    "Solarize": lambda: vision.Solarize((50, 200)),
+    "Solarize-single": lambda: vision.Solarize(128),
+    "RandomSolarize": lambda: vision.RandomSolarize((0, 255)),
+    "AdjustBrightness": lambda: vision.AdjustBrightness(1.3),
+    "AdjustBrightness-ties": lambda: vision.AdjustBrightness(1.5),
+    "AdjustContrast": lambda: vision.AdjustContrast(1.7),
+    "AdjustSaturation": lambda: vision.AdjustSaturation(0.55),
+    "RandomColor": lambda: vision.RandomColor((0.1, 1.9)),
+    "AdjustHue": lambda: vision.AdjustHue(-0.2),
+    "AdjustHue-zero": lambda: vision.AdjustHue(0.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ADJUST_OPS))
+def test_pixel_adjustments_are_exactly_the_cpus_with_the_same_draws(name):
+    op = ADJUST_OPS[name]()
+    image = _noise(37, 45, 3)
+    outputs = set()
+    for row in range(6):
+        ctx = dict(seed=4, pass_index=1, row_index=row, op_position=2)
+        got = get_kernel(op.name, "GPU")(op, KernelContext(**ctx), image)
+        want = get_kernel(op.name, "CPU")(op, KernelContext(**ctx), image)
+        assert got.dtype == want.dtype and np.array_equal(got, want), f"row {row}"
+        outputs.add(got.tobytes())
+    assert len(outputs) > 1 if op.random else len(outputs) == 1
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.uint16, np.int32, np.float32, np.float64])
+@pytest.mark.parametrize("make", [vision.Invert, lambda: vision.AdjustBrightness(1.3), lambda: vision.Solarize((50, 200))])
+def test_numeric_adjustments_keep_the_cpus_dtype_rules(make, dtype):
+    op = make()
+    image = (_noise(20, 24, 5).astype(np.float64) * 1.7 - 30).astype(dtype)
+    got = get_kernel(op.name, "GPU")(op, KernelContext(), image)
+    want = get_kernel(op.name, "CPU")(op, KernelContext(), image)
+    assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_seeded_random_adjustments_in_a_pipeline_match_the_cpu(folder):
+    md.config.set_seed(17)
+
+    def ops():
+        return [vision.Decode(), vision.RandomInvert(0.5), vision.RandomPosterize((2, 6)),
+                vision.RandomSolarize((60, 220)), vision.RandomColor((0.2, 1.8))]
+
+    want, _ = _run(folder, ops())
+    got, _ = _run(folder, [ops()[0], *_gpu(*ops()[1:])])
+    assert len(got) == 20 and all(np.array_equal(a, b) for a, b in zip(got, want, strict=True))
+
+
+def test_rgb_only_adjustments_reject_other_images_as_the_cpu_does():
+    gray = _noise(20, 24, 6)[..., 0]
+    for op in (vision.AdjustContrast(1.5), vision.AdjustHue(0.1), vision.RandomColor()):
+        with pytest.raises(ValueError, match=f"{op.name}: expected an RGB uint8 image"):
+            get_kernel(op.name, "GPU")(op, KernelContext(), gray)
+    with pytest.raises(TypeError, match="Posterize: expected a uint8 image"):
+        get_kernel("Posterize", "GPU")(vision.Posterize(2), KernelContext(), gray.astype(np.float32))

@@ -183,3 +183,37 @@ def test_per_row_kernels_draw_what_the_cpu_kernels_draw():
         got = get_kernel(op.name, "GPU")(op, KernelContext(**ctx), image)
         want = get_kernel(op.name, "CPU")(op, KernelContext(**ctx), image)
         assert np.array_equal(got, want)
+
+
+# The pixel adjustments the torch driver runs: the CPU kernels' arithmetic, rounded half to even.
+TORCH_ADJUST_OPS = {
+    "Invert": vision.Invert,
+    "RandomInvert": lambda: vision.RandomInvert(0.5),
+    "Posterize": lambda: vision.Posterize(3),
+    "RandomPosterize": lambda: vision.RandomPosterize((1, 7)),
+    "Solarize": lambda: vision.Solarize((50, 200)),
+    "Solarize-single": lambda: vision.Solarize(128),
+    "RandomSolarize": lambda: vision.RandomSolarize((0, 255)),
+    "AdjustBrightness": lambda: vision.AdjustBrightness(1.3),
+    "AdjustBrightness-ties": lambda: vision.AdjustBrightness(1.5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TORCH_ADJUST_OPS))
+def test_pixel_adjustments_are_exactly_the_cpus_with_the_same_draws(name):
+    op = TORCH_ADJUST_OPS[name]()
+    image = _noise(37, 45, 3)
+    for row in range(6):
+        ctx = dict(seed=4, pass_index=1, row_index=row, op_position=2)
+        got = get_kernel(op.name, "GPU")(op, KernelContext(**ctx), image)
+        want = get_kernel(op.name, "CPU")(op, KernelContext(**ctx), image)
+        assert got.dtype == want.dtype and np.array_equal(got, want), f"row {row}"
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.int32, np.float32, np.float64])
+def test_brightness_and_solarize_keep_the_cpus_dtype_rules(dtype):
+    image = (_noise(20, 24, 5).astype(np.float64) * 1.7 - 30).astype(dtype)
+    for op in (vision.AdjustBrightness(1.3), vision.Solarize((50, 200)), vision.Invert()):
+        got = get_kernel(op.name, "GPU")(op, KernelContext(), image)
+        want = get_kernel(op.name, "CPU")(op, KernelContext(), image)
+        assert got.dtype == want.dtype and np.array_equal(got, want), op.name
