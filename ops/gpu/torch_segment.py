@@ -199,6 +199,17 @@ def _brightness(op: Op, x: Any, args: dict, torch: Any) -> Any:
     return _cast_back(x.to(torch.float64) * factor, x.dtype, torch)
 
 
+def _erase(op: Op, x: Any, args: dict, torch: Any) -> Any:
+    from minddata.ops.gpu.translate import erase_fill
+
+    top, left = (int(v) for v in args["anchor"])
+    height, width = (int(v) for v in args["shape"])
+    out = x.clone()
+    fill = np.asarray(erase_fill(op.value, np.dtype(str(x.dtype).removeprefix("torch."))))
+    out[top : top + height, left : left + width] = torch.from_numpy(fill).to(x.dtype).to(x.device)
+    return out
+
+
 TORCH_OPS: dict[str, Callable] = {
     "Resize": lambda op, x, args, torch: _resize(x, args["size"], op.interpolation, torch),
     "CenterCrop": lambda op, x, args, torch: _slice(x, args, torch),
@@ -224,6 +235,8 @@ TORCH_OPS: dict[str, Callable] = {
     "Solarize": _solarize,
     "RandomSolarize": _solarize,
     "AdjustBrightness": _brightness,
+    "PadToSize": _pad,
+    "Erase": _erase,
 }
 # Decoders read encoded bytes; what follows the decode inside them (resize, crop) runs as above.
 DECODERS = ("Decode", "FusedDecodeResize", "FusedDecodeRandomResizedCrop", "RandomCropDecodeResize")

@@ -539,7 +539,7 @@ def _plan_cast(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
 def _pad_supported(op: Op) -> str | None:
     mode = str(getattr(op.padding_mode, "value", op.padding_mode)).lower()
     if mode != "constant":
-        return f"Pad: padding_mode={mode!r} has no GPU equivalent (DALI pads with a constant only)"
+        return f"{op.name}: padding_mode={mode!r} has no GPU equivalent (DALI pads with a constant only)"
     return None
 
 
@@ -970,3 +970,47 @@ def _plan_hue(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     _rgb_uint8("AdjustHue", s)
     # adjust_hue's shift: C++'s truncating cast, wrapped as a uint8 add wraps; 0 still converts there and back.
     return {"shift": np.array(int(op.hue_factor * 255) % 256, np.float32)}, Sample(s.shape, s.kind)
+
+
+# ---------------------------------------------------------------------------------------------- PadToSize, Erase
+
+
+@_register("PadToSize", args=SLICE_ARGS, supports=_pad_supported, build=_build_pad)
+def _plan_pad_to_size(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    from minddata.ops.plans.pad_erase import pad_to_size_padding
+
+    h, w = _image("PadToSize", s)
+    # The CPU kernel's plan: where the image sits in the target size (or the error saying it can't fit).
+    left, top, right, bottom = pad_to_size_padding("PadToSize", h, w, square(op.size), op.offset)
+    return _slice_args(-top, -left, h + top + bottom, w + left + right), _hwc(s, h + top + bottom, w + left + right)
+
+
+def erase_fill(value: Any, dtype: np.dtype) -> list[float]:
+    """Erase's (R, G, B) fill as the image's dtype holds it: clipped to an integer dtype's range, then
+    converted as NumPy's ``astype`` converts (truncating toward zero)."""
+    dtype = np.dtype(dtype)
+    fill = np.asarray(value if isinstance(value, tuple) else (value,) * 3, np.float64)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        fill = np.clip(fill, info.min, info.max)
+    return [float(v) for v in fill.astype(dtype)]
+
+
+ERASE_ARGS = {"anchor": np.float32, "shape": np.float32}
+
+
+def _build_erase(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+    return env.fn.erase(node, anchor=args["anchor"], shape=args["shape"], axis_names="HW",
+                        fill_value=erase_fill(op.value, env.kind_in.dtype), device=env.device)
+
+
+@_register("Erase", args=ERASE_ARGS, build=_build_erase)
+def _plan_erase(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    h, w = _image("Erase", s, numeric=True)
+    if s.kind.gray2d or s.shape[2] != 3:
+        raise ValueError(f"Erase: expected an image of shape <H, W, 3>. Found shape {_shown_shape(s)}")
+    # The rectangle clipped to the image, as the CPU kernel's slicing clips it.
+    top, left = min(op.top, h), min(op.left, w)
+    height, width = min(op.height, h - top), min(op.width, w - left)
+    return {"anchor": np.array([top, left], np.float32), "shape": np.array([height, width], np.float32)}, Sample(
+        s.shape, s.kind)

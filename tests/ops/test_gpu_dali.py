@@ -338,3 +338,39 @@ def test_rgb_only_adjustments_reject_other_images_as_the_cpu_does():
             get_kernel(op.name, "GPU")(op, KernelContext(), gray)
     with pytest.raises(TypeError, match="Posterize: expected a uint8 image"):
         get_kernel("Posterize", "GPU")(vision.Posterize(2), KernelContext(), gray.astype(np.float32))
+
+
+# --- PadToSize and Erase (minddata.vision.pad_erase) ----------------------------------------------
+
+PAD_ERASE_OPS = {
+    "PadToSize-centred": lambda: vision.PadToSize((50, 60), fill_value=(9, 8, 7)),
+    "PadToSize-offset": lambda: vision.PadToSize(60, offset=(1, 2), fill_value=200),
+    "Erase-inside": lambda: vision.Erase(2, 3, 5, 6, value=(10, 20, 30)),
+    "Erase-leaves-the-image": lambda: vision.Erase(30, 40, 50, 60, value=3.7),
+    "Erase-outside": lambda: vision.Erase(40, 3, 5, 6),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32])
+@pytest.mark.parametrize("name", sorted(PAD_ERASE_OPS))
+def test_pad_to_size_and_erase_are_exactly_the_cpus(name, dtype):
+    op = PAD_ERASE_OPS[name]()
+    image = (_noise(37, 45, 7).astype(np.float64) * 1.5).astype(dtype)
+    got = get_kernel(op.name, "GPU")(op, KernelContext(), image)
+    want = get_kernel(op.name, "CPU")(op, KernelContext(), image)
+    assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_pad_to_size_that_does_not_fit_fails_as_on_the_cpu():
+    op = vision.PadToSize(40, offset=(1, 2))
+    with pytest.raises(ValueError, match=r"PadToSize: an image of size \(37, 45\) at offset"):
+        get_kernel("PadToSize", "GPU")(op, KernelContext(), _noise(37, 45, 8))
+
+
+def test_pad_to_size_with_an_edge_border_is_refused_when_the_iterator_is_created(folder):
+    from minddata.errors import DeviceError
+
+    op = vision.PadToSize(80, padding_mode=vision.Border.EDGE).device("GPU")
+    ds = md.ImageFolderDataset(str(folder), shuffle=False).map([vision.Decode(), op], input_columns="image")
+    with pytest.raises(DeviceError, match="PadToSize: padding_mode='edge' has no GPU equivalent"):
+        ds.create_dict_iterator(num_epochs=1)

@@ -217,3 +217,21 @@ def test_brightness_and_solarize_keep_the_cpus_dtype_rules(dtype):
         got = get_kernel(op.name, "GPU")(op, KernelContext(), image)
         want = get_kernel(op.name, "CPU")(op, KernelContext(), image)
         assert got.dtype == want.dtype and np.array_equal(got, want), op.name
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: vision.PadToSize((50, 60), fill_value=(9, 8, 7)),
+        lambda: vision.PadToSize(60, offset=(1, 2), fill_value=200),
+        lambda: vision.Erase(2, 3, 5, 6, value=(10, 20, 30)),
+        lambda: vision.Erase(30, 40, 50, 60, value=3.7),
+    ],
+)
+def test_pad_to_size_and_erase_are_exactly_the_cpus(make, dtype):
+    op = make()
+    image = (_noise(37, 45, 7).astype(np.float64) * 1.5).astype(dtype)
+    got = get_kernel(op.name, "GPU")(op, KernelContext(), image)
+    want = get_kernel(op.name, "CPU")(op, KernelContext(), image)
+    assert got.dtype == want.dtype and np.array_equal(got, want)
