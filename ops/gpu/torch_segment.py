@@ -210,6 +210,12 @@ def _erase(op: Op, x: Any, args: dict, torch: Any) -> Any:
     return out
 
 
+def _random_resize(op: Op, x: Any, args: dict, torch: Any) -> Any:
+    from minddata.ops.plans.bbox import RANDOM_RESIZE_INTERPOLATIONS
+
+    return _resize(x, args["size"], RANDOM_RESIZE_INTERPOLATIONS[int(args["drawn"])], torch)
+
+
 TORCH_OPS: dict[str, Callable] = {
     "Resize": lambda op, x, args, torch: _resize(x, args["size"], op.interpolation, torch),
     "CenterCrop": lambda op, x, args, torch: _slice(x, args, torch),
@@ -237,6 +243,7 @@ TORCH_OPS: dict[str, Callable] = {
     "AdjustBrightness": _brightness,
     "PadToSize": _pad,
     "Erase": _erase,
+    "RandomResize": _random_resize,
 }
 # Decoders read encoded bytes; what follows the decode inside them (resize, crop) runs as above.
 DECODERS = ("Decode", "FusedDecodeResize", "FusedDecodeRandomResizedCrop", "RandomCropDecodeResize")

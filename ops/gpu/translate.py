@@ -1014,3 +1014,41 @@ def _plan_erase(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     height, width = min(op.height, h - top), min(op.width, w - left)
     return {"anchor": np.array([top, left], np.float32), "shape": np.array([height, width], np.float32)}, Sample(
         s.shape, s.kind)
+
+
+# ---------------------------------------------------------------------------------------------- RandomResize
+
+# Each row's interpolation is drawn by the plan; DALI's resize takes the filter per row but antialiasing
+# once per operator, so AREA (Resize's antialiased linear filter) is a second resize, and each row keeps
+# the one its draw asked for.
+# DALIInterpType's values (INTERP_NN, INTERP_LINEAR, INTERP_CUBIC): plans run without DALI for the torch
+# driver, so they are spelled here (tests/ops/test_gpu_dali.py checks them against DALI's).
+ROW_INTERP = {"NEAREST": 0, "BILINEAR": 1, "BICUBIC": 2, "AREA": 1}
+RANDOM_RESIZE_ARGS = {**RESIZE_ARGS, "interp": np.int32, "area": np.float32, "drawn": np.int32}
+
+
+def _build_random_resize(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+    common = {"size": args["size"], "roi_start": args["roi_start"], "roi_end": args["roi_end"], "roi_relative": False,
+              "device": env.device}
+    interp = env.fn.cast(args["interp"], dtype=env.types.INTERP_TYPE, device="cpu")
+    sharp = env.fn.resize(node, interp_type=interp, antialias=False, **common)
+    area = env.fn.resize(node, interp_type=env.types.INTERP_LINEAR, antialias=True, **common)
+    flag = _arg(args, "area", env)
+    # uint8, int16, uint16 and float32 values are exact in float32: choosing by arithmetic changes none.
+    chosen = flag * _f32(area, env) + (1.0 - flag) * _f32(sharp, env)
+    return env.fn.cast(chosen, dtype=dali_type(env.kind_in.dtype, env.types), device=env.device)
+
+
+@_register("RandomResize", args=RANDOM_RESIZE_ARGS, build=_build_random_resize)
+def _plan_random_resize(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    from minddata.ops.plans.bbox import RANDOM_RESIZE_INTERPOLATIONS, random_interpolation
+
+    h, w = _image("RandomResize", s, resample=True)
+    out_h, out_w = resize_output_size(h, w, op.size)
+    # The CPU kernel's draw: one interpolation per row from the row's RNG.
+    name = random_interpolation(ctx.rng)
+    args = resize_args(h, w, out_h, out_w, name)
+    args["interp"] = np.array(ROW_INTERP[name], np.int32)
+    args["area"] = np.array(float(name == "AREA"), np.float32)
+    args["drawn"] = np.array(RANDOM_RESIZE_INTERPOLATIONS.index(name), np.int32)  # for the torch driver
+    return args, _hwc(s, out_h, out_w)

@@ -54,6 +54,8 @@ DEVICE_TOLERANCE: dict[str, dict[str, Tolerance]] = {
         "*": (1.0, 0.25),
         # Inter.AREA: DALI's antialiased linear filter vs OpenCV's exact box average.
         "RandomResizedCrop": (8.0, 1.5),
+        # A row drawing AREA (shrinking: 14 levels at most here) or BICUBIC (a = -0.5 vs -0.75).
+        "RandomResize": (16.0, 1.5),
         # NEAREST warps: a few pixels on exact half-pixel boundaries pick the neighbour.
         "RandomRotation": (255.0, 0.05),
     },

@@ -374,3 +374,33 @@ def test_pad_to_size_with_an_edge_border_is_refused_when_the_iterator_is_created
     ds = md.ImageFolderDataset(str(folder), shuffle=False).map([vision.Decode(), op], input_columns="image")
     with pytest.raises(DeviceError, match="PadToSize: padding_mode='edge' has no GPU equivalent"):
         ds.create_dict_iterator(num_epochs=1)
+
+
+# --- RandomResize ---------------------------------------------------------------------------------
+
+
+def test_random_resize_draws_the_cpus_interpolation_and_resizes_as_resize_does():
+    from minddata.ops.plans.bbox import random_interpolation
+
+    image = _noise(24, 33, 9)
+    op = vision.RandomResize((10, 14))
+    drawn = set()
+    for row in range(12):
+        name = random_interpolation(KernelContext(seed=2, row_index=row).rng)
+        drawn.add(name)
+        got = get_kernel("RandomResize", "GPU")(op, KernelContext(seed=2, row_index=row), image)
+        same = vision.Resize((10, 14), getattr(vision.Inter, name))
+        assert np.array_equal(got, get_kernel("Resize", "GPU")(same, KernelContext(), image)), f"row {row}: {name}"
+        want = get_kernel("RandomResize", "CPU")(op, KernelContext(seed=2, row_index=row), image)
+        # Resize's stated differences from OpenCV: AREA and BICUBIC filters differ by design.
+        assert np.abs(got.astype(int) - want).max() <= (16 if name in ("AREA", "BICUBIC") else 1)
+    assert drawn == {"NEAREST", "BILINEAR", "BICUBIC", "AREA"}
+
+
+def test_random_resize_spells_dalis_interpolation_codes():
+    from nvidia.dali.types import DALIInterpType
+
+    from minddata.ops.gpu.translate import ROW_INTERP
+
+    assert ROW_INTERP == {"NEAREST": int(DALIInterpType.INTERP_NN), "BILINEAR": int(DALIInterpType.INTERP_LINEAR),
+                          "BICUBIC": int(DALIInterpType.INTERP_CUBIC), "AREA": int(DALIInterpType.INTERP_LINEAR)}

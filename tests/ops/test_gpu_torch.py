@@ -235,3 +235,15 @@ def test_pad_to_size_and_erase_are_exactly_the_cpus(make, dtype):
     got = get_kernel(op.name, "GPU")(op, KernelContext(), image)
     want = get_kernel(op.name, "CPU")(op, KernelContext(), image)
     assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_random_resize_draws_the_cpus_interpolation_and_resizes_as_resize_does():
+    from minddata.ops.plans.bbox import random_interpolation
+
+    image = _noise(24, 33, 9)
+    op = vision.RandomResize((10, 14))
+    for row in range(8):
+        name = random_interpolation(KernelContext(seed=2, row_index=row).rng)
+        got = get_kernel("RandomResize", "GPU")(op, KernelContext(seed=2, row_index=row), image)
+        same = vision.Resize((10, 14), getattr(vision.Inter, name))
+        assert np.array_equal(got, get_kernel("Resize", "GPU")(same, KernelContext(), image)), f"row {row}: {name}"
