@@ -1052,3 +1052,67 @@ def _plan_random_resize(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sa
     args["area"] = np.array(float(name == "AREA"), np.float32)
     args["drawn"] = np.array(RANDOM_RESIZE_INTERPOLATIONS.index(name), np.int32)  # for the torch driver
     return args, _hwc(s, out_h, out_w)
+
+
+# ---------------------------------------------------------------------------------------------- Equalize
+
+# DALI's equalize builds OpenCV's equalizeHist table per image and channel (the CPU kernel calls
+# equalizeHist): the same pixels.
+
+
+def _build_equalize(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+    equalized = env.fn.equalize(node, device=env.device)
+    if op.name == "Equalize":
+        return equalized
+    return _cast_back(_select(_arg(args, "on", env), _f64(equalized, env), _f64(node, env), env), np.dtype(np.uint8), env)
+
+
+@_register("Equalize", "RandomEqualize", args=ON_ARGS, build=_build_equalize)
+def _plan_equalize(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    from minddata.ops.plans.adjust import applies
+
+    _uint8_image(op.name, s)
+    on = applies(ctx.rng, op.prob) if op.name == "RandomEqualize" else True
+    return {"on": np.array(float(on), np.float32)}, Sample(s.shape, s.kind)
+
+
+# ---------------------------------------------------------------------------------------------- Perspective
+
+# OpenCV's warpPerspective with the CPU kernel's homography (ops/plans/perspective.py), pixel centres at
+# integer coordinates as OpenCV's; zeros outside. A warp has no area filter (AREA is bilinear, as in
+# OpenCV's warp) and PILCUBIC is bicubic.
+_PERSPECTIVE_INTERP = {"NEAREST": "INTERP_NN", "BILINEAR": "INTERP_LINEAR", "AREA": "INTERP_LINEAR",
+                       "BICUBIC": "INTERP_CUBIC", "PILCUBIC": "INTERP_CUBIC"}
+
+
+def _perspective_supported(op: Op) -> str | None:
+    name = interpolation_name(op.interpolation)
+    if name not in _PERSPECTIVE_INTERP:
+        return f"{op.name}: interpolation {name} has no GPU equivalent"
+    return None
+
+
+def _build_perspective(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+    interp = getattr(env.types, _PERSPECTIVE_INTERP[interpolation_name(op.interpolation)])
+    return env.fn.experimental.warp_perspective(
+        node, _arg(args, "matrix", env), size=args["size"], inverse_map=False, pixel_origin="center",
+        interp_type=interp, border_mode="constant", fill_value=0.0, device=env.device,
+    )
+
+
+@_register("Perspective", "RandomPerspective", args={"matrix": np.float32, "size": np.float32},
+           supports=_perspective_supported, build=_build_perspective)
+def _plan_perspective(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    from minddata.ops.plans.perspective import perspective_matrix, random_perspective_points
+
+    h, w = _image(op.name, s, resample=True)
+    matrix = np.eye(3)  # a row RandomPerspective leaves alone: the identity warp moves no pixel
+    if op.name == "Perspective":
+        matrix = perspective_matrix(op.start_points, op.end_points)
+    elif ctx.rng.random() < op.prob:  # the CPU kernel's draws, in its order
+        start, end = random_perspective_points(ctx.rng, h, w, op.distortion_scale)
+        try:
+            matrix = perspective_matrix(start, end)
+        except ValueError:
+            pass  # a degenerate draw (images of a pixel or two): nothing to warp, as on the CPU
+    return {"matrix": matrix.astype(np.float32), "size": np.array([h, w], np.float32)}, Sample(s.shape, s.kind)

@@ -404,3 +404,51 @@ def test_random_resize_spells_dalis_interpolation_codes():
 
     assert ROW_INTERP == {"NEAREST": int(DALIInterpType.INTERP_NN), "BILINEAR": int(DALIInterpType.INTERP_LINEAR),
                           "BICUBIC": int(DALIInterpType.INTERP_CUBIC), "AREA": int(DALIInterpType.INTERP_LINEAR)}
+
+
+# --- Equalize and the perspective warps -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("make", [vision.Equalize, lambda: vision.RandomEqualize(0.5)])
+def test_equalize_is_exactly_opencvs_with_the_same_draws(make):
+    op = make()
+    for image in (_noise(37, 45, 10), _noise(37, 45, 11)[..., 0]):
+        for row in range(6):
+            got = get_kernel(op.name, "GPU")(op, KernelContext(seed=3, row_index=row), image)
+            want = get_kernel(op.name, "CPU")(op, KernelContext(seed=3, row_index=row), image)
+            assert got.shape == want.shape and np.array_equal(got, want), f"row {row}"
+
+
+WARP_POINTS = ([[0, 0], [59, 0], [59, 39], [0, 39]], [[3, 2], [55, 0], [59, 35], [1, 39]])
+
+
+@pytest.mark.parametrize("interpolation", ["NEAREST", "BILINEAR", "BICUBIC"])
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+def test_perspective_warps_as_opencv_does(interpolation, dtype):
+    op = vision.Perspective(*WARP_POINTS, getattr(vision.Inter, interpolation))
+    image = _noise(40, 60, 12).astype(dtype)
+    got = get_kernel("Perspective", "GPU")(op, KernelContext(), image)
+    want = get_kernel("Perspective", "CPU")(op, KernelContext(), image)
+    diff = np.abs(got.astype(np.float64) - want)
+    # The homography travels as float32 (OpenCV keeps doubles): at most a level where OpenCV's fixed-point
+    # weights round the other way.
+    assert got.dtype == want.dtype and diff.max() <= 1.0 and diff.mean() < 0.01
+
+
+def test_random_perspective_draws_the_cpus_corners():
+    op = vision.RandomPerspective(0.5, prob=0.6, interpolation=vision.Inter.BILINEAR)
+    image = _noise(40, 60, 13)
+    warped = 0
+    for row in range(10):
+        got = get_kernel(op.name, "GPU")(op, KernelContext(seed=8, row_index=row), image)
+        want = get_kernel(op.name, "CPU")(op, KernelContext(seed=8, row_index=row), image)
+        # Another draw would move corners by pixels: tens of levels off, not at most one.
+        assert np.abs(got.astype(int) - want).max() <= 1, f"row {row}"
+        warped += not np.array_equal(want, image)
+    assert 0 < warped < 10
+
+
+def test_perspective_on_a_dtype_dali_cannot_warp_names_the_fix():
+    op = vision.Perspective(*WARP_POINTS)
+    with pytest.raises(TypeError, match="Perspective: DALI resamples uint8, int16, uint16 and float32 images"):
+        get_kernel("Perspective", "GPU")(op, KernelContext(), _noise(40, 60, 14).astype(np.int32))
