@@ -216,6 +216,40 @@ def _random_resize(op: Op, x: Any, args: dict, torch: Any) -> Any:
     return _resize(x, args["size"], RANDOM_RESIZE_INTERPOLATIONS[int(args["drawn"])], torch)
 
 
+def _lighting(op: Op, x: Any, args: dict, torch: Any) -> Any:
+    shift = torch.from_numpy(np.asarray(args["shift"], np.float32)).to(x.device)
+    if x.dtype == torch.float32 or not x.dtype.is_floating_point:
+        return _cast_back((x.to(torch.float32) + shift).to(torch.float64), x.dtype, torch)
+    return (x.to(torch.float64) + shift.to(x.dtype).to(torch.float64)).to(x.dtype)
+
+
+def _gamma(op: Op, x: Any, args: dict, torch: Any) -> Any:
+    from minddata.ops.gpu.translate import gamma_table
+
+    if x.dtype == torch.uint8:
+        return torch.tensor(gamma_table(op), dtype=torch.uint8, device=x.device)[x.long()]
+    if x.dtype == torch.float64:
+        scaled = x * float(args["gain"])
+    else:  # the product in the image's precision (float16 through float32), as NumPy's
+        gain = np.dtype(str(x.dtype).removeprefix("torch.")).type(op.gain)
+        scaled = (x.to(torch.float32) * float(np.float32(gain))).to(x.dtype)
+    return torch.pow(scaled.to(torch.float64), float(args["gamma"])).clamp_(0.0, 1.0).to(x.dtype)
+
+
+def _to_tensor(op: Op, x: Any, args: dict, torch: Any) -> Any:
+    from minddata.ops.gpu.segment import torch_dtype
+
+    out = np.dtype(op.output_type)
+    chw = x.permute(2, 0, 1)
+    if out == np.float64 or out.kind != "f":
+        scaled = chw.to(torch.float64) / 255.0
+    else:
+        scaled = chw.to(torch_dtype(out)).to(torch.float32) / np.float32(255.0)
+    if out.kind in "iu":
+        scaled = scaled.trunc()
+    return scaled.to(torch_dtype(out)).contiguous()
+
+
 TORCH_OPS: dict[str, Callable] = {
     "Resize": lambda op, x, args, torch: _resize(x, args["size"], op.interpolation, torch),
     "CenterCrop": lambda op, x, args, torch: _slice(x, args, torch),
@@ -244,6 +278,9 @@ TORCH_OPS: dict[str, Callable] = {
     "PadToSize": _pad,
     "Erase": _erase,
     "RandomResize": _random_resize,
+    "RandomLighting": _lighting,
+    "AdjustGamma": _gamma,
+    "ToTensor": _to_tensor,
 }
 # Decoders read encoded bytes; what follows the decode inside them (resize, crop) runs as above.
 DECODERS = ("Decode", "FusedDecodeResize", "FusedDecodeRandomResizedCrop", "RandomCropDecodeResize")

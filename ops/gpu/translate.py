@@ -743,7 +743,10 @@ def _f32(node: Any, env: Any) -> Any:
 
 
 def _const64(value: float, env: Any) -> Any:
-    # A bare Python float is a float32 constant in DALI's arithmetic.
+    """A constant for float64 arithmetic. DALI keeps constants in float32: only values float32 holds
+    exactly (0.5, 255, ...) may be written so; other values travel as per-sample float64 arguments."""
+    if float(np.float32(value)) != float(value):
+        raise ValueError(f"{value!r} is not exact in float32: pass it as a per-sample float64 argument")
     return env.types.Constant(np.float64(value), device=env.const_device)
 
 
@@ -764,7 +767,9 @@ def _cast_back(y: Any, dtype: np.dtype, env: Any) -> Any:
         return y > _const64(0.5, env)
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
-        y = env.math.clamp(_rint(y, env), _const64(float(info.min), env), _const64(float(info.max), env))
+        y = _rint(y, env)
+        if dtype.itemsize <= 2:  # wider types: DALI's cast saturates on its own
+            y = env.math.clamp(y, _const64(float(info.min), env), _const64(float(info.max), env))
     return env.fn.cast(y, dtype=dali_type(dtype, env.types), device=env.device)
 
 
@@ -1116,3 +1121,143 @@ def _plan_perspective(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Samp
         except ValueError:
             pass  # a degenerate draw (images of a pixel or two): nothing to warp, as on the CPU
     return {"matrix": matrix.astype(np.float32), "size": np.array([h, w], np.float32)}, Sample(s.shape, s.kind)
+
+
+# ---------------------------------------------------------------------------------------------- RandomLighting, AdjustGamma
+
+
+def _build_lighting(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+    shift = _arg(args, "shift", env)  # (R, G, B), float32, broadcast over the pixels
+    dtype = env.kind_in.dtype
+    if dtype == np.float32 or dtype.kind in "biu":
+        # Integers: the float32 sum rounded and saturated, as the CPU kernel's _cast_back of it.
+        return _cast_back(_f64(_f32(node, env) + shift, env), dtype, env)
+    # float16 / float64: the sum in the image's precision (exact in float64, then rounded once).
+    return _cast_back(_f64(node, env) + _f64(env.fn.cast(shift, dtype=dali_type(dtype, env.types), device=env.device),
+                                             env), dtype, env)
+
+
+@_register("RandomLighting", args={"shift": np.float32}, build=_build_lighting)
+def _plan_lighting(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    from minddata.ops.plans.adjust import lighting_shift
+
+    _image("RandomLighting", s, numeric=True)
+    if s.kind.gray2d or s.shape[2] != 3:
+        raise ValueError(f"RandomLighting: expected an RGB image of shape <H, W, 3>. Found shape {_shown_shape(s)}")
+    return {"shift": lighting_shift(ctx.rng, op.alpha).astype(np.float32)}, Sample(s.shape, s.kind)
+
+
+def gamma_table(op: Op) -> list[int]:
+    from minddata.ops.cpu.adjust import gamma_image
+
+    # The CPU kernel's own uint8 table, looked up on the device.
+    return gamma_image(np.arange(256, dtype=np.uint8), op.gamma, op.gain).tolist()
+
+
+def _build_gamma(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+    dtype = env.kind_in.dtype
+    if dtype == np.uint8:
+        return env.fn.lookup_table(node, keys=list(range(256)), values=gamma_table(op), dtype=env.types.UINT8,
+                                   device=env.device)
+    # Floats: clip((x * gain) ** gamma, 0, 1), the product in the image's precision (NumPy multiplies
+    # float16 in float32 and rounds), the power in float64 and rounded once to the image's dtype (NumPy's
+    # float32 power is correctly rounded; float64's rounded to float32 nearly always is the same).
+    if dtype == np.float64:
+        scaled = _f64(node, env) * _arg(args, "gain", env)
+    else:
+        gain = env.types.Constant(np.float32(dtype.type(op.gain)), device=env.const_device)
+        scaled = _f64(env.fn.cast(_f32(node, env) * gain, dtype=dali_type(dtype, env.types), device=env.device), env)
+    powered = env.math.clamp(env.math.pow(scaled, _arg(args, "gamma", env)), _const64(0.0, env), _const64(1.0, env))
+    return env.fn.cast(powered, dtype=dali_type(dtype, env.types), device=env.device)
+
+
+@_register("AdjustGamma", args={"gain": np.float64, "gamma": np.float64}, build=_build_gamma)
+def _plan_gamma(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    _image("AdjustGamma", s)
+    if s.kind.dtype != np.uint8 and s.kind.dtype.kind != "f":
+        raise TypeError(
+            f"AdjustGamma: expected a uint8 or float image. Found dtype {s.kind.dtype} (shape {_shown_shape(s)})"
+        )
+    return {"gain": np.array(op.gain, np.float64), "gamma": np.array(op.gamma, np.float64)}, Sample(s.shape, s.kind)
+
+
+# ---------------------------------------------------------------------------------------------- RandomGrayscale
+
+# uint8: DALI's RGB -> GRAY has OpenCV's fixed-point weights (exact). Other dtypes: 0.299 R + 0.587 G +
+# 0.114 B in float64, rounded back as the CPU kernel does for the dtypes OpenCV can't convert; for
+# float32 and uint16 (which the CPU kernel hands to OpenCV's own float and 16-bit paths) that is within
+# float32 rounding and one level.
+
+
+def _build_grayscale(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+    dtype = env.kind_in.dtype
+    if (env.kind_in.channels or 1) == 1:
+        return node  # a one-channel image is already grey (and draws nothing)
+    if dtype == np.uint8:
+        gray = _f64(_gray3(node, env), env)
+    else:
+        x = _f64(node, env)
+        weight = [_arg(args, name, env) for name in ("red", "green", "blue")]
+        plane = x[:, :, 0] * weight[0] + x[:, :, 1] * weight[1] + x[:, :, 2] * weight[2]
+        gray = env.fn.stack(plane, plane, plane, axis=2)
+    return _cast_back(_select(_arg(args, "on", env), gray, _f64(node, env), env), dtype, env)
+
+
+GRAY_WEIGHTS = {"red": 0.299, "green": 0.587, "blue": 0.114}
+
+
+@_register("RandomGrayscale", args={**ON_ARGS, **dict.fromkeys(GRAY_WEIGHTS, np.float64)}, build=_build_grayscale)
+def _plan_grayscale(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    from minddata.ops.plans.adjust import applies
+
+    _image("RandomGrayscale", s, numeric=True)
+    channels = s.shape[2]
+    if channels not in (1, 3):
+        raise ValueError(
+            f"RandomGrayscale: expected a grayscale or RGB image (1 or 3 channels). Found shape {_shown_shape(s)}"
+        )
+    on = channels == 3 and applies(ctx.rng, op.prob)  # the CPU kernel draws for RGB images only
+    weights = {name: np.array(w, np.float64) for name, w in GRAY_WEIGHTS.items()}
+    return {"on": np.array(float(on), np.float32), **weights}, Sample(s.shape, s.kind)
+
+
+# ---------------------------------------------------------------------------------------------- ToTensor
+
+
+def _to_tensor_static(op: Op, kind: Kind) -> Kind:
+    return replace(kind, layout="CHW", dtype=np.dtype(op.output_type), gray2d=False)
+
+
+def _build_to_tensor(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+    out = np.dtype(op.output_type)
+    chw = env.fn.transpose(node, perm=[2, 0, 1], output_layout="CHW", device=env.device)
+    if out == np.float64 or out.kind != "f":
+        scaled = _f64(chw, env) / _const64(255.0, env)  # float64 for integer outputs, as the CPU kernel
+    else:
+        # float32 in float32; float16 as NumPy divides it: the input cast to float16 first, the quotient
+        # computed in float32 and rounded to float16.
+        values = chw if out == np.float32 else env.fn.cast(chw, dtype=env.types.FLOAT16, device=env.device)
+        scaled = _f32(values, env) / env.types.Constant(np.float32(255.0), device=env.const_device)
+    if out.kind in "iu":
+        # NumPy's astype truncates toward zero (the quotient is never negative for unsigned inputs).
+        dmath = env.math
+        positive = _f64(scaled >= _const64(0.0, env), env)
+        scaled = dmath.floor(scaled) * positive + dmath.ceil(scaled) * (_const64(1.0, env) - positive)
+    return env.fn.cast(scaled, dtype=dali_type(out, env.types), device=env.device)
+
+
+def _to_tensor_supported(op: Op) -> str | None:
+    dtype = np.dtype(op.output_type)
+    return None if dtype.name in _DALI_TYPES else f"ToTensor: DALI has no {dtype} type"
+
+
+@_register("ToTensor", args={}, static=_to_tensor_static, supports=_to_tensor_supported, build=_build_to_tensor)
+def _plan_to_tensor(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    if s.kind.layout == "encoded":
+        _image("ToTensor", s)
+    if s.kind.layout != "HWC":
+        raise ValueError(f"ToTensor: on the GPU, expected an HWC image. Found a {s.kind.layout} tensor of shape {s.shape}")
+    if s.kind.dtype.kind not in "biuf":
+        raise TypeError(f"ToTensor: expected a numeric image. Found dtype {s.kind.dtype} (shape {_shown_shape(s)})")
+    h, w, c = s.shape
+    return {}, Sample((c, h, w), _to_tensor_static(op, s.kind))

@@ -452,3 +452,42 @@ def test_perspective_on_a_dtype_dali_cannot_warp_names_the_fix():
     op = vision.Perspective(*WARP_POINTS)
     with pytest.raises(TypeError, match="Perspective: DALI resamples uint8, int16, uint16 and float32 images"):
         get_kernel("Perspective", "GPU")(op, KernelContext(), _noise(40, 60, 14).astype(np.int32))
+
+
+# --- RandomLighting, AdjustGamma, RandomGrayscale, ToTensor ---------------------------------------
+
+# Largest difference per dtype: exact where the CPU kernel's arithmetic is reproduced step by step; one
+# unit in the last place where NumPy's float32/float16 power or OpenCV's float/16-bit grey conversion
+# round differently from the float64 result rounded once.
+NEAR_EXACT = {
+    "RandomLighting": (lambda: vision.RandomLighting(0.5), {np.uint8: 0, np.int16: 0, np.float32: 0, np.float64: 0}),
+    "AdjustGamma": (lambda: vision.AdjustGamma(2.2, gain=1.1),
+                    {np.uint8: 0, np.float32: 1.2e-7, np.float64: 1e-15, np.float16: 1e-3}),
+    "RandomGrayscale": (lambda: vision.RandomGrayscale(0.5),
+                        {np.uint8: 0, np.int32: 0, np.float64: 0, np.float32: 1e-4, np.uint16: 1}),
+    "ToTensor": (vision.ToTensor, {np.uint8: 0, np.int16: 0, np.float32: 0, np.float64: 0}),
+    "ToTensor-float16": (lambda: vision.ToTensor(np.float16), {np.uint8: 0, np.float32: 0}),
+    "ToTensor-int32": (lambda: vision.ToTensor(np.int32), {np.uint8: 0, np.float64: 0}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEAR_EXACT))
+def test_lighting_gamma_grayscale_and_to_tensor_match_the_cpu(name):
+    make, largest = NEAR_EXACT[name]
+    op = make()
+    for dtype, tolerance in largest.items():
+        scale = 1 / 255 if name == "AdjustGamma" and np.dtype(dtype).kind == "f" else 200 if dtype == np.uint16 else 1.3
+        image = (_noise(30, 40, 15) * scale).astype(dtype)
+        for row in range(4):
+            got = get_kernel(op.name, "GPU")(op, KernelContext(seed=6, row_index=row), image)
+            want = get_kernel(op.name, "CPU")(op, KernelContext(seed=6, row_index=row), image)
+            assert got.dtype == want.dtype and got.shape == want.shape, (dtype, row)
+            assert np.abs(got.astype(np.float64) - want).max() <= tolerance, (dtype, row)
+
+
+def test_to_tensor_hands_a_chw_row_to_the_next_op_and_a_gray_image_gets_a_channel_axis(folder):
+    got, _ = _run(folder, [vision.Decode(), *_gpu(vision.Resize((20, 24)), vision.ToTensor())])
+    want, _ = _run(folder, [vision.Decode(), vision.Resize((20, 24)), vision.ToTensor()])
+    assert got[0].shape == (3, 20, 24) and all(np.abs(a - b).max() <= 1 / 255 + 1e-6 for a, b in zip(got, want, strict=True))
+    gray = _noise(20, 24, 16)[..., 0]
+    assert get_kernel("ToTensor", "GPU")(vision.ToTensor(), KernelContext(), gray).shape == (1, 20, 24)

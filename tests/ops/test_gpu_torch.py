@@ -247,3 +247,24 @@ def test_random_resize_draws_the_cpus_interpolation_and_resizes_as_resize_does()
         got = get_kernel("RandomResize", "GPU")(op, KernelContext(seed=2, row_index=row), image)
         same = vision.Resize((10, 14), getattr(vision.Inter, name))
         assert np.array_equal(got, get_kernel("Resize", "GPU")(same, KernelContext(), image)), f"row {row}: {name}"
+
+
+@pytest.mark.parametrize(
+    ("make", "largest"),
+    [
+        (lambda: vision.RandomLighting(0.5), {np.uint8: 0, np.int16: 0, np.float32: 0, np.float64: 0}),
+        (lambda: vision.AdjustGamma(2.2, gain=1.1), {np.uint8: 0, np.float32: 1.2e-7, np.float64: 1e-15}),
+        (vision.ToTensor, {np.uint8: 0, np.int16: 0, np.float32: 0}),
+        (lambda: vision.ToTensor(np.int32), {np.uint8: 0, np.float64: 0}),
+    ],
+)
+def test_lighting_gamma_and_to_tensor_match_the_cpu(make, largest):
+    op = make()
+    for dtype, tolerance in largest.items():
+        scale = 1 / 255 if op.name == "AdjustGamma" and np.dtype(dtype).kind == "f" else 1.3
+        image = (_noise(30, 40, 15) * scale).astype(dtype)
+        for row in range(4):
+            got = get_kernel(op.name, "GPU")(op, KernelContext(seed=6, row_index=row), image)
+            want = get_kernel(op.name, "CPU")(op, KernelContext(seed=6, row_index=row), image)
+            assert got.dtype == want.dtype and got.shape == want.shape, (dtype, row)
+            assert np.abs(got.astype(np.float64) - want).max() <= tolerance, (dtype, row)
