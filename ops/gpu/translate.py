@@ -1261,3 +1261,52 @@ def _plan_to_tensor(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample
         raise TypeError(f"ToTensor: expected a numeric image. Found dtype {s.kind.dtype} (shape {_shown_shape(s)})")
     h, w, c = s.shape
     return {}, Sample((c, h, w), _to_tensor_static(op, s.kind))
+
+
+# ---------------------------------------------------------------------------------------------- sharpness
+
+# AdjustSharpness, RandomSharpness, RandomAdjustSharpness: blend the image with Pillow's SMOOTH filter of
+# it, the border keeping the original pixels (ops/cpu/adjust.py's sharpness_image). The 3x3 sums are
+# multiples of 1/13, never within float error of a rounding tie, so the smoothed uint8 image is
+# OpenCV's; the blend is _add_weighted's.
+SMOOTH_KERNEL = np.array([[1, 1, 1], [1, 5, 1], [1, 1, 1]], np.float32) / np.float32(13.0)
+SHARPNESS_ARGS = {**BLEND_ARGS, "smooth": np.float32, "box": np.float32}
+SHARPNESS_DTYPES = frozenset(np.dtype(t) for t in (np.uint8, np.int16, np.uint16, np.float32))
+
+
+def _build_sharpness(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+    dtype = env.kind_in.dtype
+    x = _f32(node, env)
+    smooth = env.fn.filter(x, _arg(args, "smooth", env), border="reflect_101", device=env.device)
+    # Interior pixels: where a 3x3 box of ones over the image, zeros outside, sums to 9.
+    ones = x * 0.0 + 1.0
+    inside = env.fn.filter(ones, _arg(args, "box", env), border="constant", device=env.device) > 8.5
+    inside = _f64(inside, env)
+    if dtype.kind in "iu":
+        smooth = _cast_back(_f64(smooth, env), dtype, env)  # filter2D writes the image's dtype
+    blurred = inside * _f64(smooth, env) + (_const64(1.0, env) - inside) * _f64(node, env)
+    factor, one_minus = _blend_weights(args, env)
+    if dtype == np.uint8:
+        return _add_weighted(node, factor, blurred, one_minus, env)
+    # Other dtypes: OpenCV's addWeighted in float32, within its rounding.
+    return _cast_back(_f64(_f32(node, env) * factor + _f32(blurred, env) * one_minus, env), dtype, env)
+
+
+@_register("AdjustSharpness", "RandomSharpness", "RandomAdjustSharpness", args=SHARPNESS_ARGS, build=_build_sharpness)
+def _plan_sharpness(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    from minddata.ops.plans.adjust import applies, uniform_factor
+
+    _image(op.name, s, numeric=True)
+    if s.kind.dtype not in SHARPNESS_DTYPES:
+        raise TypeError(
+            f"{op.name}: DALI filters uint8, int16, uint16 and float32 images on the GPU. Found dtype {s.kind.dtype}; "
+            f"cast first (TypeCast) or place {op.name} on the CPU"
+        )
+    if op.name == "AdjustSharpness":
+        factor = op.sharpness_factor
+    elif op.name == "RandomSharpness":
+        factor = uniform_factor(ctx.rng, *op.degrees)
+    else:
+        factor = op.degree if applies(ctx.rng, op.prob) else 1.0  # weights 1 and 0 give the image back
+    kernels = {"smooth": SMOOTH_KERNEL, "box": np.ones((3, 3), np.float32)}
+    return {**_blend_args(factor), **kernels}, Sample(s.shape, s.kind)

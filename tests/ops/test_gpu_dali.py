@@ -491,3 +491,33 @@ def test_to_tensor_hands_a_chw_row_to_the_next_op_and_a_gray_image_gets_a_channe
     assert got[0].shape == (3, 20, 24) and all(np.abs(a - b).max() <= 1 / 255 + 1e-6 for a, b in zip(got, want, strict=True))
     gray = _noise(20, 24, 16)[..., 0]
     assert get_kernel("ToTensor", "GPU")(vision.ToTensor(), KernelContext(), gray).shape == (1, 20, 24)
+
+
+# --- sharpness ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda: vision.AdjustSharpness(2.0), lambda: vision.RandomSharpness((0.1, 1.9)),
+     lambda: vision.RandomAdjustSharpness(0.3, prob=0.5)],
+)
+def test_sharpness_is_exactly_the_cpus_on_uint8_borders_included(make):
+    op = make()
+    # Images of 1-3 pixels per side are all border: the CPU keeps every pixel before blending.
+    for image in (_noise(24, 33, 17), _noise(24, 33, 18)[..., 0], _noise(2, 33, 19), _noise(3, 3, 20)):
+        for row in range(4):
+            got = get_kernel(op.name, "GPU")(op, KernelContext(seed=9, row_index=row), image)
+            want = get_kernel(op.name, "CPU")(op, KernelContext(seed=9, row_index=row), image)
+            assert got.shape == want.shape and np.array_equal(got, want), (image.shape, row)
+
+
+def test_sharpness_on_other_dtypes_is_within_opencvs_rounding():
+    op = vision.RandomSharpness((0.1, 1.9))
+    for dtype, largest in ((np.int16, 1), (np.uint16, 1), (np.float32, 1e-4)):
+        image = (_noise(24, 33, 21) * 100).astype(dtype)
+        for row in range(4):
+            got = get_kernel(op.name, "GPU")(op, KernelContext(row_index=row), image)
+            want = get_kernel(op.name, "CPU")(op, KernelContext(row_index=row), image)
+            assert got.dtype == want.dtype and np.abs(got.astype(np.float64) - want).max() <= largest
+    with pytest.raises(TypeError, match="RandomSharpness: DALI filters uint8, int16, uint16 and float32 images"):
+        get_kernel(op.name, "GPU")(op, KernelContext(), _noise(24, 33, 22).astype(np.float64))
