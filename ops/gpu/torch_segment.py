@@ -14,7 +14,10 @@ Numerics against the CPU kernels: exact for crops, pads, flips, ``HWC2CHW``, ``N
 ``Rescale`` and in-range ``TypeCast``; within 1 level for BILINEAR resizes (OpenCV rounds fixed-point
 weights, torch computes in float); within 2 levels for rotations; BICUBIC/AREA/PIL filters differ by
 design (torch's cubic uses a = -0.75 like OpenCV, but no fixed-point rounding); decoding on nvJPEG
-differs from libjpeg-turbo by a few levels.
+differs from libjpeg-turbo by a few levels. The pixel ops it runs (``Invert``, ``Posterize``,
+``Solarize``, ``AdjustBrightness``, ``RandomLighting``, ``ToTensor``, ``PadToSize``, ``Erase`` and the
+``Random*`` forms) are exact; ``AdjustGamma`` is exact on uint8 (the CPU's table) and within one unit in
+the last place on floats; ``RandomResize`` resizes as ``Resize`` does here with the row's drawn filter.
 """
 
 from __future__ import annotations

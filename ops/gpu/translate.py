@@ -29,6 +29,23 @@ which runs these same translations; measured with DALI 2.4):
   AREA (DALI's antialiased linear filter vs OpenCV's exact box average), PILCUBIC/ANTIALIAS;
 * decode on a real GPU (nvJPEG's IDCT and chroma upsampling differ from libjpeg-turbo's by a few levels);
 * ``TypeCast``: out-of-range values saturate on the GPU where NumPy wraps around.
+
+The ops of ``minddata.vision``'s pixel, pad/erase, resize and warp families (measured the same way):
+
+* exact on uint8 (each step in the CPU kernel's precision, rounded half to even as NumPy and OpenCV
+  round): ``Invert``, ``Posterize``, ``Solarize``, ``AdjustBrightness``, ``AdjustContrast``,
+  ``AdjustSaturation``, ``AdjustHue``, ``RandomColor``, ``AdjustGamma`` (the CPU's own table),
+  ``Equalize`` (DALI's equalize is OpenCV's equalizeHist), the sharpness ops, ``RandomLighting``,
+  ``RandomGrayscale``, ``ToTensor``, ``PadToSize``, ``Erase``, and their ``Random*`` forms, which draw
+  with the CPU kernels' plan functions;
+* other dtypes: exact where the CPU kernel computes in float64 or float32 step by step; one unit in the
+  last place where NumPy's float32/float16 power (``AdjustGamma``) or OpenCV's float and 16-bit paths
+  (``RandomGrayscale``, the sharpness ops) round differently; float16 within one float16 step;
+* ``Perspective``/``RandomPerspective`` (DALI's warp_perspective, OpenCV's pixel centres): within one
+  level for BILINEAR and BICUBIC; NEAREST picks the neighbour for a few pixels at exact edges (the
+  homography travels as float32 where OpenCV keeps doubles);
+* ``RandomResize``: each row draws the CPU kernel's interpolation and is resized exactly as ``Resize``
+  resizes with it (so AREA and BICUBIC differ from OpenCV's by design, as above).
 """
 
 from __future__ import annotations
@@ -992,7 +1009,13 @@ def _plan_pad_to_size(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Samp
 
 def erase_fill(value: Any, dtype: np.dtype) -> list[float]:
     """Erase's (R, G, B) fill as the image's dtype holds it: clipped to an integer dtype's range, then
-    converted as NumPy's ``astype`` converts (truncating toward zero)."""
+    converted as NumPy's ``astype`` converts (truncating toward zero).
+
+    Examples:
+        >>> import numpy as np
+        >>> erase_fill((10.7, 300, 3), np.dtype(np.uint8)), erase_fill(3.5, np.dtype(np.float32))
+        ([10.0, 255.0, 3.0], [3.5, 3.5, 3.5])
+    """
     dtype = np.dtype(dtype)
     fill = np.asarray(value if isinstance(value, tuple) else (value,) * 3, np.float64)
     if dtype.kind in "iu":
@@ -1148,9 +1171,16 @@ def _plan_lighting(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]
 
 
 def gamma_table(op: Op) -> list[int]:
+    """AdjustGamma's uint8 lookup table: the CPU kernel's own, looked up on the device.
+
+    Examples:
+        >>> from minddata import vision
+        >>> table = gamma_table(vision.AdjustGamma(2.0))
+        >>> len(table), table[0], table[128], table[255]
+        (256, 0, 64, 255)
+    """
     from minddata.ops.cpu.adjust import gamma_image
 
-    # The CPU kernel's own uint8 table, looked up on the device.
     return gamma_image(np.arange(256, dtype=np.uint8), op.gamma, op.gain).tolist()
 
 
