@@ -40,8 +40,11 @@ __all__ = ["DRIVER_OPS", "current_driver", "unsupported_reason"]
 # Ops each driver runs. ``nvjpg`` is a decoder only: its fusions resize on the GPU, next to it.
 _DECODERS = ("Decode", "FusedDecodeResize", "FusedDecodeRandomResizedCrop", "RandomCropDecodeResize")
 _VPC = ("Resize", "Crop", "CenterCrop", "ResizedCrop", "RandomResizedCrop")
+# DVPP's tensor ops (RGB in, RGB out): the reference model only, until the ascend driver binds CANN's
+# operators for them.
+_TENSOR = tuple(rules.TENSOR_OPS)
 DRIVER_OPS: dict[str, tuple[str, ...]] = {
-    "reference": _DECODERS + _VPC,
+    "reference": _DECODERS + _VPC + _TENSOR,
     "ascend": _DECODERS + _VPC,
     "nvjpg": _DECODERS,
 }
@@ -89,6 +92,13 @@ def unsupported_reason(op: Op, driver: str) -> str | None:
         from minddata.ops.gpu.translate import unsupported_reason as gpu_reason
 
         return gpu_reason(op)
+    tensor_rule = rules.TENSOR_OPS.get(op.name)
+    if tensor_rule is not None:
+        if tensor_rule.interpolations:
+            name = interpolation_name(op.interpolation)
+            if name not in tensor_rule.interpolations:
+                return f"{op.name}: Dvpp warps with BILINEAR or NEAREST interpolation only; this op asks for {name}"
+        return None
     return _vpc_interpolation(op)
 
 
@@ -216,3 +226,10 @@ def _decode_random_crop_kernel(op: Op, ctx: KernelContext, data: Any) -> np.ndar
 @_register("RandomCropDecodeResize")
 def _random_crop_decode_resize_kernel(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
     return _decode_crop(op, ctx, data, "RandomCropDecodeResize", "RandomCropDecodeResize")
+
+
+@_register(*_TENSOR)
+def _tensor_kernel(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+    # DVPP's tensor ops read and write HWC images (no NV12 buffer): the model is the CPU kernel's
+    # arithmetic behind DVPP's rules.
+    return get_kernel(op.name, "CPU")(op, ctx, rules.check_tensor_op(op.name, image))

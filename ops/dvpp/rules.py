@@ -13,6 +13,10 @@ VPC resize /   3-channel uint8 images; input at least 32 wide and 6 high; output
 crop           and 6-4096 high; BILINEAR or NEAREST interpolation; a crop must lie inside
                the image (no padding). Output buffer: width aligned to 16, height to 2,
                YUV420SP.
+Tensor ops     The pixel and warp ops MindSpore 2.x runs on Ascend with ``.device("Ascend")``
+               (:data:`TENSOR_OPS`): HWC images in, HWC images out (no NV12 buffer); uint8 (and
+               float32 where MindSpore allows it) with 1 or 3 channels; height 4-8192 and width
+               6-4096 (Perspective: 6-8192 and 10-4096, BILINEAR or NEAREST only).
 ============== ==============================================================================
 
 Every check raises :class:`DvppRuleError` (a ``ValueError``) naming the op, the rule, what this row
@@ -37,7 +41,7 @@ Examples:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -52,6 +56,9 @@ __all__ = [
     "check_decode",
     "check_vpc_input",
     "check_vpc_output",
+    "check_tensor_op",
+    "TENSOR_OPS",
+    "TensorOpRule",
     "jpeg_frame",
     "nv12_roundtrip",
 ]
@@ -229,3 +236,61 @@ def nv12_roundtrip(image: np.ndarray, stage: str) -> np.ndarray:
     full = cv2.resize(chroma.astype(np.float32), (aw, ah), interpolation=cv2.INTER_LINEAR)
     rgb = np.stack([y, full[..., 0], full[..., 1]], axis=-1) @ _TO_RGB.T
     return np.clip(np.rint(rgb[:h, :w]), 0, 255).astype(np.uint8)
+
+
+# ---------------------------------------------------------------------------------------------- tensor ops
+
+
+class TensorOpRule(NamedTuple):
+    """What one of DVPP's tensor ops takes (MindSpore 2.x's ``device("Ascend")`` documentation)."""
+
+    dtypes: tuple[str, ...]
+    channels: tuple[int, ...]
+    height: tuple[int, int]
+    width: tuple[int, int]
+    interpolations: tuple[str, ...] = ()  # empty: the op has no interpolation
+
+
+_PIXELS = (4, 8192), (6, 4096)  # (height range, width range)
+TENSOR_OPS: dict[str, TensorOpRule] = {
+    "AdjustBrightness": TensorOpRule(("uint8", "float32"), (1, 3), *_PIXELS),
+    "AdjustContrast": TensorOpRule(("uint8", "float32"), (3,), *_PIXELS),
+    "AdjustHue": TensorOpRule(("uint8", "float32"), (3,), *_PIXELS),
+    "AdjustSaturation": TensorOpRule(("uint8", "float32"), (3,), *_PIXELS),
+    "AdjustSharpness": TensorOpRule(("uint8", "float32"), (1, 3), *_PIXELS),
+    "AutoContrast": TensorOpRule(("uint8", "float32"), (1, 3), *_PIXELS),
+    "Equalize": TensorOpRule(("uint8",), (1, 3), *_PIXELS),
+    "Erase": TensorOpRule(("uint8", "float32"), (3,), *_PIXELS),
+    "Posterize": TensorOpRule(("uint8",), (1, 3), *_PIXELS),
+    "Solarize": TensorOpRule(("uint8", "float32"), (1, 3), *_PIXELS),
+    "Perspective": TensorOpRule(("uint8", "float32"), (1, 3), (6, 8192), (10, 4096), VPC_INTERPOLATIONS),
+}
+
+
+def check_tensor_op(op_name: str, image: Any) -> np.ndarray:
+    """The rules of DVPP's tensor op ``op_name`` (:data:`TENSOR_OPS`) for one row; returns the image."""
+    rule = TENSOR_OPS[op_name]
+    if not isinstance(image, np.ndarray):
+        if hasattr(image, "getbands") and hasattr(image, "mode"):
+            image = np.array(image)
+        else:
+            raise TypeError(f"{op_name}: expected an image as a numpy array. Found: {type(image).__name__}")
+    if image.ndim in (2, 3) and (image.shape[0] == 0 or image.shape[1] == 0):
+        raise ValueError(f"{op_name}: expected a non-empty image. Found shape {image.shape}")
+    channels = 1 if image.ndim == 2 else image.shape[2] if image.ndim == 3 else None
+    if channels not in rule.channels or image.dtype.name not in rule.dtypes:
+        shape = " or ".join("<H, W>" if c == 1 else f"<H, W, {c}>" for c in rule.channels)
+        raise DvppRuleError(
+            f"Dvpp {op_name} takes {' or '.join(rule.dtypes)} images of shape {shape}"
+            f"{' (or <H, W, 1>)' if 1 in rule.channels else ''}; this row is {image.shape} {image.dtype}: {_FIX}",
+            "tensor-format",
+        )
+    h, w = image.shape[:2]
+    (h_lo, h_hi), (w_lo, w_hi) = rule.height, rule.width
+    if not (h_lo <= h <= h_hi and w_lo <= w <= w_hi):
+        raise DvppRuleError(
+            f"Dvpp {op_name} takes images {h_lo}-{h_hi} high and {w_lo}-{w_hi} wide; this row is {h}x{w} (HxW): "
+            f"{_FIX}",
+            "tensor-size",
+        )
+    return image

@@ -14,7 +14,10 @@ Numerics against the CPU kernels: exact for crops, pads, flips, ``HWC2CHW``, ``N
 ``Rescale`` and in-range ``TypeCast``; within 1 level for BILINEAR resizes (OpenCV rounds fixed-point
 weights, torch computes in float); within 2 levels for rotations; BICUBIC/AREA/PIL filters differ by
 design (torch's cubic uses a = -0.75 like OpenCV, but no fixed-point rounding); decoding on nvJPEG
-differs from libjpeg-turbo by a few levels.
+differs from libjpeg-turbo by a few levels. The pixel ops it runs (``Invert``, ``Posterize``,
+``Solarize``, ``AdjustBrightness``, ``RandomLighting``, ``ToTensor``, ``PadToSize``, ``Erase`` and the
+``Random*`` forms) are exact; ``AdjustGamma`` is exact on uint8 (the CPU's table) and within one unit in
+the last place on floats; ``RandomResize`` resizes as ``Resize`` does here with the row's drawn filter.
 """
 
 from __future__ import annotations
@@ -163,6 +166,93 @@ def _pad(op: Op, x: Any, args: dict, torch: Any) -> Any:
     return _slice(x, args, torch, fill=op.fill_value)
 
 
+def _cast_back(y: Any, dtype: Any, torch: Any) -> Any:
+    """A float64 tensor back to ``dtype`` as the CPU kernels' ``_cast_back`` does (``torch.round``
+    rounds half to even, as NumPy's ``rint``)."""
+    if dtype == torch.bool:
+        return y > 0.5
+    if dtype.is_floating_point:
+        return y.to(dtype)
+    info = torch.iinfo(dtype)
+    return y.round().clamp_(info.min, info.max).to(dtype)
+
+
+def _invert(op: Op, x: Any, args: dict, torch: Any) -> Any:
+    if not float(args["on"]):
+        return x
+    return _cast_back(255.0 - x.to(torch.float64), x.dtype, torch)
+
+
+def _posterize(op: Op, x: Any, args: dict, torch: Any) -> Any:
+    return x & int(args["mask"])
+
+
+def _solarize(op: Op, x: Any, args: dict, torch: Any) -> Any:
+    low, high = float(args["low"]), float(args["high"])
+    x64 = x.to(torch.float64)
+    inside = x64 >= low if float(args["single"]) else (x64 >= low) & (x64 <= high)
+    return _cast_back(torch.where(inside, 255.0 - x64, x64), x.dtype, torch)
+
+
+def _brightness(op: Op, x: Any, args: dict, torch: Any) -> Any:
+    factor = float(args["factor"])  # float32 already
+    if x.dtype == torch.uint8:
+        # The float32 product, as OpenCV's convertTo computes it.
+        return _cast_back((x.to(torch.float32) * factor).to(torch.float64), x.dtype, torch)
+    return _cast_back(x.to(torch.float64) * factor, x.dtype, torch)
+
+
+def _erase(op: Op, x: Any, args: dict, torch: Any) -> Any:
+    from minddata.ops.gpu.translate import erase_fill
+
+    top, left = (int(v) for v in args["anchor"])
+    height, width = (int(v) for v in args["shape"])
+    out = x.clone()
+    fill = np.asarray(erase_fill(op.value, np.dtype(str(x.dtype).removeprefix("torch."))))
+    out[top : top + height, left : left + width] = torch.from_numpy(fill).to(x.dtype).to(x.device)
+    return out
+
+
+def _random_resize(op: Op, x: Any, args: dict, torch: Any) -> Any:
+    from minddata.ops.plans.bbox import RANDOM_RESIZE_INTERPOLATIONS
+
+    return _resize(x, args["size"], RANDOM_RESIZE_INTERPOLATIONS[int(args["drawn"])], torch)
+
+
+def _lighting(op: Op, x: Any, args: dict, torch: Any) -> Any:
+    shift = torch.from_numpy(np.asarray(args["shift"], np.float32)).to(x.device)
+    if x.dtype == torch.float32 or not x.dtype.is_floating_point:
+        return _cast_back((x.to(torch.float32) + shift).to(torch.float64), x.dtype, torch)
+    return (x.to(torch.float64) + shift.to(x.dtype).to(torch.float64)).to(x.dtype)
+
+
+def _gamma(op: Op, x: Any, args: dict, torch: Any) -> Any:
+    from minddata.ops.gpu.translate import gamma_table
+
+    if x.dtype == torch.uint8:
+        return torch.tensor(gamma_table(op), dtype=torch.uint8, device=x.device)[x.long()]
+    if x.dtype == torch.float64:
+        scaled = x * float(args["gain"])
+    else:  # the product in the image's precision (float16 through float32), as NumPy's
+        gain = np.dtype(str(x.dtype).removeprefix("torch.")).type(op.gain)
+        scaled = (x.to(torch.float32) * float(np.float32(gain))).to(x.dtype)
+    return torch.pow(scaled.to(torch.float64), float(args["gamma"])).clamp_(0.0, 1.0).to(x.dtype)
+
+
+def _to_tensor(op: Op, x: Any, args: dict, torch: Any) -> Any:
+    from minddata.ops.gpu.segment import torch_dtype
+
+    out = np.dtype(op.output_type)
+    chw = x.permute(2, 0, 1)
+    if out == np.float64 or out.kind != "f":
+        scaled = chw.to(torch.float64) / 255.0
+    else:
+        scaled = chw.to(torch_dtype(out)).to(torch.float32) / np.float32(255.0)
+    if out.kind in "iu":
+        scaled = scaled.trunc()
+    return scaled.to(torch_dtype(out)).contiguous()
+
+
 TORCH_OPS: dict[str, Callable] = {
     "Resize": lambda op, x, args, torch: _resize(x, args["size"], op.interpolation, torch),
     "CenterCrop": lambda op, x, args, torch: _slice(x, args, torch),
@@ -181,6 +271,19 @@ TORCH_OPS: dict[str, Callable] = {
     "Pad": _pad,
     "Rotate": _warp,
     "RandomRotation": _warp,
+    "Invert": _invert,
+    "RandomInvert": _invert,
+    "Posterize": _posterize,
+    "RandomPosterize": _posterize,
+    "Solarize": _solarize,
+    "RandomSolarize": _solarize,
+    "AdjustBrightness": _brightness,
+    "PadToSize": _pad,
+    "Erase": _erase,
+    "RandomResize": _random_resize,
+    "RandomLighting": _lighting,
+    "AdjustGamma": _gamma,
+    "ToTensor": _to_tensor,
 }
 # Decoders read encoded bytes; what follows the decode inside them (resize, crop) runs as above.
 DECODERS = ("Decode", "FusedDecodeResize", "FusedDecodeRandomResizedCrop", "RandomCropDecodeResize")

@@ -257,3 +257,95 @@ def test_output_is_the_same_for_any_worker_count(photos):
     one, _ = _run(photos, ops(), workers=1)
     three, _ = _run(photos, ops(), workers=3)
     assert all(np.array_equal(a, b) for a, b in zip(one, three, strict=True))
+
+
+# --- tensor ops (MindSpore's device("Ascend") pixel and warp ops) ----------------------------------
+
+TENSOR_OPS = {
+    "AdjustBrightness": lambda: vision.AdjustBrightness(1.3),
+    "AdjustContrast": lambda: vision.AdjustContrast(1.7),
+    "AdjustHue": lambda: vision.AdjustHue(-0.2),
+    "AdjustSaturation": lambda: vision.AdjustSaturation(0.6),
+    "AdjustSharpness": lambda: vision.AdjustSharpness(2.0),
+    "AutoContrast": lambda: vision.AutoContrast(cutoff=5.0),
+    "Equalize": vision.Equalize,
+    "Erase": lambda: vision.Erase(2, 3, 5, 6, value=(10, 20, 30)),
+    "Posterize": lambda: vision.Posterize(3),
+    "Solarize": lambda: vision.Solarize((50, 200)),
+    "Perspective": lambda: vision.Perspective(
+        [[0, 0], [39, 0], [39, 29], [0, 29]], [[2, 1], [37, 0], [39, 27], [1, 29]], vision.Inter.NEAREST
+    ),
+}
+
+
+def test_every_tensor_op_has_its_rule_and_a_reference_kernel():
+    from minddata.ops import available_devices
+    from minddata.ops.dvpp.kernels import DRIVER_OPS
+
+    assert set(TENSOR_OPS) == set(rules.TENSOR_OPS)
+    for name in TENSOR_OPS:
+        assert "Dvpp" in available_devices(name) and name in DRIVER_OPS["reference"], name
+
+
+@pytest.mark.parametrize("name", sorted(TENSOR_OPS))
+def test_tensor_ops_compute_the_cpus_pixels_within_dvpps_rules(name):
+    op = TENSOR_OPS[name]()
+    image = _gradient(30, 40)
+    # HWC in, HWC out: no NV12 buffer between, so the pixels are the CPU kernel's.
+    assert np.array_equal(_dvpp(op, image), _cpu(op, image))
+
+
+@pytest.mark.parametrize(("h", "w", "ok"), [(4, 6, True), (3, 40, False), (30, 5, False), (8192, 6, True),
+                                            (8193, 6, False), (4, 4096, True), (4, 4097, False)])
+def test_tensor_op_size_limits(h, w, ok):
+    image = np.zeros((h, w, 3), np.uint8)
+    if ok:
+        assert _dvpp(vision.Posterize(2), image).shape == (h, w, 3)
+        return
+    with pytest.raises(DvppRuleError, match=r"Dvpp Posterize takes images 4-8192 high and 6-4096 wide") as caught:
+        _dvpp(vision.Posterize(2), image)
+    assert caught.value.rule == "tensor-size"
+
+
+def test_perspective_needs_a_larger_image_than_the_pixel_ops():
+    op = TENSOR_OPS["Perspective"]()
+    with pytest.raises(DvppRuleError, match=r"Dvpp Perspective takes images 6-8192 high and 10-4096 wide; this row is 30x9"):
+        _dvpp(op, _gradient(30, 9))
+    assert _dvpp(op, _gradient(6, 10)).shape == (6, 10, 3)
+
+
+def test_tensor_ops_take_one_or_three_channels_of_the_stated_dtypes():
+    rgba = np.zeros((20, 30, 4), np.uint8)
+    with pytest.raises(DvppRuleError, match=r"Dvpp Solarize takes uint8 or float32 images of shape <H, W> or <H, W, 3>"):
+        _dvpp(vision.Solarize(100), rgba)
+    # Equalize runs on uint8 only; Solarize also on float32; neither on int16.
+    with pytest.raises(DvppRuleError, match=r"Dvpp Equalize takes uint8 images") as caught:
+        _dvpp(vision.Equalize(), np.zeros((20, 30, 3), np.float32))
+    assert caught.value.rule == "tensor-format"
+    image = _gradient(20, 30).astype(np.float32)
+    assert np.array_equal(_dvpp(vision.Solarize(100), image), _cpu(vision.Solarize(100), image))
+    with pytest.raises(DvppRuleError, match=r"this row is \(20, 30, 3\) int16"):
+        _dvpp(vision.Solarize(100), image.astype(np.int16))
+    gray = _gradient(20, 30)[..., 0]
+    assert np.array_equal(_dvpp(vision.Equalize(), gray), _cpu(vision.Equalize(), gray))
+
+
+def test_perspective_with_bicubic_is_refused_when_the_iterator_is_created(photos):
+    from minddata.errors import DeviceError
+
+    op = vision.Perspective([[0, 0], [9, 0], [9, 9], [0, 9]], [[1, 0], [9, 1], [8, 9], [0, 8]], vision.Inter.BICUBIC)
+    ds = md.ImageFolderDataset(str(photos), shuffle=False).map([vision.Decode(), op.device("Dvpp")], input_columns="image")
+    with pytest.raises(DeviceError, match="Perspective: Dvpp warps with BILINEAR or NEAREST interpolation only"):
+        ds.create_dict_iterator(num_epochs=1)
+
+
+def test_a_tensor_op_row_breaking_a_rule_runs_on_the_cpu_under_policy_cpu(tmp_path):
+    (tmp_path / "c").mkdir()
+    for i, (h, w) in enumerate([(40, 50), (3, 50), (40, 50)]):  # row 1 is too low for DVPP
+        (tmp_path / "c" / f"{i}.png").write_bytes(_png(_gradient(h, w)).tobytes())
+    md.config.set_dvpp_policy("cpu")
+    ops = lambda dvpp: [vision.Decode(), vision.AdjustBrightness(1.4).device("Dvpp" if dvpp else "CPU")]  # noqa: E731
+    rows, stats = _run(tmp_path, ops(True))
+    want, _ = _run(tmp_path, ops(False))
+    assert stats.cpu_rows == {"AdjustBrightness": 1}
+    assert all(np.array_equal(a, b) for a, b in zip(rows, want, strict=True))

@@ -18,7 +18,7 @@ from PIL import Image
 import minddata as md
 from minddata import vision
 from minddata.errors import RowError
-from minddata.ops import KernelContext
+from minddata.ops import KernelContext, get_kernel
 from minddata.ops.probe import dali_status
 
 _ok, _why = dali_status()
@@ -272,3 +272,252 @@ def test_online_session_runs_gpu_ops_and_delivers_a_bad_rows_error(folder):
         assert [f.result(timeout=30)["image"].shape for f in good] == [(3, 20, 20)] * 3
         with pytest.raises(RowError, match="op Decode\\+Resize failed"):
             bad.result(timeout=30)
+
+
+# --- pixel adjustments (minddata.vision.adjust) ---------------------------------------------------
+
+# Each is the CPU kernel's arithmetic in the same precision with the same rounding: exact on uint8.
+ADJUST_OPS = {
+    "Invert": vision.Invert,
+    "RandomInvert": lambda: vision.RandomInvert(0.5),
+    "Posterize": lambda: vision.Posterize(3),
+    "RandomPosterize": lambda: vision.RandomPosterize((1, 7)),
+    "Solarize": lambda: vision.Solarize((50, 200)),
+    "Solarize-single": lambda: vision.Solarize(128),
+    "RandomSolarize": lambda: vision.RandomSolarize((0, 255)),
+    "AdjustBrightness": lambda: vision.AdjustBrightness(1.3),
+    "AdjustBrightness-ties": lambda: vision.AdjustBrightness(1.5),
+    "AdjustContrast": lambda: vision.AdjustContrast(1.7),
+    "AdjustSaturation": lambda: vision.AdjustSaturation(0.55),
+    "RandomColor": lambda: vision.RandomColor((0.1, 1.9)),
+    "AdjustHue": lambda: vision.AdjustHue(-0.2),
+    "AdjustHue-zero": lambda: vision.AdjustHue(0.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ADJUST_OPS))
+def test_pixel_adjustments_are_exactly_the_cpus_with_the_same_draws(name):
+    op = ADJUST_OPS[name]()
+    image = _noise(37, 45, 3)
+    outputs = set()
+    for row in range(6):
+        ctx = dict(seed=4, pass_index=1, row_index=row, op_position=2)
+        got = get_kernel(op.name, "GPU")(op, KernelContext(**ctx), image)
+        want = get_kernel(op.name, "CPU")(op, KernelContext(**ctx), image)
+        assert got.dtype == want.dtype and np.array_equal(got, want), f"row {row}"
+        outputs.add(got.tobytes())
+    assert len(outputs) > 1 if op.random else len(outputs) == 1
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.uint16, np.int32, np.float32, np.float64])
+@pytest.mark.parametrize("make", [vision.Invert, lambda: vision.AdjustBrightness(1.3), lambda: vision.Solarize((50, 200))])
+def test_numeric_adjustments_keep_the_cpus_dtype_rules(make, dtype):
+    op = make()
+    image = (_noise(20, 24, 5).astype(np.float64) * 1.7 - 30).astype(dtype)
+    got = get_kernel(op.name, "GPU")(op, KernelContext(), image)
+    want = get_kernel(op.name, "CPU")(op, KernelContext(), image)
+    assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_seeded_random_adjustments_in_a_pipeline_match_the_cpu(folder):
+    md.config.set_seed(17)
+
+    def ops():
+        return [vision.Decode(), vision.RandomInvert(0.5), vision.RandomPosterize((2, 6)),
+                vision.RandomSolarize((60, 220)), vision.RandomColor((0.2, 1.8))]
+
+    want, _ = _run(folder, ops())
+    got, _ = _run(folder, [ops()[0], *_gpu(*ops()[1:])])
+    assert len(got) == 20 and all(np.array_equal(a, b) for a, b in zip(got, want, strict=True))
+
+
+def test_rgb_only_adjustments_reject_other_images_as_the_cpu_does():
+    gray = _noise(20, 24, 6)[..., 0]
+    for op in (vision.AdjustContrast(1.5), vision.AdjustHue(0.1), vision.RandomColor()):
+        with pytest.raises(ValueError, match=f"{op.name}: expected an RGB uint8 image"):
+            get_kernel(op.name, "GPU")(op, KernelContext(), gray)
+    with pytest.raises(TypeError, match="Posterize: expected a uint8 image"):
+        get_kernel("Posterize", "GPU")(vision.Posterize(2), KernelContext(), gray.astype(np.float32))
+
+
+# --- PadToSize and Erase (minddata.vision.pad_erase) ----------------------------------------------
+
+PAD_ERASE_OPS = {
+    "PadToSize-centred": lambda: vision.PadToSize((50, 60), fill_value=(9, 8, 7)),
+    "PadToSize-offset": lambda: vision.PadToSize(60, offset=(1, 2), fill_value=200),
+    "Erase-inside": lambda: vision.Erase(2, 3, 5, 6, value=(10, 20, 30)),
+    "Erase-leaves-the-image": lambda: vision.Erase(30, 40, 50, 60, value=3.7),
+    "Erase-outside": lambda: vision.Erase(40, 3, 5, 6),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32])
+@pytest.mark.parametrize("name", sorted(PAD_ERASE_OPS))
+def test_pad_to_size_and_erase_are_exactly_the_cpus(name, dtype):
+    op = PAD_ERASE_OPS[name]()
+    image = (_noise(37, 45, 7).astype(np.float64) * 1.5).astype(dtype)
+    got = get_kernel(op.name, "GPU")(op, KernelContext(), image)
+    want = get_kernel(op.name, "CPU")(op, KernelContext(), image)
+    assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_pad_to_size_that_does_not_fit_fails_as_on_the_cpu():
+    op = vision.PadToSize(40, offset=(1, 2))
+    with pytest.raises(ValueError, match=r"PadToSize: an image of size \(37, 45\) at offset"):
+        get_kernel("PadToSize", "GPU")(op, KernelContext(), _noise(37, 45, 8))
+
+
+def test_pad_to_size_with_an_edge_border_is_refused_when_the_iterator_is_created(folder):
+    from minddata.errors import DeviceError
+
+    op = vision.PadToSize(80, padding_mode=vision.Border.EDGE).device("GPU")
+    ds = md.ImageFolderDataset(str(folder), shuffle=False).map([vision.Decode(), op], input_columns="image")
+    with pytest.raises(DeviceError, match="PadToSize: padding_mode='edge' has no GPU equivalent"):
+        ds.create_dict_iterator(num_epochs=1)
+
+
+# --- RandomResize ---------------------------------------------------------------------------------
+
+
+def test_random_resize_draws_the_cpus_interpolation_and_resizes_as_resize_does():
+    from minddata.ops.plans.bbox import random_interpolation
+
+    image = _noise(24, 33, 9)
+    op = vision.RandomResize((10, 14))
+    drawn = set()
+    for row in range(12):
+        name = random_interpolation(KernelContext(seed=2, row_index=row).rng)
+        drawn.add(name)
+        got = get_kernel("RandomResize", "GPU")(op, KernelContext(seed=2, row_index=row), image)
+        same = vision.Resize((10, 14), getattr(vision.Inter, name))
+        assert np.array_equal(got, get_kernel("Resize", "GPU")(same, KernelContext(), image)), f"row {row}: {name}"
+        want = get_kernel("RandomResize", "CPU")(op, KernelContext(seed=2, row_index=row), image)
+        # Resize's stated differences from OpenCV: AREA and BICUBIC filters differ by design.
+        assert np.abs(got.astype(int) - want).max() <= (16 if name in ("AREA", "BICUBIC") else 1)
+    assert drawn == {"NEAREST", "BILINEAR", "BICUBIC", "AREA"}
+
+
+def test_random_resize_spells_dalis_interpolation_codes():
+    from nvidia.dali.types import DALIInterpType
+
+    from minddata.ops.gpu.translate import ROW_INTERP
+
+    assert ROW_INTERP == {"NEAREST": int(DALIInterpType.INTERP_NN), "BILINEAR": int(DALIInterpType.INTERP_LINEAR),
+                          "BICUBIC": int(DALIInterpType.INTERP_CUBIC), "AREA": int(DALIInterpType.INTERP_LINEAR)}
+
+
+# --- Equalize and the perspective warps -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("make", [vision.Equalize, lambda: vision.RandomEqualize(0.5)])
+def test_equalize_is_exactly_opencvs_with_the_same_draws(make):
+    op = make()
+    for image in (_noise(37, 45, 10), _noise(37, 45, 11)[..., 0]):
+        for row in range(6):
+            got = get_kernel(op.name, "GPU")(op, KernelContext(seed=3, row_index=row), image)
+            want = get_kernel(op.name, "CPU")(op, KernelContext(seed=3, row_index=row), image)
+            assert got.shape == want.shape and np.array_equal(got, want), f"row {row}"
+
+
+WARP_POINTS = ([[0, 0], [59, 0], [59, 39], [0, 39]], [[3, 2], [55, 0], [59, 35], [1, 39]])
+
+
+@pytest.mark.parametrize("interpolation", ["NEAREST", "BILINEAR", "BICUBIC"])
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+def test_perspective_warps_as_opencv_does(interpolation, dtype):
+    op = vision.Perspective(*WARP_POINTS, getattr(vision.Inter, interpolation))
+    image = _noise(40, 60, 12).astype(dtype)
+    got = get_kernel("Perspective", "GPU")(op, KernelContext(), image)
+    want = get_kernel("Perspective", "CPU")(op, KernelContext(), image)
+    diff = np.abs(got.astype(np.float64) - want)
+    # The homography travels as float32 (OpenCV keeps doubles): at most a level where OpenCV's fixed-point
+    # weights round the other way.
+    assert got.dtype == want.dtype and diff.max() <= 1.0 and diff.mean() < 0.01
+
+
+def test_random_perspective_draws_the_cpus_corners():
+    op = vision.RandomPerspective(0.5, prob=0.6, interpolation=vision.Inter.BILINEAR)
+    image = _noise(40, 60, 13)
+    warped = 0
+    for row in range(10):
+        got = get_kernel(op.name, "GPU")(op, KernelContext(seed=8, row_index=row), image)
+        want = get_kernel(op.name, "CPU")(op, KernelContext(seed=8, row_index=row), image)
+        # Another draw would move corners by pixels: tens of levels off, not at most one.
+        assert np.abs(got.astype(int) - want).max() <= 1, f"row {row}"
+        warped += not np.array_equal(want, image)
+    assert 0 < warped < 10
+
+
+def test_perspective_on_a_dtype_dali_cannot_warp_names_the_fix():
+    op = vision.Perspective(*WARP_POINTS)
+    with pytest.raises(TypeError, match="Perspective: DALI resamples uint8, int16, uint16 and float32 images"):
+        get_kernel("Perspective", "GPU")(op, KernelContext(), _noise(40, 60, 14).astype(np.int32))
+
+
+# --- RandomLighting, AdjustGamma, RandomGrayscale, ToTensor ---------------------------------------
+
+# Largest difference per dtype: exact where the CPU kernel's arithmetic is reproduced step by step; one
+# unit in the last place where NumPy's float32/float16 power or OpenCV's float/16-bit grey conversion
+# round differently from the float64 result rounded once.
+NEAR_EXACT = {
+    "RandomLighting": (lambda: vision.RandomLighting(0.5), {np.uint8: 0, np.int16: 0, np.float32: 0, np.float64: 0}),
+    "AdjustGamma": (lambda: vision.AdjustGamma(2.2, gain=1.1),
+                    {np.uint8: 0, np.float32: 1.2e-7, np.float64: 1e-15, np.float16: 1e-3}),
+    "RandomGrayscale": (lambda: vision.RandomGrayscale(0.5),
+                        {np.uint8: 0, np.int32: 0, np.float64: 0, np.float32: 1e-4, np.uint16: 1}),
+    "ToTensor": (vision.ToTensor, {np.uint8: 0, np.int16: 0, np.float32: 0, np.float64: 0}),
+    "ToTensor-float16": (lambda: vision.ToTensor(np.float16), {np.uint8: 0, np.float32: 0}),
+    "ToTensor-int32": (lambda: vision.ToTensor(np.int32), {np.uint8: 0, np.float64: 0}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEAR_EXACT))
+def test_lighting_gamma_grayscale_and_to_tensor_match_the_cpu(name):
+    make, largest = NEAR_EXACT[name]
+    op = make()
+    for dtype, tolerance in largest.items():
+        scale = 1 / 255 if name == "AdjustGamma" and np.dtype(dtype).kind == "f" else 200 if dtype == np.uint16 else 1.3
+        image = (_noise(30, 40, 15) * scale).astype(dtype)
+        for row in range(4):
+            got = get_kernel(op.name, "GPU")(op, KernelContext(seed=6, row_index=row), image)
+            want = get_kernel(op.name, "CPU")(op, KernelContext(seed=6, row_index=row), image)
+            assert got.dtype == want.dtype and got.shape == want.shape, (dtype, row)
+            assert np.abs(got.astype(np.float64) - want).max() <= tolerance, (dtype, row)
+
+
+def test_to_tensor_hands_a_chw_row_to_the_next_op_and_a_gray_image_gets_a_channel_axis(folder):
+    got, _ = _run(folder, [vision.Decode(), *_gpu(vision.Resize((20, 24)), vision.ToTensor())])
+    want, _ = _run(folder, [vision.Decode(), vision.Resize((20, 24)), vision.ToTensor()])
+    assert got[0].shape == (3, 20, 24) and all(np.abs(a - b).max() <= 1 / 255 + 1e-6 for a, b in zip(got, want, strict=True))
+    gray = _noise(20, 24, 16)[..., 0]
+    assert get_kernel("ToTensor", "GPU")(vision.ToTensor(), KernelContext(), gray).shape == (1, 20, 24)
+
+
+# --- sharpness ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "make",
+    [lambda: vision.AdjustSharpness(2.0), lambda: vision.RandomSharpness((0.1, 1.9)),
+     lambda: vision.RandomAdjustSharpness(0.3, prob=0.5)],
+)
+def test_sharpness_is_exactly_the_cpus_on_uint8_borders_included(make):
+    op = make()
+    # Images of 1-3 pixels per side are all border: the CPU keeps every pixel before blending.
+    for image in (_noise(24, 33, 17), _noise(24, 33, 18)[..., 0], _noise(2, 33, 19), _noise(3, 3, 20)):
+        for row in range(4):
+            got = get_kernel(op.name, "GPU")(op, KernelContext(seed=9, row_index=row), image)
+            want = get_kernel(op.name, "CPU")(op, KernelContext(seed=9, row_index=row), image)
+            assert got.shape == want.shape and np.array_equal(got, want), (image.shape, row)
+
+
+def test_sharpness_on_other_dtypes_is_within_opencvs_rounding():
+    op = vision.RandomSharpness((0.1, 1.9))
+    for dtype, largest in ((np.int16, 1), (np.uint16, 1), (np.float32, 1e-4)):
+        image = (_noise(24, 33, 21) * 100).astype(dtype)
+        for row in range(4):
+            got = get_kernel(op.name, "GPU")(op, KernelContext(row_index=row), image)
+            want = get_kernel(op.name, "CPU")(op, KernelContext(row_index=row), image)
+            assert got.dtype == want.dtype and np.abs(got.astype(np.float64) - want).max() <= largest
+    with pytest.raises(TypeError, match="RandomSharpness: DALI filters uint8, int16, uint16 and float32 images"):
+        get_kernel(op.name, "GPU")(op, KernelContext(), _noise(24, 33, 22).astype(np.float64))

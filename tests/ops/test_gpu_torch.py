@@ -183,3 +183,88 @@ def test_per_row_kernels_draw_what_the_cpu_kernels_draw():
         got = get_kernel(op.name, "GPU")(op, KernelContext(**ctx), image)
         want = get_kernel(op.name, "CPU")(op, KernelContext(**ctx), image)
         assert np.array_equal(got, want)
+
+
+# The pixel adjustments the torch driver runs: the CPU kernels' arithmetic, rounded half to even.
+TORCH_ADJUST_OPS = {
+    "Invert": vision.Invert,
+    "RandomInvert": lambda: vision.RandomInvert(0.5),
+    "Posterize": lambda: vision.Posterize(3),
+    "RandomPosterize": lambda: vision.RandomPosterize((1, 7)),
+    "Solarize": lambda: vision.Solarize((50, 200)),
+    "Solarize-single": lambda: vision.Solarize(128),
+    "RandomSolarize": lambda: vision.RandomSolarize((0, 255)),
+    "AdjustBrightness": lambda: vision.AdjustBrightness(1.3),
+    "AdjustBrightness-ties": lambda: vision.AdjustBrightness(1.5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TORCH_ADJUST_OPS))
+def test_pixel_adjustments_are_exactly_the_cpus_with_the_same_draws(name):
+    op = TORCH_ADJUST_OPS[name]()
+    image = _noise(37, 45, 3)
+    for row in range(6):
+        ctx = dict(seed=4, pass_index=1, row_index=row, op_position=2)
+        got = get_kernel(op.name, "GPU")(op, KernelContext(**ctx), image)
+        want = get_kernel(op.name, "CPU")(op, KernelContext(**ctx), image)
+        assert got.dtype == want.dtype and np.array_equal(got, want), f"row {row}"
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.int32, np.float32, np.float64])
+def test_brightness_and_solarize_keep_the_cpus_dtype_rules(dtype):
+    image = (_noise(20, 24, 5).astype(np.float64) * 1.7 - 30).astype(dtype)
+    for op in (vision.AdjustBrightness(1.3), vision.Solarize((50, 200)), vision.Invert()):
+        got = get_kernel(op.name, "GPU")(op, KernelContext(), image)
+        want = get_kernel(op.name, "CPU")(op, KernelContext(), image)
+        assert got.dtype == want.dtype and np.array_equal(got, want), op.name
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: vision.PadToSize((50, 60), fill_value=(9, 8, 7)),
+        lambda: vision.PadToSize(60, offset=(1, 2), fill_value=200),
+        lambda: vision.Erase(2, 3, 5, 6, value=(10, 20, 30)),
+        lambda: vision.Erase(30, 40, 50, 60, value=3.7),
+    ],
+)
+def test_pad_to_size_and_erase_are_exactly_the_cpus(make, dtype):
+    op = make()
+    image = (_noise(37, 45, 7).astype(np.float64) * 1.5).astype(dtype)
+    got = get_kernel(op.name, "GPU")(op, KernelContext(), image)
+    want = get_kernel(op.name, "CPU")(op, KernelContext(), image)
+    assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_random_resize_draws_the_cpus_interpolation_and_resizes_as_resize_does():
+    from minddata.ops.plans.bbox import random_interpolation
+
+    image = _noise(24, 33, 9)
+    op = vision.RandomResize((10, 14))
+    for row in range(8):
+        name = random_interpolation(KernelContext(seed=2, row_index=row).rng)
+        got = get_kernel("RandomResize", "GPU")(op, KernelContext(seed=2, row_index=row), image)
+        same = vision.Resize((10, 14), getattr(vision.Inter, name))
+        assert np.array_equal(got, get_kernel("Resize", "GPU")(same, KernelContext(), image)), f"row {row}: {name}"
+
+
+@pytest.mark.parametrize(
+    ("make", "largest"),
+    [
+        (lambda: vision.RandomLighting(0.5), {np.uint8: 0, np.int16: 0, np.float32: 0, np.float64: 0}),
+        (lambda: vision.AdjustGamma(2.2, gain=1.1), {np.uint8: 0, np.float32: 1.2e-7, np.float64: 1e-15}),
+        (vision.ToTensor, {np.uint8: 0, np.int16: 0, np.float32: 0}),
+        (lambda: vision.ToTensor(np.int32), {np.uint8: 0, np.float64: 0}),
+    ],
+)
+def test_lighting_gamma_and_to_tensor_match_the_cpu(make, largest):
+    op = make()
+    for dtype, tolerance in largest.items():
+        scale = 1 / 255 if op.name == "AdjustGamma" and np.dtype(dtype).kind == "f" else 1.3
+        image = (_noise(30, 40, 15) * scale).astype(dtype)
+        for row in range(4):
+            got = get_kernel(op.name, "GPU")(op, KernelContext(seed=6, row_index=row), image)
+            want = get_kernel(op.name, "CPU")(op, KernelContext(seed=6, row_index=row), image)
+            assert got.dtype == want.dtype and got.shape == want.shape, (dtype, row)
+            assert np.abs(got.astype(np.float64) - want).max() <= tolerance, (dtype, row)
