@@ -58,6 +58,9 @@ def main() -> None:
         with open(out, "w") as f:
             json.dump({"seen": seen, "params": after_first, "allreduce": allreduce,
                        "wrapped": type(model._train_network).__name__}, f)
+        # Both ranks reach this point before either tears down: rank 0 hosts the rendezvous store, and
+        # a rank still talking to it when it goes aborts in C++ ("terminate called ...").
+        dist.barrier()
     finally:
         dist.destroy_process_group()
 
