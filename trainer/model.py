@@ -18,6 +18,7 @@ Examples:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import time
@@ -48,6 +49,9 @@ AMP_LEVELS = {
     "O2": "O1 plus dynamic loss scaling (torch.amp.GradScaler) where the low precision is float16 (CUDA)",
     "O3": "the whole network cast to float16 (CUDA) / bfloat16 (CPU), floating inputs too; no autocast",
 }
+
+# Reused every step when no mixed precision is asked for (nullcontext keeps no state).
+_NO_AUTOCAST = contextlib.nullcontext()
 
 
 class CheckpointMismatchError(ArgumentError):
@@ -190,11 +194,9 @@ class Model:
     # -- pieces --------------------------------------------------------------------------------
 
     def _autocast(self) -> Any:
-        import contextlib
-
         if self.amp_level in ("O1", "O2"):
             return torch.autocast(self.device.type, dtype=self._low)
-        return contextlib.nullcontext()
+        return _NO_AUTOCAST
 
     def _cast_inputs(self, inputs: list[Any]) -> list[Any]:
         if self.amp_level != "O3":
@@ -421,11 +423,12 @@ class Model:
         opt = self.optimizer
         if self._scaler is not None:
             self._scaler.unscale_(opt)
-        params = [p for group in opt.param_groups for p in group["params"] if p.grad is not None]
-        if self.clip_grad_norm is not None:
-            torch.nn.utils.clip_grad_norm_(params, self.clip_grad_norm)
-        if self.clip_grad_value is not None:
-            torch.nn.utils.clip_grad_value_(params, self.clip_grad_value)
+        if self.clip_grad_norm is not None or self.clip_grad_value is not None:
+            params = [p for group in opt.param_groups for p in group["params"] if p.grad is not None]
+            if self.clip_grad_norm is not None:
+                torch.nn.utils.clip_grad_norm_(params, self.clip_grad_norm)
+            if self.clip_grad_value is not None:
+                torch.nn.utils.clip_grad_value_(params, self.clip_grad_value)
         if self._scaler is not None:
             self._scaler.step(opt)
             self._scaler.update()

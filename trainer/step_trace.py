@@ -49,21 +49,26 @@ class StepTrace:
             self._allreduce += seconds
 
     def take_allreduce(self) -> float:
+        if not self._allreduce:  # no DDP, or nothing since the last step: no lock needed to see 0
+            return 0.0
         with self._lock:
             value, self._allreduce = self._allreduce, 0.0
         return value
 
     def record(self, epoch: int, step: int, begin: float, phases: dict[str, float]) -> None:
         self.steps_total += 1
+        totals = self.totals
+        keep = len(self.begin) < MAX_STEPS
+        if keep:
+            self.epoch.append(epoch)
+            self.step.append(step)
+            self.begin.append(begin - self.t0)
+        series = self.phases
         for name in PHASES:
-            self.totals[name] += phases.get(name, 0.0)
-        if len(self.begin) >= MAX_STEPS:
-            return
-        self.epoch.append(epoch)
-        self.step.append(step)
-        self.begin.append(begin - self.t0)
-        for name in PHASES:
-            self.phases[name].append(phases.get(name, 0.0))
+            value = phases.get(name, 0.0)
+            totals[name] += value
+            if keep:
+                series[name].append(value)
 
     def finish(self) -> None:
         if self.end is None:
