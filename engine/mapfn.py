@@ -173,69 +173,24 @@ class MapFunction:
                 failures.append((i, step_index, error, text))
         return out_rows, failures
 
-    def _run_timed(
-        self,
-        rows: list[Any],
-        row_start: int,
-        stop: threading.Event | None,
-        plan: list,
-        random_contexts: list,
-        pick: Callable[[tuple], tuple],
-        acc: list[float],
-        out_rows: list[Any],
-        failures: list[tuple],
-    ) -> None:
-        # The loop of __call__ with a clock around each op. A copy rather than a flag in the shared
-        # loop: the unprofiled loop must not pay even a None check per op per row.
-        perf = time.perf_counter
-        n_out = self.num_outputs
-        for i, row in enumerate(rows):
-            if stop is not None and stop.is_set():
-                raise PipelineStopped("pipeline stopped")
-            if type(row) is FailedRow:
-                out_rows.append(row)
-                continue
-            for ctx in random_contexts:
-                ctx.row_index = row_start + i
-            step_index = 0
-            try:
-                values = pick(row)
-                for step_index, ((fn, op, _, multi), ctx) in enumerate(plan):
-                    t = perf()
-                    if op is None:
-                        result = fn(*values)
-                        values = result if type(result) is tuple else (result,)
-                    else:
-                        result = fn(op, ctx, *values)
-                        values = tuple(result) if multi else (result,)
-                    acc[step_index] += perf() - t
-                acc[len(plan)] += 1
-                if len(values) != n_out:
-                    raise _OutputCountError(
-                        f"{self.label}: the last op returned {len(values)} value(s) for row {row_start + i}, "
-                        f"but output_columns names {n_out} column(s). Give output_columns {len(values)} "
-                        f"name(s), or make the op return {n_out}."
-                    )
-                out_rows.append(self._steps_cache[1](row, values))  # type: ignore[index]
-            except Exception as error:  # noqa: BLE001 - the error policy decides
-                out_rows.append(None)
-                failures.append((i, step_index, error, ""))
+    def _run_timed(self, rows: list[Any], row_start: int, stop: threading.Event | None, plan: list,
+                   random_contexts: list, pick: Callable[[tuple], tuple], acc: list[float],
+                   out_rows: list[Any], failures: list[tuple]) -> None:
+        # A clock around each op, for the profiler's per-op times.
+        def step(index: int, seconds: float, values: tuple) -> None:
+            acc[index] += seconds
 
+        def row_done() -> None:
+            acc[len(plan)] += 1
 
-    def _run_debug(
-        self,
-        rows: list[Any],
-        row_start: int,
-        stop: threading.Event | None,
-        plan: list,
-        random_contexts: list,
-        pick: Callable[[tuple], tuple],
-        out_rows: list[Any],
-        failures: list[tuple],
-    ) -> None:
-        # The loop of __call__ with the debug hooks (config.set_debug_mode) called on the values going
-        # into the first op and coming out of each op. A copy, as _run_timed, to keep the hooks out of
-        # the ordinary loop.
+        self._run_observed(rows, row_start, stop, plan, random_contexts, pick, out_rows, failures,
+                           step=step, row_done=row_done)
+
+    def _run_debug(self, rows: list[Any], row_start: int, stop: threading.Event | None, plan: list,
+                   random_contexts: list, pick: Callable[[tuple], tuple], out_rows: list[Any],
+                   failures: list[tuple]) -> None:
+        # The debug hooks (config.set_debug_mode), called on the values going into the first op and
+        # coming out of each op.
         hooks = self.options.debug_hooks if self.options is not None else None
         if hooks is None:
             hooks = (PrintMetaDataHook(),)
@@ -248,6 +203,28 @@ class MapFunction:
                     name_it(after)
                 hook(*values)
 
+        self._run_observed(rows, row_start, stop, plan, random_contexts, pick, out_rows, failures,
+                           start=lambda values: show(None, values),
+                           step=lambda index, seconds, values: show(names[index], values))
+
+    def _run_observed(
+        self,
+        rows: list[Any],
+        row_start: int,
+        stop: threading.Event | None,
+        plan: list,
+        random_contexts: list,
+        pick: Callable[[tuple], tuple],
+        out_rows: list[Any],
+        failures: list[tuple],
+        *,
+        step: Callable[[int, float, tuple], None],
+        start: Callable[[tuple], None] | None = None,
+        row_done: Callable[[], None] | None = None,
+    ) -> None:
+        # The loop of __call__ with an observer around each op (the profiler's clock, the debug
+        # hooks). A separate copy, so that the ordinary loop pays not even a None check per op per row.
+        perf = time.perf_counter
         n_out = self.num_outputs
         _, assemble = self._steps()
         for i, row in enumerate(rows):
@@ -261,15 +238,19 @@ class MapFunction:
             step_index = 0
             try:
                 values = pick(row)
-                show(None, values)
+                if start is not None:
+                    start(values)
                 for step_index, ((fn, op, _, multi), ctx) in enumerate(plan):
+                    t = perf()
                     if op is None:
                         result = fn(*values)
                         values = result if type(result) is tuple else (result,)
                     else:
                         result = fn(op, ctx, *values)
                         values = tuple(result) if multi else (result,)
-                    show(names[step_index], values)
+                    step(step_index, perf() - t, values)
+                if row_done is not None:
+                    row_done()
                 if len(values) != n_out:
                     raise _OutputCountError(
                         f"{self.label}: the last op returned {len(values)} value(s) for row {row_start + i}, "
