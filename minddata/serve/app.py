@@ -160,14 +160,14 @@ class _ShedLoad:
             route = "/v1/preprocess" if path == "/v1/preprocess" else (
                 "/v2/models/{model_name}/infer" if path.startswith("/v2/models/") and path.endswith("/infer") else None)
             batcher = self.service.batcher
-            why = batcher.full_message() if route is not None and batcher is not None else None
-            if why is not None:
-                self.metrics.cancelled.labels("queue full" if "queue" in why else "shutting down").inc()
+            refused = batcher.refusal() if route is not None and batcher is not None else None
+            if refused is not None:
                 self.metrics.requests.labels(route, "503").inc()
-                body = json.dumps({"error": why}).encode()
-                await send({"type": "http.response.start", "status": 503, "headers": [
-                    (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                    (b"retry-after", str(batcher.retry_after_s).encode()), (b"connection", b"close")]})
+                body = json.dumps({"error": refused.message}).encode()
+                headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                           (b"connection", b"close")]
+                headers += [(k.lower().encode(), v.encode()) for k, v in (refused.headers or {}).items()]
+                await send({"type": "http.response.start", "status": 503, "headers": headers})
                 await send({"type": "http.response.body", "body": body})
                 return
         await self.app(scope, receive, send)

@@ -109,25 +109,26 @@ class Batcher:
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._collect(), name="minddata-serve-batcher")
 
-    def full_message(self) -> str | None:
-        """Why a new request would be refused now (queue full, shutting down), or None."""
+    def refusal(self, images: int = 1) -> Rejected | None:
+        """The 503 a request of ``images`` images gets now (the service stopping, the queue full), or
+        None. Checked by the batcher itself and, before the body is read, by the app's load shedding."""
+        retry = {"Retry-After": str(self.retry_after_s)}
         if self._closing:
-            return "the service is shutting down"
-        if self._queued_images >= self.max_queue:
-            return f"the queue is full ({self._queued_images} of {self.max_queue} images waiting); retry later"
+            return Rejected(503, "the service is shutting down", retry)
+        if self._queued_images + images > self.max_queue:
+            self.metrics.cancelled.labels("queue full").inc()
+            return Rejected(503, f"the queue is full ({self._queued_images} of {self.max_queue} images waiting); "
+                            "retry later", retry)
         return None
 
     async def submit(self, images: list[bytes], timeout_s: float) -> dict[str, np.ndarray]:
         """This request's outputs (batch first, one row per image). Raises :class:`Rejected` (503 when
         the queue is full or the service is stopping, 504 past the deadline, 422 for a bad image)."""
-        if self._closing:
-            raise Rejected(503, "the service is shutting down", {"Retry-After": str(self.retry_after_s)})
-        if len(images) > self.max_queue:
+        if len(images) > self.max_queue and not self._closing:
             raise Rejected(413, f"a request may hold at most {self.max_queue} images (--max-queue). Found: {len(images)}")
-        if self._queued_images + len(images) > self.max_queue:
-            self.metrics.cancelled.labels("queue full").inc()
-            raise Rejected(503, f"the queue is full ({self._queued_images} of {self.max_queue} images waiting); "
-                           "retry later", {"Retry-After": str(self.retry_after_s)})
+        refused = self.refusal(len(images))
+        if refused is not None:
+            raise refused
         now = time.perf_counter()
         request = _Request(images, asyncio.get_running_loop().create_future(), now, now + timeout_s)
         self._queue.append(request)
