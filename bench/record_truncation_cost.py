@@ -59,6 +59,22 @@ class _MappedBatch:
                 shapes = batch.column(SHAPE_PREFIX + field.name).values.to_numpy().reshape(len(column), len(field.shape))
                 self.columns.append(("ragged", column.offsets.to_numpy(), column.values.to_numpy(zero_copy_only=False), shapes))
 
+    def put(self, c: int, rows: np.ndarray, positions: Sequence[int], out: list[Any], read: Any) -> None:
+        """Rows as zero-copy views of the map, as the former reader handed them out."""
+        col = self.columns[c]
+        if col[0] == "values":
+            picked = col[1][rows]
+            for p, value in zip(positions, picked):
+                out[p] = np.asarray(value) if picked.dtype == object else value
+        elif col[0] == "bytes":
+            off, data = col[1], col[2]
+            for p, a, b in zip(positions, off[rows].tolist(), off[rows + 1].tolist()):
+                out[p] = data[a:b]
+        else:
+            off, flat, shapes = col[1], col[2], col[3]
+            for p, a, b, shape in zip(positions, off[rows].tolist(), off[rows + 1].tolist(), shapes[rows].tolist()):
+                out[p] = flat[a:b].reshape(shape)
+
 
 @contextlib.contextmanager
 def unguarded() -> Iterator[None]:
@@ -83,35 +99,20 @@ def unguarded() -> Iterator[None]:
                 view = self._views[key] = _MappedBatch(batch, [self.fields[f] for f in fields])
         return view
 
-    def put_views(self: Any, view: Any, c: int, rows: np.ndarray, positions: Sequence[int], out: list[Any]) -> None:
-        col = view.columns[c]
-        if col[0] == "values":
-            picked = col[1][rows]
-            for p, value in zip(positions, picked):
-                out[p] = np.asarray(value) if picked.dtype == object else value
-        elif col[0] == "bytes":
-            off, data = col[1], col[2]
-            for p, a, b in zip(positions, off[rows].tolist(), off[rows + 1].tolist()):
-                out[p] = data[a:b]
-        else:
-            off, flat, shapes = col[1], col[2], col[3]
-            for p, a, b, shape in zip(positions, off[rows].tolist(), off[rows + 1].tolist(), shapes[rows].tolist()):
-                out[p] = flat[a:b].reshape(shape)
-
     original_file = pq.ParquetFile
 
     def mapped_parquet(path: Any, memory_map: bool = False, **kwargs: Any) -> Any:
         return original_file(path, memory_map=True, **kwargs)
 
-    saved = (reader.ShardFile.check_size, reader.ShardFile.view, reader.ShardFile.put)
+    saved = (reader.ShardFile.check_size, reader.ShardFile.view, reader.ShardFile.reader_for)
     reader.ShardFile.check_size = lambda self: None  # type: ignore[method-assign]
     reader.ShardFile.view = mapped_view  # type: ignore[method-assign]
-    reader.ShardFile.put = put_views  # type: ignore[method-assign]
+    reader.ShardFile.reader_for = lambda self, b: None  # type: ignore[method-assign]  # views need no reads
     pq.ParquetFile = mapped_parquet  # type: ignore[misc]
     try:
         yield
     finally:
-        reader.ShardFile.check_size, reader.ShardFile.view, reader.ShardFile.put = saved  # type: ignore[method-assign]
+        reader.ShardFile.check_size, reader.ShardFile.view, reader.ShardFile.reader_for = saved  # type: ignore[method-assign]
         pq.ParquetFile = original_file  # type: ignore[misc]
 
 

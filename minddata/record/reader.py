@@ -542,10 +542,7 @@ class ShardFile:
             self._views[key] = view
             return view
 
-    def put(self, view: _BatchView, c: int, rows: np.ndarray, positions: Sequence[int], out: list[Any]) -> None:
-        view.put(c, rows, positions, out, self._reader_for(view.batch))
-
-    def _reader_for(self, b: int) -> Any:
+    def reader_for(self, b: int) -> Any:
         """``read(out, file_position) -> out``: from batch ``b``'s bytes in memory if still held, else
         with ``pread``."""
         recent = _RECENT.get((self._token, b))
@@ -715,8 +712,9 @@ class RecordSet:
                 positions = where[within].tolist()
                 view = shard.view(b, key)
                 shard.check_size()
+                read = shard.reader_for(b)  # once per batch: every column reads through it
                 for c in range(width):
-                    shard.put(view, c, in_batch, positions, out[c])
+                    view.put(c, in_batch, positions, out[c], read)
         return list(zip(*out))
 
 
