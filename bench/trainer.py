@@ -16,7 +16,7 @@ same kind of iterator. Target: ``Model.train`` at most 5% slower (ratio >= 0.95)
 
 Usage:
     python -m minddata.bench.trainer stall [--images 512] [--steps 20] [--batch 64] [--workers 2] [--json PATH]
-    python -m minddata.bench.trainer overhead [--rows 65536] [--batch 64] [--epochs 3] [--rounds 5] [--json PATH]
+    python -m minddata.bench.trainer overhead [--rows 65536] [--batch 64] [--epochs 3] [--rounds 9] [--json PATH]
 
 Never run this as a test: figures from a busy machine are noise.
 """
@@ -274,21 +274,23 @@ def run_overhead(args: Any) -> Report:
         iterator.close()
         return steps, time.perf_counter() - t0
 
-    # Rounds alternate which runs first (the first run of a process pays for warm-up), and the
-    # medians are reported.
+    # Rounds alternate which runs first (the first run of a process pays for warm-up). The ratio is
+    # the median of the rounds' ratios: each round's two runs are back to back, so a machine whose
+    # speed drifts (a shared VM) moves both, where separate medians could pair a fast run with a slow one.
     ours: list[tuple[int, float]] = []
     loops: list[tuple[int, float]] = []
     for r in range(args.rounds):
         pair = (model_train, hand_loop) if r % 2 == 0 else (hand_loop, model_train)
         for fn in pair:
             (ours if fn is model_train else loops).append(fn())
+    ratios = sorted((o_steps / o_s) / (h_steps / h_s) for (o_steps, o_s), (h_steps, h_s) in zip(ours, loops))
     ours_steps, ours_seconds = sorted(ours, key=lambda x: x[1])[len(ours) // 2]
     steps, loop_seconds = sorted(loops, key=lambda x: x[1])[len(loops) // 2]
     report = Report("overhead", _machine(), {"rows": args.rows, "batch": args.batch, "epochs": args.epochs,
                                              "rounds": args.rounds})
     report.results = [OverheadResult("minddata Model.train", ours_steps, ours_steps / ours_seconds, ours_seconds),
                       OverheadResult("hand-written torch loop", steps, steps / loop_seconds, loop_seconds)]
-    report.ratio = report.results[0].steps_per_s / report.results[1].steps_per_s
+    report.ratio = ratios[len(ratios) // 2]
     return report
 
 
@@ -331,8 +333,8 @@ def main(argv: list[str] | None = None) -> int:
     overhead.add_argument("--rows", type=positive_int, default=65536)
     overhead.add_argument("--batch", type=positive_int, default=64)
     overhead.add_argument("--epochs", type=positive_int, default=3)
-    overhead.add_argument("--rounds", type=positive_int, default=5,
-                          help="alternating rounds of each; the median round is reported (default 5)")
+    overhead.add_argument("--rounds", type=positive_int, default=9,
+                          help="alternating rounds of each; steps/s are the median runs, the ratio the median round's ratio (default 9)")
     overhead.add_argument("--json", help="also write the report as JSON")
     args = parser.parse_args(argv)
     report = run_stall(args) if args.benchmark == "stall" else run_overhead(args)

@@ -333,6 +333,11 @@ class PipelineRun:
     def close(self) -> None:
         if self.profile is not None:
             self.profile.finish()
+        # Wake the producer now if it waits for room in the prefetch queue, instead of at its next poll:
+        # a consumer that stops early (a trainer's endless feed) would otherwise wait that poll out.
+        self.rt.stop_event.set()
+        with self._cond:
+            self._cond.notify_all()
         self.rt.close()
         with self._cond:
             self._items.clear()

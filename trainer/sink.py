@@ -40,7 +40,7 @@ EPOCH_END = object()  # the pipeline finished a pass over the data
 _POLL = 0.05  # every blocking wait wakes this often to notice a stop or a dead thread
 
 
-@dataclass
+@dataclass(slots=True)
 class StagedBatch:
     """One batch on the device: ``inputs`` and ``labels`` tensors, the iterator ``state`` after it, the
     time the feed waited for the pipeline (``pipeline_wait``) and spent staging it (``copy``)."""
@@ -82,6 +82,8 @@ class BatchFeed:
         self._first_shapes: list[tuple[int, ...]] | None = None
         self._batches = 0
         self._cuda = self.device.type == "cuda"
+        # Without CUDA every tensor the pipeline makes is on the CPU already: nothing to check per tensor.
+        self._on_cpu = self.device.type == "cpu" and not torch.cuda.is_available()
         self._stream = torch.cuda.Stream(self.device) if self._cuda and threaded else None
         self._stop = threading.Event()
         self._queue: queue.Queue = queue.Queue(maxsize=max(1, prefetch))
@@ -123,6 +125,10 @@ class BatchFeed:
                 labels = [self._to_device(row[i]) for i in self.label_idx]
                 ready = torch.cuda.Event()
                 ready.record(self._stream)
+        elif self._on_cpu:
+            # The pipeline's tensors are CPU tensors already (or plain values the network takes as they are).
+            inputs = [row[i] for i in self.input_idx]
+            labels = [row[i] for i in self.label_idx]
         else:
             inputs = [self._to_device(row[i]) for i in self.input_idx]
             labels = [self._to_device(row[i]) for i in self.label_idx]
@@ -130,8 +136,12 @@ class BatchFeed:
 
     def _check_static(self, row: list[Any]) -> None:
         """Raise unless ``row`` has the first batch's shapes (a remainder batch may be shorter)."""
-        shapes = [tuple(getattr(value, "shape", ())) for value in row]
         self._batches += 1
+        # torch.Size and NumPy shapes are tuples; values without a shape (strings, scalars) count as ().
+        shapes = [value.shape if hasattr(value, "shape") else () for value in row]
+        if shapes == self._first_shapes:
+            return
+        shapes = [tuple(shape) for shape in shapes]
         if self._first_shapes is None:
             self._first_shapes = shapes
             return
