@@ -15,7 +15,7 @@ waiting for data (the stall) and steps/s. Target: lower stall and more steps/s t
 same kind of iterator. Target: ``Model.train`` at most 5% slower (ratio >= 0.95).
 
 Usage:
-    python -m minddata.bench.trainer stall [--images 512] [--steps 20] [--batch 64] [--workers 2] [--json PATH]
+    python -m minddata.bench.trainer stall [--images 512] [--steps 20] [--batch 64] [--workers 2] [--width 64] [--json PATH]
     python -m minddata.bench.trainer overhead [--rows 65536] [--batch 64] [--epochs 3] [--rounds 9] [--json PATH]
 
 Never run this as a test: figures from a busy machine are noise.
@@ -75,10 +75,10 @@ def _machine() -> dict[str, Any]:
             "platform": platform.platform(), "torch_threads": torch.get_num_threads()}
 
 
-def _resnet18(classes: int) -> Any:
+def _resnet18(classes: int, width: int) -> Any:
     from minddata.trainer.nets import resnet18
 
-    return resnet18(classes)
+    return resnet18(classes, width)
 
 
 class _PilImageFolder:
@@ -159,7 +159,7 @@ def _minddata_stall(folder: str, classes: int, args: Any) -> StallResult:
 
     torch.manual_seed(0)
     md.config.set_seed(0)
-    net = _resnet18(classes)
+    net = _resnet18(classes, args.width)
     ds = md.ImageFolderDataset(folder, shuffle=True, num_parallel_workers=args.workers)
     ds = ds.map([vision.Decode(), vision.RandomResizedCrop(args.crop), vision.RandomHorizontalFlip(),
                  vision.Normalize(mean=MEAN, std=STD), vision.HWC2CHW()],
@@ -179,7 +179,7 @@ def _dataloader_stall(folder: str, classes: int, args: Any) -> StallResult:
     import torch
 
     torch.manual_seed(0)
-    net = _resnet18(classes)
+    net = _resnet18(classes, args.width)
     optimizer = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
     loss_fn = torch.nn.CrossEntropyLoss()
     data = _pil_dataset(folder, args.crop)
@@ -223,7 +223,7 @@ def run_stall(args: Any) -> Report:
     folder, classes = _folder(args)
     report = Report("stall", _machine(), {"folder": folder, "batch": args.batch, "steps": args.steps,
                                           "workers": args.workers, "loader_workers": args.loader_workers,
-                                          "crop": args.crop})
+                                          "crop": args.crop, "width": args.width})
     ours = _minddata_stall(folder, classes, args)
     theirs = _dataloader_stall(folder, classes, args)
     report.results = [ours, theirs]
@@ -326,6 +326,9 @@ def main(argv: list[str] | None = None) -> int:
     stall.add_argument("--steps", type=positive_int, default=20)
     stall.add_argument("--batch", type=positive_int, default=64)
     stall.add_argument("--crop", type=positive_int, default=224)
+    stall.add_argument("--width", type=positive_int, default=64,
+                       help="ResNet-18's first-stage channels (64: ResNet-18 itself; 8: a narrow one whose "
+                            "step the data pipeline can stall)")
     stall.add_argument("--workers", type=positive_int, default=2, help="minddata's workers per stage")
     stall.add_argument("--loader-workers", type=int, default=2, help="the DataLoader's worker processes")
     stall.add_argument("--json", help="also write the report as JSON")

@@ -34,7 +34,7 @@ from minddata.trainer.callbacks import CallbackList, CallbackParams, RunContext
 from minddata.trainer.columns import ColumnMap, Signature, map_columns
 from minddata.trainer.metrics import Loss, get_metrics
 from minddata.trainer.sink import EPOCH_END, BatchFeed
-from minddata.trainer.step_trace import StepTrace
+from minddata.trainer.step_trace import PHASES, StepTrace
 
 torch = import_torch("minddata.trainer.Model")
 
@@ -355,25 +355,26 @@ class Model:
             t_data = perf()
             if step_begin_hooks:
                 cbs.call("on_train_step_begin", context)
-            phases = self._train_step(item, profile, t_data)
+            loss, h2d, forward, backward, optimizer, allreduce = self._train_step(item, profile, t_data)
             run.data_state = item.state
             run.step_in_epoch += 1
             run.global_step += 1
             params.cur_step_num = run.global_step
             params.cur_step_in_epoch = run.step_in_epoch
-            params.net_outputs = phases.pop("loss")
+            params.net_outputs = loss
             t_cb = perf()
             cbs.call("on_train_step_end", context)
             self._after(cbs, "after_step_end", context)
-            phases["data_wait"] = t_data - t_begin
-            phases["callbacks"] = perf() - t_cb
+            phases = (t_data - t_begin, h2d, forward, backward, optimizer, allreduce, perf() - t_cb)  # PHASES' order
             profile.trace.record(run.epoch, run.step_in_epoch - 1, t_begin, phases)
-            params.step_trace = phases
+            params.step_trace = dict(zip(PHASES, phases, strict=True))
             if context.get_stop_requested():
                 return
         profile.epoch_done = True
 
-    def _train_step(self, batch: Any, profile: Any, t_data: float) -> dict[str, float]:
+    def _train_step(self, batch: Any, profile: Any, t_data: float) -> tuple[float, ...]:
+        """One step; returns the loss and the times of the phases h2d, forward, backward, optimizer
+        and allreduce."""
         run = self._run
         assert run is not None
         sync = profile.sync
@@ -410,14 +411,8 @@ class Model:
             if sync:
                 sync()
         t_optimizer = perf()
-        return {
-            "loss": float(loss.detach()),
-            "h2d": batch.copy + (t_copy - t_data),
-            "forward": t_forward - t_copy,
-            "backward": t_backward - t_forward,
-            "optimizer": t_optimizer - t_backward,
-            "allreduce": profile.trace.take_allreduce(),
-        }
+        return (float(loss.detach()), batch.copy + (t_copy - t_data), t_forward - t_copy, t_backward - t_forward,
+                t_optimizer - t_backward, profile.trace.take_allreduce())
 
     def _optimizer_step(self) -> None:
         opt = self.optimizer

@@ -2,6 +2,9 @@
 
 ``resnet18(num_classes)`` is torchvision's ResNet-18 when torchvision is installed, else
 :class:`ResNet18`, the same architecture defined here, so that examples and benchmarks run on torch alone.
+``width`` scales every layer's channels (64 is ResNet-18's own): a narrow ResNet-18 keeps the depth
+and the layer pattern at a fraction of the compute, for benchmarks where the model must not hide
+the data pipeline.
 """
 
 from __future__ import annotations
@@ -33,25 +36,30 @@ class BasicBlock(torch.nn.Module):
 
 
 class ResNet18(torch.nn.Module):
-    """ResNet-18 (He et al. 2015), as torchvision defines it."""
+    """ResNet-18 (He et al. 2015), as torchvision defines it; ``width`` channels in the first stage
+    (64 in ResNet-18), doubled at each of the next three."""
 
-    def __init__(self, num_classes: int = 1000) -> None:
+    def __init__(self, num_classes: int = 1000, width: int = 64) -> None:
         super().__init__()
-        self.stem = torch.nn.Sequential(torch.nn.Conv2d(3, 64, 7, 2, 3, bias=False), torch.nn.BatchNorm2d(64),
+        if isinstance(width, bool) or not isinstance(width, int) or width < 1:
+            raise ValueError(f"ResNet18: `width` must be an int greater than 0. Found: {width!r}")
+        self.stem = torch.nn.Sequential(torch.nn.Conv2d(3, width, 7, 2, 3, bias=False), torch.nn.BatchNorm2d(width),
                                         torch.nn.ReLU(), torch.nn.MaxPool2d(3, 2, 1))
-        layers, cin = [], 64
-        for cout, stride in ((64, 1), (128, 2), (256, 2), (512, 2)):
+        layers, cin = [], width
+        for cout, stride in ((width, 1), (2 * width, 2), (4 * width, 2), (8 * width, 2)):
             layers += [BasicBlock(cin, cout, stride), BasicBlock(cout, cout, 1)]
             cin = cout
         self.layers = torch.nn.Sequential(*layers)
-        self.fc = torch.nn.Linear(512, num_classes)
+        self.fc = torch.nn.Linear(8 * width, num_classes)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.fc(torch.flatten(torch.nn.functional.adaptive_avg_pool2d(self.layers(self.stem(x)), 1), 1))
 
 
-def resnet18(num_classes: int = 1000) -> Any:
-    """torchvision's ResNet-18 when torchvision is importable, else :class:`ResNet18`."""
+def resnet18(num_classes: int = 1000, width: int = 64) -> Any:
+    """torchvision's ResNet-18 when torchvision is importable and ``width`` is 64, else :class:`ResNet18`."""
+    if width != 64:
+        return ResNet18(num_classes, width)
     try:
         import torchvision
     except ImportError:

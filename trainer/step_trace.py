@@ -30,11 +30,10 @@ class StepTrace:
         self.label = label
         self.t0 = time.perf_counter()
         self.started_at = time.time()
-        self.epoch = array.array("l")
-        self.step = array.array("l")
-        self.begin = array.array("d")
-        self.phases = {name: array.array("d") for name in PHASES}
-        self.totals = dict.fromkeys(PHASES, 0.0)
+        # One flat array of records (epoch, step, begin, then each phase): one append per step.
+        self._records = array.array("d")
+        self._kept = 0
+        self._totals = [0.0] * len(PHASES)
         self.steps_total = 0
         self.end: float | None = None
         self.network_ops: list[dict[str, Any]] = []
@@ -55,20 +54,18 @@ class StepTrace:
             value, self._allreduce = self._allreduce, 0.0
         return value
 
-    def record(self, epoch: int, step: int, begin: float, phases: dict[str, float]) -> None:
+    def record(self, epoch: int, step: int, begin: float, phases: tuple[float, ...]) -> None:
+        """One step: ``phases`` holds a time per name of :data:`PHASES`, in that order."""
         self.steps_total += 1
-        totals = self.totals
-        keep = len(self.begin) < MAX_STEPS
-        if keep:
-            self.epoch.append(epoch)
-            self.step.append(step)
-            self.begin.append(begin - self.t0)
-        series = self.phases
-        for name in PHASES:
-            value = phases.get(name, 0.0)
-            totals[name] += value
-            if keep:
-                series[name].append(value)
+        totals = self._totals
+        for i, value in enumerate(phases):
+            totals[i] += value
+        if self._kept < MAX_STEPS:
+            self._kept += 1
+            self._records.extend((epoch, step, begin - self.t0, *phases))
+
+    def _column(self, index: int) -> list[float]:
+        return list(self._records[index::3 + len(PHASES)])
 
     def finish(self) -> None:
         if self.end is None:
@@ -83,13 +80,13 @@ class StepTrace:
             "started_at": self.started_at,
             "duration": now - self.t0,
             "steps_total": self.steps_total,
-            "totals": dict(self.totals),
+            "totals": dict(zip(PHASES, self._totals, strict=True)),
             "phases": list(PHASES),
             "steps": {
-                "epoch": list(self.epoch),
-                "step": list(self.step),
-                "begin": list(self.begin),
-                **{name: list(values) for name, values in self.phases.items()},
+                "epoch": [int(v) for v in self._column(0)],
+                "step": [int(v) for v in self._column(1)],
+                "begin": self._column(2),
+                **{name: self._column(3 + i) for i, name in enumerate(PHASES)},
             },
             "network_ops": list(self.network_ops),
             "network_modules": list(self.network_modules),

@@ -57,7 +57,12 @@ def _on_device(value: Any) -> bool:
 
 
 def _to_torch(torch: Any) -> Callable[[Any], Any]:
+    ndarray, from_numpy = np.ndarray, torch.from_numpy
+
     def to_torch(array: Any) -> Any:
+        # The common case first: a contiguous numeric NumPy array becomes a tensor over its memory.
+        if type(array) is ndarray and array.dtype.kind in "biuf" and array.flags.c_contiguous:
+            return from_numpy(array)
         if isinstance(array, torch.Tensor):
             return array  # e.g. a GPU map's output: it stays on the GPU
         if _on_device(array):
@@ -259,14 +264,14 @@ class TorchIterator(_Iterator):
     def _make_converter(self, names: list[str], adapt: Callable | None) -> Callable:  # type: ignore[override]
         torch = import_torch("TorchIterator")
         to_torch = _to_torch(torch)
-        casts = [name in self._int64_columns for name in names]
+        casts = [i for i, name in enumerate(names) if name in self._int64_columns]
         int64 = torch.int64
 
         def convert(row: list[Any]) -> list[Any]:
             out = [to_torch(value) for value in row]
-            for i, cast in enumerate(casts):
+            for i in casts:
                 value = out[i]
-                if cast and isinstance(value, torch.Tensor) and not value.is_floating_point() \
+                if isinstance(value, torch.Tensor) and not value.is_floating_point() \
                         and value.dtype not in (int64, torch.bool):
                     out[i] = value.to(int64)
             return out
