@@ -16,8 +16,10 @@ In one run, on one machine and one image set:
    and by the network into the consumer's node (``--network-gbps``).
 
 Usage (on an idle machine; figures from a busy one are noise):
-    python -m minddata.bench.ray_scaling [--num-images 512] [--batch-size 64] [--workers 2]
+    python -m minddata.bench.ray_scaling [--num-images 2000] [--batch-size 64] [--workers 2] [--repeats 3]
         [--cores-per-node 32] [--network-gbps 25] [--json PATH]
+
+Each executor runs one warm-up epoch, then ``--repeats`` epochs; the medians are reported.
 """
 
 from __future__ import annotations
@@ -61,13 +63,19 @@ def _train_rate(data_dir: str, workers: int, batch_size: int, executor: str) -> 
     return result.images_per_s
 
 
-def _ray_rate(cpus: int, data_dir: str, workers: int, batch_size: int) -> float:
+def _median_rate(data_dir: str, workers: int, batch_size: int, executor: str, repeats: int) -> float:
+    """The median of ``repeats`` epochs after one warm-up epoch (page cache, imports, Ray's workers)."""
+    _train_rate(data_dir, workers, batch_size, executor)
+    rates = sorted(_train_rate(data_dir, workers, batch_size, executor) for _ in range(repeats))
+    return rates[len(rates) // 2]
+
+
+def _ray_rate(cpus: int, data_dir: str, workers: int, batch_size: int, repeats: int) -> float:
     from minddata.engine.ray_executor import init_local_cluster
 
     ray = init_local_cluster(cpus)
     try:
-        _train_rate(data_dir, workers, batch_size, "ray")  # warm-up: worker processes start and import
-        return _train_rate(data_dir, workers, batch_size, "ray")
+        return _median_rate(data_dir, workers, batch_size, "ray", repeats)
     finally:
         ray.shutdown()
 
@@ -121,10 +129,10 @@ def _consumer_rate(batch_size: int, rows: int = 256) -> float:
     return 1.0 / (loads_s + batch_s)
 
 
-def measure(data_dir: str, images: int, workers: int, batch_size: int) -> ScalingResult:
-    local = _train_rate(data_dir, workers, batch_size, "local")
-    ray1 = _ray_rate(1, data_dir, workers, batch_size)
-    ray2 = _ray_rate(2, data_dir, workers, batch_size)
+def measure(data_dir: str, images: int, workers: int, batch_size: int, repeats: int = 3) -> ScalingResult:
+    local = _median_rate(data_dir, workers, batch_size, "local", repeats)
+    ray1 = _ray_rate(1, data_dir, workers, batch_size, repeats)
+    ray2 = _ray_rate(2, data_dir, workers, batch_size, repeats)
     return ScalingResult(images, local, ray1, ray2, _block_overhead_ms(), _consumer_rate(batch_size))
 
 
@@ -157,7 +165,8 @@ def estimate(result: ScalingResult, cores_per_node: int, network_gbps: float) ->
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = OneLineParser(prog="python -m minddata.bench.ray_scaling", description=__doc__.split("\n")[0])
-    parser.add_argument("--num-images", type=positive_int, default=512)
+    parser.add_argument("--num-images", type=positive_int, default=2000)
+    parser.add_argument("--repeats", type=positive_int, default=3, help="timed epochs per executor (median)")
     parser.add_argument("--data", help="image folder (default: generated ImageNet-like JPEGs, cached)")
     parser.add_argument("--batch-size", type=positive_int, default=64)
     parser.add_argument("--workers", type=positive_int, default=2, help="local executor's workers (default 2)")
@@ -179,7 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from minddata.bench import images
 
         data_dir = os.fspath(images.ensure_images(num_images=args.num_images, num_classes=10)[0])
-    result = measure(data_dir, args.num_images, args.workers, args.batch_size)
+    result = measure(data_dir, args.num_images, args.workers, args.batch_size, args.repeats)
     print(f"train pipeline, {args.num_images} images, batch {args.batch_size}:")
     print(f"  local executor ({args.workers} workers): {result.local_images_per_s:,.0f} images/s")
     print(f"  Ray, 1 CPU:  {result.ray_1cpu_images_per_s:,.0f} images/s")

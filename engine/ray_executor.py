@@ -298,7 +298,14 @@ class RayPlan:
         ds.context.execution_options.preserve_order = True
         # An op's RowError reaches the consumer as itself (naming the op, row and file), not as text.
         ds.context.raise_original_map_exception = True
-        for group in _step_groups(segment.steps):
+        groups = _step_groups(segment.steps)
+        if not any(_needs_actor(group[0]) for group in groups):
+            # Read and task maps fuse into one operator. Ray Data would reserve half the cluster for
+            # operators that do not exist here, leaving about one task in flight at a time (2,000
+            # images on 2 CPUs: 2.85 s with the reservation, 1.97 s without). Actor pools keep it:
+            # there it stops one operator from starving the next.
+            ds.context.op_resource_reservation_enabled = False
+        for group in groups:
             chain = _Chain([_Step(node, seed, self.error_mode, pass_index) for node in group])
             name = "+".join(_op_name(node) for node in group)
             segment.operator_labels[name] = " → ".join(node.label for node in group)

@@ -49,7 +49,13 @@ def _contract_cases():
     spec = importlib.util.spec_from_file_location("minddata_contract_cases", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look their module up while being built
-    spec.loader.exec_module(module)
+    # It imports its sibling helper module (contract_text) as pytest's rootdir-relative import does when
+    # tests/ops is collected; run alone, this test must put that folder on the path itself.
+    sys.path.insert(0, str(path.parent))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(path.parent))
     return module.CASES
 
 
