@@ -23,8 +23,9 @@ def test_stall_smoke(tmp_path):
     out = tmp_path / "s.json"
     args = ["stall", "--images", "12", "--classes", "2", "--image-size", "48x40", "--cache", str(tmp_path / "c"),
             "--steps", "2", "--batch", "4", "--crop", "32", "--workers", "1", "--loader-workers", "0",
-            "--json", str(out)]
+            "--width", "8", "--json", str(out)]
     assert bench_trainer.main(args) == 0
     report = json.loads(out.read_text())
+    assert report["settings"]["width"] == 8
     assert [r["steps"] for r in report["results"]] == [2, 2]
     assert all(0 <= r["stall"] <= 1 for r in report["results"])
