@@ -65,9 +65,15 @@ class _OnlineSourceStage(Stage):
 class OnlineSession:
     """A running online pipeline. ``submit(row)`` returns a :class:`concurrent.futures.Future` whose
     result is the output row as ``{column: array}``; a row whose op failed gets that error instead.
-    Results resolve in submission order. Close it (or use ``with``) to stop its workers."""
+    Results resolve in submission order. Close it (or use ``with``) to stop its workers.
 
-    def __init__(self, root: ir.Node):
+    ``thread_nice`` (Linux) runs the session's threads that many steps nicer than the caller: a
+    server that shares its cores with its pipeline keeps answering (and refusing) requests at once
+    while preprocessing saturates them."""
+
+    def __init__(self, root: ir.Node, thread_nice: int = 0):
+        if isinstance(thread_nice, bool) or not isinstance(thread_nice, int) or not 0 <= thread_nice <= 19:
+            raise ArgumentError(f"serve: `thread_nice` must be an int from 0 to 19. Found: {thread_nice!r}")
         source = _online_source(root)
         self._input_columns = source.columns
         self._output_columns = root.columns
@@ -77,6 +83,7 @@ class OnlineSession:
         self._next_id = 0
         self._broken: BaseException | None = None
         self.rt = new_runtime(error_mode="deliver")
+        self.rt.lower_thread_priority(thread_nice)
         chunk_rows = self.rt.options.rows_per_chunk
         self._stage = compile_plan(root, self.rt, online_source=lambda node: _OnlineSourceStage(self, self.rt, chunk_rows))
         self._thread = self.rt.start_thread(self._deliver, "minddata-online")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import logging
+import os
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -94,6 +97,14 @@ class Runtime:
         self._closers: list[Callable[[], Any]] = []
         self._threads: list[threading.Thread] = []
         self.closed = False
+        self._thread_nice: int | None = None  # the nice value of every thread started from now on
+
+    def lower_thread_priority(self, increment: int) -> None:
+        """Run the threads this runtime starts ``increment`` steps nicer than the calling thread (Linux,
+        where nice is per thread): a server lowers its pipeline below its request handling. A value,
+        not a step per thread: threads that start threads would otherwise add it up."""
+        if increment and sys.platform.startswith("linux"):
+            self._thread_nice = min(19, os.getpriority(os.PRIO_PROCESS, 0) + increment)
 
     @property
     def stopped(self) -> bool:
@@ -115,6 +126,8 @@ class Runtime:
             self._closers.append(closer)
 
     def start_thread(self, target: Callable[..., Any], name: str, *args: Any) -> threading.Thread:
+        if self._thread_nice is not None:
+            target = functools.partial(_run_at_nice, self._thread_nice, target)
         # Daemon: a user callable stuck forever must not keep the interpreter alive at exit.
         thread = threading.Thread(target=target, args=args, name=name, daemon=True)
         with self._lock:
@@ -147,3 +160,14 @@ class Runtime:
     def alive_threads(self) -> list[threading.Thread]:
         with self._lock:
             return [t for t in self._threads if t.is_alive()]
+
+
+def _run_at_nice(nice: int, target: Callable[..., Any], *args: Any) -> Any:
+    """Run ``target`` in this thread at OS nice value ``nice`` (Linux: ``setpriority(PRIO_PROCESS, 0)``
+    is the calling thread's there), never raising its priority."""
+    try:
+        if os.getpriority(os.PRIO_PROCESS, 0) < nice:
+            os.setpriority(os.PRIO_PROCESS, 0, nice)
+    except OSError:  # pragma: no cover - a sandbox that forbids it: run at the usual priority
+        pass
+    return target(*args)

@@ -132,8 +132,21 @@ def _serve_parser(sub: Any) -> None:
     serve.add_argument("--device", type=str.lower, choices=["cpu", "gpu", "dvpp", "auto"], default="cpu",
                        help="where the ops run: each op with a kernel on that device runs there (default cpu)")
     serve.add_argument("--workers", type=positive_int, default=2, help="pipeline worker threads (default 2)")
+    serve.add_argument("--pipeline-nice", type=_nice_value, default=10,
+                       help="how much lower the pipeline threads' OS priority is than the request handling's, 0-19 "
+                            "(Linux; default 10: refusals and answers are not queued behind preprocessing)")
     serve.add_argument("--max-body-mb", type=positive_float, default=16.0,
                        help="largest request body in MB; larger gets 413 (default 16)")
+
+
+def _nice_value(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 19:
+        raise argparse.ArgumentTypeError(f"must be an int from 0 to 19. Found: {text!r}")
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -278,6 +291,7 @@ def _serve(args: argparse.Namespace) -> int:
     settings = ServeSettings(
         name=args.name or pipeline.name, host=args.host, port=args.port, max_batch=args.max_batch,
         max_delay_ms=args.max_delay_ms, max_queue=args.max_queue, timeout_s=args.timeout_s, workers=args.workers,
+        pipeline_nice=args.pipeline_nice,
         max_body_bytes=int(args.max_body_mb * (1 << 20)), max_inflight=max(2, args.workers),
     )
     return serve(pipeline, args.model, settings)

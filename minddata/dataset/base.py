@@ -664,8 +664,11 @@ class Dataset:
     def __iter__(self) -> Any:
         return iter(self.create_tuple_iterator(num_epochs=1))
 
-    def serve(self) -> Any:
+    def serve(self, thread_nice: int = 0) -> Any:
         """Start an online session over a pipeline rooted at :class:`OnlineDataset`.
+
+        ``thread_nice`` (0-19, Linux) lowers the OS priority of the session's threads by that much, so
+        that a server's request handling runs first when the pipeline saturates the cores.
 
         Examples:
             >>> import minddata as md
@@ -676,7 +679,7 @@ class Dataset:
         """
         from minddata.engine.online import OnlineSession
 
-        return OnlineSession(self._node)
+        return OnlineSession(self._node, thread_nice=thread_nice)
 
     # -- introspection -----------------------------------------------------------------------
 

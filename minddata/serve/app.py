@@ -164,8 +164,9 @@ class _ShedLoad:
             if refused is not None:
                 self.metrics.requests.labels(route, "503").inc()
                 body = json.dumps({"error": refused.message}).encode()
-                headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                           (b"connection", b"close")]
+                # The connection stays open: the server discards the unread body, and a client that
+                # retries reuses it instead of paying a TCP handshake per refusal on both sides.
+                headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
                 headers += [(k.lower().encode(), v.encode()) for k, v in (refused.headers or {}).items()]
                 await send({"type": "http.response.start", "status": 503, "headers": headers})
                 await send({"type": "http.response.body", "body": body})

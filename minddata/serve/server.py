@@ -50,6 +50,7 @@ class ServeSettings:
     max_queue: int = 256
     timeout_s: float = 30.0
     workers: int = 2
+    pipeline_nice: int = 10
     max_body_bytes: int = 16 << 20
     max_inflight: int = 4
 
@@ -78,7 +79,7 @@ class Service:
         self.metrics = ServeMetrics(settings.max_batch)
         self.batcher: Any = None
         self.ready = False
-        self.session = pipeline.dataset(settings.workers).serve()
+        self.session = pipeline.dataset(settings.workers).serve(thread_nice=settings.pipeline_nice)
         try:
             self.outputs = self._probe()
         except BaseException:
@@ -145,7 +146,7 @@ class Service:
             f"{self.model.kind} {self.model.path}"
         lines = [
             f"minddata serve: model {s.name!r}",
-            f"  pipeline: {self.pipeline.describe()}  ({s.workers} worker(s))",
+            f"  pipeline: {self.pipeline.describe()}  ({s.workers} worker(s), nice +{s.pipeline_nice})",
             f"  model:    {model}",
         ]
         for t in self.model.inputs or []:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 
 import numpy as np
@@ -66,6 +68,22 @@ def test_online_session_from_many_threads():
         for t in threads:
             t.join()
     assert results == {k: [k + i for i in range(20)] for k in range(4)}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="nice values are per thread only on Linux")
+def test_online_session_threads_run_at_the_lower_priority_asked_for():
+    caller = os.getpriority(os.PRIO_PROCESS, 0)
+    pipe = md.OnlineDataset(["x"]).map(lambda x: np.int64(os.getpriority(os.PRIO_PROCESS, 0)), input_columns="x")
+    with pipe.serve(thread_nice=3) as session:
+        nice_in_pipeline = int(session.submit({"x": 0}).result(timeout=10)["x"])
+    assert nice_in_pipeline == min(19, caller + 3)
+    assert os.getpriority(os.PRIO_PROCESS, 0) == caller  # the caller's own thread is untouched
+
+
+@pytest.mark.parametrize("nice", [-1, 20, 2.5, True])
+def test_online_session_thread_nice_must_be_0_to_19(nice):
+    with pytest.raises(ArgumentError, match="`thread_nice` must be an int from 0 to 19"):
+        md.OnlineDataset(["x"]).map(lambda x: x, input_columns="x").serve(thread_nice=nice)
 
 
 def test_online_session_rejects_batch():

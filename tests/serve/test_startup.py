@@ -73,3 +73,24 @@ def test_port_in_use_fails_with_one_line():
                                 capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
     assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
+
+
+def test_pipeline_nice_outside_0_to_19_fails_with_one_line():
+    result = serve_cli("infer224", "--pipeline-nice", "20")
+    assert result.returncode == 2
+    assert "--pipeline-nice: must be an int from 0 to 19. Found: '20'" in result.stderr
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="nice values are per thread only on Linux")
+def test_pipeline_threads_run_nicer_than_the_request_handling():
+    import os
+
+    base = os.getpriority(os.PRIO_PROCESS, 0)  # the server inherits it
+    with ServerProcess(["infer224", "--workers", "2", "--pipeline-nice", "7"]) as server:
+        nice = {}
+        for tid in os.listdir(f"/proc/{server.pid}/task"):
+            with open(f"/proc/{server.pid}/task/{tid}/stat") as f:
+                nice[int(tid)] = int(f.read().rsplit(")", 1)[1].split()[16])
+    assert nice[server.pid] == base  # the event loop (the main thread) keeps its priority
+    # Two map workers and the session's delivery thread, at least.
+    assert sum(value == min(19, base + 7) for value in nice.values()) >= 3, nice

@@ -1,0 +1,21 @@
+"""bench/serve_load.py runs end to end on a tiny load (a smoke test: no figure is checked), overload included."""
+
+from __future__ import annotations
+
+import json
+
+from minddata.bench import serve_load
+
+
+def test_serve_load_smoke(tmp_path, monkeypatch):
+    monkeypatch.setenv("MINDDATA_CACHE", str(tmp_path / "cache"))  # the generated JPEGs go there
+    out = tmp_path / "load.json"
+    args = ["--images", "16", "--requests", "24", "--seconds", "5", "--concurrency", "1,8", "--overload-s", "2",
+            "--pipelines", "infer224", "--json", str(out)]
+    assert serve_load.main(args) == 0
+    (result,) = json.loads(out.read_text())["results"]
+    assert [level["status"] for level in result["serve"]] == [{"200": 24}, {"200": 24}]
+    overload = result["overload"]
+    assert set(overload["status"]) <= {"200", "503"}, overload["status"]  # every request answered, none failed
+    assert overload["server_alive"] and result["serve_exit_status"] == 0
+    assert result["baseline"]["status"] == {"200": 24}
