@@ -13,6 +13,8 @@ one's bound, from :data:`BOUNDS`):
 - Normalize (→ HWC2CHW) (→ float TypeCast) ending a map that feeds a batch moves into the batch:
   rows travel as uint8 (4x smaller) and are normalized straight into the batch buffer; a check left
   in the map still fails bad rows there, with their row and file;
+- Normalize → HWC2CHW left in a map (no batch follows, e.g. an online session) becomes one op that
+  normalizes a uint8 row straight into its CHW float32 array (``FusedNormalizeHWC2CHW``);
 - a map right after a file-reading source reads the files in its own workers: one stage and one
   hand-off fewer, and the reads run in parallel across the map's workers.
 
@@ -38,7 +40,7 @@ from minddata.engine.autotune import is_autotune
 from minddata.engine.fusions import FUSIONS, Fusion
 from minddata.engine.placement import Machine, _unsupported, place, plan_parts
 from minddata.ops.base import Op
-from minddata.ops.fused import NormalizeInputCheck
+from minddata.ops.fused import FusedNormalizeHWC2CHW, NormalizeInputCheck
 
 __all__ = ["lower", "flatten_operations", "BOUNDS"]
 
@@ -61,6 +63,7 @@ BOUNDS = {
     ),
     "device": "the device's own kernel: its contract-test tolerance against the CPU kernels",
     "normalize_into_batch": "bit-exact",
+    "normalize_hwc2chw": "bit-exact",
     "absorb_source": "bit-exact (same rows, same order)",
 }
 
@@ -96,6 +99,7 @@ def lower(root: ir.Node, fusion: bool, *, fast_decode_resize: bool = False, auto
         tree = ir.rewrite(tree, _merge_maps)
         tree = ir.rewrite(tree, functools.partial(_fuse_ops, fast_decode_resize=fast_decode_resize))
         tree = ir.rewrite(tree, _move_normalize_into_batch)
+        tree = ir.rewrite(tree, _fuse_normalize_hwc2chw)
         tree = ir.rewrite(tree, _absorb_sources)
     return plan_parts(tree)
 
@@ -252,6 +256,32 @@ def _move_normalize_into_batch(node: ir.Node) -> ir.Node:
             f"batch buffer; bound: {BOUNDS['normalize_into_batch']}",
         ),
     )
+
+
+def _fuse_normalize_hwc2chw(node: ir.Node) -> ir.Node:
+    """Normalize (HWC) → HWC2CHW left in a map (no batch took them) becomes one op per row."""
+    if not isinstance(node, ir.MapNode):
+        return node
+    ops, positions = node.operations, node.op_positions
+    out_ops: list[Any] = []
+    out_positions: list[int] = []
+    i = 0
+    while i < len(ops):
+        op = ops[i]
+        if i + 1 < len(ops) and _is(op, "Normalize") and op.is_hwc and _is(ops[i + 1], "HWC2CHW"):
+            out_ops.append(FusedNormalizeHWC2CHW(op, ops[i + 1]))
+            out_positions.append(positions[i])
+            i += 2
+            continue
+        out_ops.append(op)
+        out_positions.append(positions[i])
+        i += 1
+    if len(out_ops) == len(ops):
+        return node
+    note = (f"Normalize → HWC2CHW: one pass per row, normalized straight into the CHW array; "
+            f"bound: {BOUNDS['normalize_hwc2chw']}")
+    return dataclasses.replace(node, operations=out_ops, op_positions=out_positions,
+                               fusion_notes=(*node.fusion_notes, note))
 
 
 def _absorb_sources(node: ir.Node) -> ir.Node:

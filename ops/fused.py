@@ -10,7 +10,7 @@ from typing import Any
 
 from minddata.ops.base import Op, TensorSpec
 
-__all__ = ["FusedDecodeResize", "FusedDecodeRandomResizedCrop", "NormalizeInputCheck"]
+__all__ = ["FusedDecodeResize", "FusedDecodeRandomResizedCrop", "FusedNormalizeHWC2CHW", "NormalizeInputCheck"]
 
 
 class _Fused(Op):
@@ -49,6 +49,18 @@ class FusedDecodeRandomResizedCrop(_Fused):
 
     def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
         return self.crop.output_spec(TensorSpec((None, None, 3), None))
+
+
+class FusedNormalizeHWC2CHW(_Fused):
+    """Normalize (HWC) → HWC2CHW on one row: a uint8 image is normalized straight into a CHW float32
+    array, without the HWC float image and its transposed copy. Bit-identical to the two ops."""
+
+    def __init__(self, normalize: Op, hwc2chw: Op):
+        super().__init__(normalize, hwc2chw)
+        self.normalize, self.hwc2chw = normalize, hwc2chw
+
+    def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
+        return self.hwc2chw.output_spec(self.normalize.output_spec(*inputs))  # type: ignore[arg-type]
 
 
 class NormalizeInputCheck(Op):

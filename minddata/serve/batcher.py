@@ -24,7 +24,7 @@ import numpy as np
 
 from minddata.errors import RowError
 from minddata.serve.metrics import ServeMetrics
-from minddata.serve.model import ServedModel
+from minddata.serve.model import NoModel, ServedModel
 from minddata.serve.pipeline import Postprocess
 
 __all__ = ["Batcher", "Rejected"]
@@ -48,6 +48,18 @@ class _Request:
     deadline: float
     cancelled: bool = False
     timings: dict[str, float] = field(default_factory=dict)
+
+
+def _request_tensors(rows: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray] | Rejected:
+    """One request's rows as ``{column: tensor}`` with the images on the first axis (a view for one
+    image), or the 422 for images that differ in shape after preprocessing."""
+    if len(rows) == 1:
+        return {name: np.asarray(value)[np.newaxis] for name, value in rows[0].items()}
+    try:
+        return {name: np.stack([row[name] for row in rows]) for name in rows[0]}
+    except ValueError as exc:
+        return Rejected(422, f"the images of this request differ in shape after preprocessing and cannot form "
+                        f"one tensor: {exc}")
 
 
 def row_reason(error: BaseException, index: int, count: int) -> str:
@@ -244,6 +256,12 @@ class Batcher:
         return outcomes
 
     def _run_model(self, good: list[tuple[int, list[dict[str, np.ndarray]]]], outcomes: list[Any]) -> None:
+        if isinstance(self.model, NoModel) and self.postprocess is None:
+            # The answer is each request's own rows: no batch tensor to build and slice back apart.
+            for i, request_rows in good:
+                outcomes[i] = _request_tensors(request_rows)
+            self.metrics.model_runs.inc()
+            return
         rows = [row for _, request_rows in good for row in request_rows]
         try:
             stacked = {name: np.stack([row[name] for row in rows]) for name in rows[0]}
@@ -251,11 +269,8 @@ class Batcher:
             # Rows of different shapes (a pipeline without a fixed output size) cannot share a batch:
             # each request then runs on its own.
             for i, request_rows in good:
-                try:
-                    outcomes[i] = self._predict({n: np.stack([r[n] for r in request_rows]) for n in request_rows[0]})
-                except ValueError as exc:
-                    outcomes[i] = Rejected(422, f"the images of this request differ in shape after preprocessing "
-                                           f"and cannot form one tensor: {exc}")
+                tensors = _request_tensors(request_rows)
+                outcomes[i] = tensors if isinstance(tensors, Rejected) else self._predict(tensors)
             return
         outputs = self._predict(stacked)
         start = 0

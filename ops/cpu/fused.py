@@ -9,6 +9,8 @@ import numpy as np
 from minddata.ops.base import KernelContext, Op
 from minddata.ops.cpu import jpeg
 from minddata.ops.cpu.decode import decode_image
+from minddata.ops.cpu.image import _image
+from minddata.ops.cpu.normalize import hwc2chw, normalize, normalize_into
 from minddata.ops.cpu.resize import resize_image
 from minddata.ops.plans.decode import check_image_pixels, choose_scale, encoded_bytes
 from minddata.ops.plans.resize import crop_resize
@@ -87,3 +89,16 @@ def fused_decode_random_resized_crop(op: Op, ctx: KernelContext, data: Any) -> n
 @register_kernel("RandomCropDecodeResize", "CPU")
 def random_crop_decode_resize(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
     return decode_random_resized_crop(op, ctx, data, "RandomCropDecodeResize")
+
+
+@register_kernel("FusedNormalizeHWC2CHW", "CPU")
+def fused_normalize_hwc2chw(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+    norm = op.normalize
+    img = _image("Normalize", image, numeric=True)
+    if img.dtype == np.uint8 and img.ndim == 3 and img.flags.c_contiguous and img.shape[2] == len(norm.mean) > 1:
+        out = np.empty((img.shape[2], img.shape[0], img.shape[1]), np.float32)
+        normalize_into(img, np.asarray(norm.mean, np.float32), np.asarray(norm.std, np.float32), out, True)
+        return out
+    # Anything else (other dtypes, one-value mean/std, a bad image) goes through the two kernels as
+    # written: the same result, and the same errors naming the op that raised them.
+    return hwc2chw(op.hwc2chw, ctx, normalize(norm, ctx, img))

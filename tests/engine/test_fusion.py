@@ -193,6 +193,42 @@ def test_moved_normalize_respects_skip_mode():
     assert batch[:, 0, 0, 0].tolist() == [0.0, 2.0, 3.0]
 
 
+@pytest.mark.parametrize("images", [
+    np.random.default_rng(0).integers(0, 256, (5, 9, 11, 3), dtype=np.uint8),
+    np.random.default_rng(1).integers(0, 256, (5, 9, 11), dtype=np.uint8),  # grayscale: the two kernels
+    np.random.default_rng(2).random((5, 9, 11, 3)).astype(np.float32) * 255,  # float rows: the two kernels
+], ids=["rgb", "gray", "float"])
+def test_normalize_hwc2chw_without_a_batch_is_one_bit_exact_op(images):
+    mean, std = (MEAN, STD) if images.ndim == 4 else ([100.0], [50.0])
+    ds = md.NumpySlicesDataset({"image": images}, shuffle=False)
+    ds = ds.map([vision.Normalize(mean, std), vision.HWC2CHW()], input_columns="image")
+    md.config.set_enable_fusion(True)
+    assert "Map[Normalize+HWC2CHW]" in ds.explain()
+    fused, unfused = outputs(ds, True), outputs(ds, False)
+    assert len(fused) == 5
+    for a, b in zip(fused, unfused):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_array_equal(a, b)
+
+
+def test_normalize_hwc2chw_before_a_batch_still_moves_into_the_batch():
+    images = np.zeros((4, 6, 6, 3), np.uint8)
+    ds = md.NumpySlicesDataset({"image": images}, shuffle=False)
+    ds = ds.map([vision.Normalize(MEAN, STD), vision.HWC2CHW()], input_columns="image").batch(2)
+    md.config.set_enable_fusion(True)
+    plan = ds.explain()
+    assert "moved into the batch" in plan and "Normalize+HWC2CHW" not in plan
+
+
+def test_fused_normalize_hwc2chw_fails_a_bad_row_as_normalize():
+    images = [np.zeros((4, 4, 3), np.uint8), np.zeros((4, 4, 2), np.uint8)]
+    ds = md.GeneratorDataset(lambda: iter([(i,) for i in images]), column_names=["image"])
+    ds = ds.map([vision.Normalize(MEAN, STD), vision.HWC2CHW()], input_columns="image")
+    md.config.set_enable_fusion(True)
+    with pytest.raises(RowError, match=r"failed on row 1.*Normalize: expected an HWC image with 3 channels.*\(4, 4, 2\)"):
+        list(ds)
+
+
 def test_random_crop_decode_resize_matches_decode_then_random_resized_crop(jpeg_rows):
     args = dict(size=64, scale=(0.4, 0.9))
     # Same op position (1) in both maps, so both draw from the same random stream.

@@ -40,7 +40,12 @@ import minddata as md
 import minddata.ops.cpu
 from minddata import transforms, vision
 from minddata.ops import KernelContext, Op, TensorSpec, available_devices, get_kernel, ops_on
-from minddata.ops.fused import FusedDecodeRandomResizedCrop, FusedDecodeResize, NormalizeInputCheck
+from minddata.ops.fused import (
+    FusedDecodeRandomResizedCrop,
+    FusedDecodeResize,
+    FusedNormalizeHWC2CHW,
+    NormalizeInputCheck,
+)
 from minddata.vision import Border, ConvertMode, ImageBatchFormat, Inter, SliceMode
 
 # How far a non-CPU kernel may be from the CPU reference, per element on the data's own scale (0-255
@@ -437,6 +442,11 @@ CASES: dict[str, Case] = {
         lambda: NormalizeInputCheck(vision.Normalize(MEAN, STD)),
         rejects=NOT_3_CHANNELS,
         reported_as=("Normalize",),
+    ),
+    "FusedNormalizeHWC2CHW": Case(
+        lambda: FusedNormalizeHWC2CHW(vision.Normalize(MEAN, STD), vision.HWC2CHW()),
+        rejects=NOT_3_CHANNELS,
+        reported_as=("Normalize", "HWC2CHW"),
     ),
 }
 # The text ops (minddata/text): string inputs, and odd texts standing for the odd images.
