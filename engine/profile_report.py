@@ -272,9 +272,12 @@ def summarize(snap: dict[str, Any]) -> ProfileSummary:
             for o in s["ops"]:
                 ops.append(OpStats(o["name"], o["seconds"], o["seconds"] / rows_in if rows_in else 0.0,
                                    o["seconds"] / base if base > 0 else 0.0))
-            if s.get("ops_extra") and base > total_ops:
-                rest = base - total_ops
-                ops.append(OpStats(s["ops_extra"], rest, rest / rows_in if rows_in else 0.0, rest / base))
+            if s.get("ops_extra"):
+                # Listed even when the ops' own timers account for all of the stage's time (a busy
+                # machine's preemptions land in either): the stage does that work, at about 0%.
+                rest = max(0.0, base - total_ops)
+                ops.append(OpStats(s["ops_extra"], rest, rest / rows_in if rows_in else 0.0,
+                                   rest / base if base > 0 else 0.0))
         stages.append(StageStats(
             index=s["index"], parent=s["parent"], depth=depth_of(s["index"]), name=s["name"], label=s["label"],
             kind=s["kind"], internal=s["internal"], thread="" if s["kind"] == "parallel" else thread_of(s["index"]),
