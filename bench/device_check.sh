@@ -68,9 +68,10 @@ $PY -c "import minddata, minddata.ops.cpu.jpeg as j; print('minddata', minddata.
 step "devices"
 $PY -m minddata.cli devices -v 2>&1 | tee "$OUT/devices.txt"
 
-step "tests (GPU, Dvpp, drivers, placement)"
+step "tests (GPU, Dvpp, drivers, placement, the trainer on the GPU)"
 tests=(tests/ops/test_gpu_device.py tests/ops/test_gpu_torch.py tests/ops/test_gpu_cuda_graph.py
-       tests/ops/test_gpu_dali.py tests/engine/test_placement.py tests/ops/test_dvpp.py)
+       tests/ops/test_gpu_dali.py tests/engine/test_placement.py tests/ops/test_dvpp.py
+       tests/trainer/test_trainer_gpu.py)
 if [ $dry_run = 1 ]; then
     require=""
 else
