@@ -270,7 +270,13 @@ class Batcher:
             # each request then runs on its own.
             for i, request_rows in good:
                 tensors = _request_tensors(request_rows)
-                outcomes[i] = tensors if isinstance(tensors, Rejected) else self._predict(tensors)
+                if isinstance(tensors, Rejected):
+                    outcomes[i] = tensors
+                    continue
+                try:
+                    outcomes[i] = self._predict(tensors)
+                except Exception as exc:  # noqa: BLE001 - run on its own, it fails on its own
+                    outcomes[i] = Rejected(500, f"the model failed on this request: {type(exc).__name__}: {exc}")
             return
         outputs = self._predict(stacked)
         start = 0

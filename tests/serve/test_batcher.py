@@ -75,3 +75,47 @@ def test_drain_leaves_no_threads():
     while leftover := [t.name for t in threading.enumerate() if t not in before and t.is_alive()]:
         assert time.monotonic() < deadline, f"threads still running after the drain: {leftover}"
         time.sleep(0.05)
+
+
+class WidthSensitiveModel(ServedModel):
+    """Fails on images 22 pixels wide (after the pipeline), as a model with a fixed input size would."""
+
+    def predict(self, batch):
+        (images,) = batch.values()
+        if images.shape[2] == 22:
+            raise ValueError("this model takes no image 22 pixels wide")
+        return {"width": np.full(len(images), images.shape[2])}
+
+
+def _submit_each(model, images):
+    """Every image as its own request, in one batch; the results or the errors, in order."""
+    from minddata import vision
+
+    async def main():
+        service = Service(ServePipeline("aspect", [vision.Decode(), vision.Resize(16)]), model,
+                          ServeSettings(name="t", workers=2, max_batch=len(images), max_delay_ms=1000))
+        service.start()
+        try:
+            return await asyncio.gather(*(service.batcher.submit([b], timeout_s=60) for b in images),
+                                        return_exceptions=True)
+        finally:
+            await service.drain()
+
+    return asyncio.run(main())
+
+
+# Resize(16) keeps the aspect: these 40-pixel-high JPEGs come out 19, 20 and 22 pixels wide.
+MIXED = [make_jpeg(48, 40, seed=0), make_jpeg(50, 40, seed=1), make_jpeg(55, 40, seed=2)]
+
+
+def test_rows_of_different_shapes_run_the_model_per_request_and_fail_only_their_own():
+    results = _submit_each(WidthSensitiveModel(), MIXED)
+    assert [r["width"].tolist() for r in results[:2]] == [[19], [20]]
+    assert results[2].status == 500 and "takes no image 22 pixels wide" in results[2].message
+
+
+def test_without_a_model_each_request_gets_its_own_rows():
+    from minddata.serve.model import NoModel
+
+    results = _submit_each(NoModel(), MIXED)
+    assert [r["image"].shape for r in results] == [(1, 16, 19, 3), (1, 16, 20, 3), (1, 16, 22, 3)]
