@@ -1,15 +1,6 @@
 """The standard benchmark pipelines, built with the public API exactly as a user script would. Their
-ops are defined in :mod:`minddata._standard_pipelines` (``minddata serve`` serves them too).
-
-======== =============================================================================== ==============
-name     ops (on the ``"image"`` column)                                                 output image
-======== =============================================================================== ==============
-train    Decode, RandomResizedCrop(224), RandomHorizontalFlip, Normalize, HWC2CHW        (3, 224, 224)
-infer224 Decode, Resize(256), CenterCrop(224), Normalize, HWC2CHW                        (3, 224, 224)
-yolo416  Decode, Resize((416, 416)), Normalize, HWC2CHW                                  (3, 416, 416)
-======== =============================================================================== ==============
-
-Normalize uses the ImageNet mean/std in 0-255 units, as MindSpore's model zoo does.
+ops, and the table of what each does, are in :mod:`minddata._standard_pipelines` (``minddata serve``
+serves them too).
 
 Examples:
     >>> from minddata.bench.pipelines import describe

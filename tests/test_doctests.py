@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import tempfile
 
 import pytest
 
@@ -105,7 +106,10 @@ MODULES = [
 
 
 @pytest.mark.parametrize("name", MODULES)
-def test_docstring_examples(name):
+def test_docstring_examples(name, tmp_path, monkeypatch):
+    # Examples make their files with tempfile, as a user's script would; here those land in this
+    # test's own folder, which pytest removes, instead of accumulating in the machine's /tmp.
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0, f"{result.failed} docstring example(s) failed in {name}"

@@ -102,11 +102,12 @@ class AGNewsDataset(_CsvCorpus):
     Examples:
         >>> import os, tempfile
         >>> import minddata as md
-        >>> folder = tempfile.mkdtemp()
-        >>> for name in ("train.csv", "test.csv"):
-        ...     _ = open(os.path.join(folder, name), "w").write('"3","Wall St.","Stocks rose."\\n')
-        >>> ds = md.AGNewsDataset(folder, usage="train", shuffle=False)
-        >>> [(str(r["index"]), str(r["title"])) for r in ds.create_dict_iterator(output_numpy=True)]
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     for name in ("train.csv", "test.csv"):
+        ...         _ = open(os.path.join(folder, name), "w").write('"3","Wall St.","Stocks rose."\\n')
+        ...     ds = md.AGNewsDataset(folder, usage="train", shuffle=False)
+        ...     rows = [(str(r["index"]), str(r["title"])) for r in ds.create_dict_iterator(output_numpy=True)]
+        >>> rows
         [('3', 'Wall St.')]
     """
 
@@ -119,9 +120,15 @@ class AmazonReviewDataset(_CsvCorpus):
     ``title``, ``content``, all strings.
     {args}
     Examples:
+        >>> import os, tempfile
         >>> import minddata as md
-        >>> md.AmazonReviewDataset.__name__
-        'AmazonReviewDataset'
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     for name in ("train.csv", "test.csv"):
+        ...         _ = open(os.path.join(folder, name), "w").write('"2","Great","Works well."\\n')
+        ...     ds = md.AmazonReviewDataset(folder, usage="test", shuffle=False)
+        ...     rows = [(str(r["label"]), str(r["title"])) for r in ds.create_dict_iterator(output_numpy=True)]
+        >>> rows
+        [('2', 'Great')]
     """
 
     _COLUMNS = ["label", "title", "content"]
@@ -133,9 +140,15 @@ class YelpReviewDataset(_CsvCorpus):
     both strings.
     {args}
     Examples:
+        >>> import os, tempfile
         >>> import minddata as md
-        >>> md.YelpReviewDataset.__name__
-        'YelpReviewDataset'
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     for name in ("train.csv", "test.csv"):
+        ...         _ = open(os.path.join(folder, name), "w").write('"1","Cold food."\\n')
+        ...     ds = md.YelpReviewDataset(folder, usage="test", shuffle=False)
+        ...     rows = [(str(r["label"]), str(r["text"])) for r in ds.create_dict_iterator(output_numpy=True)]
+        >>> rows
+        [('1', 'Cold food.')]
     """
 
     _COLUMNS = ["label", "text"]
@@ -147,9 +160,15 @@ class SogouNewsDataset(_CsvCorpus):
     ``content``, all strings.
     {args}
     Examples:
+        >>> import os, tempfile
         >>> import minddata as md
-        >>> md.SogouNewsDataset.__name__
-        'SogouNewsDataset'
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     for name in ("train.csv", "test.csv"):
+        ...         _ = open(os.path.join(folder, name), "w").write('"4","Headline","Body."\\n')
+        ...     ds = md.SogouNewsDataset(folder, usage="test", shuffle=False)
+        ...     rows = [(str(r["index"]), str(r["title"])) for r in ds.create_dict_iterator(output_numpy=True)]
+        >>> rows
+        [('4', 'Headline')]
     """
 
     _COLUMNS = ["index", "title", "content"]
@@ -161,9 +180,15 @@ class DBpediaDataset(_CsvCorpus):
     ``title``, ``content``, all strings.
     {args}
     Examples:
+        >>> import os, tempfile
         >>> import minddata as md
-        >>> md.DBpediaDataset.__name__
-        'DBpediaDataset'
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     for name in ("train.csv", "test.csv"):
+        ...         _ = open(os.path.join(folder, name), "w").write('"7","Mount Fuji","A volcano."\\n')
+        ...     ds = md.DBpediaDataset(folder, usage="test", shuffle=False)
+        ...     rows = [(str(r["class"]), str(r["title"])) for r in ds.create_dict_iterator(output_numpy=True)]
+        >>> rows
+        [('7', 'Mount Fuji')]
     """
 
     _COLUMNS = ["class", "title", "content"]
@@ -175,9 +200,15 @@ class YahooAnswersDataset(_CsvCorpus):
     (1-10), ``title``, ``content``, ``answer``, all strings.
     {args}
     Examples:
+        >>> import os, tempfile
         >>> import minddata as md
-        >>> md.YahooAnswersDataset.__name__
-        'YahooAnswersDataset'
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     for name in ("train.csv", "test.csv"):
+        ...         _ = open(os.path.join(folder, name), "w").write('"5","Why?","Because.","It is so."\\n')
+        ...     ds = md.YahooAnswersDataset(folder, usage="test", shuffle=False)
+        ...     rows = [(str(r["class"]), str(r["title"])) for r in ds.create_dict_iterator(output_numpy=True)]
+        >>> rows
+        [('5', 'Why?')]
     """
 
     _COLUMNS = ["class", "title", "content", "answer"]
