@@ -39,8 +39,10 @@ class Caltech101Dataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.Caltech101Dataset.__name__
-        'Caltech101Dataset'
+        >>> md.Caltech101Dataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: Caltech101Dataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     def __init__(
@@ -127,8 +129,10 @@ class Caltech256Dataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.Caltech256Dataset.__name__
-        'Caltech256Dataset'
+        >>> md.Caltech256Dataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: Caltech256Dataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     def __init__(

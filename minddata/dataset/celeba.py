@@ -42,8 +42,10 @@ class CelebADataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.CelebADataset.__name__
-        'CelebADataset'
+        >>> md.CelebADataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: CelebADataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     def __init__(

@@ -52,8 +52,10 @@ class CityscapesDataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.CityscapesDataset.__name__
-        'CityscapesDataset'
+        >>> md.CityscapesDataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: CityscapesDataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     def __init__(

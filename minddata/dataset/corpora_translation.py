@@ -226,8 +226,10 @@ class IWSLT2016Dataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.IWSLT2016Dataset.__name__
-        'IWSLT2016Dataset'
+        >>> md.IWSLT2016Dataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: IWSLT2016Dataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     def __init__(
@@ -286,8 +288,10 @@ class IWSLT2017Dataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.IWSLT2017Dataset.__name__
-        'IWSLT2017Dataset'
+        >>> md.IWSLT2017Dataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: IWSLT2017Dataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     def __init__(

@@ -42,8 +42,10 @@ class DIV2KDataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.DIV2KDataset.__name__
-        'DIV2KDataset'
+        >>> md.DIV2KDataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: DIV2KDataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     def __init__(

@@ -28,8 +28,10 @@ class FlickrDataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.FlickrDataset.__name__
-        'FlickrDataset'
+        >>> md.FlickrDataset("no/such/folder", "annotations.txt")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: FlickrDataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     def __init__(

@@ -33,8 +33,10 @@ class Flowers102Dataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.Flowers102Dataset.__name__
-        'Flowers102Dataset'
+        >>> md.Flowers102Dataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: Flowers102Dataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     def __init__(

@@ -33,8 +33,10 @@ class Food101Dataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.Food101Dataset.__name__
-        'Food101Dataset'
+        >>> md.Food101Dataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: Food101Dataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     def __init__(

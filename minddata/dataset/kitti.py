@@ -34,8 +34,10 @@ class KITTIDataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.KITTIDataset.__name__
-        'KITTIDataset'
+        >>> md.KITTIDataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: KITTIDataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     def __init__(

@@ -37,8 +37,10 @@ class LFWDataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.LFWDataset.__name__
-        'LFWDataset'
+        >>> md.LFWDataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: LFWDataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     def __init__(

@@ -40,8 +40,10 @@ class LSUNDataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.LSUNDataset.__name__
-        'LSUNDataset'
+        >>> md.LSUNDataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: LSUNDataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     def __init__(

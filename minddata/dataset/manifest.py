@@ -44,8 +44,10 @@ class ManifestDataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.ManifestDataset.__name__
-        'ManifestDataset'
+        >>> md.ManifestDataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: ManifestDataset: `dataset_file` must be an existing file. Found: 'no/such/folder'
     """
 
     def __init__(

@@ -132,8 +132,10 @@ class MnistDataset(_MnistLayout):
 
     Examples:
         >>> import minddata as md
-        >>> md.MnistDataset.__name__
-        'MnistDataset'
+        >>> md.MnistDataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: MnistDataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
 
@@ -144,8 +146,10 @@ class FashionMnistDataset(_MnistLayout):
 
     Examples:
         >>> import minddata as md
-        >>> md.FashionMnistDataset.__name__
-        'FashionMnistDataset'
+        >>> md.FashionMnistDataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: FashionMnistDataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
 
@@ -156,8 +160,10 @@ class KMnistDataset(_MnistLayout):
 
     Examples:
         >>> import minddata as md
-        >>> md.KMnistDataset.__name__
-        'KMnistDataset'
+        >>> md.KMnistDataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: KMnistDataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
 
@@ -175,8 +181,10 @@ class EMnistDataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.EMnistDataset.__name__
-        'EMnistDataset'
+        >>> md.EMnistDataset("no/such/folder", "mnist")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: EMnistDataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     def __init__(
@@ -226,8 +234,10 @@ class QMnistDataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.QMnistDataset.__name__
-        'QMnistDataset'
+        >>> md.QMnistDataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: QMnistDataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     def __init__(
@@ -320,8 +330,10 @@ class USPSDataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.USPSDataset.__name__
-        'USPSDataset'
+        >>> md.USPSDataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: USPSDataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     def __init__(

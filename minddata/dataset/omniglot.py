@@ -24,8 +24,10 @@ class OmniglotDataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.OmniglotDataset.__name__
-        'OmniglotDataset'
+        >>> md.OmniglotDataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: OmniglotDataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     def __init__(

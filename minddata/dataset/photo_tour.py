@@ -127,8 +127,10 @@ class PhotoTourDataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.PhotoTourDataset.__name__
-        'PhotoTourDataset'
+        >>> md.PhotoTourDataset("no/such/folder", "notredame")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: PhotoTourDataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     def __init__(

@@ -36,8 +36,10 @@ class Places365Dataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.Places365Dataset.__name__
-        'Places365Dataset'
+        >>> md.Places365Dataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: Places365Dataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     def __init__(

@@ -27,8 +27,10 @@ class RenderedSST2Dataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.RenderedSST2Dataset.__name__
-        'RenderedSST2Dataset'
+        >>> md.RenderedSST2Dataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: RenderedSST2Dataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     def __init__(

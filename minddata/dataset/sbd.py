@@ -51,8 +51,10 @@ class SBDataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.SBDataset.__name__
-        'SBDataset'
+        >>> md.SBDataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: SBDataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     def __init__(

@@ -42,8 +42,10 @@ class SBUDataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.SBUDataset.__name__
-        'SBUDataset'
+        >>> md.SBUDataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: SBUDataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     def __init__(

@@ -51,8 +51,10 @@ class SemeionDataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.SemeionDataset.__name__
-        'SemeionDataset'
+        >>> md.SemeionDataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: SemeionDataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     def __init__(

@@ -79,8 +79,10 @@ class Cifar10Dataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.Cifar10Dataset.__name__
-        'Cifar10Dataset'
+        >>> md.Cifar10Dataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: Cifar10Dataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     _label_bytes = 1
@@ -126,8 +128,10 @@ class Cifar100Dataset(Cifar10Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.Cifar100Dataset.__name__
-        'Cifar100Dataset'
+        >>> md.Cifar100Dataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: Cifar100Dataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     _label_bytes = 2
@@ -176,8 +180,10 @@ class CocoDataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.CocoDataset.__name__
-        'CocoDataset'
+        >>> md.CocoDataset("no/such/folder", "annotations.json")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: CocoDataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     def __init__(

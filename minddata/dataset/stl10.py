@@ -63,8 +63,10 @@ class STL10Dataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.STL10Dataset.__name__
-        'STL10Dataset'
+        >>> md.STL10Dataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: STL10Dataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     def __init__(

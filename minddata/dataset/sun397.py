@@ -25,8 +25,10 @@ class SUN397Dataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.SUN397Dataset.__name__
-        'SUN397Dataset'
+        >>> md.SUN397Dataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: SUN397Dataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     def __init__(

@@ -42,8 +42,10 @@ class SVHNDataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.SVHNDataset.__name__
-        'SVHNDataset'
+        >>> md.SVHNDataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: SVHNDataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     def __init__(

@@ -407,8 +407,10 @@ class TFRecordDataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.TFRecordDataset.__name__
-        'TFRecordDataset'
+        >>> md.TFRecordDataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: TFRecordDataset: no/such/folder is not a file and matches no file.
     """
 
     def __init__(

@@ -50,8 +50,10 @@ class VOCDataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.VOCDataset.__name__
-        'VOCDataset'
+        >>> md.VOCDataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: VOCDataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     def __init__(

@@ -45,8 +45,10 @@ class WIDERFaceDataset(Dataset):
 
     Examples:
         >>> import minddata as md
-        >>> md.WIDERFaceDataset.__name__
-        'WIDERFaceDataset'
+        >>> md.WIDERFaceDataset("no/such/folder")  # the files are read when iterating; a wrong path fails here
+        Traceback (most recent call last):
+            ...
+        minddata.errors.ArgumentError: WIDERFaceDataset: `dataset_dir` must be an existing folder. Found: 'no/such/folder'
     """
 
     def __init__(
