@@ -165,7 +165,10 @@ def _fusion_at(ops: list[Any], i: int, device: str) -> Fusion | None:
     return next((f for f in FUSIONS if _is(op, f.first, device) and _is(ops[i + 1], f.second, device)), None)
 
 
-def _fuse_ops(node: ir.Node, fast_decode_resize: bool) -> ir.Node:
+def _fuse_pairs(node: ir.Node, pair: Any) -> ir.Node:
+    """Walk a map's ops left to right; ``pair(ops, i, notes)`` returns ``(fused_op, position)`` for
+    ``ops[i]`` and the op after it (the position keys the fused op's random stream), or ``None`` to keep
+    ``ops[i]``. ``notes`` collects what ``explain()`` says."""
     if not isinstance(node, ir.MapNode):
         return node
     ops, positions = node.operations, node.op_positions
@@ -174,32 +177,42 @@ def _fuse_ops(node: ir.Node, fast_decode_resize: bool) -> ir.Node:
     out_positions: list[int] = []
     i = 0
     while i < len(ops):
+        found = pair(ops, i, positions, notes) if i + 1 < len(ops) else None
+        if found is not None:
+            out_ops.append(found[0])
+            out_positions.append(found[1])
+            i += 2
+            continue
+        out_ops.append(ops[i])
+        out_positions.append(positions[i])
+        i += 1
+    if len(out_ops) == len(ops) and len(notes) == len(node.fusion_notes):
+        return node
+    return dataclasses.replace(node, operations=out_ops, op_positions=out_positions, fusion_notes=tuple(notes))
+
+
+def _fuse_ops(node: ir.Node, fast_decode_resize: bool) -> ir.Node:
+    def pair(ops: list[Any], i: int, positions: list[int], notes: list[str]) -> tuple[Op, int] | None:
         op = ops[i]
         device = op.device_target if isinstance(op, Op) else "CPU"
         fusion = _fusion_at(ops, i, device)
-        fused = None
-        if fusion is not None and fusion.cpu_opt_in and device == "CPU" and not fast_decode_resize:
+        if fusion is None:
+            return None
+        if fusion.cpu_opt_in and device == "CPU" and not fast_decode_resize:
             notes.append(f"{fusion.first}+{fusion.second} kept as two ops; bound: {BOUNDS[fusion.bound_off]}")
-        elif fusion is not None:
-            fused = _on_device(fusion.fused(op, ops[i + 1]), device)
-        if fused is not None and fusion is not None:
-            if device != "CPU":
-                note = (
-                    f"{fused.label} on {device}: one fused op (decode and resize on the engine); "
-                    f"bound: {BOUNDS['device']}"
-                )
-            else:
-                note = f"{fusion.first}+{fusion.second}: {fusion.what}; bound: {BOUNDS[fusion.bound]}"
-            out_ops.append(fused)
-            # The second op's random stream: the fused op draws exactly what the crop would.
-            out_positions.append(positions[i + 1])
-            notes.append(note)
-            i += 2
-            continue
-        out_ops.append(op)
-        out_positions.append(positions[i])
-        i += 1
-    return dataclasses.replace(node, operations=out_ops, op_positions=out_positions, fusion_notes=tuple(notes))
+            return None
+        fused = _on_device(fusion.fused(op, ops[i + 1]), device)
+        if fused is None:
+            return None
+        if device != "CPU":
+            notes.append(f"{fused.label} on {device}: one fused op (decode and resize on the engine); "
+                         f"bound: {BOUNDS['device']}")
+        else:
+            notes.append(f"{fusion.first}+{fusion.second}: {fusion.what}; bound: {BOUNDS[fusion.bound]}")
+        # The second op's random stream: the fused op draws exactly what the crop would.
+        return fused, positions[i + 1]
+
+    return _fuse_pairs(node, pair)
 
 
 def _float_cast(op: Any) -> np.dtype | None:
@@ -260,28 +273,17 @@ def _move_normalize_into_batch(node: ir.Node) -> ir.Node:
 
 def _fuse_normalize_hwc2chw(node: ir.Node) -> ir.Node:
     """Normalize (HWC) → HWC2CHW left in a map (no batch took them) becomes one op per row."""
-    if not isinstance(node, ir.MapNode):
-        return node
-    ops, positions = node.operations, node.op_positions
-    out_ops: list[Any] = []
-    out_positions: list[int] = []
-    i = 0
-    while i < len(ops):
+
+    def pair(ops: list[Any], i: int, positions: list[int], notes: list[str]) -> tuple[Op, int] | None:
         op = ops[i]
-        if i + 1 < len(ops) and _is(op, "Normalize") and op.is_hwc and _is(ops[i + 1], "HWC2CHW"):
-            out_ops.append(FusedNormalizeHWC2CHW(op, ops[i + 1]))
-            out_positions.append(positions[i])
-            i += 2
-            continue
-        out_ops.append(op)
-        out_positions.append(positions[i])
-        i += 1
-    if len(out_ops) == len(ops):
-        return node
-    note = (f"Normalize → HWC2CHW: one pass per row, normalized straight into the CHW array; "
-            f"bound: {BOUNDS['normalize_hwc2chw']}")
-    return dataclasses.replace(node, operations=out_ops, op_positions=out_positions,
-                               fusion_notes=(*node.fusion_notes, note))
+        if not (_is(op, "Normalize") and op.is_hwc and _is(ops[i + 1], "HWC2CHW")):
+            return None
+        if not any(note.startswith("Normalize → HWC2CHW: one pass") for note in notes):
+            notes.append("Normalize → HWC2CHW: one pass per row, normalized straight into the CHW array; "
+                         f"bound: {BOUNDS['normalize_hwc2chw']}")
+        return FusedNormalizeHWC2CHW(op, ops[i + 1]), positions[i]
+
+    return _fuse_pairs(node, pair)
 
 
 def _absorb_sources(node: ir.Node) -> ir.Node:
