@@ -30,6 +30,7 @@ import dataclasses
 import math
 import os
 import pickle
+import struct
 from collections.abc import Iterator
 from contextlib import closing
 from typing import Any
@@ -311,17 +312,17 @@ class RayPlan:
             segment.operator_labels[name] = " → ".join(node.label for node in group)
             if _needs_actor(group[0]):
                 ds = ds.map_batches(
-                    type(name, (_ActorChain,), {}), fn_constructor_args=(chain,), batch_format="pandas",
+                    type(name, (_ActorChain,), {}), fn_constructor_args=(chain,), batch_format="pyarrow",
                     batch_size=None, concurrency=(1, max(1, int(ray.available_resources().get("CPU", 1)))),
                     num_gpus=_num_gpus(group[0]) or None,
                 )
             else:
-                ds = ds.map_batches(_named_fn(chain, name), batch_format="pandas", batch_size=None)
+                ds = ds.map_batches(_named_fn(chain, name), batch_format="pyarrow", batch_size=None)
         return ds
 
 
 def _step_groups(steps: list[ir.Node]) -> list[list[ir.Node]]:
-    """Consecutive task steps as one group (one Ray call: rows unpickled and pickled once for all of
+    """Consecutive task steps as one group (one Ray call: rows unpacked and packed once for all of
     them); each map that needs an actor pool alone. Renames have no step: names live in the schema."""
     groups: list[list[ir.Node]] = []
     for node in steps:
@@ -353,8 +354,8 @@ def _op_name(node: ir.Node) -> str:
 
 def _named_fn(step: Any, name: str) -> Any:
     # Ray names a task operator after its function: the plan's labels read better than "_Chain".
-    def run(df: Any) -> Any:
-        return step(df)
+    def run(table: Any) -> Any:
+        return step(table)
 
     run.__name__ = run.__qualname__ = name
     return run
@@ -424,23 +425,105 @@ def _objects(values: list[Any]) -> np.ndarray:
     return out
 
 
-def _frame(pos: Any, ids: list[int], rows: list[Any], origins: list[str] | None) -> Any:
-    """An internal block. Rows travel pickled: Ray would otherwise infer Arrow types for them (a tuple
-    of an int and a float becomes a list of floats), and the rows must arrive bit for bit."""
-    import pandas as pd
+# A packed row: buffer count and pickle length, the buffers' lengths, the pickle, then the buffers.
+_ROW_HEAD = struct.Struct("<IQ")
 
-    dumps = pickle.dumps
-    return pd.DataFrame({
-        POS: np.asarray(pos, dtype=np.int64),
-        ID: np.asarray(ids, dtype=np.int64),
-        ROW: _objects([dumps(row, protocol=5) for row in rows]),
-        ORIGIN: _objects(list(origins) if origins is not None else [None] * len(rows)),
+
+def _pack_rows(rows: list[Any]) -> Any:
+    """Rows as one Arrow ``large_binary`` array, built over a single buffer.
+
+    Each row is pickled (protocol 5) with its arrays' data out of band, and the pieces are joined
+    once: an image is copied once into the block, where ``pa.array`` over per-row pickles copied it
+    twice and spent most of its time allocating.
+    """
+    import pyarrow as pa
+
+    dumps, head = pickle.dumps, _ROW_HEAD.pack
+    pieces: list[Any] = []
+    offsets = np.empty(len(rows) + 1, dtype=np.int64)
+    offsets[0] = total = 0
+    for i, row in enumerate(rows):
+        buffers: list[pickle.PickleBuffer] = []
+        body = dumps(row, protocol=5, buffer_callback=buffers.append)
+        raws = [buffer.raw() for buffer in buffers]
+        sizes = [raw.nbytes for raw in raws]
+        pieces.append(head(len(sizes), len(body)))
+        if sizes:
+            pieces.append(struct.pack(f"<{len(sizes)}Q", *sizes))
+        pieces.append(body)
+        pieces.extend(raws)
+        total += _ROW_HEAD.size + 8 * len(sizes) + len(body) + sum(sizes)
+        offsets[i + 1] = total
+    data = b"".join(pieces)
+    return pa.Array.from_buffers(pa.large_binary(), len(rows), [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+
+
+def _unpack_rows(column: Any) -> list[Any]:
+    """The rows of a packed column (an Arrow array or chunked array), each array in its own writable
+    memory: a row never points into Ray's object store."""
+    import pyarrow as pa
+
+    loads, unpack_head = pickle.loads, _ROW_HEAD.unpack_from
+    rows: list[Any] = []
+    for array in column.chunks if isinstance(column, pa.ChunkedArray) else [column]:
+        if not len(array):
+            continue
+        _, offset_buffer, data_buffer = array.buffers()
+        offsets = np.frombuffer(offset_buffer, dtype=np.int64)[array.offset : array.offset + len(array) + 1]
+        data = memoryview(data_buffer)
+        for start in offsets[:-1].tolist():
+            count, body_size = unpack_head(data, start)
+            at = start + _ROW_HEAD.size
+            sizes = struct.unpack_from(f"<{count}Q", data, at) if count else ()
+            at += 8 * count
+            body = data[at : at + body_size]
+            at += body_size
+            buffers = []
+            for size in sizes:
+                buffers.append(bytearray(data[at : at + size]))
+                at += size
+            rows.append(loads(body, buffers=buffers))
+    return rows
+
+
+def _origins_column(origins: list[Any]) -> Any:
+    import pyarrow as pa
+
+    try:
+        return pa.array(origins, type=pa.string())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):  # not all text: they travel packed, like rows
+        return _pack_rows(origins)
+
+
+def _origins_of(table: Any) -> list[Any]:
+    import pyarrow as pa
+
+    column = table.column(ORIGIN)
+    if pa.types.is_large_binary(column.type):
+        return _unpack_rows(column)
+    return column.to_pylist()
+
+
+def _frame(pos: Any, ids: Any, rows: list[Any], origins: list[Any] | None) -> Any:
+    """An internal block: an Arrow table whose rows travel packed (:func:`_pack_rows`), bit for bit.
+    Ray would otherwise infer Arrow types for them (a tuple of an int and a float becomes a list of
+    floats); an Arrow block is also what Ray keeps without converting it."""
+    import pyarrow as pa
+
+    return pa.table({
+        POS: pa.array(np.asarray(pos, dtype=np.int64)),
+        ID: pa.array(np.asarray(ids, dtype=np.int64)),
+        ROW: _pack_rows(rows),
+        ORIGIN: _origins_column(list(origins) if origins is not None else [None] * len(rows)),
     })
 
 
-def _frame_rows(df: Any) -> list[Any]:
-    loads = pickle.loads
-    return [loads(blob) for blob in df[ROW]]
+def _frame_rows(table: Any) -> list[Any]:
+    return _unpack_rows(table.column(ROW))
+
+
+def _positions(table: Any) -> np.ndarray:
+    return table.column(POS).to_numpy()
 
 
 class _RowId(int):
@@ -552,8 +635,8 @@ class _Step:
 
 
 class _Chain:
-    """Consecutive steps run in one Ray call over a block: rows are unpickled once, go through every
-    step, and are pickled once. Error counts of ``skip`` mode travel in a bookkeeping row."""
+    """Consecutive steps run in one Ray call over a block: rows are unpacked once, go through every
+    step, and are packed once. Error counts of ``skip`` mode travel in a bookkeeping row."""
 
     def __init__(self, steps: list[_Step]):
         self.steps = steps
@@ -566,13 +649,14 @@ class _Chain:
         for step in self.steps:
             step.close()
 
-    def __call__(self, df: Any) -> Any:
-        import pandas as pd
+    def __call__(self, table: Any) -> Any:
+        import pyarrow as pa
 
-        notes = df[df[POS] == NOTE_POS]
-        if len(notes):
-            df = df[df[POS] != NOTE_POS]
-        data = (df[POS].to_numpy(), df[ID].to_numpy(), _frame_rows(df), list(df[ORIGIN]))
+        notes = _positions(table) == NOTE_POS
+        note_rows = None
+        if notes.any():
+            note_rows, table = table.filter(pa.array(notes)), table.filter(pa.array(~notes))
+        data = (_positions(table), table.column(ID).to_numpy(), _frame_rows(table), _origins_of(table))
         errors = ErrorStats()
         for step in self.steps:
             rt = step._build()[0]
@@ -580,10 +664,21 @@ class _Chain:
             data = step.apply(*data)
             errors.merge(rt.errors.skipped, rt.errors.replaced, rt.errors.samples)
         out = _frame(*data)
+        parts = [out]
         if errors.skipped or errors.replaced:
-            note = _frame([NOTE_POS], [0], [(errors.skipped, errors.replaced, errors.samples)], None)
-            out = pd.concat([out, note], ignore_index=True)
-        return pd.concat([out, notes], ignore_index=True) if len(notes) else out
+            parts.append(_frame([NOTE_POS], [0], [(errors.skipped, errors.replaced, errors.samples)], None))
+        if note_rows is not None:
+            parts.append(note_rows)
+        if len(parts) == 1:
+            return out
+        # Bookkeeping rows have no file: their origin column takes the type of the rows' one.
+        where = out.schema.get_field_index(ORIGIN)
+        origin_type = out.schema.field(where).type
+        return pa.concat_tables([
+            part if part.schema.equals(out.schema)
+            else part.set_column(where, ORIGIN, pa.nulls(len(part), origin_type))
+            for part in parts
+        ])
 
 
 class _ActorChain:
@@ -594,21 +689,23 @@ class _ActorChain:
         self.chain = chain
         chain.build()
 
-    def __call__(self, df: Any) -> Any:
-        return self.chain(df)
+    def __call__(self, table: Any) -> Any:
+        return self.chain(table)
 
     def __del__(self) -> None:
         self.chain.close()
 
 
-def _take_notes(df: Any, errors: ErrorStats) -> Any:
-    """``df`` without its bookkeeping rows, whose error counts go to ``errors``."""
-    notes = df[POS] == NOTE_POS
+def _take_notes(table: Any, errors: ErrorStats) -> Any:
+    """``table`` without its bookkeeping rows, whose error counts go to ``errors``."""
+    import pyarrow as pa
+
+    notes = _positions(table) == NOTE_POS
     if not notes.any():
-        return df
-    for skipped, replaced, samples in _frame_rows(df[notes]):
+        return table
+    for skipped, replaced, samples in _frame_rows(table.filter(pa.array(notes))):
         errors.merge(skipped, replaced, samples)
-    return df[~notes]
+    return table.filter(pa.array(~notes))
 
 
 def _unwrap(error: BaseException) -> BaseException:
@@ -643,14 +740,14 @@ class RaySegmentStage(Stage):
 
     def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
         ds = self.plan.segment_dataset(self.segment, self.rt.seed, pass_index, skip)
-        batches = iter(ds.iter_batches(batch_size=None, batch_format="pandas", prefetch_batches=2))
+        batches = iter(ds.iter_batches(batch_size=None, batch_format="pyarrow", prefetch_batches=2))
         try:
             with closing(batches):  # type: ignore[type-var]
-                for df in batches:
+                for table in batches:
                     self.rt.check()
-                    df = _take_notes(df, self.rt.errors)
-                    if len(df):
-                        yield Chunk(_frame_rows(df), df[ID].tolist(), list(df[ORIGIN]))
+                    table = _take_notes(table, self.rt.errors)
+                    if len(table):
+                        yield Chunk(_frame_rows(table), table.column(ID).to_pylist(), _origins_of(table))
         except Exception as error:  # noqa: BLE001 - re-raised, unwrapped from Ray's wrappers
             inner = _unwrap(error)
             if inner is error:
@@ -745,9 +842,9 @@ def to_ray(root: ir.Node, columns: list[str]) -> Any:
     ds = plan.segment_dataset(segment, seed, 0, rows_multiple=batch.batch_size if batch is not None else 1)
     if batch is not None:
         collate = _Chain([_Step(batch, seed, plan.error_mode, 0)])
-        ds = ds.map_batches(_named_fn(collate, _op_name(batch)), batch_format="pandas", batch_size=None)
+        ds = ds.map_batches(_named_fn(collate, _op_name(batch)), batch_format="pyarrow", batch_size=None)
     names = list(columns)
-    return ds.map_batches(_Columns(names), batch_format="pandas", batch_size=None)
+    return ds.map_batches(_Columns(names), batch_format="pyarrow", batch_size=None)
 
 
 class _Columns:
@@ -756,8 +853,8 @@ class _Columns:
     def __init__(self, names: list[str]):
         self.names = names
 
-    def __call__(self, df: Any) -> dict[str, Any]:
-        rows = _frame_rows(_take_notes(df, ErrorStats()))
+    def __call__(self, table: Any) -> dict[str, Any]:
+        rows = _frame_rows(_take_notes(table, ErrorStats()))
         out: dict[str, Any] = {}
         for k, name in enumerate(self.names):
             values = [np.asarray(row[k]) for row in rows]

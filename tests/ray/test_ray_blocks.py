@@ -1,0 +1,101 @@
+"""The Ray executor's internal blocks: rows packed into one Arrow column come back bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+pa = pytest.importorskip("pyarrow", reason="pyarrow comes with the ray extra: pip install 'minddata[ray]'")
+
+from minddata.engine.ray_executor import (  # noqa: E402 - after the skip
+    ID,
+    NOTE_POS,
+    ORIGIN,
+    POS,
+    _frame,
+    _frame_rows,
+    _origins_of,
+    _pack_rows,
+    _take_notes,
+    _unpack_rows,
+)
+from minddata.engine.runtime import ErrorStats  # noqa: E402
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, np.ndarray):
+        return (isinstance(b, np.ndarray) and a.dtype == b.dtype and a.shape == b.shape
+                and a.tobytes() == b.tobytes())
+    if isinstance(a, (tuple, list)):
+        return type(a) is type(b) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and (a == b or (a != a and b != b))  # NaN equals itself here
+
+
+arrays = hnp.arrays(
+    dtype=st.sampled_from([np.uint8, np.int16, np.int64, np.float32, np.float64, np.bool_]),
+    shape=hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=5),
+)
+
+
+@st.composite
+def laid_out_arrays(draw):
+    """Arrays as pipelines make them: C order, Fortran order, strided views, read-only buffers."""
+    array = draw(arrays)
+    layout = draw(st.sampled_from(["c", "fortran", "strided", "readonly"]))
+    if layout == "fortran":
+        return np.asfortranarray(array)
+    if layout == "strided" and array.ndim:
+        return array[::2]
+    if layout == "readonly":
+        array = array.copy()
+        array.setflags(write=False)
+    return array
+
+
+scalars = st.one_of(st.integers(-(2**63), 2**63 - 1), st.floats(), st.text(max_size=5), st.binary(max_size=9),
+                    st.none(), st.just(np.int32(7)), st.just(np.float16(0.5)))
+rows = st.lists(st.tuples(laid_out_arrays(), scalars), max_size=6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows)
+def test_packed_rows_come_back_bit_for_bit(values):
+    assert all(_same(a, b) for a, b in zip(values, _unpack_rows(_pack_rows(values)), strict=True))
+
+
+@settings(max_examples=30, deadline=None)
+@given(rows)
+def test_unpacked_arrays_are_copies_as_writable_as_the_originals(values):
+    column = _pack_rows(values)
+    for original, row in zip(values, _unpack_rows(column), strict=True):
+        assert row[0].flags.writeable == original[0].flags.writeable
+        if row[0].flags.writeable:
+            row[0][...] = 0  # a copy, never a view into the block (Ray's object store is read-only)
+    assert all(_same(a, b) for a, b in zip(values, _unpack_rows(column), strict=True))
+
+
+def test_sliced_and_chunked_columns_unpack_their_own_rows():
+    values = [(np.full((2, 3), i, dtype=np.int16), i) for i in range(7)]
+    column = _pack_rows(values)
+    assert [row[1] for row in _unpack_rows(column.slice(2, 3))] == [2, 3, 4]
+    chunked = pa.chunked_array([column.slice(0, 4), column.slice(4)])
+    assert all(_same(a, b) for a, b in zip(values, _unpack_rows(chunked), strict=True))
+
+
+def test_origins_that_are_not_text_travel_packed():
+    table = _frame([0, 1], [5, 6], [1, 2], [("shard-0", 3), None])
+    assert _origins_of(table) == [("shard-0", 3), None]
+    assert _origins_of(_frame([0], [5], [1], ["a.jpg"])) == ["a.jpg"]
+
+
+def test_bookkeeping_rows_leave_the_block_and_count_their_errors():
+    rows = _frame([0, 1], [10, 11], [("a",), ("b",)], ["x.jpg", "y.jpg"])
+    note = _frame([NOTE_POS], [0], [(2, 1, ["row 3: bad"])], None)
+    errors = ErrorStats()
+    kept = _take_notes(pa.concat_tables([rows, note]), errors)
+    assert kept.column(POS).to_pylist() == [0, 1] and kept.column(ID).to_pylist() == [10, 11]
+    assert _frame_rows(kept) == [("a",), ("b",)] and kept.column(ORIGIN).to_pylist() == ["x.jpg", "y.jpg"]
+    assert (errors.skipped, errors.replaced) == (2, 1)
