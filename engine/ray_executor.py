@@ -292,22 +292,29 @@ class RayPlan:
         ray = require_ray()
         rt = Runtime(seed, self.error_mode)
         ids = segment.pass_ids(rt, pass_index)[skip:]
-        per_task = rows_per_task or _rows_per_task(len(ids), rows_multiple, ray)
-        source = _datasource_class()(segment.source, ids, skip, per_task, config.get_rows_per_chunk())
+        # Equal tasks: tasks shrinking towards the end of the pass (guided) measured the same here.
+        sizes = _uniform_sizes(len(ids), rows_per_task or _rows_per_task(len(ids), rows_multiple, ray))
+        groups = _step_groups(segment.steps)
+        # A first task step reads its block's rows itself (Ray fuses the read into its task): the
+        # rows then skip a pack and an unpack. An actor step keeps them read by the read tasks, which
+        # run alongside the pool.
+        reads_in_step = bool(groups) and not _needs_actor(groups[0][0])
+        chunk_rows = config.get_rows_per_chunk()
+        source = _datasource_class()(segment.source, ids, skip, sizes, chunk_rows, reads_in_step)
         # As many blocks as read tasks: Ray would otherwise split blocks at arbitrary rows.
-        ds = ray.data.read_datasource(source, override_num_blocks=max(1, -(-len(ids) // per_task)))
+        ds = ray.data.read_datasource(source, override_num_blocks=max(1, len(sizes)))
         ds.context.execution_options.preserve_order = True
         # An op's RowError reaches the consumer as itself (naming the op, row and file), not as text.
         ds.context.raise_original_map_exception = True
-        groups = _step_groups(segment.steps)
         if not any(_needs_actor(group[0]) for group in groups):
             # Read and task maps fuse into one operator. Ray Data would reserve half the cluster for
             # operators that do not exist here, leaving about one task in flight at a time (2,000
             # images on 2 CPUs: 2.85 s with the reservation, 1.97 s without). Actor pools keep it:
             # there it stops one operator from starving the next.
             ds.context.op_resource_reservation_enabled = False
-        for group in groups:
-            chain = _Chain([_Step(node, seed, self.error_mode, pass_index) for node in group])
+        for k, group in enumerate(groups):
+            reads = _Reads(segment.source.fetch, chunk_rows) if k == 0 and reads_in_step else None
+            chain = _Chain([_Step(node, seed, self.error_mode, pass_index) for node in group], reads)
             name = "+".join(_op_name(node) for node in group)
             segment.operator_labels[name] = " → ".join(node.label for node in group)
             if _needs_actor(group[0]):
@@ -339,6 +346,10 @@ def _step_groups(steps: list[ir.Node]) -> list[list[ir.Node]]:
 # fixed cost of a task (scheduling, a block in the object store) stays small next to its rows.
 TASKS_PER_CPU = 4
 MAX_ROWS_PER_TASK = 512  # 512 decoded 224x224 images: 77 MB, under Ray's 128 MB block target
+
+
+def _uniform_sizes(rows: int, per_task: int) -> list[int]:
+    return [min(per_task, rows - start) for start in range(0, rows, per_task)]
 
 
 def _rows_per_task(rows: int, multiple: int, ray: Any) -> int:
@@ -375,13 +386,14 @@ def _datasource_class() -> Any:
         """Read tasks over contiguous runs of a pass's rows (a record/Parquet source's rows in file and
         row-range order when unshuffled): ``fetch(ids)`` in the task, rows tagged with their position."""
 
-        def __init__(self, node: ir.RandomAccessSourceNode, ids: np.ndarray, first_pos: int, per_task: int,
-                     chunk_rows: int):
+        def __init__(self, node: ir.RandomAccessSourceNode, ids: np.ndarray, first_pos: int, sizes: list[int],
+                     chunk_rows: int, rows_left_to_step: bool = False):
             self.node = node
             self.ids = ids
             self.first_pos = first_pos
-            self.per_task = per_task
+            self.sizes = sizes
             self.chunk_rows = chunk_rows
+            self.rows_left_to_step = rows_left_to_step
 
         def get_name(self) -> str:
             return self.node.name
@@ -391,28 +403,43 @@ def _datasource_class() -> Any:
 
         def get_read_tasks(self, parallelism: int, per_task_row_limit: int | None = None,
                            data_context: Any = None) -> list[Any]:
-            n, per_task = len(self.ids), self.per_task
-            fetch, origins = self.node.fetch, self.node.origins
+            fetch = None if self.rows_left_to_step else _Reads(self.node.fetch, self.chunk_rows)
+            origins = self.node.origins
             tasks = []
-            for start in range(0, n, per_task):
-                ids = self.ids[start : start + per_task].tolist()
-                pos = self.first_pos + start
+            start = 0
+            for size in self.sizes:
+                ids = self.ids[start : start + size].tolist()
                 meta = BlockMetadata(num_rows=len(ids), size_bytes=None, exec_stats=None, input_files=None)
-                tasks.append(ReadTask(_read_task(fetch, origins, ids, pos, self.chunk_rows), meta))
+                tasks.append(ReadTask(_read_task(fetch, origins, ids, self.first_pos + start), meta))
+                start += size
             return tasks
 
     _DATASOURCE = MinddataSource
     return MinddataSource
 
 
-def _read_task(fetch: Any, origins: Any, ids: list[int], pos: int, chunk_rows: int) -> Any:
-    def read() -> Iterator[Any]:
-        # One block per task: map steps then see whole runs of consecutive positions.
+class _Reads:
+    """A source's rows for a list of ids, fetched ``chunk_rows`` at a time (as the local engine does)."""
+
+    def __init__(self, fetch: Any, chunk_rows: int):
+        self.fetch = fetch
+        self.chunk_rows = chunk_rows
+
+    def __call__(self, ids: list[int]) -> list[Any]:
         rows: list[Any] = []
-        for start in range(0, len(ids), chunk_rows):
-            rows.extend(fetch(ids[start : start + chunk_rows]))
+        for start in range(0, len(ids), self.chunk_rows):
+            rows.extend(self.fetch(ids[start : start + self.chunk_rows]))
+        return rows
+
+
+def _read_task(reads: _Reads | None, origins: Any, ids: list[int], pos: int) -> Any:
+    """One block per task: map steps then see whole runs of consecutive positions. Without ``reads``
+    the block carries no rows (null ``__row__``): the first step reads them."""
+
+    def read() -> Iterator[Any]:
         where = origins(ids) if origins is not None else None
-        yield _frame(np.arange(pos, pos + len(ids), dtype=np.int64), ids, rows, where)
+        positions = np.arange(pos, pos + len(ids), dtype=np.int64)
+        yield _frame(positions, ids, reads(ids) if reads is not None else None, where)
 
     return read
 
@@ -429,33 +456,52 @@ def _objects(values: list[Any]) -> np.ndarray:
 _ROW_HEAD = struct.Struct("<IQ")
 
 
-def _pack_rows(rows: list[Any]) -> Any:
-    """Rows as one Arrow ``large_binary`` array, built over a single buffer.
+# A packed column's buffers stay under this size: glibc then serves them from its heap, reused block
+# after block, where larger ones are fresh mappings whose first touch page-faults (a 37 MB block of
+# 250 images packed in 110-130 us per image, in 16 MB pieces in 65-70).
+PACKED_CHUNK_BYTES = 16 << 20
 
-    Each row is pickled (protocol 5) with its arrays' data out of band, and the pieces are joined
-    once: an image is copied once into the block, where ``pa.array`` over per-row pickles copied it
-    twice and spent most of its time allocating.
+
+def _pack_rows(rows: list[Any]) -> Any:
+    """Rows as an Arrow ``large_binary`` column: one array, or a chunked array of pieces of at most
+    :data:`PACKED_CHUNK_BYTES` (a row larger than that is a piece alone).
+
+    Each row is pickled (protocol 5) with its arrays' data out of band, and each piece's rows are
+    joined once: an image is copied once into the block, where ``pa.array`` over per-row pickles
+    copied it twice and spent most of its time allocating.
     """
     import pyarrow as pa
 
     dumps, head = pickle.dumps, _ROW_HEAD.pack
+    chunks: list[Any] = []
     pieces: list[Any] = []
-    offsets = np.empty(len(rows) + 1, dtype=np.int64)
-    offsets[0] = total = 0
-    for i, row in enumerate(rows):
+    offsets = [0]
+
+    def finish() -> None:
+        data = b"".join(pieces)
+        bounds = np.asarray(offsets, dtype=np.int64)
+        chunks.append(pa.Array.from_buffers(pa.large_binary(), len(offsets) - 1,
+                                            [None, pa.py_buffer(bounds), pa.py_buffer(data)]))
+        pieces.clear()
+        del offsets[1:]
+
+    for row in rows:
         buffers: list[pickle.PickleBuffer] = []
         body = dumps(row, protocol=5, buffer_callback=buffers.append)
         raws = [buffer.raw() for buffer in buffers]
         sizes = [raw.nbytes for raw in raws]
+        size = _ROW_HEAD.size + 8 * len(sizes) + len(body) + sum(sizes)
+        if len(offsets) > 1 and offsets[-1] + size > PACKED_CHUNK_BYTES:
+            finish()
         pieces.append(head(len(sizes), len(body)))
         if sizes:
             pieces.append(struct.pack(f"<{len(sizes)}Q", *sizes))
         pieces.append(body)
         pieces.extend(raws)
-        total += _ROW_HEAD.size + 8 * len(sizes) + len(body) + sum(sizes)
-        offsets[i + 1] = total
-    data = b"".join(pieces)
-    return pa.Array.from_buffers(pa.large_binary(), len(rows), [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+        offsets.append(offsets[-1] + size)
+    if len(offsets) > 1 or not chunks:
+        finish()
+    return chunks[0] if len(chunks) == 1 else pa.chunked_array(chunks, type=pa.large_binary())
 
 
 def _unpack_rows(column: Any) -> list[Any]:
@@ -467,6 +513,9 @@ def _unpack_rows(column: Any) -> list[Any]:
     rows: list[Any] = []
     for array in column.chunks if isinstance(column, pa.ChunkedArray) else [column]:
         if not len(array):
+            continue
+        if array.null_count == len(array):  # a block of row ids whose rows are not read yet
+            rows.extend([None] * len(array))
             continue
         _, offset_buffer, data_buffer = array.buffers()
         offsets = np.frombuffer(offset_buffer, dtype=np.int64)[array.offset : array.offset + len(array) + 1]
@@ -504,17 +553,19 @@ def _origins_of(table: Any) -> list[Any]:
     return column.to_pylist()
 
 
-def _frame(pos: Any, ids: Any, rows: list[Any], origins: list[Any] | None) -> Any:
+def _frame(pos: Any, ids: Any, rows: list[Any] | None, origins: list[Any] | None) -> Any:
     """An internal block: an Arrow table whose rows travel packed (:func:`_pack_rows`), bit for bit.
     Ray would otherwise infer Arrow types for them (a tuple of an int and a float becomes a list of
-    floats); an Arrow block is also what Ray keeps without converting it."""
+    floats); an Arrow block is also what Ray keeps without converting it. ``rows=None``: a block of
+    row ids whose rows the first step reads (a null ``__row__`` column)."""
     import pyarrow as pa
 
+    count = len(ids)
     return pa.table({
         POS: pa.array(np.asarray(pos, dtype=np.int64)),
         ID: pa.array(np.asarray(ids, dtype=np.int64)),
-        ROW: _pack_rows(rows),
-        ORIGIN: _origins_column(list(origins) if origins is not None else [None] * len(rows)),
+        ROW: _pack_rows(rows) if rows is not None else pa.nulls(count, pa.large_binary()),
+        ORIGIN: _origins_column(list(origins) if origins is not None else [None] * count),
     })
 
 
@@ -638,8 +689,9 @@ class _Chain:
     """Consecutive steps run in one Ray call over a block: rows are unpacked once, go through every
     step, and are packed once. Error counts of ``skip`` mode travel in a bookkeeping row."""
 
-    def __init__(self, steps: list[_Step]):
+    def __init__(self, steps: list[_Step], reads: _Reads | None = None):
         self.steps = steps
+        self.reads = reads  # set when the block holds row ids only: this chain reads the rows
 
     def build(self) -> None:
         for step in self.steps:
@@ -656,7 +708,9 @@ class _Chain:
         note_rows = None
         if notes.any():
             note_rows, table = table.filter(pa.array(notes)), table.filter(pa.array(~notes))
-        data = (_positions(table), table.column(ID).to_numpy(), _frame_rows(table), _origins_of(table))
+        ids = table.column(ID).to_numpy()
+        rows = self.reads(ids.tolist()) if self.reads is not None else _frame_rows(table)
+        data = (_positions(table), ids, rows, _origins_of(table))
         errors = ErrorStats()
         for step in self.steps:
             rt = step._build()[0]

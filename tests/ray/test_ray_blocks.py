@@ -85,6 +85,19 @@ def test_sliced_and_chunked_columns_unpack_their_own_rows():
     assert all(_same(a, b) for a, b in zip(values, _unpack_rows(chunked), strict=True))
 
 
+def test_rows_larger_than_a_piece_pack_into_a_chunked_column(monkeypatch):
+    monkeypatch.setattr("minddata.engine.ray_executor.PACKED_CHUNK_BYTES", 1000)
+    values = [(np.full(n, n % 256, dtype=np.uint8), n) for n in (10, 400, 700, 2500, 5, 990)]
+    column = _pack_rows(values)
+    assert isinstance(column, pa.ChunkedArray) and column.num_chunks > 1 and len(column) == len(values)
+    assert all(_same(a, b) for a, b in zip(values, _unpack_rows(column), strict=True))
+
+
+def test_a_block_of_row_ids_has_no_rows_yet():
+    table = _frame([0, 1, 2], [7, 8, 9], None, None)
+    assert _frame_rows(table) == [None, None, None] and table.column(ID).to_pylist() == [7, 8, 9]
+
+
 def test_origins_that_are_not_text_travel_packed():
     table = _frame([0, 1], [5, 6], [1, 2], [("shard-0", 3), None])
     assert _origins_of(table) == [("shard-0", 3), None]
