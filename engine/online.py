@@ -42,11 +42,18 @@ def _online_source(root: ir.Node) -> ir.OnlineSourceNode:
     return node
 
 
+def _parallelism(root: ir.Node) -> int:
+    """The most workers any map of the online pipeline has (1 without maps)."""
+    workers = [n.num_workers for n in root.walk() if isinstance(n, ir.MapNode) and isinstance(n.num_workers, int)]
+    return max([1, *workers])
+
+
 class _OnlineSourceStage(Stage):
-    def __init__(self, session: OnlineSession, rt: Any, chunk_rows: int):
+    def __init__(self, session: OnlineSession, rt: Any, chunk_rows: int, parallelism: int = 1):
         super().__init__(rt, [], "OnlineDataset")
         self.session = session
         self.chunk_rows = chunk_rows
+        self.parallelism = max(1, parallelism)
 
     def _run(self, pass_index: int) -> Iterator[Chunk]:
         pending, cond = self.session._pending, self.session._cond
@@ -56,8 +63,10 @@ class _OnlineSourceStage(Stage):
                     if self.rt.stopped:
                         return
                     cond.wait(POLL_SECONDS)
-                # Take what is there, without waiting to fill a chunk: latency matters more here.
-                take = min(len(pending), self.chunk_rows)
+                # Take what is there, without waiting to fill a chunk: latency matters more here. What
+                # arrived together (a dynamic batch) is cut into about two chunks per worker: a chunk
+                # runs on one worker, and one 32-row chunk left the other workers idle.
+                take = min(len(pending), self.chunk_rows, max(1, -(-len(pending) // (2 * self.parallelism))))
                 items = [pending.popleft() for _ in range(take)]
             yield Chunk([row for _, row in items], [request for request, _ in items])
 
@@ -85,7 +94,10 @@ class OnlineSession:
         self.rt = new_runtime(error_mode="deliver")
         self.rt.lower_thread_priority(thread_nice)
         chunk_rows = self.rt.options.rows_per_chunk
-        self._stage = compile_plan(root, self.rt, online_source=lambda node: _OnlineSourceStage(self, self.rt, chunk_rows))
+        parallelism = _parallelism(root)
+        self._stage = compile_plan(
+            root, self.rt, online_source=lambda node: _OnlineSourceStage(self, self.rt, chunk_rows, parallelism)
+        )
         self._thread = self.rt.start_thread(self._deliver, "minddata-online")
 
     def submit(self, row: dict[str, Any] | tuple | list) -> Future:

@@ -30,6 +30,16 @@ _ERROR = {"content": {"application/json": {"schema": {"type": "object", "propert
                                                           "required": ["error"]}}}}
 
 
+def npy_bytes(array: np.ndarray) -> bytes:
+    """``array`` as the bytes ``np.save`` writes (format 1.0), with its data copied once: saving into a
+    BytesIO and reading it back copied a 2 MB tensor two or three times on the event loop."""
+    array = array if array.flags.c_contiguous else np.array(array, order="C")  # keeps a 0-d array 0-d
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, np.lib.format.header_data_from_array_1_0(array))
+    data = memoryview(array.reshape(-1)).cast("B") if array.size else b""
+    return b"".join((header.getvalue(), data))
+
+
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status, headers=headers)
 
@@ -289,10 +299,9 @@ def create_app(service: Any) -> FastAPI:
             return Response(json.dumps({"outputs": [
                 {"name": k, "shape": list(v.shape), "dtype": v.dtype.name, "data": v.ravel().tolist()}
                 for k, v in tensors.items()]}, separators=(",", ":")), media_type="application/json")
-        buf = io.BytesIO()
         if len(tensors) == 1:
-            np.save(buf, next(iter(tensors.values())), allow_pickle=False)
-            return Response(buf.getvalue(), media_type="application/x-npy")
+            return Response(npy_bytes(next(iter(tensors.values()))), media_type="application/x-npy")
+        buf = io.BytesIO()
         np.savez(buf, **tensors)
         return Response(buf.getvalue(), media_type="application/x-npz")
 

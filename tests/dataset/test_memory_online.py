@@ -42,6 +42,20 @@ def test_online_session_returns_results_in_order():
         assert [int(f.result(timeout=10)["x"]) for f in futures] == [2 * i for i in range(200)]
 
 
+def test_online_rows_submitted_together_run_on_every_worker():
+    seen = set()
+
+    def slow(x):
+        seen.add(threading.get_ident())
+        threading.Event().wait(0.01)  # a kernel's time, without holding the GIL
+        return x
+
+    with md.OnlineDataset(["x"]).map(slow, num_parallel_workers=2).serve() as session:
+        futures = [session.submit((i,)) for i in range(32)]  # one dynamic batch
+        assert [int(f.result(timeout=30)["x"]) for f in futures] == list(range(32))
+    assert len(seen) == 2
+
+
 def test_online_session_errors_are_per_request():
     def check(x):
         if int(x) == 3:

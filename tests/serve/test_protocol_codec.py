@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pytest
 import tritonclient.http as triton
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
+from minddata.serve.app import npy_bytes
 from minddata.serve.protocol import InferRequest, ProtocolError, encode_infer_response, parse_infer_request
 
 
@@ -61,3 +65,28 @@ def test_truncated_binary_element_is_reported():
     cut = header.replace(b'"binary_data_size":10', b'"binary_data_size":6')
     with pytest.raises(ProtocolError, match="says 6 bytes but only 2 remain"):
         parse_infer_request(cut + raw[:6], str(len(cut)), "image")
+
+
+npy_arrays = hnp.arrays(
+    dtype=st.sampled_from([np.uint8, np.int16, np.int64, np.float16, np.float32, np.float64, np.bool_]),
+    shape=hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=6),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(npy_arrays, st.sampled_from(["c", "fortran", "strided"]))
+def test_npy_response_loads_back_as_the_array(array, layout):
+    if layout == "fortran":
+        array = np.asfortranarray(array)
+    elif layout == "strided" and array.ndim:
+        array = array[::2]
+    back = np.load(io.BytesIO(npy_bytes(array)), allow_pickle=False)
+    assert back.dtype == array.dtype and back.shape == array.shape and back.tobytes() == array.tobytes()
+
+
+@settings(max_examples=30, deadline=None)
+@given(npy_arrays)
+def test_npy_response_is_what_np_save_writes_for_a_c_ordered_array(array):
+    saved = io.BytesIO()
+    np.save(saved, np.require(array, requirements="C"), allow_pickle=False)
+    assert npy_bytes(np.require(array, requirements="C")) == saved.getvalue()
