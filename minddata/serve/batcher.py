@@ -136,6 +136,8 @@ class Batcher:
     async def submit(self, images: list[bytes], timeout_s: float) -> dict[str, np.ndarray]:
         """This request's outputs (batch first, one row per image). Raises :class:`Rejected` (503 when
         the queue is full or the service is stopping, 504 past the deadline, 422 for a bad image)."""
+        if not images:
+            raise Rejected(400, "a request must hold at least one image. Found: none")
         if len(images) > self.max_queue and not self._closing:
             raise Rejected(413, f"a request may hold at most {self.max_queue} images (--max-queue). Found: {len(images)}")
         refused = self.refusal(len(images))

@@ -9,6 +9,7 @@ import threading
 import time
 
 import numpy as np
+import pytest
 from serve_testing import make_jpeg
 
 from minddata.bench.pipelines import make_ops
@@ -119,3 +120,20 @@ def test_without_a_model_each_request_gets_its_own_rows():
 
     results = _submit_each(NoModel(), MIXED)
     assert [r["image"].shape for r in results] == [(1, 16, 19, 3), (1, 16, 20, 3), (1, 16, 22, 3)]
+
+
+def test_an_empty_request_is_refused():
+    from minddata.serve.batcher import Rejected
+    from minddata.serve.model import NoModel
+
+    async def main():
+        service = Service(ServePipeline("infer224", make_ops("infer224")), NoModel(), ServeSettings(name="t", workers=2))
+        service.start()
+        try:
+            await service.batcher.submit([], timeout_s=10)
+        finally:
+            await service.drain()
+
+    with pytest.raises(Rejected, match="at least one image") as refused:
+        asyncio.run(main())
+    assert refused.value.status == 400
