@@ -258,6 +258,15 @@ def test_ray_processes_listen_on_loopback_only():
     assert [(pid, ip) for pid, ip in found if not is_loopback(ip)] == []
 
 
+def test_local_cluster_collects_no_usage_statistics():
+    # The cluster sends nothing elsewhere, and Ray Data's usage actor and metrics poller cost CPU.
+    from ray._common.usage.usage_lib import usage_stats_enabled
+    from ray.data._internal.usage import collector
+
+    assert not usage_stats_enabled()
+    assert collector.usage_collection_disabled()
+
+
 def test_missing_ray_names_the_install_command(monkeypatch):
     from minddata.engine.ray_executor import require_ray
 
