@@ -274,11 +274,15 @@ def _move_normalize_into_batch(node: ir.Node) -> ir.Node:
 def _fuse_normalize_hwc2chw(node: ir.Node) -> ir.Node:
     """Normalize (HWC) → HWC2CHW left in a map (no batch took them) becomes one op per row."""
 
+    noted = False
+
     def pair(ops: list[Any], i: int, positions: list[int], notes: list[str]) -> tuple[Op, int] | None:
+        nonlocal noted
         op = ops[i]
         if not (_is(op, "Normalize") and op.is_hwc and _is(ops[i + 1], "HWC2CHW")):
             return None
-        if not any(note.startswith("Normalize → HWC2CHW: one pass") for note in notes):
+        if not noted:  # one note per map, however many pairs it fuses
+            noted = True
             notes.append("Normalize → HWC2CHW: one pass per row, normalized straight into the CHW array; "
                          f"bound: {BOUNDS['normalize_hwc2chw']}")
         return FusedNormalizeHWC2CHW(op, ops[i + 1]), positions[i]

@@ -395,13 +395,13 @@ def _datasource_class() -> Any:
         row-range order when unshuffled): ``fetch(ids)`` in the task, rows tagged with their position."""
 
         def __init__(self, node: ir.RandomAccessSourceNode, ids: np.ndarray, first_pos: int, sizes: list[int],
-                     chunk_rows: int, rows_left_to_step: bool = False):
+                     chunk_rows: int, reads_in_step: bool = False):
             self.node = node
             self.ids = ids
             self.first_pos = first_pos
             self.sizes = sizes
             self.chunk_rows = chunk_rows
-            self.rows_left_to_step = rows_left_to_step
+            self.reads_in_step = reads_in_step
 
         def get_name(self) -> str:
             return self.node.name
@@ -411,14 +411,14 @@ def _datasource_class() -> Any:
 
         def get_read_tasks(self, parallelism: int, per_task_row_limit: int | None = None,
                            data_context: Any = None) -> list[Any]:
-            fetch = None if self.rows_left_to_step else _Reads(self.node.fetch, self.chunk_rows)
+            reads = None if self.reads_in_step else _Reads(self.node.fetch, self.chunk_rows)
             origins = self.node.origins
             tasks = []
             start = 0
             for size in self.sizes:
                 ids = self.ids[start : start + size].tolist()
                 meta = BlockMetadata(num_rows=len(ids), size_bytes=None, exec_stats=None, input_files=None)
-                tasks.append(ReadTask(_read_task(fetch, origins, ids, self.first_pos + start), meta))
+                tasks.append(ReadTask(_read_task(reads, origins, ids, self.first_pos + start), meta))
                 start += size
             return tasks
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from minddata.ops.base import Op, TensorSpec
 
 __all__ = ["FusedDecodeResize", "FusedDecodeRandomResizedCrop", "FusedNormalizeHWC2CHW", "NormalizeInputCheck"]
@@ -58,6 +60,9 @@ class FusedNormalizeHWC2CHW(_Fused):
     def __init__(self, normalize: Op, hwc2chw: Op):
         super().__init__(normalize, hwc2chw)
         self.normalize, self.hwc2chw = normalize, hwc2chw
+        # The kernel's operands, made once per op rather than once per row (private: not parameters).
+        self._mean32 = np.asarray(normalize.mean, np.float32)
+        self._std32 = np.asarray(normalize.std, np.float32)
 
     def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
         return self.hwc2chw.output_spec(self.normalize.output_spec(*inputs))  # type: ignore[arg-type]

@@ -114,7 +114,6 @@ class AGNewsDataset(_CsvCorpus):
     _COLUMNS = ["index", "title", "description"]
 
 
-
 class AmazonReviewDataset(_CsvCorpus):
     """Amazon Review, Polarity or Full (MindSpore's ``AmazonReviewDataset``): columns ``label``,
     ``title``, ``content``, all strings.
@@ -132,7 +131,6 @@ class AmazonReviewDataset(_CsvCorpus):
     """
 
     _COLUMNS = ["label", "title", "content"]
-
 
 
 class YelpReviewDataset(_CsvCorpus):
@@ -154,7 +152,6 @@ class YelpReviewDataset(_CsvCorpus):
     _COLUMNS = ["label", "text"]
 
 
-
 class SogouNewsDataset(_CsvCorpus):
     """Sogou News (MindSpore's ``SogouNewsDataset``): columns ``index`` (class 1-5), ``title``,
     ``content``, all strings.
@@ -174,7 +171,6 @@ class SogouNewsDataset(_CsvCorpus):
     _COLUMNS = ["index", "title", "content"]
 
 
-
 class DBpediaDataset(_CsvCorpus):
     """DBpedia ontology classification (MindSpore's ``DBpediaDataset``): columns ``class`` (1-14),
     ``title``, ``content``, all strings.
@@ -192,7 +188,6 @@ class DBpediaDataset(_CsvCorpus):
     """
 
     _COLUMNS = ["class", "title", "content"]
-
 
 
 class YahooAnswersDataset(_CsvCorpus):

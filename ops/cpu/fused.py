@@ -97,7 +97,7 @@ def fused_normalize_hwc2chw(op: Op, ctx: KernelContext, image: Any) -> np.ndarra
     img = _image("Normalize", image, numeric=True)
     if img.dtype == np.uint8 and img.ndim == 3 and img.flags.c_contiguous and img.shape[2] == len(norm.mean) > 1:
         out = np.empty((img.shape[2], img.shape[0], img.shape[1]), np.float32)
-        normalize_into(img, np.asarray(norm.mean, np.float32), np.asarray(norm.std, np.float32), out, True)
+        normalize_into(img, op._mean32, op._std32, out, True)
         return out
     # Anything else (other dtypes, one-value mean/std, a bad image) goes through the two kernels as
     # written: the same result, and the same errors naming the op that raised them.
