@@ -236,6 +236,12 @@ class _Builder:
         finish: Callable = policy.finish
         if read is not None:
             work, finish = reading_first(read[0], read[1], work, finish)
+        if node.inline and remotes is None:
+            return InlineApplyStage(
+                rt, children[0], lambda c, p, r: finish(c, work(c, p, r), p, r), node.label,
+                one_to_one=rt.error_mode in ("raise", "deliver"),
+                ordered=policy.replace_in_order if rt.error_mode == "replace" else None,
+            )
         return ParallelApplyStage(
             rt,
             children[0],

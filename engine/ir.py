@@ -252,7 +252,9 @@ class MapNode(_UnaryNode):
     - ``reads_source``: the map reads its source's rows in its own workers (source absorption);
     - ``device_parts``: the map cut into runs of ops per device (:class:`DevicePart`);
     - ``device_output``: a device segment ending the map hands its rows on in device memory;
-    - ``segment_rows``: rows per run of a device segment (``None``: the default).
+    - ``segment_rows``: rows per run of a device segment (``None``: the default);
+    - ``inline``: the map runs in the thread pulling its rows, not in worker threads (a step of a
+      Ray task, where the tasks are the parallelism).
     """
 
     name = "Map"
@@ -266,6 +268,7 @@ class MapNode(_UnaryNode):
     device_parts: tuple[DevicePart, ...] = field(default=(), kw_only=True)
     device_output: bool = field(default=False, kw_only=True)
     segment_rows: int | None = field(default=None, kw_only=True)
+    inline: bool = field(default=False, kw_only=True)
 
     @property
     def label(self) -> str:

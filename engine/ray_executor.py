@@ -31,7 +31,9 @@ import math
 import os
 import pickle
 import struct
-from collections.abc import Iterator
+import sys
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing
 from typing import Any
 
@@ -288,6 +290,14 @@ class RayPlan:
                 self.node_counter = plan.positions[id(node)]
                 return stage
 
+            def build_node(self, node: ir.Node, children: list[Stage], position: int) -> Stage:
+                # A batch without per_batch_map stacks, pads or normalizes each row into new arrays.
+                if isinstance(node, ir.BatchNode) and node.per_batch_map is None:
+                    for child in children:
+                        if isinstance(child, RaySegmentStage):
+                            child.consumer_copies_rows = True
+                return super().build_node(node, children, position)
+
         return _TailBuilder(rt, None).build(self.tree)
 
     # -- Ray datasets -----------------------------------------------------------------------------
@@ -314,6 +324,8 @@ class RayPlan:
         ds.context.execution_options.preserve_order = True
         # An op's RowError reaches the consumer as itself (naming the op, row and file), not as text.
         ds.context.raise_original_map_exception = True
+        # Each map task would otherwise poll its own memory use (psutil) once a second in a thread.
+        ds.context.memory_usage_poll_interval_s = None
         if not any(_needs_actor(group[0]) for group in groups):
             # Read and task maps fuse into one operator. Ray Data would reserve half the cluster for
             # operators that do not exist here, leaving about one task in flight at a time (2,000
@@ -468,58 +480,130 @@ _ROW_HEAD = struct.Struct("<IQ")
 # fresh memory: 250 images of 224x224x3 took 106-128 us per image joined into one 37 MB bytes object,
 # 65-77 in 16 MB pieces, 42-58 in 16 MB NumPy buffers (backed by huge pages where the kernel has them).
 PACKED_CHUNK_BYTES = 16 << 20
+# Packing buffers a process keeps for its next blocks (4 pieces: a 250-image block of 224x224x3 is 3),
+# for pieces of at least RECYCLED_MIN_BYTES (smaller ones come from malloc's own free lists).
+RECYCLED_PACK_BYTES = 4 * PACKED_CHUNK_BYTES
+RECYCLED_MIN_BYTES = 1 << 20
 
 
-def _pack_rows(rows: list[Any]) -> Any:
-    """Rows as an Arrow ``large_binary`` column: one array, or a chunked array of pieces of at most
-    :data:`PACKED_CHUNK_BYTES` (a row larger than that is a piece alone).
+class _RecycledBuffers:
+    """Byte buffers of ``piece_bytes`` handed out again once nothing outside the pool refers to them.
 
-    Each row is pickled (protocol 5) with its arrays' data out of band, and each piece's rows are
-    copied once into one buffer: an image is copied once into the block, where ``pa.array`` over
-    per-row pickles copied it twice and spent most of its time allocating.
+    A Ray worker packs a block, returns it, and Ray copies it into the object store; the next block
+    then finds the same buffers free. A fresh buffer costs a page fault and a zeroed page every 4 KB,
+    as much as the copy itself, and glibc gives freed blocks' memory back to the kernel between tasks:
+    packing 250 images took 60-70 us per image in fresh buffers, 35-38 in recycled ones. A buffer is
+    free when the pool's reference is the only one: every Arrow buffer or view made from it keeps it
+    referenced, so a block still held anywhere is never written over. Requests under ``min_bytes`` or
+    over ``piece_bytes`` get memory of their own.
     """
-    import pyarrow as pa
 
-    dumps, head = pickle.dumps, _ROW_HEAD.pack
-    chunks: list[Any] = []
-    pieces: list[Any] = []
-    offsets = [0]
+    def __init__(self, capacity_bytes: int, piece_bytes: int, min_bytes: int = RECYCLED_MIN_BYTES):
+        self.capacity_bytes = capacity_bytes
+        self.piece_bytes = piece_bytes
+        self.min_bytes = min_bytes
+        self._buffers: list[np.ndarray] = []
+        self._lock = threading.Lock()
 
-    def finish() -> None:
-        # A NumPy buffer, not ``b"".join``: NumPy asks for transparent huge pages on buffers this
-        # large, and a piece of equal-size rows would otherwise be a fresh 4 KB-page mapping each time
-        # (glibc maps any request at least as large as the largest it has freed).
-        data = np.empty(offsets[-1], dtype=np.uint8)
-        at = 0
-        for piece in pieces:
-            size = len(piece) if isinstance(piece, bytes) else piece.nbytes
-            data[at : at + size] = np.frombuffer(piece, dtype=np.uint8)
-            at += size
-        bounds = np.asarray(offsets, dtype=np.int64)
-        chunks.append(pa.Array.from_buffers(pa.large_binary(), len(offsets) - 1,
-                                            [None, pa.py_buffer(bounds), pa.py_buffer(data)]))
-        pieces.clear()
-        del offsets[1:]
+    def take(self, nbytes: int) -> np.ndarray:
+        """A writable uint8 array of ``nbytes``: the start of a free pooled buffer, or new memory."""
+        if not self.min_bytes <= nbytes <= self.piece_bytes:
+            return np.empty(nbytes, dtype=np.uint8)
+        with self._lock:
+            for i in range(len(self._buffers)):
+                # Two references when free: the pool's list and getrefcount's own argument.
+                if sys.getrefcount(self._buffers[i]) == 2:
+                    return self._buffers[i][:nbytes]
+            buffer = np.empty(self.piece_bytes, dtype=np.uint8)
+            if (len(self._buffers) + 1) * self.piece_bytes <= self.capacity_bytes:
+                self._buffers.append(buffer)
+            return buffer[:nbytes]
 
-    for row in rows:
+
+_PACK_BUFFERS = _RecycledBuffers(RECYCLED_PACK_BYTES, PACKED_CHUNK_BYTES)
+
+
+class _Packer:
+    """Rows packed into an Arrow ``large_binary`` column as they come: one array, or a chunked array of
+    pieces of at most :data:`PACKED_CHUNK_BYTES` (a row larger than that is a piece alone).
+
+    Each row is pickled (protocol 5) with its arrays' data out of band and copied once into its
+    piece: an image is copied once into the block, where ``pa.array`` over per-row pickles copied it
+    twice and spent most of its time allocating. Rows are copied when added once the column holds
+    ``PACKED_CHUNK_BYTES // 16`` (into a recycled piece), so a task's output rows can be freed one by
+    one: a Ray worker holding a whole block of decoded rows, then freeing them all at once, had glibc
+    give the memory back and fault it in again for the next block (20-40 page faults per image).
+    """
+
+    def __init__(self) -> None:
+        self._chunks: list[Any] = []
+        self._pending: list[Any] = []  # the current piece's parts, not copied yet
+        self._piece: np.ndarray | None = None  # the current piece's buffer, once rows are copied
+        self._offsets = [0]
+
+    def add(self, row: Any) -> None:
         buffers: list[pickle.PickleBuffer] = []
-        body = dumps(row, protocol=5, buffer_callback=buffers.append)
+        body = pickle.dumps(row, protocol=5, buffer_callback=buffers.append)
         raws = [buffer.raw() for buffer in buffers]
         sizes = [raw.nbytes for raw in raws]
+        parts = [_ROW_HEAD.pack(len(sizes), len(body)) + struct.pack(f"<{len(sizes)}Q", *sizes) + body, *raws]
         size = _ROW_HEAD.size + 8 * len(sizes) + len(body) + sum(sizes)
-        if len(offsets) > 1 and offsets[-1] + size > PACKED_CHUNK_BYTES:
-            finish()
-        pieces.append(head(len(sizes), len(body)) + struct.pack(f"<{len(sizes)}Q", *sizes) + body)
-        pieces.extend(raws)
-        offsets.append(offsets[-1] + size)
-    if len(offsets) > 1 or not chunks:
-        finish()
-    return chunks[0] if len(chunks) == 1 else pa.chunked_array(chunks, type=pa.large_binary())
+        limit = PACKED_CHUNK_BYTES
+        if len(self._offsets) > 1 and self._offsets[-1] + size > limit:
+            self._finish()
+        if self._piece is None and self._offsets[-1] + size > limit // 16:
+            self._piece = _PACK_BUFFERS.take(max(limit, self._offsets[-1] + size))
+            self._copy(self._pending, 0)
+            self._pending.clear()
+        if self._piece is not None:
+            self._copy(parts, self._offsets[-1])
+        else:
+            self._pending.extend(parts)
+        self._offsets.append(self._offsets[-1] + size)
+
+    def column(self) -> Any:
+        """The packed column (the packer is empty again afterwards)."""
+        import pyarrow as pa
+
+        if len(self._offsets) > 1 or not self._chunks:
+            self._finish()
+        chunks, self._chunks = self._chunks, []
+        return chunks[0] if len(chunks) == 1 else pa.chunked_array(chunks, type=pa.large_binary())
+
+    def _copy(self, parts: list[Any], at: int) -> None:
+        assert self._piece is not None
+        for part in parts:
+            size = len(part) if isinstance(part, bytes) else part.nbytes
+            self._piece[at : at + size] = np.frombuffer(part, dtype=np.uint8)
+            at += size
+
+    def _finish(self) -> None:
+        import pyarrow as pa
+
+        if self._piece is None:
+            self._piece = np.empty(self._offsets[-1], dtype=np.uint8)
+            self._copy(self._pending, 0)
+            self._pending.clear()
+        data = self._piece[: self._offsets[-1]]
+        self._piece = None
+        bounds = np.asarray(self._offsets, dtype=np.int64)
+        self._chunks.append(pa.Array.from_buffers(pa.large_binary(), len(self._offsets) - 1,
+                                                  [None, pa.py_buffer(bounds), pa.py_buffer(data)]))
+        del self._offsets[1:]
 
 
-def _unpack_rows(column: Any) -> list[Any]:
+def _pack_rows(rows: Iterable[Any]) -> Any:
+    """Rows as a packed Arrow column (see :class:`_Packer`)."""
+    packer = _Packer()
+    for row in rows:
+        packer.add(row)
+    return packer.column()
+
+
+def _unpack_rows(column: Any, copy: bool = True) -> list[Any]:
     """The rows of a packed column (an Arrow array or chunked array), each array in its own writable
-    memory: a row never points into Ray's object store."""
+    memory: a row never points into Ray's object store. With ``copy=False`` the arrays are read-only
+    views of the column's buffers (for a consumer that copies every row at once, as a batch does)."""
     import pyarrow as pa
 
     loads, unpack_head = pickle.loads, _ROW_HEAD.unpack_from
@@ -542,7 +626,7 @@ def _unpack_rows(column: Any) -> list[Any]:
             at += body_size
             buffers = []
             for size in sizes:
-                buffers.append(bytearray(data[at : at + size]))
+                buffers.append(bytearray(data[at : at + size]) if copy else data[at : at + size])
                 at += size
             rows.append(loads(body, buffers=buffers))
     return rows
@@ -574,16 +658,20 @@ def _frame(pos: Any, ids: Any, rows: list[Any] | None, origins: list[Any] | None
     import pyarrow as pa
 
     count = len(ids)
+    if rows is None:
+        column = pa.nulls(count, pa.large_binary())
+    else:
+        column = rows if isinstance(rows, (pa.Array, pa.ChunkedArray)) else _pack_rows(rows)
     return pa.table({
         POS: pa.array(np.asarray(pos, dtype=np.int64)),
         ID: pa.array(np.asarray(ids, dtype=np.int64)),
-        ROW: _pack_rows(rows) if rows is not None else pa.nulls(count, pa.large_binary()),
+        ROW: column,
         ORIGIN: _origins_column(list(origins) if origins is not None else [None] * count),
     })
 
 
-def _frame_rows(table: Any) -> list[Any]:
-    return _unpack_rows(table.column(ROW))
+def _frame_rows(table: Any, copy: bool = True) -> list[Any]:
+    return _unpack_rows(table.column(ROW), copy)
 
 
 def _positions(table: Any) -> np.ndarray:
@@ -608,8 +696,12 @@ class _Feed(Stage):
 
     def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
         chunk, self.pending = self.pending, None
-        if chunk is not None:
-            yield chunk
+        if chunk is None:
+            return
+        # In chunks of the local engine's size: the last step's rows are packed, and freed, as they come.
+        step = max(1, config.get_rows_per_chunk())
+        for start in range(0, len(chunk), step):
+            yield chunk.slice(start, start + step)
 
 
 # Settings the kernels and device parts read in the worker: the driver's values travel with each step.
@@ -623,8 +715,10 @@ class _Step:
     def __init__(self, node: ir.Node, seed: int, error_mode: str, pass_index: int):
         self.settings = {name: getattr(config, f"get_{name}")() for name in WORKER_SETTINGS}
         if isinstance(node, ir.MapNode):
-            # A Ray worker is a process already, and the read task reads the rows.
-            node = dataclasses.replace(node, python_multiprocessing=False, reads_source=False)
+            # A Ray worker is a process already, and the read task reads the rows. The map runs in
+            # the task's thread: a worker thread per task had its memory in a thread arena of its own,
+            # which glibc gave back and faulted in again for every block (40 page faults per image).
+            node = dataclasses.replace(node, python_multiprocessing=False, reads_source=False, inline=True)
         if any(f.name == "num_workers" for f in dataclasses.fields(node)):
             node = dataclasses.replace(node, num_workers=1)  # Ray runs the tasks in parallel
         self.node = node
@@ -651,14 +745,17 @@ class _Step:
             self._built[0].close()
             self._built = None
 
-    def apply(self, pos: np.ndarray, ids: np.ndarray, rows: list[Any], origins: list[Any]) -> tuple:
-        """The step over one block's rows (with their positions, ids and files); the same four back."""
+    def apply(self, pos: np.ndarray, ids: np.ndarray, rows: list[Any], origins: list[Any],
+              packer: _Packer | None = None) -> tuple:
+        """The step over one block's rows (with their positions, ids and files); the same four back.
+        With ``packer`` the output rows go into it as they come, and the rows returned are its column."""
         rt, feed, stage = self._build()
-        return self._run_rows(pos, ids, rows, origins, feed, stage)
+        return self._run_rows(pos, ids, rows, origins, feed, stage, packer)
 
     def _run_rows(self, pos: np.ndarray, ids: np.ndarray, rows: list[Any], origins: list[Any], feed: _Feed,
-                  stage: Stage) -> tuple:
+                  stage: Stage, packer: _Packer | None = None) -> tuple:
         out_rows: list[Any] = []
+        keep: Callable[[list[Any]], Any] = out_rows.extend if packer is None else _adder(packer)
         out_pos: list[int] = []
         out_ids: list[int] = []
         out_origins: list[Any] = []
@@ -685,7 +782,7 @@ class _Step:
             # The stage's own _run: row indices start at the run's position, and nothing is dropped.
             with closing(stage._run(self.pass_index, skip)) as chunks:
                 for chunk in chunks:
-                    out_rows.extend(chunk.rows)
+                    keep(chunk.rows)
                     if batch is not None:
                         out_pos.extend(range(skip, skip + len(chunk)))
                         out_ids.extend(range(skip, skip + len(chunk)))
@@ -695,7 +792,16 @@ class _Step:
                     out_pos.extend(t.pos for t in chunk.ids)  # type: ignore[union-attr]
                     out_ids.extend(chunk.ids)  # type: ignore[arg-type]
                     out_origins.extend(chunk.origins or [None] * len(chunk))
-        return np.asarray(out_pos, dtype=np.int64), np.asarray(out_ids, dtype=np.int64), out_rows, out_origins
+        return (np.asarray(out_pos, dtype=np.int64), np.asarray(out_ids, dtype=np.int64),
+                out_rows if packer is None else packer.column(), out_origins)
+
+
+def _adder(packer: _Packer) -> Callable[[list[Any]], None]:
+    def add(rows: list[Any]) -> None:
+        for row in rows:
+            packer.add(row)
+
+    return add
 
 
 class _Chain:
@@ -725,10 +831,11 @@ class _Chain:
         rows = self.reads(ids.tolist()) if self.reads is not None else _frame_rows(table)
         data = (_positions(table), ids, rows, _origins_of(table))
         errors = ErrorStats()
-        for step in self.steps:
+        for k, step in enumerate(self.steps):
             rt = step._build()[0]
             rt.errors = ErrorStats()
-            data = step.apply(*data)
+            # The last step's rows are packed as they come, and freed one by one (see _Packer).
+            data = step.apply(*data, packer=_Packer() if k == len(self.steps) - 1 else None)
             errors.merge(rt.errors.skipped, rt.errors.replaced, rt.errors.samples)
         out = _frame(*data)
         parts = [out]
@@ -788,6 +895,20 @@ def _unwrap(error: BaseException) -> BaseException:
     return error
 
 
+def _blocks(ds: Any) -> Iterator[Any]:
+    """The execution's blocks (Arrow tables) in order, each as soon as its task is done.
+
+    ``iter_batches`` yields a block only once the block ``prefetch_batches`` after it is done too: on
+    a 2-CPU cluster the first rows reached the consumer 1.1 s into a 2.2 s pass instead of 0.6 s, and
+    its work was left for the end of the pass, when the workers are idle. A block of another node is
+    fetched when the consumer reaches it; the tasks go on meanwhile.
+    """
+    ray = require_ray()
+    for bundle in ds.iter_internal_ref_bundles():
+        for ref in bundle.block_refs:
+            yield ray.get(ref)
+
+
 class RaySegmentStage(Stage):
     """The consumer's source for a segment: one Ray execution per pass, rows in pass order.
 
@@ -804,17 +925,21 @@ class RaySegmentStage(Stage):
         self.segment = segment
         # Ray operator name -> summed stats over the passes run so far (see _record_stats).
         self.operator_stats: dict[str, dict[str, float]] = {}
+        # Set when the consumer is a batch that copies each row into its batch arrays and lets it go:
+        # rows then stay read-only views of the blocks (no copy out of the object store first).
+        self.consumer_copies_rows = False
 
     def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
         ds = self.plan.segment_dataset(self.segment, self.rt.seed, pass_index, skip)
-        batches = iter(ds.iter_batches(batch_size=None, batch_format="pyarrow", prefetch_batches=2))
+        batches = _blocks(ds)
         try:
             with closing(batches):  # type: ignore[type-var]
                 for table in batches:
                     self.rt.check()
                     table = _take_notes(table, self.rt.errors)
                     if len(table):
-                        yield Chunk(_frame_rows(table), table.column(ID).to_pylist(), _origins_of(table))
+                        rows = _frame_rows(table, copy=not self.consumer_copies_rows)
+                        yield Chunk(rows, table.column(ID).to_pylist(), _origins_of(table))
         except Exception as error:  # noqa: BLE001 - re-raised, unwrapped from Ray's wrappers
             inner = _unwrap(error)
             if inner is error:

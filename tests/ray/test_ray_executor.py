@@ -194,6 +194,37 @@ def test_op_error_names_the_op_and_row():
         list(ds.create_tuple_iterator(num_epochs=1, executor="ray"))
 
 
+def _arrays(dataset):
+    return [a for row in dataset.create_tuple_iterator(num_epochs=1, output_numpy=True, executor="ray")
+            for a in row]
+
+
+def test_rows_from_ray_are_writable_arrays_of_their_own():
+    arrays = _arrays(_augment(_source()))
+    assert arrays and all(a.flags.writeable for a in arrays)
+    arrays[0][...] = 0  # the consumer may write into what it got
+
+
+def test_batches_from_ray_are_writable_and_hold_the_local_values():
+    md.config.set_seed(4)
+    ds = _augment(_source(shuffle=False)).batch(5)
+    batches = _arrays(ds)
+    assert batches and all(b.flags.writeable for b in batches)
+    local = [a for row in ds.create_tuple_iterator(num_epochs=1, output_numpy=True) for a in row]
+    assert all(np.array_equal(g, w) for g, w in zip(batches, local, strict=True))
+
+
+def test_per_batch_map_gets_rows_it_may_write_into():
+    def zero_first(images, labels, info):
+        for image in images:
+            image[0] = 0  # in place, as user code may
+        return images, labels
+
+    ds = _augment(_source(shuffle=False)).batch(4, per_batch_map=zero_first, input_columns=["image", "label"])
+    images = _arrays(ds)[0::2]
+    assert all(not image[:, 0].any() for image in images)
+
+
 def test_to_ray_gives_rows_with_the_pipeline_columns():
     md.config.set_seed(4)
     ds = _augment(_source())
