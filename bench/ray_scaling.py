@@ -20,9 +20,9 @@ Usage (on an idle machine; figures from a busy one are noise):
         [--cores-per-node 32] [--network-gbps 25] [--json PATH]
 
 Local and 2-CPU Ray epochs alternate for ``--repeats`` rounds (two epochs each; each Ray side on a
-fresh cluster after a warm-up epoch, and no cluster up during the local side), and the ratio is the
-median of the rounds' own ratios: the machine's drift moves both sides of a round. The 1-CPU cluster
-runs one warm-up and 3 epochs of its own.
+fresh cluster after :data:`RAY_WARMUP_EPOCHS` warm-up epochs, and no cluster up during the local
+side), and the ratio is the median of the rounds' own ratios: the machine's drift moves both sides of
+a round. The 1-CPU cluster runs its warm-up and 3 epochs of its own.
 """
 
 from __future__ import annotations
@@ -63,9 +63,16 @@ def _train_rate(data_dir: str, workers: int, batch_size: int, executor: str) -> 
     return result.images_per_s
 
 
+# Epochs a fresh Ray cluster runs before it is measured. Its first epoch starts the workers (imports);
+# its second still ran at 75-80% of the later ones (first touches of the object store's and the
+# workers' memory: 30,000 page faults per worker, against 10,000-15,000 from the fourth epoch on).
+RAY_WARMUP_EPOCHS = 2
+
+
 def _median_rate(data_dir: str, workers: int, batch_size: int, executor: str, repeats: int) -> float:
-    """The median of ``repeats`` epochs after one warm-up epoch (page cache, imports, Ray's workers)."""
-    _train_rate(data_dir, workers, batch_size, executor)
+    """The median of ``repeats`` epochs after warm-up epochs (page cache, imports, Ray's workers)."""
+    for _ in range(RAY_WARMUP_EPOCHS if executor == "ray" else 1):
+        _train_rate(data_dir, workers, batch_size, executor)
     rates = sorted(_train_rate(data_dir, workers, batch_size, executor) for _ in range(repeats))
     return rates[len(rates) // 2]
 
@@ -82,7 +89,7 @@ def _ray_rate(cpus: int, data_dir: str, workers: int, batch_size: int, repeats: 
 
 def _alternating_rates(data_dir: str, workers: int, batch_size: int, repeats: int) -> tuple[float, float, float]:
     """``repeats`` rounds of two local epochs, then two 2-CPU Ray epochs on a fresh cluster after its
-    warm-up epoch: the medians of both rates and of the rounds' own ratios. The machine's drift moves
+    warm-up epochs: the medians of both rates and of the rounds' own ratios. The machine's drift moves
     both sides of a round. The cluster is down while the local epochs run: an idle Ray cluster took
     about 7% off the local rate here."""
     from minddata.engine.ray_executor import init_local_cluster
@@ -93,7 +100,8 @@ def _alternating_rates(data_dir: str, workers: int, batch_size: int, repeats: in
         local_round = statistics.median(_train_rate(data_dir, workers, batch_size, "local") for _ in range(2))
         ray = init_local_cluster(2)
         try:
-            _train_rate(data_dir, workers, batch_size, "ray")
+            for _ in range(RAY_WARMUP_EPOCHS):
+                _train_rate(data_dir, workers, batch_size, "ray")
             ray_round = statistics.median(_train_rate(data_dir, workers, batch_size, "ray") for _ in range(2))
         finally:
             ray.shutdown()
