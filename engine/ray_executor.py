@@ -530,9 +530,9 @@ class _Packer:
     Each row is pickled (protocol 5) with its arrays' data out of band and copied once into its
     piece: an image is copied once into the block, where ``pa.array`` over per-row pickles copied it
     twice and spent most of its time allocating. Rows are copied when added once the column holds
-    ``PACKED_CHUNK_BYTES // 16`` (into a recycled piece), so a task's output rows can be freed one by
-    one: a Ray worker holding a whole block of decoded rows, then freeing them all at once, had glibc
-    give the memory back and fault it in again for the next block (20-40 page faults per image).
+    ``PACKED_CHUNK_BYTES // 16`` (into a recycled piece), so a task's output rows are freed chunk by
+    chunk instead of sitting in memory next to their packed copy until the block ends (37 MB for a
+    block of 250 images of 224x224x3).
     """
 
     def __init__(self) -> None:
