@@ -72,6 +72,20 @@ class ReadRows:
         return rows, errors
 
 
+def stream_seeds(node: ir.IterableSourceNode, rt: Runtime, position: int) -> dict[str, int]:
+    """The seeds a streamed source at plan ``position`` is opened with (``open_iter``'s keywords)."""
+    if not node.seeded:
+        return {}
+    # As for samplers: shards of one source (same seed, same graph) draw the same order.
+    node_seed = int(np.random.SeedSequence([rt.seed, position]).generate_state(1)[0])
+    if not node.sharded:
+        return {"seed": node_seed}
+    # What the shards must agree on draws from the shard seed; the rest (a shard's row shuffle) from
+    # the run's seed.
+    shard_seed = int(np.random.SeedSequence([rt.shard_seed, position]).generate_state(1)[0])
+    return {"seed": shard_seed, "row_seed": node_seed}
+
+
 class _Builder:
     def __init__(self, rt: Runtime, online_source: Callable[[ir.OnlineSourceNode], Stage] | None):
         self.rt = rt
@@ -160,17 +174,7 @@ class _Builder:
         )
 
     def _iterable_source(self, node: ir.IterableSourceNode, children, position) -> Stage:
-        open_iter = node.open_iter
-        if node.seeded:
-            # As for samplers: shards of one source (same seed, same graph) draw the same order.
-            node_seed = int(np.random.SeedSequence([self.rt.seed, position]).generate_state(1)[0])
-            if node.sharded:
-                # What the shards must agree on draws from the shard seed; the rest (a shard's row
-                # shuffle) from the run's seed.
-                shard_seed = int(np.random.SeedSequence([self.rt.shard_seed, position]).generate_state(1)[0])
-                open_iter = functools.partial(node.open_iter, seed=shard_seed, row_seed=node_seed)
-            else:
-                open_iter = functools.partial(node.open_iter, seed=node_seed)
+        open_iter = functools.partial(node.open_iter, **stream_seeds(node, self.rt, position))
         return IterableSourceStage(self.rt, open_iter, node.to_row, self.chunk_rows, node.num_samples, node.name)
 
     def _online_source(self, node: ir.OnlineSourceNode, children, position) -> Stage:

@@ -207,7 +207,10 @@ class IterableSourceNode(Node):
     ``seeded`` sources are opened as ``open_iter(pass_index, seed=...)``: the seed is the pipeline's,
     mixed with the node's position, so every shard of a data-parallel job draws the same order. A
     ``sharded`` source draws from the runtime's shard seed, which every rank shares even without
-    config.set_seed (engine/runtime.py).
+    config.set_seed (engine/runtime.py). ``record_reads`` (``None`` when the format is read front to
+    back only) reads the same rows by record number, for an executor that splits a pass into tasks:
+    ``order(pass_index, seed, row_seed)`` gives the record numbers of a pass in the stream's order,
+    ``fetch(numbers)`` the rows, ``origins(numbers)`` their files.
     """
 
     name: str = field()
@@ -218,6 +221,7 @@ class IterableSourceNode(Node):
     size: Callable[[], int | None] | None = None
     seeded: bool = False
     sharded: bool = False
+    record_reads: Any = field(default=None, kw_only=True)
 
     def _compute_columns(self) -> list[str]:
         return list(self.column_names)

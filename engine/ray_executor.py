@@ -42,7 +42,7 @@ import numpy as np
 from minddata import config
 from minddata.engine import ir
 from minddata.engine.chunk import Chunk
-from minddata.engine.compiler import _Builder, plan_tree
+from minddata.engine.compiler import _Builder, plan_tree, stream_seeds
 from minddata.engine.devicemap import needs_device_build
 from minddata.engine.runtime import ErrorStats, Runtime
 from minddata.engine.stages import ShuffleStage, Stage
@@ -147,9 +147,11 @@ class Segment:
     """A random-access source, an optional seeded shuffle right above it, and the per-row steps above
     those (bottom-up), all run on Ray. ``top`` is the plan node the tail sees in its place."""
 
-    def __init__(self, source: ir.RandomAccessSourceNode, shuffle: ir.ShuffleNode | None, steps: list[ir.Node],
-                 top: ir.Node, positions: dict[int, int]):
+    def __init__(self, source: ir.RandomAccessSourceNode | ir.IterableSourceNode, shuffle: ir.ShuffleNode | None,
+                 steps: list[ir.Node], top: ir.Node, positions: dict[int, int]):
         self.source = source
+        # What the read tasks call: ``fetch(ids)``, ``origins(ids)`` (a streamed source's by record number).
+        self.reads = source.record_reads if isinstance(source, ir.IterableSourceNode) else source
         self.shuffle = shuffle
         self.steps = steps
         self.top = top
@@ -164,7 +166,11 @@ class Segment:
 
     def pass_ids(self, rt: Runtime, pass_index: int) -> np.ndarray:
         """The source rows of pass ``pass_index``, in the order the local engine reads them: the
-        sampler's stage (and shuffle buffer) as the local compiler builds them, run over indices only."""
+        sampler's stage (and shuffle buffer) as the local compiler builds them, run over indices only;
+        a streamed source's own order over record numbers."""
+        if isinstance(self.source, ir.IterableSourceNode):
+            ids = self.reads.order(pass_index, **stream_seeds(self.source, rt, self.source_position))
+            return ids if self.source.num_samples is None else ids[: self.source.num_samples]
         builder = _Builder(rt, None)
         builder.node_counter = self.source_position - 1
         sampler, _, _ = builder._source_parts(self.source, builder._position())
@@ -224,7 +230,7 @@ class RayPlan:
                 f"executor='ray': {node.label} can't run distributed: it reads its rows front to back in one "
                 "process, so they can't be split into Ray read tasks. Use a random-access source (a "
                 "GeneratorDataset over an object with __getitem__ and __len__, MindDataset, ParquetDataset, "
-                "ImageFolderDataset), or the local executor."
+                "ImageFolderDataset, an uncompressed TFRecordDataset), or the local executor."
             )
         if isinstance(node, ir.OnlineSourceNode):
             raise GraphError("executor='ray': OnlineDataset rows are pushed in by a serving session; serve it locally.")
@@ -242,7 +248,8 @@ class RayPlan:
         shuffle = None
         if isinstance(below, ir.ShuffleNode) and isinstance(below.children[0], ir.RandomAccessSourceNode):
             shuffle, below = below, below.children[0]
-        if not isinstance(below, ir.RandomAccessSourceNode):
+        splittable_stream = isinstance(below, ir.IterableSourceNode) and below.record_reads is not None
+        if not isinstance(below, ir.RandomAccessSourceNode) and not splittable_stream:
             return None
         steps.reverse()
         self._check_steps(steps)
@@ -303,12 +310,13 @@ class RayPlan:
     # -- Ray datasets -----------------------------------------------------------------------------
 
     def segment_dataset(self, segment: Segment, seed: int, pass_index: int, skip: int = 0,
-                        rows_multiple: int = 1, rows_per_task: int | None = None) -> Any:
+                        rows_multiple: int = 1, rows_per_task: int | None = None,
+                        shard_seed: int | None = None) -> Any:
         """A ``ray.data.Dataset`` of the segment's rows for pass ``pass_index``, from row ``skip`` on,
         as internal blocks (``__pos__``, ``__id__``, ``__row__``, ``__origin__``), in pass order
         (read tasks hold multiples of ``rows_multiple`` rows)."""
         ray = require_ray()
-        rt = Runtime(seed, self.error_mode)
+        rt = Runtime(seed, self.error_mode, shard_seed=shard_seed)
         ids = segment.pass_ids(rt, pass_index)[skip:]
         # Equal tasks: tasks shrinking towards the end of the pass (guided) measured the same here.
         sizes = _uniform_sizes(len(ids), rows_per_task or _rows_per_task(len(ids), rows_multiple, ray))
@@ -318,7 +326,7 @@ class RayPlan:
         # run alongside the pool.
         reads_in_step = bool(groups) and not _needs_actor(groups[0][0])
         chunk_rows = config.get_rows_per_chunk()
-        source = _datasource_class()(segment.source, ids, skip, sizes, chunk_rows, reads_in_step)
+        source = _datasource_class()(segment.reads, ids, skip, sizes, chunk_rows, reads_in_step)
         # As many blocks as read tasks: Ray would otherwise split blocks at arbitrary rows.
         ds = ray.data.read_datasource(source, override_num_blocks=max(1, len(sizes)))
         ds.context.execution_options.preserve_order = True
@@ -333,7 +341,7 @@ class RayPlan:
             # there it stops one operator from starving the next.
             ds.context.op_resource_reservation_enabled = False
         for k, group in enumerate(groups):
-            reads = _Reads(segment.source.fetch, chunk_rows) if k == 0 and reads_in_step else None
+            reads = _Reads(segment.reads.fetch, chunk_rows) if k == 0 and reads_in_step else None
             chain = _Chain([_Step(node, seed, self.error_mode, pass_index) for node in group], reads)
             name = "+".join(_op_name(node) for node in group)
             segment.operator_labels[name] = " → ".join(node.label for node in group)
@@ -404,9 +412,10 @@ def _datasource_class() -> Any:
 
     class MinddataSource(Datasource):
         """Read tasks over contiguous runs of a pass's rows (a record/Parquet source's rows in file and
-        row-range order when unshuffled): ``fetch(ids)`` in the task, rows tagged with their position."""
+        row-range order when unshuffled): ``fetch(ids)`` in the task, rows tagged with their position.
+        ``node`` is a random-access source or a streamed source's ``record_reads``."""
 
-        def __init__(self, node: ir.RandomAccessSourceNode, ids: np.ndarray, first_pos: int, sizes: list[int],
+        def __init__(self, node: Any, ids: np.ndarray, first_pos: int, sizes: list[int],
                      chunk_rows: int, reads_in_step: bool = False):
             self.node = node
             self.ids = ids
@@ -930,7 +939,7 @@ class RaySegmentStage(Stage):
         self.consumer_copies_rows = False
 
     def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
-        ds = self.plan.segment_dataset(self.segment, self.rt.seed, pass_index, skip)
+        ds = self.plan.segment_dataset(self.segment, self.rt.seed, pass_index, skip, shard_seed=self.rt.shard_seed)
         batches = _blocks(ds)
         try:
             with closing(batches):  # type: ignore[type-var]
@@ -1031,7 +1040,8 @@ def to_ray(root: ir.Node, columns: list[str]) -> Any:
             "create_dict_iterator(executor='ray') instead, or apply it to the Ray dataset yourself."
         )
     seed = config.get_seed() if config.seed_is_set() else int.from_bytes(np.random.bytes(4), "little")
-    ds = plan.segment_dataset(segment, seed, 0, rows_multiple=batch.batch_size if batch is not None else 1)
+    ds = plan.segment_dataset(segment, seed, 0, rows_multiple=batch.batch_size if batch is not None else 1,
+                              shard_seed=config.get_seed())
     if batch is not None:
         collate = _Chain([_Step(batch, seed, plan.error_mode, 0)])
         ds = ds.map_batches(_named_fn(collate, _op_name(batch)), batch_format="pyarrow", batch_size=None)

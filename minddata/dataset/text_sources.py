@@ -11,6 +11,7 @@ the line or record, and what is wrong.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import gzip
 import io
 import math
@@ -467,7 +468,10 @@ class TFRecordDataset(Dataset):
         )
         if num_samples is None and spec.num_rows:
             num_samples = spec.num_rows
-        super().__init__(with_cache(where, _node(where, list(columns), stream, num_samples), cache))
+        node = _node(where, list(columns), stream, num_samples)
+        if compression == "":  # compressed records can only be found by reading from the start
+            node = dataclasses.replace(node, record_reads=_TFRecordReads(where, stream, reader))
+        super().__init__(with_cache(where, node, cache))
 
 
 class _ZlibFile:
@@ -607,30 +611,108 @@ class _TFRecordReader:
 
     def read(self, path: str) -> Iterator[tuple]:
         for number, offset, data in _records(path, self.compression):
-            try:
-                features = parse_example(data)  # type: ignore[arg-type]
-            except ProtobufError as error:
+            yield self.row(path, number, offset, data)  # type: ignore[arg-type]
+
+    def row(self, path: str, number: int, offset: int, data: bytes) -> tuple:
+        """The row of record ``number`` (at byte ``offset``) of ``path``."""
+        try:
+            features = parse_example(data)
+        except ProtobufError as error:
+            raise DataFormatError(
+                f"TFRecordDataset: {path}, record {number} (byte {offset}): not a tf.train.Example: {error}",
+                path=path,
+            ) from None
+        row = []
+        for column in self.columns:
+            name = column["name"]
+            found = features.get(name)
+            if found is None:
                 raise DataFormatError(
-                    f"TFRecordDataset: {path}, record {number} (byte {offset}): not a tf.train.Example: {error}",
+                    f"TFRecordDataset: {path}, record {number} (byte {offset}): feature {name!r} is missing; the "
+                    f"record has {list(features)}.",
                     path=path,
+                )
+            try:
+                row.append(_convert(found, column))
+            except ValueError as error:
+                raise DataFormatError(
+                    f"TFRecordDataset: {path}, record {number} (byte {offset}), feature {name!r}: {error}", path=path
                 ) from None
-            row = []
-            for column in self.columns:
-                name = column["name"]
-                found = features.get(name)
-                if found is None:
-                    raise DataFormatError(
-                        f"TFRecordDataset: {path}, record {number} (byte {offset}): feature {name!r} is missing; the "
-                        f"record has {list(features)}.",
-                        path=path,
-                    )
-                try:
-                    row.append(_convert(found, column))
-                except ValueError as error:
-                    raise DataFormatError(
-                        f"TFRecordDataset: {path}, record {number} (byte {offset}), feature {name!r}: {error}", path=path
-                    ) from None
-            yield tuple(row)
+        return tuple(row)
+
+
+class _TFRecordReads:
+    """An uncompressed TFRecord stream's rows by record number (the files' records numbered one after
+    another): what lets an executor split a pass into tasks (``IterableSourceNode.record_reads``).
+
+    ``order`` runs the stream's own file order, sharding and shuffle (:func:`stream_rows`) over record
+    numbers instead of rows, so a split pass holds the local pass's rows in its order. Each file's
+    record offsets are found once per process (headers only, CRC-checked).
+    """
+
+    def __init__(self, name: str, stream: _Stream, reader: _TFRecordReader):
+        self.name = name
+        self.stream = stream
+        self.reader = reader
+        self._offsets: dict[int, np.ndarray] = {}
+
+    def _starts(self) -> np.ndarray:
+        return np.concatenate([[0], np.cumsum(self.stream.file_counts())]).astype(np.int64)
+
+    def order(self, pass_index: int, seed: int = 0, row_seed: int | None = None) -> np.ndarray:
+        files, starts = self.stream.files, self._starts()
+
+        def numbers(path: str) -> Iterator[int]:
+            f = index[path]
+            return iter(range(int(starts[f]), int(starts[f + 1])))
+
+        index = {path: f for f, path in enumerate(files)}
+        stream = self.stream
+        return np.fromiter(
+            stream_rows(files, numbers, mode=stream.mode, sharding=stream.sharding, by_file=stream.by_file, seed=seed,
+                        pass_index=pass_index, counts=stream.file_counts, readers=stream.readers, row_seed=row_seed),
+            dtype=np.int64,
+        )
+
+    def _locate(self, numbers: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        starts = self._starts()
+        files = np.searchsorted(starts, numbers, side="right") - 1
+        return files, np.asarray(numbers, dtype=np.int64) - starts[files]
+
+    def fetch(self, numbers: list[int]) -> list[tuple]:
+        files, records = self._locate(numbers)
+        rows = []
+        for f, record in zip(files.tolist(), records.tolist()):
+            path = self.stream.files[f]
+            offsets = self._offsets.get(f)
+            if offsets is None:
+                offsets = self._offsets[f] = np.fromiter(
+                    (offset for _, offset, _ in _records(path, "", with_data=False)), dtype=np.int64)
+            rows.append(self.reader.row(path, record, int(offsets[record]), _record_at(path, record, int(offsets[record]))))
+        return rows
+
+    def origins(self, numbers: list[int]) -> list[str]:
+        return [self.stream.files[f] for f in self._locate(numbers)[0].tolist()]
+
+
+def _record_at(path: str, number: int, offset: int) -> bytes:
+    """The data of record ``number`` of an uncompressed TFRecord file, which starts at byte ``offset``."""
+    with open(path, "rb") as f:
+        f.seek(offset)
+        header = f.read(12)
+        length = struct.unpack("<Q", header[:8])[0] if len(header) == 12 else 0
+        data = f.read(length)
+        footer = f.read(4)
+    if len(header) < 12 or len(data) < length or len(footer) < 4:
+        raise DataFormatError(
+            f"TFRecordDataset: {path} changed after it was indexed: record {number} at byte {offset} is cut short.",
+            path=path,
+        )
+    if masked_crc(data) != struct.unpack("<I", footer)[0]:
+        raise DataFormatError(
+            f"TFRecordDataset: {path} is corrupted: record {number} at byte {offset} fails its data CRC.", path=path
+        )
+    return data
 
 
 _INT_TYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")

@@ -165,6 +165,48 @@ def test_parquet_source_split_into_read_tasks_matches_local(tmp_path):
     _same_rows(ds.map(lambda x: x * 3, input_columns="x"))
 
 
+def _tfrecord_helpers():
+    path = Path(__file__).parents[1] / "dataset" / "test_formats.py"
+    spec = importlib.util.spec_from_file_location("minddata_tfrecord_helpers", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _tfrecord_files(tmp_path, compress=None):
+    helpers = _tfrecord_helpers()
+    paths = []
+    for f in range(3):
+        paths.append(str(tmp_path / f"part{f}.tfrecord"))
+        helpers._tfrecord(tmp_path / f"part{f}.tfrecord", helpers._records(5 + 2 * f, start=10 * f), compress)
+    return paths
+
+
+@pytest.mark.parametrize("shuffle", [False, md.Shuffle.FILES, md.Shuffle.GLOBAL])
+def test_tfrecord_files_split_into_read_tasks_match_local(tmp_path, shuffle):
+    md.config.set_seed(5)
+    ds = md.TFRecordDataset(_tfrecord_files(tmp_path), shuffle=shuffle, num_parallel_workers=2)
+    _same_rows(_augment_labels(ds), epochs=2)
+
+
+def test_sharded_tfrecord_rows_match_local(tmp_path):
+    md.config.set_seed(5)
+    files = _tfrecord_files(tmp_path)
+    for equal_rows in (False, True):
+        ds = md.TFRecordDataset(files, num_shards=2, shard_id=1, shard_equal_rows=equal_rows, num_samples=6)
+        _same_rows(_augment_labels(ds))
+
+
+def _augment_labels(ds):
+    return ds.map(lambda label: label * 2, input_columns="label")
+
+
+def test_compressed_tfrecord_fails_at_build_naming_the_source(tmp_path):
+    ds = md.TFRecordDataset(_tfrecord_files(tmp_path, "GZIP"), compression_type="GZIP", shuffle=False)
+    with pytest.raises(GraphError, match="TFRecordDataset.*front to back"):
+        RayPlan(ds._node)
+
+
 def test_map_after_batch_fails_at_build_naming_the_op():
     ds = _source().batch(2).map(lambda x: x, input_columns="image")
     with pytest.raises(GraphError, match=r"Map\[<lambda>\].*after Batch\(2\)"):
