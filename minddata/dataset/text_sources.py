@@ -682,27 +682,37 @@ class _TFRecordReads:
     def fetch(self, numbers: list[int]) -> list[tuple]:
         files, records = self._locate(numbers)
         rows = []
-        for f, record in zip(files.tolist(), records.tolist()):
-            path = self.stream.files[f]
-            offsets = self._offsets.get(f)
-            if offsets is None:
-                offsets = self._offsets[f] = np.fromiter(
-                    (offset for _, offset, _ in _records(path, "", with_data=False)), dtype=np.int64)
-            rows.append(self.reader.row(path, record, int(offsets[record]), _record_at(path, record, int(offsets[record]))))
+        opened: tuple[int, Any] | None = None  # one open file while the numbers stay in it
+        try:
+            for f, record in zip(files.tolist(), records.tolist()):
+                path = self.stream.files[f]
+                offsets = self._offsets.get(f)
+                if offsets is None:
+                    offsets = self._offsets[f] = np.fromiter(
+                        (offset for _, offset, _ in _records(path, "", with_data=False)), dtype=np.int64)
+                if opened is None or opened[0] != f:
+                    if opened is not None:
+                        opened[1].close()
+                    opened = (f, open(path, "rb"))  # noqa: SIM115 - closed when the file changes, or below
+                offset = int(offsets[record])
+                rows.append(self.reader.row(path, record, offset, _record_at(opened[1], path, record, offset)))
+        finally:
+            if opened is not None:
+                opened[1].close()
         return rows
 
     def origins(self, numbers: list[int]) -> list[str]:
         return [self.stream.files[f] for f in self._locate(numbers)[0].tolist()]
 
 
-def _record_at(path: str, number: int, offset: int) -> bytes:
-    """The data of record ``number`` of an uncompressed TFRecord file, which starts at byte ``offset``."""
-    with open(path, "rb") as f:
-        f.seek(offset)
-        header = f.read(12)
-        length = struct.unpack("<Q", header[:8])[0] if len(header) == 12 else 0
-        data = f.read(length)
-        footer = f.read(4)
+def _record_at(f: Any, path: str, number: int, offset: int) -> bytes:
+    """The data of record ``number`` of uncompressed TFRecord file ``f`` (open ``path``), which starts
+    at byte ``offset``."""
+    f.seek(offset)
+    header = f.read(12)
+    length = struct.unpack("<Q", header[:8])[0] if len(header) == 12 else 0
+    data = f.read(length)
+    footer = f.read(4)
     if len(header) < 12 or len(data) < length or len(footer) < 4:
         raise DataFormatError(
             f"TFRecordDataset: {path} changed after it was indexed: record {number} at byte {offset} is cut short.",

@@ -18,7 +18,7 @@ from ray_cluster import is_loopback, listening_addresses, ray_cluster  # noqa: F
 import minddata as md
 from minddata import vision
 from minddata.engine.ray_executor import RayPlan, _needs_actor
-from minddata.errors import GraphError, RowError
+from minddata.errors import DataFormatError, GraphError, RowError
 from minddata.ops import KernelContext, get_kernel
 
 # Ray Data copies its context, touching its own deprecated fields: not this project's warnings.
@@ -195,6 +195,16 @@ def test_sharded_tfrecord_rows_match_local(tmp_path):
     for equal_rows in (False, True):
         ds = md.TFRecordDataset(files, num_shards=2, shard_id=1, shard_equal_rows=equal_rows, num_samples=6)
         _same_rows(_augment_labels(ds))
+
+
+def test_a_corrupted_tfrecord_record_names_the_file_and_record(tmp_path):
+    files = _tfrecord_files(tmp_path)
+    data = bytearray(Path(files[1]).read_bytes())
+    data[20] ^= 0xFF  # inside the first record's data: its headers still check out
+    Path(files[1]).write_bytes(bytes(data))
+    ds = md.TFRecordDataset(files, shuffle=False)
+    with pytest.raises(DataFormatError, match=r"part1\.tfrecord is corrupted: record 0 at byte 0 fails its data CRC"):
+        _rows(ds, "ray")
 
 
 def _augment_labels(ds):
