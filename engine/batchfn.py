@@ -34,7 +34,7 @@ class BatchInfo:
 
 
 class BufferPool:
-    """Recycles batch buffers the consumer has let go of.
+    """Recycles large arrays (batch buffers, the Ray executor's packing pieces) once they are let go of.
 
     A fresh 100 MB batch array costs its size in page faults and kernel zeroing every time (large
     allocations bypass malloc's free lists). The pool keeps the last few batch arrays and hands one

@@ -166,7 +166,7 @@ def _fusion_at(ops: list[Any], i: int, device: str) -> Fusion | None:
 
 
 def _fuse_pairs(node: ir.Node, pair: Any) -> ir.Node:
-    """Walk a map's ops left to right; ``pair(ops, i, notes)`` returns ``(fused_op, position)`` for
+    """Walk a map's ops left to right; ``pair(ops, i, positions, notes)`` returns ``(fused_op, position)`` for
     ``ops[i]`` and the op after it (the position keys the fused op's random stream), or ``None`` to keep
     ``ops[i]``. ``notes`` collects what ``explain()`` says."""
     if not isinstance(node, ir.MapNode):

@@ -31,8 +31,6 @@ import math
 import os
 import pickle
 import struct
-import sys
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing
 from typing import Any
@@ -41,6 +39,7 @@ import numpy as np
 
 from minddata import config
 from minddata.engine import ir
+from minddata.engine.batchfn import BufferPool
 from minddata.engine.chunk import Chunk
 from minddata.engine.compiler import _Builder, plan_tree, stream_seeds
 from minddata.engine.devicemap import needs_device_build
@@ -489,47 +488,11 @@ _ROW_HEAD = struct.Struct("<IQ")
 # fresh memory: 250 images of 224x224x3 took 106-128 us per image joined into one 37 MB bytes object,
 # 65-77 in 16 MB pieces, 42-58 in 16 MB NumPy buffers (backed by huge pages where the kernel has them).
 PACKED_CHUNK_BYTES = 16 << 20
-# Packing buffers a process keeps for its next blocks (4 pieces: a 250-image block of 224x224x3 is 3),
-# for pieces of at least RECYCLED_MIN_BYTES (smaller ones come from malloc's own free lists).
-RECYCLED_PACK_BYTES = 4 * PACKED_CHUNK_BYTES
-RECYCLED_MIN_BYTES = 1 << 20
-
-
-class _RecycledBuffers:
-    """Byte buffers of ``piece_bytes`` handed out again once nothing outside the pool refers to them.
-
-    A Ray worker packs a block, returns it, and Ray copies it into the object store; the next block
-    then finds the same buffers free. A fresh buffer costs a page fault and a zeroed page every 4 KB,
-    as much as the copy itself, and glibc gives freed blocks' memory back to the kernel between tasks:
-    packing 250 images took 60-70 us per image in fresh buffers, 35-38 in recycled ones. A buffer is
-    free when the pool's reference is the only one: every Arrow buffer or view made from it keeps it
-    referenced, so a block still held anywhere is never written over. Requests under ``min_bytes`` or
-    over ``piece_bytes`` get memory of their own.
-    """
-
-    def __init__(self, capacity_bytes: int, piece_bytes: int, min_bytes: int = RECYCLED_MIN_BYTES):
-        self.capacity_bytes = capacity_bytes
-        self.piece_bytes = piece_bytes
-        self.min_bytes = min_bytes
-        self._buffers: list[np.ndarray] = []
-        self._lock = threading.Lock()
-
-    def take(self, nbytes: int) -> np.ndarray:
-        """A writable uint8 array of ``nbytes``: the start of a free pooled buffer, or new memory."""
-        if not self.min_bytes <= nbytes <= self.piece_bytes:
-            return np.empty(nbytes, dtype=np.uint8)
-        with self._lock:
-            for i in range(len(self._buffers)):
-                # Two references when free: the pool's list and getrefcount's own argument.
-                if sys.getrefcount(self._buffers[i]) == 2:
-                    return self._buffers[i][:nbytes]
-            buffer = np.empty(self.piece_bytes, dtype=np.uint8)
-            if (len(self._buffers) + 1) * self.piece_bytes <= self.capacity_bytes:
-                self._buffers.append(buffer)
-            return buffer[:nbytes]
-
-
-_PACK_BUFFERS = _RecycledBuffers(RECYCLED_PACK_BYTES, PACKED_CHUNK_BYTES)
+# The pieces a process keeps for its next blocks (4: a 250-image block of 224x224x3 takes 3). They are
+# handed out again once Ray has copied the block holding them into its object store and let it go:
+# fresh pieces cost a page fault and a zeroed page every 4 KB (packing 250 images: 60-70 us per image
+# in fresh pieces, 35-38 in recycled ones).
+_PIECES = BufferPool(size=4)
 
 
 class _Packer:
@@ -561,7 +524,9 @@ class _Packer:
         if len(self._offsets) > 1 and self._offsets[-1] + size > limit:
             self._finish()
         if self._piece is None and self._offsets[-1] + size > limit // 16:
-            self._piece = _PACK_BUFFERS.take(max(limit, self._offsets[-1] + size))
+            need = self._offsets[-1] + size
+            # A row larger than a piece is a piece of its own size, not recycled.
+            self._piece = _PIECES.empty((limit,), np.uint8) if need <= limit else np.empty(need, np.uint8)
             self._copy(self._pending, 0)
             self._pending.clear()
         if self._piece is not None:
@@ -569,6 +534,10 @@ class _Packer:
         else:
             self._pending.extend(parts)
         self._offsets.append(self._offsets[-1] + size)
+
+    def extend(self, rows: Iterable[Any]) -> None:
+        for row in rows:
+            self.add(row)
 
     def column(self) -> Any:
         """The packed column (the packer is empty again afterwards)."""
@@ -604,8 +573,7 @@ class _Packer:
 def _pack_rows(rows: Iterable[Any]) -> Any:
     """Rows as a packed Arrow column (see :class:`_Packer`)."""
     packer = _Packer()
-    for row in rows:
-        packer.add(row)
+    packer.extend(rows)
     return packer.column()
 
 
@@ -764,7 +732,7 @@ class _Step:
     def _run_rows(self, pos: np.ndarray, ids: np.ndarray, rows: list[Any], origins: list[Any], feed: _Feed,
                   stage: Stage, packer: _Packer | None = None) -> tuple:
         out_rows: list[Any] = []
-        keep: Callable[[list[Any]], Any] = out_rows.extend if packer is None else _adder(packer)
+        keep: Callable[[list[Any]], Any] = out_rows.extend if packer is None else packer.extend
         out_pos: list[int] = []
         out_ids: list[int] = []
         out_origins: list[Any] = []
@@ -804,13 +772,6 @@ class _Step:
         return (np.asarray(out_pos, dtype=np.int64), np.asarray(out_ids, dtype=np.int64),
                 out_rows if packer is None else packer.column(), out_origins)
 
-
-def _adder(packer: _Packer) -> Callable[[list[Any]], None]:
-    def add(rows: list[Any]) -> None:
-        for row in rows:
-            packer.add(row)
-
-    return add
 
 
 class _Chain:

@@ -570,11 +570,8 @@ def _records(path: str, compression: str, *, with_data: bool = True) -> Iterator
                         f"and a 4-byte CRC, the stream holds {len(data) + len(footer)} more.",
                         path=path,
                     )
-                if with_data and masked_crc(data) != struct.unpack("<I", footer)[0]:
-                    raise DataFormatError(
-                        f"{where}: {path} is corrupted: record {number} at byte {offset} fails its data CRC.",
-                        path=path,
-                    )
+                if with_data:
+                    _check_data_crc(data, footer, path, number, offset)
             yield number, offset, data
             number += 1
             offset += 16 + length
@@ -582,6 +579,15 @@ def _records(path: str, compression: str, *, with_data: bool = True) -> Iterator
         raise DataFormatError(f"{where}: {path}: the {compression} stream is damaged near record {number}: {error}", path=path) from None
     finally:
         f.close()
+
+
+def _check_data_crc(data: bytes, footer: bytes, path: str, number: int, offset: int) -> None:
+    if masked_crc(data) != struct.unpack("<I", footer)[0]:
+        raise DataFormatError(
+            f"TFRecordDataset: {path} is corrupted: record {number} at byte {offset} fails its data CRC. Copy or "
+            "write the file again.",
+            path=path,
+        )
 
 
 def _infer_schema(path: str, compression: str) -> Schema:
@@ -655,18 +661,22 @@ class _TFRecordReads:
         self.stream = stream
         self.reader = reader
         self._offsets: dict[int, np.ndarray] = {}
+        self._first_numbers: np.ndarray | None = None
 
     def _starts(self) -> np.ndarray:
-        return np.concatenate([[0], np.cumsum(self.stream.file_counts())]).astype(np.int64)
+        """Each file's first record number, and the total at the end (counted once)."""
+        if self._first_numbers is None:
+            self._first_numbers = np.concatenate([[0], np.cumsum(self.stream.file_counts())]).astype(np.int64)
+        return self._first_numbers
 
     def order(self, pass_index: int, seed: int = 0, row_seed: int | None = None) -> np.ndarray:
         files, starts = self.stream.files, self._starts()
+        index = {path: f for f, path in enumerate(files)}
 
         def numbers(path: str) -> Iterator[int]:
             f = index[path]
             return iter(range(int(starts[f]), int(starts[f + 1])))
 
-        index = {path: f for f, path in enumerate(files)}
         stream = self.stream
         return np.fromiter(
             stream_rows(files, numbers, mode=stream.mode, sharding=stream.sharding, by_file=stream.by_file, seed=seed,
@@ -715,13 +725,11 @@ def _record_at(f: Any, path: str, number: int, offset: int) -> bytes:
     footer = f.read(4)
     if len(header) < 12 or len(data) < length or len(footer) < 4:
         raise DataFormatError(
-            f"TFRecordDataset: {path} changed after it was indexed: record {number} at byte {offset} is cut short.",
+            f"TFRecordDataset: {path} changed after it was indexed: record {number} at byte {offset} is cut short. "
+            "Leave the files alone while a pipeline reads them, and start the pipeline again.",
             path=path,
         )
-    if masked_crc(data) != struct.unpack("<I", footer)[0]:
-        raise DataFormatError(
-            f"TFRecordDataset: {path} is corrupted: record {number} at byte {offset} fails its data CRC.", path=path
-        )
+    _check_data_crc(data, footer, path, number, offset)
     return data
 
 

@@ -19,7 +19,6 @@ from minddata.engine.ray_executor import (  # noqa: E402 - after the skip
     _frame_rows,
     _origins_of,
     _pack_rows,
-    _RecycledBuffers,
     _take_notes,
     _unpack_rows,
 )
@@ -113,35 +112,6 @@ def test_bookkeeping_rows_leave_the_block_and_count_their_errors():
     assert kept.column(POS).to_pylist() == [0, 1] and kept.column(ID).to_pylist() == [10, 11]
     assert _frame_rows(kept) == [("a",), ("b",)] and kept.column(ORIGIN).to_pylist() == ["x.jpg", "y.jpg"]
     assert (errors.skipped, errors.replaced) == (2, 1)
-
-
-def _address(array: np.ndarray) -> int:
-    return array.__array_interface__["data"][0]
-
-
-def test_a_recycled_buffer_is_handed_out_again_only_once_nothing_refers_to_it():
-    pool = _RecycledBuffers(capacity_bytes=4096, piece_bytes=1024, min_bytes=16)
-    first = pool.take(1000)
-    start = _address(first)
-    held = pa.py_buffer(first[10:20])  # as a packed column holds its piece
-    del first
-    assert _address(pool.take(1000)) != start
-    del held
-    assert _address(pool.take(800)) == start
-
-
-def test_recycled_buffers_stay_within_the_pools_capacity():
-    pool = _RecycledBuffers(capacity_bytes=2048, piece_bytes=1024, min_bytes=16)
-    taken = [pool.take(1024) for _ in range(3)]
-    assert len({_address(a) for a in taken}) == 3
-    del taken
-    assert len(pool._buffers) == 2
-
-
-def test_small_and_oversized_requests_get_memory_of_their_own():
-    pool = _RecycledBuffers(capacity_bytes=4096, piece_bytes=1024, min_bytes=64)
-    small, large = pool.take(10), pool.take(2000)
-    assert small.nbytes == 10 and large.nbytes == 2000 and not pool._buffers
 
 
 def test_a_packed_block_keeps_its_rows_while_the_next_block_is_packed():

@@ -1,0 +1,40 @@
+"""BufferPool: large arrays handed out again only once nothing outside the pool refers to them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minddata.engine.batchfn import BufferPool
+
+MB = 1 << 20
+
+
+def _address(array: np.ndarray) -> int:
+    return array.__array_interface__["data"][0]
+
+
+def test_an_array_is_handed_out_again_only_once_nothing_refers_to_it():
+    pool = BufferPool(size=4)
+    first = pool.empty((MB,), np.uint8)
+    start = _address(first)
+    held = memoryview(first[10:20])  # as an Arrow buffer or a row view holds its piece
+    del first
+    assert _address(pool.empty((MB,), np.uint8)) != start
+    del held
+    assert _address(pool.empty((MB,), np.uint8)) == start
+
+
+def test_the_pool_keeps_at_most_its_size():
+    pool = BufferPool(size=2)
+    taken = [pool.empty((MB,), np.uint8) for _ in range(3)]
+    assert len({_address(a) for a in taken}) == 3
+    del taken
+    assert len(pool._arrays) == 2
+
+
+def test_small_arrays_and_other_shapes_are_not_handed_out_for_each_other():
+    pool = BufferPool(size=4)
+    small = pool.empty((10,), np.uint8)
+    assert not pool._arrays and small.nbytes == 10
+    pool.empty((MB,), np.uint8)
+    assert pool.empty((2 * MB,), np.uint8).nbytes == 2 * MB
