@@ -273,7 +273,10 @@ class Model:
         MindSpore's sink size). ``resume_from`` continues a checkpoint written by ModelCheckpoint
         exactly where it was, mid-epoch included; a :class:`BackupAndRestore` callback does that by
         itself. Under ``torch.distributed`` the network is wrapped in DistributedDataParallel and the
-        dataset reads shard ``rank`` of ``world_size`` unless it is sharded already.
+        dataset reads shard ``rank`` of ``world_size`` unless it is sharded already. A shuffled source
+        needs no ``config.set_seed`` for that: as for a source given ``num_shards``, the sharded
+        shuffle draws from the seed every rank shares (``config.get_seed()``), so the shards are
+        disjoint and cover each epoch.
         """
         self._check_train(epoch, sink_size, initial_epoch)
         cbs = CallbackList(callbacks)

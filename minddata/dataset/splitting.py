@@ -104,8 +104,14 @@ def is_sharded(node: ir.Node) -> bool:
 def shard(node: ir.Node, num_shards: int, shard_id: int, where: str) -> ir.Node:
     """``node``'s graph reading only shard ``shard_id`` of ``num_shards`` of its source's rows, as if the
     source had been given ``num_shards``/``shard_id``: every shard sees the source's order (its
-    sampler's, which is the same on every shard for the same seed) and takes every ``num_shards``-th
-    row of it, so shards are disjoint and together cover the epoch.
+    sampler's) and takes every ``num_shards``-th row of it, so shards are disjoint and together cover
+    the epoch.
+
+    A shuffled source needs no ``config.set_seed``: the sharded sampler wraps the source's own, and a
+    source whose sampler is sharded draws its whole sampler chain from the runtime's shard seed
+    (``config.get_seed()``, the fixed default when no seed was set; see ``engine/runtime.py``), which
+    every rank shares. That is the rule sources given ``num_shards`` follow, so both ways of sharding
+    agree across ranks without a seed.
 
     Needs one random-access source below a chain of ops (no zip/concat); ``where`` names the caller
     in the error otherwise.
@@ -119,11 +125,6 @@ def shard(node: ir.Node, num_shards: int, shard_id: int, where: str) -> ir.Node:
             f"{where}: cannot shard this pipeline into {num_shards} parts after it was built: it needs a single "
             "random-access source (no zip/concat, not a streamed CSV/TFRecord/text/generator source). "
             f"Give the source num_shards={num_shards}, shard_id={shard_id} yourself."
-        )
-    if source.sampler.is_shuffled() and not config.seed_is_set():
-        raise ArgumentError(
-            f"{where}: sharding a shuffled source needs the same shuffle on every shard: call "
-            "minddata.config.set_seed(...) with the same seed in every process"
         )
     sharded = DistributedSampler(num_shards=num_shards, shard_id=shard_id, shuffle=False)
     original = copy.copy(source.sampler)

@@ -1,8 +1,10 @@
-"""One rank of the DDP test: ``python ddp_child.py RANK WORLD PORT OUT.json``.
+"""One rank of the DDP test: ``python ddp_child.py RANK WORLD PORT OUT.json [shuffled]``.
 
 Trains TinyNet (no dropout) on rows whose first feature is the row's id, for one epoch, under
 torch.distributed on gloo; writes the row ids this rank trained on, the parameters after the first
-step, and the step trace's all-reduce time.
+step, and the step trace's all-reduce time. With ``shuffled``, the source shuffles and no process
+calls ``config.set_seed`` (as ranks of a job that never set one); it trains two epochs and writes the
+row ids of each epoch apart.
 """
 
 from __future__ import annotations
@@ -25,12 +27,12 @@ from minddata.trainer import LambdaCallback, Model  # noqa: E402
 ROWS, BATCH = 32, 4
 
 
-def id_dataset():
+def id_dataset(shuffle: bool = False):
     rng = np.random.default_rng(0)
     x = rng.normal(size=(ROWS, 4)).astype(np.float32)
     x[:, 0] = np.arange(ROWS)
     y = (np.arange(ROWS) % 3).astype(np.int32)
-    return md.NumpySlicesDataset({"x": x, "label": y}, shuffle=False)
+    return md.NumpySlicesDataset({"x": x, "label": y}, shuffle=shuffle)
 
 
 def make(seed: int = 0) -> Model:
@@ -41,10 +43,12 @@ def make(seed: int = 0) -> Model:
 
 def main() -> None:
     rank, world, port, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+    shuffled = sys.argv[5:] == ["shuffled"]
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
     try:
         model = make()
         seen: list[int] = []
+        epochs: list[list[int]] = []
         model.network.register_forward_pre_hook(lambda m, args: seen.extend(int(v) for v in args[0][:, 0]))
         after_first: list[list[float]] = []
 
@@ -52,12 +56,16 @@ def main() -> None:
             if ctx.original_args().cur_step_num == 1:
                 after_first.extend(p.detach().flatten().tolist() for p in model.network.parameters())
 
+        def epoch_end(ctx):
+            epochs.append(seen[sum(map(len, epochs)):])
+
+        callbacks = [LambdaCallback(on_train_step_end=snapshot, on_train_epoch_end=epoch_end)]
         with md.Profiler() as prof:
-            model.train(1, id_dataset().batch(BATCH), callbacks=[LambdaCallback(on_train_step_end=snapshot)])
+            model.train(2 if shuffled else 1, id_dataset(shuffled).batch(BATCH), callbacks=callbacks)
         allreduce = sum(step["allreduce"] for step in prof.train_steps())
         with open(out, "w") as f:
-            json.dump({"seen": seen, "params": after_first, "allreduce": allreduce,
-                       "wrapped": type(model._train_network).__name__}, f)
+            json.dump({"seen": seen, "epochs": epochs, "params": after_first, "allreduce": allreduce,
+                       "seeded": md.config.seed_is_set(), "wrapped": type(model._train_network).__name__}, f)
         # Both ranks reach this point before either tears down: rank 0 hosts the rendezvous store, and
         # a rank still talking to it when it goes aborts in C++ ("terminate called ...").
         dist.barrier()

@@ -28,11 +28,13 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_two_ranks_read_disjoint_covering_shards_and_average_gradients(tmp_path):
+def _run_ranks(tmp_path, *extra: str) -> list[dict]:
+    """Run two ranks of ddp_child.py on gloo; their JSON reports."""
     port = str(_free_port())
     outs = [tmp_path / f"rank{r}.json" for r in range(2)]
-    procs = [subprocess.Popen([sys.executable, str(CHILD), str(r), "2", port, str(outs[r])], env=child_env(), cwd=tmp_path,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for r in range(2)]
+    procs = [subprocess.Popen([sys.executable, str(CHILD), str(r), "2", port, str(outs[r]), *extra], env=child_env(),
+                              cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+             for r in range(2)]
     try:
         errors = [p.communicate(timeout=240)[1] for p in procs]
     finally:
@@ -41,7 +43,11 @@ def test_two_ranks_read_disjoint_covering_shards_and_average_gradients(tmp_path)
                 p.kill()
                 p.wait(timeout=30)
     assert all(p.returncode == 0 for p in procs), errors
-    ranks = [json.loads(o.read_text()) for o in outs]
+    return [json.loads(o.read_text()) for o in outs]
+
+
+def test_two_ranks_read_disjoint_covering_shards_and_average_gradients(tmp_path):
+    ranks = _run_ranks(tmp_path)
     assert all(r["wrapped"] == "DistributedDataParallel" for r in ranks)
     seen = [set(r["seen"]) for r in ranks]
     assert not seen[0] & seen[1] and seen[0] | seen[1] == set(range(ROWS))
@@ -58,3 +64,16 @@ def test_two_ranks_read_disjoint_covering_shards_and_average_gradients(tmp_path)
         on_train_step_end=lambda c: params.extend(p.detach().flatten().tolist() for p in single.network.parameters()))])
     for got, want in zip(ranks[0]["params"], params):
         torch.testing.assert_close(torch.tensor(got), torch.tensor(want), rtol=1e-5, atol=1e-6)
+
+
+def test_unseeded_shuffled_source_is_sharded_disjointly_in_every_epoch(tmp_path):
+    # No rank calls config.set_seed: the automatic sharding draws the shuffle from the shard seed every
+    # rank shares, as a source given num_shards does, instead of refusing.
+    ranks = _run_ranks(tmp_path, "shuffled")
+    assert not any(r["seeded"] for r in ranks)
+    for epoch in range(2):
+        seen = [r["epochs"][epoch] for r in ranks]
+        assert [len(s) for s in seen] == [ROWS // 2, ROWS // 2]
+        assert not set(seen[0]) & set(seen[1]) and set(seen[0]) | set(seen[1]) == set(range(ROWS))
+    assert ranks[0]["epochs"][0] != sorted(ranks[0]["epochs"][0])  # shuffled...
+    assert ranks[0]["epochs"][0] != ranks[0]["epochs"][1]  # ...and reshuffled each epoch

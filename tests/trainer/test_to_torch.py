@@ -58,7 +58,7 @@ def test_dataloader_workers_each_read_their_own_shard():
     assert seen == list(range(24))  # disjoint and covering: each row exactly once
 
 
-def test_shards_split_a_shuffled_source_disjointly(monkeypatch):
+def test_shards_split_a_seeded_shuffled_source_disjointly():
     md.config.set_seed(5)
     ds = md.NumpySlicesDataset({"x": np.arange(30)}, shuffle=True)
     parts = [[int(r[0]) for r in ds._shard(3, k, "test").create_tuple_iterator(num_epochs=1, output_numpy=True)]
@@ -66,9 +66,15 @@ def test_shards_split_a_shuffled_source_disjointly(monkeypatch):
     assert sorted(sum(parts, [])) == list(range(30)) and all(len(p) == 10 for p in parts)
 
 
-def test_sharding_a_shuffled_source_needs_a_seed():
-    with pytest.raises(ArgumentError, match="set_seed"):
-        md.NumpySlicesDataset({"x": np.arange(4)}, shuffle=True)._shard(2, 0, "test")
+def test_shards_of_an_unseeded_shuffled_source_agree_without_a_seed():
+    # Each shard runs in its own iterator, whose run seed is drawn from the OS (no set_seed): the
+    # shuffle still agrees because a sharded source draws it from the shard seed, as num_shards does.
+    ds = md.NumpySlicesDataset({"x": np.arange(30)}, shuffle=True)
+    parts = [[int(r[0]) for r in ds._shard(3, k, "test").create_tuple_iterator(num_epochs=1, output_numpy=True)]
+             for k in range(3)]
+    assert not md.config.seed_is_set()
+    assert sorted(sum(parts, [])) == list(range(30)) and all(len(p) == 10 for p in parts)
+    assert sum(parts, []) != sorted(sum(parts, []))
 
 
 def test_sharding_a_streamed_source_says_how_to_shard_it(tmp_path):
