@@ -223,8 +223,10 @@ class LoadMonitor:
 
 
 def aggregate_rounds(runs: Sequence[runner.BenchResult]) -> runner.BenchResult:
-    """One result for a pipeline run several times: the median round's figures, every round's
-    images/s, and a bottleneck only when the rounds agree on it.
+    """One result for a pipeline run several times: the median of each figure over the rounds (the
+    true median: with an even number of rounds, the mean of the two middle ones), every round's
+    images/s, and a bottleneck only when the rounds agree on it. The verdict's evidence (busy share,
+    CPU share, fusion) is the round whose rate is nearest the median's.
 
     Examples:
         >>> from minddata.bench.runner import BenchResult
@@ -236,14 +238,17 @@ def aggregate_rounds(runs: Sequence[runner.BenchResult]) -> runner.BenchResult:
         (90, [90, 100, 80], None)
         >>> r.bottleneck
         'unclear: the rounds disagree (Map in 2 of 3 rounds, Batch in 1); rerun with more --rounds on an idle machine'
+        >>> aggregate_rounds([run(100, "Map"), run(300, "Map")]).images_per_s
+        200.0
     """
     if not runs:
         raise ValueError("aggregate_rounds: no runs")
     rates = [r.images_per_s for r in runs]
-    median_rate = statistics.median_low(rates)
-    middle = runs[rates.index(median_rate)]
+    median_rate = statistics.median(rates)
+    middle = min(runs, key=lambda r: abs(r.images_per_s - median_rate))
+    figures = {name: statistics.median(getattr(r, name) for r in runs) for name in _MEDIAN_FIGURES}
     verdicts = [r.bottleneck_stage if r.bottleneck_stage is not None else "(the consumer)" for r in runs if r.bottleneck]
-    result = replace(middle, rounds_images_per_s=rates)
+    result = replace(middle, images_per_s=median_rate, rounds_images_per_s=rates, **figures)
     if len(set(verdicts)) > 1:
         counts: dict[str, int] = {}
         for v in verdicts:
@@ -255,6 +260,11 @@ def aggregate_rounds(runs: Sequence[runner.BenchResult]) -> runner.BenchResult:
                          bottleneck=f"unclear: the rounds disagree ({', '.join(parts)}); rerun with more --rounds on "
                                     "an idle machine")
     return result
+
+
+# Each is the median over rounds; images/s is too (from the rates).
+_MEDIAN_FIGURES = ("seconds", "cpu_seconds", "images_per_cpu_s", "peak_rss_mb", "first_batch_s",
+                   "worker_peak_rss_mb")
 
 
 def _spread(result: runner.BenchResult) -> str:
@@ -312,8 +322,8 @@ def parser() -> CommandParser:
     bench.add_argument("--batch-size", type=positive_int, default=64, help="batch size (default 64)")
     bench.add_argument("--epochs", type=positive_int, default=1, help="passes over the data per round (default 1)")
     bench.add_argument("--rounds", type=positive_int, default=3,
-                       help="times each pipeline is run, alternating pipelines; figures are the median round with "
-                       "the spread, and a bottleneck is named only when the rounds agree (default 3)")
+                       help="times each pipeline is run, alternating pipelines; figures are medians over the rounds, "
+                       "with the spread, and a bottleneck is named only when the rounds agree (default 3)")
     bench.add_argument(
         "--num-images", type=positive_int, default=2000,
         help="size of the generated set (default 2000; not used with --data)"
@@ -551,7 +561,8 @@ def _print_table(results: list, reference: Any | None) -> None:
     _table(header, rows)
     rounds = max((len(r.rounds_images_per_s) for r in results), default=1)
     if rounds > 1:
-        print(f"\nimages/s: the median of {rounds} rounds; spread: the slowest and fastest round.")
+        even = " (the mean of the middle two)" if rounds % 2 == 0 else ""
+        print(f"\nfigures: the median of {rounds} rounds{even}; spread: the slowest and fastest round's images/s.")
     if reference:
         print(f"decode-only: {reference.decoder} reading and decoding every image at full size on "
               f"{reference.workers} threads, no pipeline (the faster of a run before and one after the pipelines): "

@@ -27,6 +27,11 @@ def test_rounds_report_the_median_round_and_every_rate():
     assert r.bottleneck_stage == "Map" and r.bottleneck_agreed
 
 
+def test_an_even_number_of_rounds_reports_the_true_median():
+    r = aggregate_rounds([_result(100, "Map"), _result(400, "Map"), _result(300, "Map"), _result(200, "Map")])
+    assert r.images_per_s == 250 and r.rounds_images_per_s == [100, 400, 300, 200]
+
+
 def test_rounds_that_disagree_name_no_bottleneck():
     r = aggregate_rounds([_result(300, "Map"), _result(100, "Batch(64)")])
     assert r.bottleneck_stage is None and not r.bottleneck_agreed
@@ -77,7 +82,7 @@ def test_bench_table_shows_spread_over_rounds(capsys, folder_with_bad_images):
     assert rc == 0
     header = next(line for line in out.splitlines() if line.startswith("pipeline "))
     assert "spread" in header
-    assert "images/s: the median of 2 rounds" in out
+    assert "figures: the median of 2 rounds (the mean of the middle two)" in out
     assert "NormalizeInputCheck" not in out and "FusedDecode" not in out
 
 
