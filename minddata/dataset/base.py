@@ -699,7 +699,7 @@ class Dataset:
         as_dict: bool = False,
         pin_memory: bool = False,
         int64_columns: Sequence[str] | None = None,
-        int64_labels: bool = False,
+        int64_labels: bool = True,
         shard: bool = True,
     ) -> Any:
         """This pipeline as a ``torch.utils.data.IterableDataset`` of tensors, for a plain PyTorch loop.
@@ -708,15 +708,21 @@ class Dataset:
         ``as_dict``), converted without a copy. Under ``torch.distributed`` and in each ``DataLoader``
         worker it reads only its shard (``shard=False`` turns that off): the ranks and workers together
         read each row once per epoch. ``pin_memory`` pins the tensors (when CUDA is available) for
-        ``non_blocking`` copies. ``int64_columns`` (or ``int64_labels=True`` for the last column) casts
-        integer columns to int64, which ``CrossEntropyLoss`` needs for class labels. Pass it to a
-        ``DataLoader`` with ``batch_size=None``: minddata batches already.
+        ``non_blocking`` copies. Pass it to a ``DataLoader`` with ``batch_size=None``: minddata batches
+        already.
+
+        Labels come out as torch's losses want them: with two or more columns the last one is the
+        label (as in ``Model``), and an integer label column (int32 from ``ImageFolderDataset``, uint32
+        from MNIST/CIFAR, uint8 masks...) becomes ``torch.int64``, which ``cross_entropy`` and
+        ``nll_loss`` need as targets. ``int64_labels=False`` keeps the source dtype; ``int64_columns``
+        names further integer columns to cast. Floating and bool columns, and the only column of a
+        one-column dataset, are never cast.
 
         Example (needs torch, so not run as a doctest; ``tests/trainer/test_to_torch.py`` runs it)::
 
             ds = md.NumpySlicesDataset({"x": np.ones((6, 2), np.float32), "y": np.arange(6, dtype=np.int32)},
                                        shuffle=False).batch(4)
-            loader = torch.utils.data.DataLoader(ds.to_torch(int64_labels=True), batch_size=None)
+            loader = torch.utils.data.DataLoader(ds.to_torch(), batch_size=None)
             len(loader), [(tuple(x.shape), y.dtype) for x, y in loader]
             # (2, [((4, 2), torch.int64), ((2, 2), torch.int64)])
         """
@@ -724,7 +730,7 @@ class Dataset:
 
         names = list(columns) if columns is not None else self.get_col_names()
         cast = list(int64_columns or [])
-        if int64_labels:
+        if int64_labels and len(names) > 1:
             cast.append(names[-1])
         return TorchIterableDataset(self, columns=columns, as_dict=as_dict, pin_memory=pin_memory,
                                     int64_columns=cast, shard=shard)

@@ -34,15 +34,37 @@ def test_dataloader_with_batch_size_none_iterates_the_batches():
     assert torch.equal(torch.cat(xs), torch.arange(20, dtype=torch.float32))
 
 
-def test_integer_labels_cast_to_int64_on_request_and_cross_entropy_accepts_them():
-    ds = _rows(8).batch(4)
-    (_, plain), *_ = list(ds.to_torch())
-    assert plain.dtype == torch.int32
-    x, y = next(iter(ds.to_torch(int64_labels=True)))
-    assert y.dtype == torch.int64
-    torch.nn.functional.cross_entropy(torch.zeros(4, 8), y)  # int32 labels would raise here
-    (first,) = list(ds.to_torch(as_dict=True, int64_columns=["y"]))[:1]
-    assert set(first) == {"x", "y"} and first["y"].dtype == torch.int64
+def test_integer_labels_are_int64_by_default_so_cross_entropy_accepts_them():
+    x, y = next(iter(_rows(8).batch(4).to_torch()))
+    assert (x.dtype, y.dtype) == (torch.float32, torch.int64)
+    torch.nn.functional.cross_entropy(torch.zeros(4, 8), y)  # int32 targets raise "expected ... Long"
+
+
+def test_unsigned_labels_such_as_mnists_uint32_become_int64():
+    ds = md.NumpySlicesDataset({"x": np.zeros((4, 2), np.float32), "label": np.arange(4, dtype=np.uint32)},
+                               shuffle=False).batch(4)
+    _, y = next(iter(ds.to_torch()))
+    assert y.dtype == torch.int64 and y.tolist() == [0, 1, 2, 3]
+
+
+def test_int64_labels_false_keeps_the_source_dtype():
+    _, y = next(iter(_rows(8).batch(4).to_torch(int64_labels=False)))
+    assert y.dtype == torch.int32
+
+
+def test_int64_columns_casts_the_named_integer_columns_too():
+    ds = md.NumpySlicesDataset({"ids": np.arange(4, dtype=np.int16), "y": np.arange(4, dtype=np.int32)},
+                               shuffle=False).batch(4)
+    first = next(iter(ds.to_torch(as_dict=True, int64_columns=["ids"])))
+    assert set(first) == {"ids", "y"} and first["ids"].dtype == first["y"].dtype == torch.int64
+
+
+def test_float_labels_and_a_one_column_dataset_keep_their_dtype():
+    targets = md.NumpySlicesDataset({"x": np.zeros(4, np.float32), "t": np.ones(4, np.float32)}, shuffle=False)
+    assert next(iter(targets.batch(4).to_torch()))[1].dtype == torch.float32
+    images = md.NumpySlicesDataset({"image": np.zeros((4, 2, 2), np.uint8)}, shuffle=False).batch(4)
+    (only,) = next(iter(images.to_torch()))
+    assert only.dtype == torch.uint8  # a lone column is not a label
 
 
 def test_host_rows_are_not_copied():
