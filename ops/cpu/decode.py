@@ -15,18 +15,18 @@ from minddata import config
 from minddata.ops.base import KernelContext, Op
 from minddata.ops.cpu import jpeg
 from minddata.ops.formats import pil_open, sniff_format
-from minddata.ops.plans.decode import PixelLimitError, check_image_pixels, encoded_bytes
+from minddata.ops.plans.decode import (
+    SKIP_HINT,
+    PixelLimitError,
+    check_image_pixels,
+    empty_input_error,
+    encoded_bytes,
+)
 from minddata.ops.registry import register_kernel
 
 __all__ = ["PixelLimitError", "check_image_pixels", "decode_image"]
 
 _IMREAD_FLAGS = cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION
-
-
-_SKIP_HINT = (
-    "If some files are known to be damaged, minddata.config.set_error_samples_mode('skip') skips such rows "
-    "(or 'replace' repeats the previous good row)"
-)
 
 
 def _not_decodable(buf: np.ndarray, reason: str, op_name: str = "Decode") -> ValueError:
@@ -35,7 +35,7 @@ def _not_decodable(buf: np.ndarray, reason: str, op_name: str = "Decode") -> Val
     what = f"its signature says {fmt}" if fmt not in ("unknown", "empty") else "its signature is no known format"
     return ValueError(
         f"{op_name}: the input is not a decodable image ({buf.size} bytes; {what}); "
-        f"expected JPEG, PNG, BMP, GIF, WebP or TIFF{reason}. {_SKIP_HINT}"
+        f"expected JPEG, PNG, BMP, GIF, WebP or TIFF{reason}. {SKIP_HINT}"
     )
 
 
@@ -76,9 +76,9 @@ def _jpeg_failure(buf: np.ndarray, error: Exception, op_name: str) -> tuple[bool
         libjpeg = message.split(": the data ends", 1)[0].removeprefix("corrupt or unsupported JPEG header: ")
         return True, ValueError(
             f"{op_name}: the JPEG is truncated: its data ends after {buf.size} bytes, before the image does "
-            f"(libjpeg: {libjpeg}). {_SKIP_HINT}"
+            f"(libjpeg: {libjpeg}). {SKIP_HINT}"
         )
-    return False, ValueError(f"{op_name}: the JPEG can't be decoded: {message}. {_SKIP_HINT}")
+    return False, ValueError(f"{op_name}: the JPEG can't be decoded: {message}. {SKIP_HINT}")
 
 
 _FROM_CONFIG: Any = object()  # "read config.get_max_image_pixels()", for callers outside a pipeline
@@ -98,7 +98,7 @@ def decode_image(data: Any, to_pil: bool = False, op_name: str = "Decode", max_p
     """
     buf = encoded_bytes(data, op_name)
     if buf.size == 0:
-        raise ValueError(f"{op_name}: the input is empty (0 bytes); expected an encoded image")
+        raise empty_input_error(op_name)
     limit = config.get_max_image_pixels() if max_pixels is _FROM_CONFIG else max_pixels
     if to_pil or not jpeg.AVAILABLE or not jpeg.is_jpeg(buf):
         return _pil_decode(buf, op_name, limit) if to_pil else np.array(_pil_decode(buf, op_name, limit))

@@ -30,7 +30,7 @@ from minddata.ops.cpu.decode import decode_image
 from minddata.ops.cpu.resize import resize_image
 from minddata.ops.dvpp import rules
 from minddata.ops.formats import sniff_format
-from minddata.ops.plans.decode import check_image_pixels, encoded_bytes
+from minddata.ops.plans.decode import check_image_pixels, empty_input_error, encoded_bytes
 from minddata.ops.plans.image import interpolation_name
 from minddata.ops.plans.resize import CropResize, crop_resize, geometry_op
 from minddata.ops.registry import get_kernel, register_kernel
@@ -163,7 +163,7 @@ def _register(*names: str) -> Callable[[Callable], Callable]:
 def _decode(op_name: str, data: Any, limit: int | None) -> np.ndarray:
     buf = encoded_bytes(data, op_name)
     if buf.size == 0:
-        raise ValueError(f"{op_name}: the input is empty (0 bytes); expected an encoded image")
+        raise empty_input_error(op_name)
     height, width = rules.check_decode(op_name, buf, sniff_format(buf))
     check_image_pixels(op_name, width, height, limit)
     image = decode_image(buf, op_name=op_name, max_pixels=limit)
@@ -207,7 +207,7 @@ def _decode_resize_kernel(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
 def _decode_crop(op: Op, ctx: KernelContext, data: Any, decode_name: str, crop_name: str) -> np.ndarray:
     buf = encoded_bytes(data, decode_name)
     if buf.size == 0:
-        raise ValueError(f"{decode_name}: the input is empty (0 bytes); expected an encoded image")
+        raise empty_input_error(decode_name)
     height, width = rules.check_decode(decode_name, buf, sniff_format(buf))
     # Drawn from the header's size with the crop's stream before decoding, as the CPU kernel draws it.
     plan = crop_resize(op, height, width, ctx.rng)

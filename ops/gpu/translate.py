@@ -61,7 +61,7 @@ from minddata.ops.formats import sniff_format
 from minddata.ops.plans.affine import rotation, rotation_degrees
 from minddata.ops.plans.color import ADJUSTMENTS, color_adjustments
 from minddata.ops.plans.crop import CropBox, center_crop_box
-from minddata.ops.plans.decode import check_image_pixels, encoded_bytes, image_header_size
+from minddata.ops.plans.decode import check_image_pixels, empty_input_error, encoded_bytes, image_header_size
 from minddata.ops.plans.flip import flips
 from minddata.ops.plans.image import fill_values, interpolation_name, square
 from minddata.ops.plans.resize import crop_resize, geometry_op, resize_output_size
@@ -342,7 +342,7 @@ def encoded_header(op_name: str, s: Sample, limit: int | None) -> tuple[np.ndarr
         )
     buf = np.ascontiguousarray(encoded_bytes(s.value, op_name))
     if buf.size == 0:
-        raise ValueError(f"{op_name}: the input is empty (0 bytes); expected an encoded image")
+        raise empty_input_error(op_name)
     fmt = sniff_format(buf)
     if fmt not in DALI_DECODE_FORMATS:
         what = f"a {fmt} image" if fmt != "unknown" else "not an image DALI can decode (no known signature)"

@@ -15,7 +15,21 @@ import numpy as np
 from minddata import config
 from minddata.ops.formats import pil_open
 
-__all__ = ["PixelLimitError", "check_image_pixels", "choose_scale", "encoded_bytes", "image_header_size"]
+__all__ = [
+    "PixelLimitError",
+    "SKIP_HINT",
+    "check_image_pixels",
+    "choose_scale",
+    "empty_input_error",
+    "encoded_bytes",
+    "image_header_size",
+]
+
+# Ends every decoder's error about a damaged input (empty, truncated, garbage), on every device.
+SKIP_HINT = (
+    "If some files are known to be damaged, minddata.config.set_error_samples_mode('skip') skips such rows "
+    "(or 'replace' repeats the previous good row)"
+)
 
 
 def encoded_bytes(x: Any, op_name: str = "Decode") -> np.ndarray:
@@ -37,6 +51,15 @@ def encoded_bytes(x: Any, op_name: str = "Decode") -> np.ndarray:
         )
     raise TypeError(
         f"{op_name}: expected encoded image bytes (a 1-D uint8 array or bytes). Found: {type(x).__name__}"
+    )
+
+
+def empty_input_error(op_name: str = "Decode") -> ValueError:
+    """The error for a row of 0 bytes: most often an empty file (a copy or download that never
+    finished), so it carries the same skip/replace advice as a truncated or garbage image."""
+    return ValueError(
+        f"{op_name}: the input is empty (0 bytes); expected an encoded image (an empty file is usually a "
+        f"copy or download that did not finish). {SKIP_HINT}"
     )
 
 

@@ -147,3 +147,28 @@ def test_spec_pickles_and_validates() -> None:
     assert op != vision.Decode()
     with pytest.raises(TypeError, match=r"Decode: `to_pil` must be a bool. Found: 1 \(int\)"):
         vision.Decode(to_pil=1)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("path", ["cpu", "fused", "dvpp"])
+def test_an_empty_file_is_named_with_the_skip_advice(path: str, tmp_path) -> None:
+    import minddata as md
+    from minddata.errors import RowError
+
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "empty.jpg").write_bytes(b"")
+    ops = [vision.Decode()]
+    if path == "cpu":
+        md.config.set_enable_fusion(False)
+    elif path == "fused":
+        ops.append(vision.Resize((6, 5)))
+    else:
+        md.config.set_dvpp_driver("reference")
+        ops = [vision.Decode().device("Dvpp")]
+    ds = md.ImageFolderDataset(str(tmp_path), shuffle=False, num_parallel_workers=1)
+    ds = ds.map(ops, input_columns="image", num_parallel_workers=1)
+    with pytest.raises(RowError) as caught:
+        list(ds.create_tuple_iterator(num_epochs=1, output_numpy=True))
+    text = str(caught.value)
+    assert "empty.jpg" in text
+    assert "Decode: the input is empty (0 bytes)" in text
+    assert "set_error_samples_mode('skip')" in text
