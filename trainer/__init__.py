@@ -23,6 +23,7 @@ _EXPORTS = {
     "Model": "model",
     "AMP_LEVELS": "model",
     "CheckpointMismatchError": "model",
+    "InputDtypeError": "model",
     **{
         name: "callbacks"
         for name in (

@@ -38,7 +38,7 @@ from minddata.trainer.step_trace import PHASES, StepTrace
 
 torch = import_torch("minddata.trainer.Model")
 
-__all__ = ["AMP_LEVELS", "CheckpointMismatchError", "Model"]
+__all__ = ["AMP_LEVELS", "CheckpointMismatchError", "InputDtypeError", "Model"]
 
 CHECKPOINT_FORMAT = "minddata-checkpoint"
 CHECKPOINT_VERSION = 1
@@ -56,6 +56,16 @@ _NO_AUTOCAST = contextlib.nullcontext()
 
 class CheckpointMismatchError(ArgumentError):
     """A checkpoint's weights do not belong to this network (missing or unexpected keys, shapes)."""
+
+
+class InputDtypeError(ArgumentError, RuntimeError):
+    """The network's forward failed on an integer input column (e.g. uint8 pixels) while its
+    parameters are floating point. A RuntimeError too, as the torch error it replaces."""
+
+
+# Words of torch's dtype-mismatch errors ("mat1 and mat2 must have the same dtype", "Input type
+# (unsigned char) and bias type (float) should be the same", '"batch_norm" not implemented for 'Byte'').
+_DTYPE_WORDS = ("dtype", "type", "not implemented for")
 
 
 def _device(device: Any) -> Any:
@@ -118,6 +128,7 @@ class _Run:
         self.data_state = data_state
         self.callbacks = callbacks
         self.micro_step = 0  # gradient-accumulation micro-steps since the last optimizer step
+        self.input_names: tuple[str, ...] = ()  # the dataset columns that feed forward, in order
 
 
 class Model:
@@ -137,6 +148,15 @@ class Model:
         grad_accumulation_steps: accumulate this many batches' gradients per optimizer step.
         prefetch: batches the sink stages ahead.
         int64_labels: cast integer label columns to int64 (what CrossEntropyLoss wants).
+
+    Input columns are not cast: an integer input (uint8 pixels, say) that a floating-point network
+    cannot take raises :class:`InputDtypeError` naming the column, its dtype, the network's dtype and
+    the fix (``vision.Normalize`` or ``transforms.TypeCast(np.float32)`` on that column in the
+    pipeline), instead of torch's bare "mat1 and mat2 must have the same dtype". Casting silently
+    would be the surprise: 0..255 values fed to a network made for normalised inputs train badly
+    without any error, and only the pipeline knows the right mean, std or scale. A network that
+    takes integers on purpose (token ids, or one that converts pixels itself) is never affected:
+    nothing is checked until its forward fails.
     """
 
     def __init__(
@@ -213,6 +233,21 @@ class Model:
         return BatchFeed(dataset, self.device, inputs, labels, threaded=threaded, prefetch=self.prefetch,
                          state=state, int64_columns=cmap.labels if self.int64_labels else (),
                          num_epochs=num_epochs, sink=sink)
+
+    def _forward(self, network: Any, inputs: list[Any], names: Sequence[str], where: str) -> Any:
+        """``network(*inputs)``; a dtype error of torch's caused by an integer input becomes an
+        :class:`InputDtypeError` naming the column and the fix."""
+        try:
+            return network(*inputs)
+        except RuntimeError as exc:
+            owner = self.network if network is self._train_network else network  # not the DDP wrapper
+            run = self._run
+            if run is not None and where == "Model.train":
+                where = f"{where} (epoch {run.epoch + 1}, step {run.step_in_epoch + 1})"
+            message = _integer_input_error(owner, inputs, names, where, exc)
+            if message is None:
+                raise
+            raise InputDtypeError(message) from exc
 
     def _loss(self, output: Any, labels: list[Any]) -> Any:
         if isinstance(output, torch.Tensor) and output.dtype in (torch.float16, torch.bfloat16):
@@ -294,6 +329,7 @@ class Model:
             _set_rng_state(checkpoint["rng"])
         else:
             run = _Run(initial_epoch, 0, initial_epoch * (per_epoch or 0), None, cbs)
+        run.input_names = cmap.inputs
         trace = StepTrace(f"Model.train of {type(self.network).__name__}")
         self._train_network = self._wrap_ddp(trace)
         params = CallbackParams(
@@ -395,7 +431,7 @@ class Model:
             no_sync.__enter__()
         try:
             with self._autocast():
-                output = network(*inputs)
+                output = self._forward(network, inputs, run.input_names, "Model.train")
                 loss = self._loss(output, batch.labels)
             if sync:
                 sync()
@@ -503,7 +539,7 @@ class Model:
                         break
                     cbs.call("on_eval_step_begin", context)
                     with self._autocast():
-                        output = network(*self._cast_inputs(batch.inputs))
+                        output = self._forward(network, self._cast_inputs(batch.inputs), cmap.inputs, "Model.eval")
                     prediction = output[0] if isinstance(output, (tuple, list)) else output
                     label = batch.labels[0] if len(batch.labels) == 1 else batch.labels
                     loss = self._loss(output, batch.labels) if needs_loss else None
@@ -538,7 +574,7 @@ class Model:
         network.eval()
         try:
             with torch.no_grad(), self._autocast():
-                return network(*self._cast_inputs(tensors))
+                return self._forward(network, self._cast_inputs(tensors), (), "Model.predict")
         finally:
             network.train(was_training)
 
@@ -562,7 +598,7 @@ class Model:
                 if batch is EPOCH_END:
                     return
                 with torch.no_grad(), self._autocast():
-                    output = network(*self._cast_inputs(batch.inputs))
+                    output = self._forward(network, self._cast_inputs(batch.inputs), cmap.inputs, "Model.predict")
                 yield output
         finally:
             feed.close()
@@ -700,6 +736,38 @@ def _restore_callbacks(cbs: CallbackList, saved: list[list[Any]]) -> None:
         if match is not None:
             match.load_state_dict(state)
             unused.remove(match)
+
+
+def _integer_input_error(network: Any, inputs: list[Any], names: Sequence[str], where: str,
+                         exc: BaseException) -> str | None:
+    """The message for a forward that failed with a dtype error while an input is an integer tensor and
+    the network's parameters are floating point; None when the failure is something else."""
+    text = str(exc)
+    if not any(word in text for word in _DTYPE_WORDS):
+        return None
+    weights = next((p.dtype for p in network.parameters() if p.is_floating_point()), None)
+    if weights is None:
+        return None
+    for i, value in enumerate(inputs):
+        if isinstance(value, torch.Tensor) and not (value.is_floating_point() or value.is_complex()) \
+                and value.dtype != torch.bool:
+            name = names[i] if i < len(names) else None
+            dtype, wdtype = str(value.dtype).replace("torch.", ""), str(weights).replace("torch.", "")
+            if name:
+                fix = (f"Make the column float in the pipeline: map vision.Normalize(mean=[...], std=[...]) "
+                       f"(float32 out), or vision.Rescale(1 / 255, 0) or transforms.TypeCast(np.float32), with "
+                       f"input_columns={name!r}")
+            else:
+                fix = ("Pass it as float, normalised as in training (or predict on the evaluation pipeline, "
+                       "which does that)")
+            return (
+                f"{where}: {type(network).__name__}.forward failed on {f'input column {name!r}' if name else f'input {i}'}"
+                f", a {dtype} tensor of shape {tuple(value.shape)}, because the network's parameters are {wdtype} "
+                f"(torch: {text.strip()}). Model does not cast integer inputs to float: pixels of 0..255 fed to a "
+                f"network made for normalised inputs would train badly without an error. {fix}; or convert it "
+                f"in forward if the network takes integers on purpose."
+            )
+    return None
 
 
 def _few(items: list[str], limit: int = 8) -> str:

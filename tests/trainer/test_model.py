@@ -14,6 +14,7 @@ from minddata.errors import ArgumentError  # noqa: E402
 from minddata.trainer import (  # noqa: E402
     ColumnMismatchError,
     History,
+    InputDtypeError,
     LambdaCallback,
     Model,
     OnnxModel,
@@ -180,3 +181,73 @@ def test_export_onnx_then_onnx_model_predicts_the_same(tmp_path):
     x, y = blobs(10)
     np.testing.assert_allclose(onnx_model.predict(x), model.predict(x).numpy(), rtol=1e-4, atol=1e-5)
     assert onnx_model.eval(blob_dataset(), metrics={"accuracy"}) == pytest.approx(model.eval(blob_dataset()))
+
+
+class _ConvNet(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3)
+        self.head = torch.nn.Linear(4 * 6 * 6, 2)
+
+    def forward(self, image):
+        return self.head(self.conv(image).flatten(1))
+
+
+def _uint8_images(rows: int = 8):
+    rng = np.random.default_rng(0)
+    images = rng.integers(0, 256, size=(rows, 3, 8, 8), dtype=np.uint8)
+    return md.NumpySlicesDataset({"image": images, "label": np.arange(rows, dtype=np.int32) % 2}, shuffle=False)
+
+
+def _conv_model(**kwargs):
+    torch.manual_seed(0)
+    net = _ConvNet()
+    return Model(net, torch.nn.CrossEntropyLoss(), torch.optim.SGD(net.parameters(), lr=0.1), device="cpu", **kwargs)
+
+
+def test_uint8_images_into_a_float_network_name_the_column_and_the_fix():
+    with pytest.raises(InputDtypeError, match=r"Model\.train \(epoch 1, step 1\): _ConvNet\.forward failed on input column 'image', a "
+                       r"uint8 tensor of shape \(4, 3, 8, 8\), because the network's parameters are float32") as info:
+        _conv_model().train(1, _uint8_images().batch(4))
+    message = str(info.value)
+    assert "vision.Normalize" in message and "TypeCast(np.float32)" in message and "input_columns='image'" in message
+    assert isinstance(info.value, RuntimeError) and "should be the same" in str(info.value.__cause__)
+
+
+def test_uint8_images_are_not_cast_silently_in_eval_either():
+    with pytest.raises(InputDtypeError, match=r"Model\.eval: .* input column 'image'"):
+        _conv_model(metrics={"accuracy"}).eval(_uint8_images().batch(4))
+
+
+def test_predict_on_a_uint8_array_says_to_pass_floats():
+    with pytest.raises(InputDtypeError, match=r"Model\.predict: .*input 0, a uint8 tensor.*Pass it as float"):
+        _conv_model().predict(np.zeros((2, 3, 8, 8), np.uint8))
+
+
+def test_float32_images_from_the_pipeline_train():
+    ds = _uint8_images().map(md.transforms.TypeCast(np.float32), input_columns="image").batch(4)
+    _conv_model().train(1, ds)
+
+
+def test_a_network_that_takes_integers_on_purpose_is_not_affected():
+    class Pixels(_ConvNet):
+        def forward(self, image):
+            return super().forward(image.float() / 255)
+
+    torch.manual_seed(0)
+    net = Pixels()
+    model = Model(net, torch.nn.CrossEntropyLoss(), torch.optim.SGD(net.parameters(), lr=0.1), device="cpu")
+    model.train(1, _uint8_images().batch(4))
+
+
+def test_other_forward_errors_with_integer_inputs_pass_through_unchanged():
+    class Broken(_ConvNet):
+        def forward(self, image):
+            raise RuntimeError("a bug in forward")
+
+    torch.manual_seed(0)
+    net = Broken()
+    model = Model(net, torch.nn.CrossEntropyLoss(), torch.optim.SGD(net.parameters(), lr=0.1), device="cpu")
+    with pytest.raises(RuntimeError, match="^a bug in forward$") as info:
+        model.train(1, _uint8_images().batch(4))
+    assert not isinstance(info.value, InputDtypeError)
