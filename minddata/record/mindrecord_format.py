@@ -511,11 +511,10 @@ class MindRecordSet:
         first_meta = None
         for path in files:
             if not os.path.isfile(path):
-                raise DataFormatError(
-                    f"{where}: MindRecord shard {path} does not exist (the set's header names it). Copy every shard "
-                    "file of the set, with its .db file, into the folder.",
-                    path=path,
-                )
+                from minddata.record.reader import missing_file_error
+
+                named_by = os.path.abspath(os.fspath(dataset_files)) if isinstance(dataset_files, (str, os.PathLike)) else None
+                raise missing_file_error(where, path, named_by)
             if not is_mindrecord(path):
                 raise DataFormatError(
                     f"{where}: {path} is not a MindRecord shard file (it does not start with a MindRecord header); "

@@ -119,12 +119,58 @@ class _MetaChecker:
             raise self.error("num_rows", f"must equal the rows of its batches ({total})", num_rows)
 
 
-def read_meta(path: str) -> dict[str, Any]:
+_SHARD_NUMBER = re.compile(r"[0-9]+")
+
+
+def numbered_shards(path: str) -> list[str]:
+    """The files beside ``path`` named ``path`` plus a shard number, in shard order: the files of a
+    set written to ``path`` with ``shard_num`` > 1 (``x.mindrecord0``, ``x.mindrecord1``, ... in both
+    formats), which is what a missing ``path`` most often means."""
+    folder, base = os.path.split(path)
+    try:
+        names = os.listdir(folder or ".")
+    except OSError:
+        return []
+    found = [n for n in names if n.startswith(base) and _SHARD_NUMBER.fullmatch(n[len(base) :])]
+    return [os.path.join(folder, n) for n in sorted(found, key=lambda n: int(n[len(base) :]))]
+
+
+def missing_file_error(where: str | None, path: str, named_by: str | None = None) -> DataFormatError:
+    """The error for a record file ``path`` that is not there: names it, and says what to pass instead
+    when its folder holds the numbered shard files of a set written to that name. ``named_by``: the
+    file whose metadata or header lists ``path`` as a shard of its set (then a shard went missing)."""
+    head = f"{where}: " if where else ""
+    if named_by is not None:
+        return DataFormatError(
+            f"{head}record file {path} does not exist, but {os.path.basename(named_by)}'s set names it as one of its "
+            "shards. Copy every shard file of the set (with its .meta.json or .db file) into the folder, or pass "
+            "the files to read as a list.",
+            path=path,
+        )
+    folder = os.path.dirname(path)
+    if not os.path.isdir(folder):
+        return DataFormatError(f"{head}record file {path} does not exist: its folder {folder} does not exist either. "
+                               "Check the path.", path=path)
+    shards = numbered_shards(path)
+    if shards:
+        names = [os.path.basename(f) for f in shards]
+        shown = ", ".join(names[:3]) + (f", ... ({len(names)} files)" if len(names) > 3 else "")
+        return DataFormatError(
+            f"{head}record file {path} does not exist, but its folder has shard files named after it: {shown}. A set "
+            f"written with shard_num > 1 numbers its files so: pass the path of one of them, e.g. {shards[0]} "
+            "(one file's path reads its whole set).",
+            path=path,
+        )
+    return DataFormatError(f"{head}record file {path} does not exist. Check the path and the file name.", path=path)
+
+
+def read_meta(path: str, where: str | None = None, named_by: str | None = None) -> dict[str, Any]:
     """The metadata of data file ``path``, checked against the format's rules; errors name the file,
-    the field and the rule."""
+    the field and the rule (and start with ``where``, when given). ``named_by``: the shard whose
+    metadata lists ``path``."""
     meta_path = path + META_SUFFIX
     if not os.path.exists(path):
-        raise DataFormatError(f"record file {path} does not exist.", path=path)
+        raise missing_file_error(where, path, named_by)
     if not os.path.exists(meta_path):
         raise DataFormatError(
             f"record file {path}: its metadata file {os.path.basename(meta_path)} is missing, so it is not a "
@@ -194,9 +240,9 @@ def open_set(where: str, dataset_files: Any) -> list[tuple[str, dict[str, Any]]]
         folder = os.path.dirname(first)
         sweep_folder(folder)
         with folder_lock(folder, exclusive=False):
-            meta = read_meta(first)
+            meta = read_meta(first, where)
             files = [_shard_path(first, meta, name) for name in meta["shards"]]
-            out = [(p, meta if p == first else read_meta(p)) for p in files]
+            out = [(p, meta if p == first else read_meta(p, where, named_by=first)) for p in files]
         if len(set(files)) != len(files) or files[meta["shard_id"]] != first:
             raise DataFormatError(
                 f"{where}: record file {first}: its metadata's shard list {_shown(meta['shards'])} must name each shard "
@@ -224,7 +270,7 @@ def open_set(where: str, dataset_files: Any) -> list[tuple[str, dict[str, Any]]]
     out = []
     for path in files:
         with folder_lock(os.path.dirname(path), exclusive=False):
-            out.append((path, read_meta(path)))
+            out.append((path, read_meta(path, where)))
     return out
 
 

@@ -543,3 +543,29 @@ def test_file_in_a_missing_folder_is_reported_by_name(tmp_path):
     missing = tmp_path / "no-such-folder" / "x.mindrecord"
     with pytest.raises(DataFormatError, match=rf"record file {re.escape(str(missing))} does not exist"):
         md.MindDataset(str(missing))
+
+
+@pytest.mark.parametrize("fmt", ["arrow", "mindrecord"])
+def test_a_set_name_without_its_shard_number_suggests_the_shard_file(tmp_path, fmt):
+    from minddata.mindrecord import FileWriter as MindRecordWriter
+
+    path = tmp_path / "x.mindrecord"
+    writer = (FileWriter if fmt == "arrow" else MindRecordWriter)(str(path), shard_num=2)
+    writer.add_schema({"label": {"type": "int32"}})
+    writer.write_raw_data([{"label": i} for i in range(4)])
+    writer.commit()
+    with pytest.raises(DataFormatError) as caught:
+        md.MindDataset(str(path))
+    text = str(caught.value)
+    assert text.startswith(f"MindDataset: record file {path} does not exist")
+    assert "x.mindrecord0, x.mindrecord1" in text
+    assert f"pass the path of one of them, e.g. {path}0" in text
+    assert _labels(f"{path}0") == [0, 1, 2, 3]  # the suggestion reads the whole set
+
+
+def test_a_missing_shard_of_a_set_is_named_as_the_sets(tmp_path):
+    first, second = _write(tmp_path / "x.mindrecord", range(4), shard_num=2)
+    os.remove(second)
+    with pytest.raises(DataFormatError, match=rf"record file {re.escape(second)} does not exist, but "
+                                              r"x.mindrecord0's set names it as one of its shards"):
+        md.MindDataset(first)
