@@ -42,7 +42,9 @@ class PipelineError(MinddataError, RuntimeError):
 
 
 class RowError(PipelineError):
-    """An op failed on one row. ``op``, ``row`` and ``source`` say where; ``__cause__`` is the original."""
+    """An op failed on one row. ``op``, ``row`` and ``source`` say where; ``__cause__`` is the original
+    error, except where the message already says all it would (a source's file that can't be read:
+    the OS's reason is in the message, and its traceback is left out)."""
 
     def __init__(self, message: str, *, op: str, row: int | None, source: str | None = None):
         super().__init__(message)

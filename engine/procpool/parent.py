@@ -265,12 +265,12 @@ class ProcessWorker:
                 try:
                     req = s.new_arena("req", s.shm_size)
                 except OSError as e:
-                    raise _in_stage(s, e) from e
+                    raise _in_stage(s, e) from None
                 try:
                     resp = s.new_arena("resp", s.shm_size)
                 except OSError as e:
                     s.drop_arena(req)
-                    raise _in_stage(s, e) from e
+                    raise _in_stage(s, e) from None
                 except BaseException:
                     s.drop_arena(req)
                     raise
@@ -342,7 +342,7 @@ class ProcessWorker:
                 if views:
                     write(s.req, views, spans, total)  # type: ignore[arg-type]
             except OSError as e:
-                raise _in_stage(s, e) from e
+                raise _in_stage(s, e) from None
             del views
             s.seq += 1
             seq = s.seq

@@ -83,7 +83,7 @@ class Arena:
         try:
             fd = _create_locked(path)
         except OSError as e:
-            raise _shm_error(e, f"create a shared-memory segment ({size} bytes)", directory) from e
+            raise _shm_error(e, f"create a shared-memory segment ({size} bytes)", directory) from None
         try:
             # ftruncate makes a sparse file: tmpfs charges memory only for pages actually written.
             os.ftruncate(fd, size)
@@ -91,7 +91,7 @@ class Arena:
         except OSError as e:
             os.close(fd)
             unlink(path)
-            raise _shm_error(e, f"size a shared-memory segment to {size} bytes", directory) from e
+            raise _shm_error(e, f"size a shared-memory segment to {size} bytes", directory) from None
         except BaseException:
             os.close(fd)
             unlink(path)
@@ -122,7 +122,7 @@ class Arena:
             except OSError as e:
                 raise _shm_error(
                     e, f"reserve {end} bytes of shared memory", os.path.dirname(self.path)
-                ) from e
+                ) from None
         self.committed = end
 
     def close(self) -> None:

@@ -213,7 +213,7 @@ class _FileFetch:
                     raise RowError(
                         f"{where}: can't read row {i}, file {path}: {error.strerror or error}",
                         op=where, row=i, source=path,
-                    ) from error
+                    ) from None  # the message holds the OS's reason
             rest = row[k:]
             if self.index.readers:
                 rest = tuple(self.index.readers[k + j](value, i) if k + j in self.index.readers else value

@@ -429,7 +429,7 @@ class _FolderListing:
             raise RowError(
                 f"ImageFolderDataset: can't read row {i}, file {path}: {error.strerror or error}",
                 op="ImageFolderDataset", row=i, source=path,
-            ) from error
+            ) from None  # the message holds the OS's reason: the FileNotFoundError's traceback adds nothing
         return data, self._labels[i]  # type: ignore[index]
 
     def __getstate__(self) -> dict:

@@ -357,7 +357,7 @@ class _CocoFetch:
                 raise RowError(
                     f"CocoDataset: can't read row {i}, image {path}: {error.strerror or error}",
                     op="CocoDataset", row=i, source=path,
-                ) from error
+                ) from None  # the message holds the OS's reason
             row = (data, *rows[i])
             out.append(row + (np.asarray(os.path.basename(path)),) if self.extra else row)
         return out

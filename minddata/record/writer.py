@@ -89,7 +89,7 @@ def _writing(final: str, temp: str) -> Iterator[None]:
             f"FileWriter: can't write record file {final} (temporary file {os.path.basename(temp)}): "
             f"{error.strerror or error}. Free space on that disk (or write elsewhere) and write the set again",
             final,
-        ) from error
+        ) from None  # the message holds the OS's (or Arrow's) reason
 
 
 class FileWriter(CommitOnExit):

@@ -143,3 +143,27 @@ def test_a_resume_seed_of_2_to_the_32_or_more_is_refused(seed):
     state["seed"] = seed
     with pytest.raises(ValueError, match=r"state\['seed'\] must be below 2\*\*32"):
         _ten().create_tuple_iterator(num_epochs=1, state=state)
+
+
+# -- a file gone between listing and reading ------------------------------------------------------------
+
+
+def test_a_file_gone_after_listing_is_one_error_without_the_oss_traceback(tmp_path):
+    import os
+    import traceback
+
+    from testkit import make_jpeg
+
+    from minddata.errors import RowError
+
+    (tmp_path / "c").mkdir()
+    for i in range(2):
+        (tmp_path / "c" / f"{i}.jpg").write_bytes(make_jpeg(8, 8, seed=i))
+    ds = md.ImageFolderDataset(str(tmp_path), shuffle=False)
+    assert ds.get_dataset_size() == 2  # listed now
+    os.remove(tmp_path / "c" / "1.jpg")
+    with pytest.raises(RowError) as caught:
+        _rows(ds)
+    printed = "".join(traceback.format_exception(caught.value))
+    assert f"ImageFolderDataset: can't read row 1, file {tmp_path / 'c' / '1.jpg'}: No such file or directory" in printed
+    assert "FileNotFoundError" not in printed and "direct cause" not in printed
