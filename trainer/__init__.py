@@ -24,6 +24,7 @@ _EXPORTS = {
     "AMP_LEVELS": "model",
     "CheckpointMismatchError": "model",
     "InputDtypeError": "model",
+    "UnsafeCheckpointError": "model",
     **{
         name: "callbacks"
         for name in (

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pickle
 import random
+import re
 import time
 import warnings
 from collections.abc import Iterator, Sequence
@@ -38,10 +40,12 @@ from minddata.trainer.step_trace import PHASES, StepTrace
 
 torch = import_torch("minddata.trainer.Model")
 
-__all__ = ["AMP_LEVELS", "CheckpointMismatchError", "InputDtypeError", "Model"]
+__all__ = ["AMP_LEVELS", "CheckpointMismatchError", "InputDtypeError", "Model", "UnsafeCheckpointError"]
 
 CHECKPOINT_FORMAT = "minddata-checkpoint"
-CHECKPOINT_VERSION = 1
+# 2: the NumPy RNG state is stored in plain types. Version 1 stored it as NumPy's tuple with an array,
+# which loads through _LEGACY_SAFE_GLOBALS.
+CHECKPOINT_VERSION = 2
 
 AMP_LEVELS = {
     "O0": "float32 throughout",
@@ -53,9 +57,28 @@ AMP_LEVELS = {
 # Reused every step when no mixed precision is asked for (nullcontext keeps no state).
 _NO_AUTOCAST = contextlib.nullcontext()
 
+# What torch.load(weights_only=True) must rebuild beyond tensors and plain values: only the NumPy
+# array (and its dtype) of a version-1 checkpoint's NumPy RNG state. These globals build an array
+# from its shape, dtype and bytes, and run no other code. A version-2 checkpoint needs none of them:
+# the iterator position (data_state), the RNG states, callbacks' and optimizer states are all
+# tensors, numbers, strings, lists, tuples and dicts.
+_RECONSTRUCT = np.zeros(1).__reduce__()[0]  # numpy(._)core.multiarray._reconstruct, as pickles name it
+_LEGACY_SAFE_GLOBALS: list[Any] = [
+    (_RECONSTRUCT, "numpy._core.multiarray._reconstruct"),
+    (_RECONSTRUCT, "numpy.core.multiarray._reconstruct"),  # written under NumPy 1.x
+    np.ndarray,
+    np.dtype,
+    *(type(np.dtype(t)) for t in ("uint32",)),  # some NumPy versions pickle the dtype's class
+]
+
 
 class CheckpointMismatchError(ArgumentError):
     """A checkpoint's weights do not belong to this network (missing or unexpected keys, shapes)."""
+
+
+class UnsafeCheckpointError(ArgumentError):
+    """A checkpoint file holds objects other than tensors and plain values, which loading refuses to
+    build (unpickling them could run code the file names)."""
 
 
 class InputDtypeError(ArgumentError, RuntimeError):
@@ -103,7 +126,11 @@ def _atomic_save(obj: Any, path: str) -> None:
 
 
 def _rng_state(device: Any) -> dict[str, Any]:
-    state = {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()}
+    # NumPy's state in plain types (its key array as a list), so that loading needs no NumPy globals.
+    name, key, pos, has_gauss, cached_gaussian = np.random.get_state()
+    numpy_state = {"bit_generator": str(name), "key": [int(k) for k in key], "pos": int(pos),
+                   "has_gauss": int(has_gauss), "cached_gaussian": float(cached_gaussian)}
+    state = {"torch": torch.get_rng_state(), "numpy": numpy_state, "python": random.getstate()}
     if device.type == "cuda":
         state["cuda"] = torch.cuda.get_rng_state_all()
     return state
@@ -111,7 +138,11 @@ def _rng_state(device: Any) -> dict[str, Any]:
 
 def _set_rng_state(state: dict[str, Any]) -> None:
     torch.set_rng_state(state["torch"])
-    np.random.set_state(state["numpy"])
+    numpy_state = state["numpy"]
+    if isinstance(numpy_state, dict):
+        numpy_state = (numpy_state["bit_generator"], np.asarray(numpy_state["key"], dtype=np.uint32),
+                       numpy_state["pos"], numpy_state["has_gauss"], numpy_state["cached_gaussian"])
+    np.random.set_state(numpy_state)  # a version-1 checkpoint holds NumPy's own tuple
     random.setstate(state["python"])
     if "cuda" in state and torch.cuda.is_available():
         torch.cuda.set_rng_state_all(state["cuda"])
@@ -685,11 +716,19 @@ class Model:
 
         A checkpoint of another network raises :class:`CheckpointMismatchError` naming the missing and
         unexpected keys (and mismatched shapes), before anything is changed.
+
+        The file is read with ``torch.load(weights_only=True)``: tensors, numbers, strings and
+        containers only, which is all a checkpoint written here holds. Unpickling anything else could
+        run code that the file names, so a file that holds other objects raises
+        :class:`UnsafeCheckpointError` naming them, and none of them is built. A checkpoint whose
+        callbacks store types of your own loads inside ``with torch.serialization.safe_globals([...]):``
+        listing those types, once you trust the file. ``train(resume_from=...)`` and
+        ``BackupAndRestore`` load through here.
         """
         path = os.fspath(path)
         if not os.path.isfile(path):
             raise FileNotFoundError(f"Model.load_checkpoint: no checkpoint at {path!r}")
-        state = torch.load(path, map_location=self.device, weights_only=False)
+        state = _safe_load(path, self.device)
         if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT:
             raise ArgumentError(f"Model.load_checkpoint: {path!r} is not a minddata checkpoint (written by ModelCheckpoint)")
         self._check_keys(state["network"], path, state.get("network_class"))
@@ -736,6 +775,46 @@ def _restore_callbacks(cbs: CallbackList, saved: list[list[Any]]) -> None:
         if match is not None:
             match.load_state_dict(state)
             unused.remove(match)
+
+
+def _safe_load(path: str, device: Any) -> Any:
+    """``torch.load(path, weights_only=True)`` with :data:`_LEGACY_SAFE_GLOBALS` allowed; a file that
+    needs anything else raises :class:`UnsafeCheckpointError` naming what it would build."""
+    serialization = torch.serialization
+    # Allow only what is not allowed already, so that leaving the context removes nothing the caller
+    # (an enclosing safe_globals, add_safe_globals) allowed.
+    allowed = serialization.get_safe_globals()
+    extra = [g for g in _LEGACY_SAFE_GLOBALS if g not in allowed]
+    try:
+        with serialization.safe_globals(extra):
+            return torch.load(path, map_location=device, weights_only=True)
+    except pickle.UnpicklingError as exc:
+        raise UnsafeCheckpointError(
+            f"Model.load_checkpoint: refused to load {path!r}: it holds what is not tensors or plain values "
+            f"({_refused(path, exc)}), and unpickling that could run code the file names, so checkpoints are loaded "
+            "with torch.load(weights_only=True). A checkpoint written by ModelCheckpoint or save_checkpoint holds "
+            "nothing else; if this file is yours, you trust it and its callbacks store types of your own, load it "
+            "inside `with torch.serialization.safe_globals([YourType, ...]):`."
+        ) from None
+    except Exception as exc:  # weights_only runs no code of the file's: this is a damaged or foreign file
+        raise ArgumentError(
+            f"Model.load_checkpoint: {path!r} is not a readable checkpoint ({type(exc).__name__}: {exc}); point at "
+            "a file written by ModelCheckpoint or Model.save_checkpoint"
+        ) from exc
+
+
+def _refused(path: str, exc: BaseException) -> str:
+    """What a weights-only load refused: the globals the file names, else the unpickler's reason."""
+    try:
+        names = torch.serialization.get_unsafe_globals_in_checkpoint(path)
+    except Exception:  # not torch's zip format
+        names = []
+    if not names:
+        names = re.findall(r"GLOBAL ([\w.]+)", str(exc))
+    if names:
+        return "it would call or build " + ", ".join(dict.fromkeys(names))
+    reason = str(exc).split("WeightsUnpickler error:")[-1].strip().splitlines()
+    return reason[0] if reason else type(exc).__name__
 
 
 def _integer_input_error(network: Any, inputs: list[Any], names: Sequence[str], where: str,

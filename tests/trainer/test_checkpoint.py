@@ -1,14 +1,18 @@
-"""Checkpoints: exact resume after SIGKILL, atomic files, keep_checkpoint_max, key mismatch, SIGTERM."""
+"""Checkpoints: exact resume after SIGKILL, atomic files, keep_checkpoint_max, key mismatch, SIGTERM, loading
+with weights_only (a malicious file is refused without running its payload)."""
 
 from __future__ import annotations
 
 import os
+import pickle
+import random
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch", reason="torch is not installed: the trainer needs it")
@@ -25,6 +29,7 @@ from minddata.trainer import (  # noqa: E402
     LearningRateScheduler,
     Model,
     ModelCheckpoint,
+    UnsafeCheckpointError,
 )
 
 HERE = Path(__file__).resolve().parent
@@ -163,7 +168,7 @@ def test_sigterm_checkpoints_and_stops_cleanly(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "steps [1, 2, 3]" in done.stdout
     assert "signal 15 received" in done.stderr
-    state = torch.load(tmp_path / "term.ckpt", weights_only=False)
+    state = torch.load(tmp_path / "term.ckpt", weights_only=True)
     assert state["global_step"] == 3
 
 
@@ -181,3 +186,128 @@ def test_resume_restores_the_learning_rate_schedule(tmp_path):
     full = run()
     assert full == (pytest.approx(0.5**12), 12)
     assert run(resume=tmp_path / "lr-1_4.ckpt") == full  # the scheduler continues from step 4, not from 0
+
+
+class _Payload:
+    """Unpickling this creates ``marker`` (as ``os.system`` or anything else could run)."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def _malicious_checkpoint(tmp_path: Path, marker: Path) -> Path:
+    """A checkpoint of make_model()'s network whose data state is the payload."""
+    control = tmp_path / "control-marker"
+    pickle.loads(pickle.dumps(_Payload(control))).close()  # the payload is live: plain unpickling runs it
+    assert control.exists()
+    state = torch.load(make_model().save_checkpoint(tmp_path / "good.ckpt"), weights_only=True)
+    state.update(epoch=0, step_in_epoch=1, global_step=1, data_state=_Payload(marker), callbacks=[])
+    path = tmp_path / "evil.ckpt"
+    torch.save(state, path)
+    return path
+
+
+def test_a_checkpoint_whose_unpickling_runs_code_is_refused_without_running_it(tmp_path):
+    marker = tmp_path / "pwned"
+    path = _malicious_checkpoint(tmp_path, marker)
+    with pytest.raises(UnsafeCheckpointError, match=r"refused to load .*evil\.ckpt.*io\.open.*weights_only=True"):
+        make_model().load_checkpoint(path)
+    assert not marker.exists()
+
+
+def test_resume_from_a_malicious_checkpoint_is_refused_before_training(tmp_path):
+    marker = tmp_path / "pwned"
+    path = _malicious_checkpoint(tmp_path, marker)
+    steps = []
+    with pytest.raises(UnsafeCheckpointError):
+        make_model().train(1, blob_dataset(), resume_from=path,
+                           callbacks=[LambdaCallback(on_train_step_end=lambda c: steps.append(1))])
+    assert not marker.exists() and steps == []
+
+
+def test_a_plain_pickle_with_a_payload_is_refused_too(tmp_path):
+    marker = tmp_path / "pwned"
+    path = tmp_path / "raw.ckpt"
+    with open(path, "wb") as f:
+        pickle.dump({"format": "minddata-checkpoint", "network": _Payload(marker)}, f, protocol=2)
+    with pytest.raises(UnsafeCheckpointError, match="refused to load"):
+        make_model().load_checkpoint(path)
+    assert not marker.exists()
+
+
+def test_a_damaged_file_is_named_as_unreadable(tmp_path):
+    path = tmp_path / "broken.ckpt"
+    path.write_bytes(Path(make_model().save_checkpoint(tmp_path / "good.ckpt")).read_bytes()[:300])
+    with pytest.raises(md.errors.ArgumentError, match=r"broken\.ckpt.* is not a readable checkpoint"):
+        make_model().load_checkpoint(path)
+
+
+def test_a_mid_training_checkpoint_holds_only_tensors_and_plain_values(tmp_path):
+    saver = ModelCheckpoint("p", tmp_path, CheckpointConfig(save_checkpoint_steps=5, keep_checkpoint_max=1))
+    make_model().train(1, blob_dataset(shuffle=True), callbacks=[saver, History()])
+    path = tmp_path / "p-1_10.ckpt"
+    assert torch.serialization.get_unsafe_globals_in_checkpoint(path) == []
+    state = torch.load(path, weights_only=True)  # no allowlist at all
+    assert set(state["data_state"]) >= {"seed", "shard_seed", "epoch", "row"}
+    assert isinstance(state["rng"]["numpy"]["key"], list)
+
+
+def test_the_numpy_rng_state_is_restored_from_plain_values(tmp_path):
+    model = make_model()
+    np.random.seed(123)
+    path = model.save_checkpoint(tmp_path / "r.ckpt")
+    expected = np.random.random(3)
+    np.random.seed(0)
+    from minddata.trainer.model import _set_rng_state
+
+    _set_rng_state(model.load_checkpoint(path)["rng"])
+    np.testing.assert_array_equal(np.random.random(3), expected)
+
+
+def test_a_version_1_checkpoint_with_numpy_arrays_still_loads(tmp_path):
+    model = make_model()
+    state = torch.load(model.save_checkpoint(tmp_path / "v2.ckpt"), weights_only=True)
+    np.random.seed(7)
+    state.update(version=1, rng={"torch": torch.get_rng_state(), "numpy": np.random.get_state(),
+                                 "python": random.getstate()})
+    expected = np.random.random(3)
+    torch.save(state, tmp_path / "v1.ckpt")
+    before = list(torch.serialization.get_safe_globals())
+    from minddata.trainer.model import _set_rng_state
+
+    loaded = make_model(seed=5).load_checkpoint(tmp_path / "v1.ckpt")
+    _set_rng_state(loaded["rng"])
+    np.testing.assert_array_equal(np.random.random(3), expected)
+    assert torch.serialization.get_safe_globals() == before  # the NumPy allowance ends with the load
+
+
+class _CustomState:
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+
+class _CustomCallback(LambdaCallback):
+    def __init__(self) -> None:
+        super().__init__()
+        self.value = 0
+
+    def state_dict(self):
+        return {"custom": _CustomState(41)}
+
+    def load_state_dict(self, state):
+        self.value = state["custom"].value
+
+
+def test_a_callback_state_of_your_own_type_loads_inside_safe_globals(tmp_path):
+    saver = ModelCheckpoint("c", tmp_path, CheckpointConfig(save_checkpoint_steps=2, keep_checkpoint_max=1))
+    make_model().train(1, blob_dataset(rows=16), callbacks=[saver, _CustomCallback()])
+    path = tmp_path / "c-1_2.ckpt"
+    with pytest.raises(UnsafeCheckpointError, match=r"_CustomState.*safe_globals"):
+        make_model().load_checkpoint(path)
+    resumed = _CustomCallback()
+    with torch.serialization.safe_globals([_CustomState]):
+        make_model().train(1, blob_dataset(rows=16), callbacks=[resumed], resume_from=path)
+    assert resumed.value == 41
