@@ -137,6 +137,35 @@ def _serve_parser(sub: Any) -> None:
                             "(Linux; default 10: refusals and answers are not queued behind preprocessing)")
     serve.add_argument("--max-body-mb", type=positive_float, default=16.0,
                        help="largest request body in MB; larger gets 413 (default 16)")
+    limits = serve.add_argument_group(
+        "limits against hostile or careless clients",
+        "what the server enforces by itself (TLS, authentication and rate limits belong to a gateway in front "
+        "of it: see docs/serve.md)")
+    limits.add_argument("--max-json-mb", type=positive_float, default=4.0,
+                        help="largest JSON request body (or JSON header before binary tensors) in MB; larger gets 413 "
+                             "(default 4)")
+    limits.add_argument("--max-json-answer-mb", type=positive_float, default=64.0,
+                        help="largest JSON answer in MB (estimated before the work when the output's shape is "
+                             "known); larger gets 413 naming binary outputs as the fix (default 64)")
+    limits.add_argument("--max-body-memory-mb", type=positive_float, default=256.0,
+                        help="request bodies held at once, in all, in MB; past it requests get 503 with "
+                             "Retry-After (default 256)")
+    limits.add_argument("--max-image-pixels", type=positive_int, default=24_000_000,
+                        help="largest image, in pixels, read from its header before decoding; larger gets 422 "
+                             "(default 24000000, well below the library's 179 million for datasets)")
+    limits.add_argument("--max-header-kb", type=positive_int, default=32,
+                        help="request line and headers together at most, in KB; larger gets 431 (default 32)")
+    limits.add_argument("--header-timeout-s", type=positive_float, default=10.0,
+                        help="time for a request's headers to arrive, from the connection's opening or the "
+                             "request's first byte; past it 408 and the connection closes (default 10)")
+    limits.add_argument("--body-timeout-s", type=positive_float, default=30.0,
+                        help="time for a request's body to arrive after its headers; past it 408 and the "
+                             "connection closes (default 30)")
+    limits.add_argument("--max-connections", type=positive_int, default=4096,
+                        help="open connections at most; the next get 503 with Retry-After and are closed "
+                             "(default 4096)")
+    limits.add_argument("--keep-alive-s", type=positive_float, default=5.0,
+                        help="how long an idle kept-alive connection stays open (default 5)")
 
 
 def _nice_value(text: str) -> int:
@@ -226,10 +255,7 @@ def _convert(args: argparse.Namespace) -> int:
     if not source.is_dir() and not source.is_file():
         raise UsageError(f"{PROG} convert: error: SOURCE {args.source}: no such folder or file; pass a folder of "
                          "class sub-folders of images, or one file of a record set")
-    dest = Path(args.dest).expanduser()
-    if not dest.resolve().parent.is_dir():
-        raise UsageError(f"{PROG} convert: error: DEST {args.dest}: folder {dest.resolve().parent} does not exist; "
-                         "create it first")
+    dest = Path(args.dest).expanduser()  # its folder is made by the conversion, as the README's example expects
     if source.is_file():
         return _convert_records(args, source, dest)
     bar = ProgressBar("converting", 1, unit="images", quiet=args.quiet)
@@ -280,9 +306,13 @@ def _serve(args: argparse.Namespace) -> int:
     from minddata.serve import ServePipeline, load_pipeline_file
     from minddata.serve.server import ServeSettings, serve
 
+    standard = [n for n in PIPELINES if n != "train"]
     try:
         if args.pipeline in PIPELINES:
             pipeline = ServePipeline(args.pipeline, make_ops(args.pipeline))
+        elif not os.path.exists(args.pipeline) and not args.pipeline.endswith(".py"):
+            raise ValueError(f"unknown pipeline {args.pipeline!r}: the standard pipelines are {', '.join(standard)}; "
+                             "or pass a Python file that defines ops()")
         else:
             pipeline = load_pipeline_file(args.pipeline)
         place([op for op in pipeline.ops if hasattr(op, "device_target")], args.device)  # not plain functions
@@ -293,6 +323,10 @@ def _serve(args: argparse.Namespace) -> int:
         max_delay_ms=args.max_delay_ms, max_queue=args.max_queue, timeout_s=args.timeout_s, workers=args.workers,
         pipeline_nice=args.pipeline_nice,
         max_body_bytes=int(args.max_body_mb * (1 << 20)), max_inflight=max(2, args.workers),
+        max_json_bytes=int(args.max_json_mb * (1 << 20)), max_json_answer_bytes=int(args.max_json_answer_mb * (1 << 20)),
+        max_body_memory_bytes=int(args.max_body_memory_mb * (1 << 20)), max_image_pixels=args.max_image_pixels,
+        max_header_bytes=args.max_header_kb << 10, header_timeout_s=args.header_timeout_s,
+        body_timeout_s=args.body_timeout_s, max_connections=args.max_connections, keep_alive_s=args.keep_alive_s,
     )
     return serve(pipeline, args.model, settings)
 

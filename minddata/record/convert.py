@@ -7,6 +7,7 @@ the folder's sorted order; ``label`` and ``file_name`` are index fields.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -53,7 +54,8 @@ def convert_image_folder(
     ``executor="ray"``, on the cluster ``ray.init()`` connected to); the writer stays in this process.
 
     ``progress(done, total, bytes_done)`` is called as rows are written. Nothing appears under
-    ``dest`` unless every image was read and written (the writer commits at the end).
+    ``dest`` unless every image was read and written (the writer commits at the end). Missing folders
+    above ``dest`` are created (and removed again if the conversion fails).
 
     ``check`` looks at each image before it is written: ``"header"`` (the default) parses its header
     with the decoder that will read it, ``"decode"`` decodes it fully, ``"none"`` copies bytes blindly.
@@ -104,7 +106,7 @@ def convert_image_folder(
         except OSError as error:
             raise DataFormatError(f"convert: can't read {path}: {error.strerror or error}", path=path) from None
 
-    with FileWriter(dest, shard_num=shard_num, overwrite=overwrite) as writer:
+    with _dest_folder(dest), FileWriter(dest, shard_num=shard_num, overwrite=overwrite) as writer:
         writer.add_schema(IMAGE_FOLDER_SCHEMA, f"image folder {folder}")
         writer.add_index(["label", "file_name"])
         for first, datas in _read_batches(folder, exts, files, batch, read, executor):
@@ -133,6 +135,39 @@ def convert_image_folder(
 
 
 _CHECKS = ("header", "decode", "none")
+
+
+@contextlib.contextmanager
+def _dest_folder(dest: str | os.PathLike) -> Iterator[None]:
+    """Create the missing folders above ``dest`` (``minddata convert train/ out/train.mindrecord``
+    makes ``out/``); a conversion that fails removes those it created again, unless something is in them."""
+    parent = os.path.dirname(os.path.abspath(os.fspath(dest)))
+    created = []
+    folder = parent
+    while not os.path.isdir(folder) and folder != os.path.dirname(folder):
+        created.append(folder)  # deepest first
+        folder = os.path.dirname(folder)
+    try:
+        os.makedirs(parent, exist_ok=True)
+    except OSError as error:
+        _remove_empty(created)
+        raise ArgumentError(
+            f"convert: DEST {dest}: can't create its folder {parent}: {error.strerror or error}. "
+            "Pass a DEST in a folder you can write to."
+        ) from None
+    try:
+        yield
+    except BaseException:
+        _remove_empty(created)
+        raise
+
+
+def _remove_empty(folders: list[str]) -> None:
+    for folder in folders:
+        try:
+            os.rmdir(folder)
+        except OSError:
+            return  # not empty (or not ours to remove): nor are the folders above it
 
 
 def _image_problem(data: bytes, check: str) -> str | None:
@@ -191,7 +226,8 @@ def convert_records(
     ``dest`` is written in the other one, ``shard_num`` files, rows in the order ``MindDataset``
     reads them with ``shuffle=False``. Arrow types MindRecord lacks are widened (bool, int8, int16,
     uint8, uint16 -> int32; uint32, uint64 -> int64; float16 -> float32); a uint64 value beyond int64
-    is an error. Nothing appears under ``dest`` unless every row was written.
+    is an error. Nothing appears under ``dest`` unless every row was written. Missing folders above
+    ``dest`` are created (and removed again if the conversion fails).
 
     Examples:
         >>> import os, tempfile
@@ -213,53 +249,54 @@ def convert_records(
     source_path = os.path.abspath(os.fspath(source))
     if not os.path.isfile(source_path):
         raise ArgumentError(f"{where}: SOURCE {source} is not a file; pass one file of a record set.")
-    start = time.perf_counter()
-    if read_as_mindrecord(source_path):
-        records: Any = MindRecordSet(where, source_path)
-        writer: Any = FileWriter(dest, shard_num=shard_num, overwrite=overwrite)
-        schema = records.schema()
-        formats = ("mindrecord", "arrow")
-    else:
-        records = RecordSet(where, open_set(where, source_path))
-        writer = MindRecordWriter(dest, shard_num=shard_num, overwrite=overwrite)
-        schema = {}
-        for name, field in records.fields.items():
-            spec = field.to_json()
-            spec["type"] = _WIDEN.get(spec["type"], spec["type"])
-            if "shape" in spec and spec["type"] in ("string", "bytes"):
-                raise ArgumentError(f"{where}: field {name!r} ({field.describe()}) has no MindRecord type.")
-            schema[name] = spec
-        formats = ("arrow", "mindrecord")
-    try:
-        writer.add_schema(schema, f"converted from {os.path.basename(source_path)}")
-        index = [f for f in records.index_fields if f in schema and "shape" not in schema[f] and schema[f]["type"] != "bytes"]
-        if index:
-            writer.add_index(index)
-        total = records.num_rows
-        names = records.columns
-        done = 0
-        # Contiguous blocks per shard, as one write_raw_data call splits them, so the set reads back in order.
-        per, extra = divmod(total, shard_num)
-        bounds = [0]
-        for s in range(shard_num):
-            bounds.append(bounds[-1] + per + (1 if s < extra else 0))
-        step = 256
-        for s in range(shard_num):
-            for first in range(bounds[s], bounds[s + 1], step):
-                ids = range(first, min(first + step, bounds[s + 1]))
-                rows = [dict(zip(names, _plain(row))) for row in records.fetch(ids)]
-                if formats[1] == "mindrecord":
-                    writer._write_shard(s, rows)  # noqa: SLF001 - same package
-                else:
-                    writer.write_raw_data(rows)
-                done += len(rows)
-                if progress is not None:
-                    progress(done, total, 0)
-        writer.commit()
-    except BaseException:
-        writer.abort()
-        raise
-    return RecordConvertResult(total, time.perf_counter() - start, formats[0], formats[1], list(writer.paths))
+    with _dest_folder(dest):
+        start = time.perf_counter()
+        if read_as_mindrecord(source_path):
+            records: Any = MindRecordSet(where, source_path)
+            writer: Any = FileWriter(dest, shard_num=shard_num, overwrite=overwrite)
+            schema = records.schema()
+            formats = ("mindrecord", "arrow")
+        else:
+            records = RecordSet(where, open_set(where, source_path))
+            writer = MindRecordWriter(dest, shard_num=shard_num, overwrite=overwrite)
+            schema = {}
+            for name, field in records.fields.items():
+                spec = field.to_json()
+                spec["type"] = _WIDEN.get(spec["type"], spec["type"])
+                if "shape" in spec and spec["type"] in ("string", "bytes"):
+                    raise ArgumentError(f"{where}: field {name!r} ({field.describe()}) has no MindRecord type.")
+                schema[name] = spec
+            formats = ("arrow", "mindrecord")
+        try:
+            writer.add_schema(schema, f"converted from {os.path.basename(source_path)}")
+            index = [f for f in records.index_fields if f in schema and "shape" not in schema[f] and schema[f]["type"] != "bytes"]
+            if index:
+                writer.add_index(index)
+            total = records.num_rows
+            names = records.columns
+            done = 0
+            # Contiguous blocks per shard, as one write_raw_data call splits them, so the set reads back in order.
+            per, extra = divmod(total, shard_num)
+            bounds = [0]
+            for s in range(shard_num):
+                bounds.append(bounds[-1] + per + (1 if s < extra else 0))
+            step = 256
+            for s in range(shard_num):
+                for first in range(bounds[s], bounds[s + 1], step):
+                    ids = range(first, min(first + step, bounds[s + 1]))
+                    rows = [dict(zip(names, _plain(row))) for row in records.fetch(ids)]
+                    if formats[1] == "mindrecord":
+                        writer._write_shard(s, rows)  # noqa: SLF001 - same package
+                    else:
+                        writer.write_raw_data(rows)
+                    done += len(rows)
+                    if progress is not None:
+                        progress(done, total, 0)
+            writer.commit()
+        except BaseException:
+            writer.abort()
+            raise
+        return RecordConvertResult(total, time.perf_counter() - start, formats[0], formats[1], list(writer.paths))
 
 
 def _plain(row: tuple) -> list[Any]:

@@ -364,6 +364,28 @@ def test_convert_progress_bar_without_terminal(image_folder, tmp_path, capsys):
     assert "12/12 images" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("source", ["images", "records"])
+def test_convert_cli_creates_the_missing_dest_folder(source, image_folder, tmp_path, capsys):
+    from minddata.cli import main
+
+    src = image_folder
+    if source == "records":
+        src = tmp_path / "n.mindrecord"
+        md.NumpySlicesDataset({"n": list(range(12))}, shuffle=False).save(str(src))
+    dest = tmp_path / "out" / "train" / "x.mindrecord"
+    assert main(["convert", str(src), str(dest), "-q"]) == 0, capsys.readouterr().err
+    assert len(_rows(md.MindDataset(str(dest), shuffle=False))) == 12
+
+
+def test_a_failed_convert_removes_the_folder_it_created(image_folder, tmp_path, capsys):
+    from minddata.cli import main
+
+    (image_folder / "cat" / "bad.jpg").write_bytes(b"not an image")
+    assert main(["convert", str(image_folder), str(tmp_path / "out" / "x.mindrecord"), "-q"]) == 2
+    assert "bad.jpg" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
 # -- Parquet ----------------------------------------------------------------------------------
 
 
