@@ -1,7 +1,12 @@
 """The HTTP application: Open Inference Protocol v2 routes, ``POST /v1/preprocess`` and ``/metrics``.
 
 Handlers only move bytes: they check limits (413, 415), parse the request, await the batcher, and
-encode the answer. Errors are JSON ``{"error": "..."}`` as the protocol specifies.
+encode the answer. Every error, 404 and 405 included, is JSON ``{"error": "..."}`` as the protocol
+specifies, with a short reason for the client; details meant for the operator go to the server's log.
+
+Nothing slow runs on the event loop: bodies over 64 KB are parsed, and answers over 64 KB encoded,
+on a small thread pool, within the request's deadline (``--timeout-s`` from the handler's start);
+JSON numbers are written slice by slice so that the loop's thread gets the GIL between slices.
 """
 
 from __future__ import annotations
@@ -9,18 +14,41 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import logging
+import math
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from typing import Any
 
 import numpy as np
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from minddata._version import __version__
 from minddata.serve.batcher import Rejected
+from minddata.serve.http import REFUSED_KEY
 from minddata.serve.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
-from minddata.serve.protocol import HEADER_LENGTH, ProtocolError, encode_infer_response, parse_infer_request
+from minddata.serve.protocol import (
+    HEADER_LENGTH,
+    DeadlinePassed,
+    ProtocolError,
+    datatype_dtype,
+    encode_infer_response,
+    header_length_value,
+    json_chars_per_element,
+    json_numbers,
+    parse_infer_request,
+)
+
+log = logging.getLogger("minddata.serve")
+
+# Bodies to parse and answers to encode larger than this go to the codec threads.
+OFF_LOOP_BYTES = 64 << 10
 
 __all__ = ["create_app"]
 
@@ -52,15 +80,51 @@ def _media_type(request: Request) -> str:
     return request.headers.get("content-type", "").split(";")[0].strip().lower()
 
 
-async def _read_body(request: Request, limit: int) -> bytes:
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise Rejected(413, f"the body is {int(declared)} bytes, over the limit of {limit} (--max-body-mb)")
+class BodyBudget:
+    """The bytes of request bodies the server holds at once, in all (``--max-body-memory-mb``): a body
+    that would go over it gets 503 with Retry-After. Requests hold their share until answered."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.used = 0
+
+    def hold(self) -> _Held:
+        return _Held(self)
+
+
+class _Held:
+    def __init__(self, budget: BodyBudget):
+        self.budget = budget
+        self.size = 0
+
+    def take(self, size: int) -> None:
+        if self.budget.used + size > self.budget.limit:
+            raise Rejected(503, "the server holds too many request bodies at once; retry later",
+                           {"Retry-After": "1"})
+        self.budget.used += size
+        self.size += size
+
+    def release(self) -> None:
+        self.budget.used -= self.size
+        self.size = 0
+
+
+def _digits(value: str | None) -> int | None:
+    return int(value) if value is not None and 0 < len(value) <= 18 and value.isascii() and value.isdigit() else None
+
+
+async def _read_body(request: Request, limit: int, held: _Held, what: str = "the body",
+                     option: str = "--max-body-mb") -> bytes:
+    declared = _digits(request.headers.get("content-length"))
+    if declared is not None and declared > limit:
+        raise Rejected(413, f"{what} is {declared} bytes, over the limit of {limit} ({option})",
+                       {"Connection": "close"})
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise Rejected(413, f"the body is over the limit of {limit} bytes (--max-body-mb)")
+            raise Rejected(413, f"{what} is over the limit of {limit} bytes ({option})", {"Connection": "close"})
+        held.take(len(chunk))
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -72,9 +136,13 @@ async def _until_disconnect(request: Request) -> None:
             return
 
 
-async def _await_result(service: Any, request: Request, images: list[bytes]) -> dict[str, np.ndarray] | None:
+async def _await_result(service: Any, request: Request, images: list[bytes],
+                        deadline: float) -> dict[str, np.ndarray] | None:
     """The batcher's answer, or None when the client left first (its work is then cancelled)."""
-    work = asyncio.ensure_future(service.batcher.submit(images, service.settings.timeout_s))
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise _deadline_passed(service)
+    work = asyncio.ensure_future(service.batcher.submit(images, remaining))
     gone = asyncio.ensure_future(_until_disconnect(request))
     try:
         await asyncio.wait((work, gone), return_when=asyncio.FIRST_COMPLETED)
@@ -87,12 +155,36 @@ async def _await_result(service: Any, request: Request, images: list[bytes]) -> 
     return work.result()
 
 
-def _check_images(images: list[bytes]) -> None:
+def _deadline_passed(service: Any) -> Rejected:
+    return Rejected(504, f"no result within the request deadline of {service.settings.timeout_s:g} s (--timeout-s)")
+
+
+_BASE64_OF = {b"/9j/": "a JPEG", b"iVBORw0KGgo": "a PNG"}
+
+
+def _check_images(images: list[bytes], fix: str = "send a JPEG or PNG file") -> None:
     for i, data in enumerate(images):
         if not _is_image(data):
             where = f"image {i} of {len(images)}: " if len(images) > 1 else ""
+            encoded = next((kind for prefix, kind in _BASE64_OF.items() if data.startswith(prefix)), None)
+            if encoded is not None:
+                raise Rejected(422, f"{where}not a JPEG or PNG: these bytes are the base64 text of {encoded}; {fix}")
             raise Rejected(422, f"{where}not a JPEG or PNG (first bytes {data[:8].hex(' ') or 'none'}, "
                                 f"{len(data)} bytes); send a JPEG or PNG file")
+
+
+_BASE64_FIX_V2 = ('add "parameters": {"content_type": "base64"} to the input, or send the image as binary '
+                  "(the binary tensor data extension)")
+
+
+def _json_too_large(estimate: int, limit: int) -> Rejected:
+    return Rejected(413, f"the answer would be about {estimate / (1 << 20):.0f} MB of JSON, over the limit of "
+                         f"{limit / (1 << 20):g} MB (--max-json-answer-mb); ask for binary outputs "
+                         '("parameters": {"binary_data_output": true}) or send fewer images per request')
+
+
+def _json_estimate(tensors: dict[str, np.ndarray]) -> int:
+    return sum(int(v.size) * json_chars_per_element(v.dtype) for v in tensors.values())
 
 
 _INFER_BODY = {
@@ -195,12 +287,55 @@ def create_app(service: Any) -> FastAPI:
             yield
         finally:
             await service.drain()
+            codec.shutdown(wait=True)
 
     app = FastAPI(title="minddata serve", version=__version__, lifespan=lifespan,
                   description="Inference preprocessing on the Open Inference Protocol (v2), with dynamic batching.")
     settings, metrics = service.settings, service.metrics
     name = settings.name
     limit = settings.max_body_bytes
+    json_limit = min(settings.max_json_bytes, limit)
+    answer_limit = settings.max_json_answer_bytes
+    budget = BodyBudget(settings.max_body_memory_bytes)
+    codec = ThreadPoolExecutor(2, thread_name_prefix="minddata-serve-codec")
+    app.state.codec = codec
+
+    async def off_loop(deadline: float, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` on a codec thread, within the request's deadline (504 past it)."""
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise _deadline_passed(service)
+        try:
+            return await asyncio.wait_for(asyncio.get_running_loop().run_in_executor(codec, fn, *args), remaining)
+        except (TimeoutError, DeadlinePassed):
+            raise _deadline_passed(service) from None
+
+    async def maybe_off_loop(size: int, deadline: float, fn: Callable[..., Any], *args: Any) -> Any:
+        if size <= OFF_LOOP_BYTES:
+            try:
+                return fn(*args)
+            except DeadlinePassed:
+                raise _deadline_passed(service) from None
+        return await off_loop(deadline, fn, *args)
+
+    def client_left(request: Request) -> Response:
+        """The client closed the connection (or the connection's own body deadline closed it): 499,
+        or the status the connection answered with, counted without a traceback."""
+        return Response(status_code=request.scope.get(REFUSED_KEY, 499))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        headers = dict(exc.headers or {})
+        return JSONResponse({"error": str(exc.detail)}, status_code=exc.status_code, headers=headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError) -> Response:
+        return _error(400, f"the request is invalid: {exc.errors()[:1]}"[:300])
+
+    @app.exception_handler(Exception)
+    async def server_error(request: Request, exc: Exception) -> Response:
+        # A bug of the server's: the traceback is logged by the server stack; the client gets JSON.
+        return _error(500, "internal server error")
 
     app.add_middleware(_CountRequests, metrics=metrics)
     # Added last, so it runs first: a refusal under overload skips routing and the body entirely.
@@ -248,62 +383,123 @@ def create_app(service: Any) -> FastAPI:
     infer_doc = {"summary": "Inference (JSON tensors or binary tensor data)", "responses": infer_responses,
                  "openapi_extra": {"requestBody": _INFER_BODY}}
 
+    def json_answer_estimate(images: int, outputs: list[str] | None) -> int:
+        """An upper bound of the JSON answer's size from the outputs' declared shapes (0 when a
+        dimension other than the batch's is dynamic: then it is checked on the result)."""
+        total = 0
+        for info in service.outputs:
+            if outputs is not None and info.name not in outputs:
+                continue
+            dims = info.shape[1:]
+            dtype = datatype_dtype(info.datatype)
+            if dtype is None or any(d < 0 for d in dims):
+                return 0
+            total += images * math.prod(dims) * json_chars_per_element(dtype)
+        return total
+
     @app.post("/v2/models/{model_name}/infer", **infer_doc)
     @app.post("/v2/models/{model_name}/versions/{model_version}/infer", **infer_doc)
     async def infer(model_name: str, request: Request, model_version: str | None = None) -> Any:
         missing = _model_or_404(model_name, model_version)
         if missing is not None:
             return missing
+        deadline = time.monotonic() + settings.timeout_s
+        held = budget.hold()
         try:
             if _media_type(request) not in _INFER_TYPES:
                 raise Rejected(415, f"infer takes application/json (with binary tensors after it when "
-                                    f"{HEADER_LENGTH} is set). Found: {_media_type(request)}")
-            body = await _read_body(request, limit)
+                                    f"{HEADER_LENGTH} is set). Found: {_media_type(request)[:80]}")
+            header_length = request.headers.get(HEADER_LENGTH)
+            if header_length is None:
+                body = await _read_body(request, json_limit, held, "the JSON body", "--max-json-mb")
+            else:
+                try:
+                    if header_length_value(header_length) > json_limit:
+                        raise Rejected(413, f"the JSON header is {header_length_value(header_length)} bytes, over the "
+                                            f"limit of {json_limit} (--max-json-mb)", {"Connection": "close"})
+                except ProtocolError as exc:
+                    raise Rejected(400, str(exc)) from None
+                body = await _read_body(request, limit, held)
             try:
-                parsed = parse_infer_request(body, request.headers.get(HEADER_LENGTH), service.input_name)
+                parsed = await maybe_off_loop(len(body), deadline, parse_infer_request, body, header_length,
+                                              service.input_name, settings.max_queue)
             except ProtocolError as exc:
-                raise Rejected(400, str(exc)) from None
+                raise Rejected(exc.status, str(exc)) from None
             unknown = [o for o in parsed.outputs or [] if o not in service.output_names]
             if unknown:
-                raise Rejected(400, f"unknown output(s) {unknown}; this model has {service.output_names}")
-            _check_images(parsed.images)
-            result = await _await_result(service, request, parsed.images)
+                raise Rejected(400, f"unknown output(s) {unknown}"[:200] + f"; this model has {service.output_names}")
+            _check_images(parsed.images, _BASE64_FIX_V2)
+            json_outputs = [n for n in (parsed.outputs or service.output_names)
+                            if not parsed.binary_outputs.get(n, parsed.binary_default)]
+            estimate = json_answer_estimate(len(parsed.images), json_outputs)
+            if estimate > answer_limit:
+                raise _json_too_large(estimate, answer_limit)
+            result = await _await_result(service, request, parsed.images, deadline)
+            if result is None:
+                return client_left(request)
+            chosen = {k: v for k, v in result.items() if parsed.outputs is None or k in parsed.outputs}
+            estimate = _json_estimate({k: v for k, v in chosen.items() if k in json_outputs})
+            if estimate > answer_limit:
+                raise _json_too_large(estimate, answer_limit)
+            size = estimate + sum(v.nbytes for v in chosen.values())
+            content, header_length_out = await maybe_off_loop(size, deadline, encode_infer_response, name, parsed,
+                                                              chosen, "1", deadline)
         except Rejected as exc:
             return _error(exc.status, exc.message, exc.headers)
-        if result is None:
-            return Response(status_code=499)  # the client is gone; nobody reads this
-        chosen = {k: v for k, v in result.items() if parsed.outputs is None or k in parsed.outputs}
-        content, header_length = encode_infer_response(name, parsed, chosen)
-        if header_length is None:
+        except ClientDisconnect:
+            return client_left(request)
+        finally:
+            held.release()
+        if header_length_out is None:
             return Response(content, media_type="application/json")
-        return Response(content, media_type="application/octet-stream", headers={HEADER_LENGTH: str(header_length)})
+        return Response(content, media_type="application/octet-stream",
+                        headers={HEADER_LENGTH: str(header_length_out)})
+
+    def encode_preprocessed(tensors: dict[str, np.ndarray], as_json: bool, deadline: float) -> tuple[bytes, str]:
+        if as_json:
+            outputs = [f'{{"name":{json.dumps(k)},"shape":{json.dumps(list(v.shape))},"dtype":{json.dumps(v.dtype.name)},'
+                       f'"data":{json_numbers(v, deadline)}}}' for k, v in tensors.items()]
+            return f'{{"outputs":[{",".join(outputs)}]}}'.encode(), "application/json"
+        if len(tensors) == 1:
+            return npy_bytes(next(iter(tensors.values()))), "application/x-npy"
+        buf = io.BytesIO()
+        np.savez(buf, **tensors)
+        return buf.getvalue(), "application/x-npz"
 
     @app.post("/v1/preprocess", summary="One raw image in, its tensor out (.npy, or JSON with Accept: "
               "application/json)", openapi_extra={"requestBody": _IMAGE_BODY},
               responses={200: {"content": {"application/x-npy": {}, "application/x-npz": {}, "application/json": {}}},
                          **{code: _ERROR for code in (413, 415, 422, 503, 504)}})
     async def preprocess(request: Request) -> Any:
+        deadline = time.monotonic() + settings.timeout_s
+        held = budget.hold()
+        as_json = "application/json" in request.headers.get("accept", "")
         try:
             if _media_type(request) not in _IMAGE_TYPES:
                 raise Rejected(415, f"send the image as the body with Content-Type image/jpeg or image/png. "
-                                    f"Found: {_media_type(request) or 'none'}")
-            body = await _read_body(request, limit)
-            _check_images([body])
-            result = await _await_result(service, request, [body])
+                                    f"Found: {_media_type(request)[:80] or 'none'}")
+            body = await _read_body(request, limit, held)
+            _check_images([body], "decode the base64 text and send the image's own bytes")
+            if as_json:
+                estimate = json_answer_estimate(1, None)
+                if estimate > answer_limit:
+                    raise _json_too_large(estimate, answer_limit)
+            result = await _await_result(service, request, [body], deadline)
+            if result is None:
+                return client_left(request)
+            tensors = {k: np.asarray(v[0]) for k, v in result.items()}
+            estimate = _json_estimate(tensors) if as_json else 0
+            if estimate > answer_limit:
+                raise _json_too_large(estimate, answer_limit)
+            size = estimate + sum(v.nbytes for v in tensors.values())
+            content, media_type = await maybe_off_loop(size, deadline, encode_preprocessed, tensors, as_json, deadline)
         except Rejected as exc:
             return _error(exc.status, exc.message, exc.headers)
-        if result is None:
-            return Response(status_code=499)
-        tensors = {k: np.asarray(v[0]) for k, v in result.items()}
-        if "application/json" in request.headers.get("accept", ""):
-            return Response(json.dumps({"outputs": [
-                {"name": k, "shape": list(v.shape), "dtype": v.dtype.name, "data": v.ravel().tolist()}
-                for k, v in tensors.items()]}, separators=(",", ":")), media_type="application/json")
-        if len(tensors) == 1:
-            return Response(npy_bytes(next(iter(tensors.values()))), media_type="application/x-npy")
-        buf = io.BytesIO()
-        np.savez(buf, **tensors)
-        return Response(buf.getvalue(), media_type="application/x-npz")
+        except ClientDisconnect:
+            return client_left(request)
+        finally:
+            held.release()
+        return Response(content, media_type=media_type)
 
     @app.get("/metrics", summary="Prometheus metrics", responses={200: {"content": {"text/plain": {}}}})
     async def prometheus() -> Response:

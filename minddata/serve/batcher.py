@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import logging
 import re
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -28,6 +29,8 @@ from minddata.serve.model import NoModel, ServedModel
 from minddata.serve.pipeline import Postprocess
 
 __all__ = ["Batcher", "Rejected"]
+
+log = logging.getLogger("minddata.serve")
 
 
 class Rejected(Exception):
@@ -63,22 +66,29 @@ def _request_tensors(rows: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]
 
 
 def row_reason(error: BaseException, index: int, count: int) -> str:
-    """The 422 message for an image the pipeline could not process: the short reason first, then the
-    engine's full account (op, rule, fix)."""
+    """The 422 message for an image the pipeline could not process: the short reason only ("truncated
+    image", "not a JPEG or PNG", ...). The engine's full account (op, row, file, advice meant for the
+    server's operator) is for the server's log, not for the client: see :func:`log_row_error`."""
     text = str(error)
     detail = text.split(": ValueError: ", 1)[-1] if isinstance(error, RowError) else text
     lowered = detail.lower()
-    if "truncated" in lowered:
+    if "truncated" in lowered or "premature end" in lowered or "ends before the image" in lowered:
         reason = "truncated image"
     elif "over the limit" in lowered or "exceeds" in lowered or "decompression" in lowered:
         size = re.search(r"(\d+)x(\d+)", detail)
         reason = f"image of {size.group(0)} pixels exceeds the limit" if size else "image exceeds the pixel limit"
-    elif "not a decodable image" in lowered:
+    elif "not a decodable image" in lowered or "can't be decoded" in lowered:
         reason = "not a JPEG or PNG"
     else:
         reason = "the pipeline failed on this image"
     where = f"image {index} of {count}: " if count > 1 else ""
-    return f"{where}{reason}: {detail}"
+    return f"{where}{reason}"
+
+
+def log_row_error(error: BaseException, reason: str) -> None:
+    """The server's log line for an image answered with 422: the short reason the client got, then the
+    engine's full message (one line, no traceback: the client's image, not the server, is at fault)."""
+    log.warning("422 %s; pipeline: %s", reason, " ".join(str(error).split()))
 
 
 class Batcher:
@@ -237,8 +247,12 @@ class Batcher:
                 try:
                     rows.append(f.result())
                 except Exception as exc:  # noqa: BLE001 - the row's own error, for its own request
-                    if error is None:
-                        error = exc if not isinstance(exc, RowError) else Rejected(422, row_reason(exc, j, len(row_futures)))
+                    if error is None and isinstance(exc, RowError):
+                        reason = row_reason(exc, j, len(row_futures))
+                        log_row_error(exc, reason)
+                        error = Rejected(422, reason)
+                    elif error is None:
+                        error = exc
             self.metrics.images_done(len(row_futures))
             outcomes.append(error)
             if error is None and not request.cancelled:
@@ -250,8 +264,9 @@ class Batcher:
             try:
                 self._run_model(good, outcomes)
             except Exception as exc:  # noqa: BLE001 - a model failure fails its batch, not the service
+                log.error("the model failed on a batch of %d request(s)", len(good), exc_info=exc)
                 for i, _ in good:
-                    outcomes[i] = Rejected(500, f"the model failed on this batch: {type(exc).__name__}: {exc}")
+                    outcomes[i] = Rejected(500, "the model failed on this batch")
         finished = time.perf_counter()
         for request in batch:
             request.timings["model"] = finished - preprocessed
@@ -278,7 +293,8 @@ class Batcher:
                 try:
                     outcomes[i] = self._predict(tensors)
                 except Exception as exc:  # noqa: BLE001 - run on its own, it fails on its own
-                    outcomes[i] = Rejected(500, f"the model failed on this request: {type(exc).__name__}: {exc}")
+                    log.error("the model failed on a request", exc_info=exc)
+                    outcomes[i] = Rejected(500, "the model failed on this request")
             return
         outputs = self._predict(stacked)
         start = 0

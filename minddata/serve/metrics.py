@@ -2,7 +2,8 @@
 
 ``GET /metrics`` exposes: requests by route and status, latency histograms by stage (queued,
 preprocess, model, total), the batch-size histogram, queue depth, batches in flight, model runs,
-cancelled requests, and images/s over the last 10 seconds.
+cancelled requests, connections closed by the server's own limits, and images/s over the last 10
+seconds.
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ class ServeMetrics:
         self.images = Counter("minddata_serve_images", "Images preprocessed (successfully or not)", registry=r)
         self.cancelled = Counter("minddata_serve_cancelled", "Requests whose client left or whose deadline "
                                  "passed before they were answered", ["reason"], registry=r)
+        self.connections_closed = Counter("minddata_serve_connections_closed", "Connections the server answered "
+                                          "and closed itself (headers too large, header or body deadline, too many "
+                                          "connections, unparseable HTTP), by reason", ["reason"], registry=r)
         rate = Gauge("minddata_serve_images_per_second", f"Images finished per second over the last "
                      f"{_RATE_WINDOW_S:g} s", registry=r)
         self._done: collections.deque[tuple[float, int]] = collections.deque()

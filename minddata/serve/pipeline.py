@@ -70,12 +70,14 @@ class ServePipeline:
 def load_pipeline_file(path: str | os.PathLike) -> ServePipeline:
     """Load a pipeline file (see the module docstring). Raises ``ValueError`` naming the file and the
     problem."""
+    from minddata._standard_pipelines import PIPELINES
     from minddata._userfile import load_user_module
 
     file = os.fspath(path)
     stem = os.path.splitext(os.path.basename(file))[0]
+    standard = ", ".join(n for n in PIPELINES if n != "train")
     module = load_user_module(file, "minddata_serve_pipeline",
-                              "a standard pipeline name or a Python file that defines ops()")
+                              f"a standard pipeline ({standard}) or a Python file that defines ops()")
     make = getattr(module, "ops", None)
     try:
         ops = make() if callable(make) else getattr(module, "OPS", None)

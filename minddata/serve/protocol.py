@@ -19,7 +19,9 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 import struct
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,12 +29,18 @@ import numpy as np
 
 __all__ = [
     "HEADER_LENGTH",
+    "DeadlinePassed",
     "OUTPUT_DATATYPES",
     "InferRequest",
     "ProtocolError",
+    "datatype_dtype",
     "encode_infer_response",
+    "header_length_value",
+    "json_chars_per_element",
+    "json_numbers",
     "oip_datatype",
     "parse_infer_request",
+    "parse_json",
 ]
 
 HEADER_LENGTH = "Inference-Header-Content-Length"
@@ -55,7 +63,12 @@ OUTPUT_DATATYPES: dict[str, str] = {
 
 
 class ProtocolError(ValueError):
-    """A request that breaks the protocol: answered with 400 and this message."""
+    """A request that breaks the protocol: answered with ``status`` (400, or 413 for a request over a
+    size limit) and this message."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
 
 
 def oip_datatype(dtype: np.dtype) -> str:
@@ -75,22 +88,51 @@ class InferRequest:
     binary_default: bool = False
 
 
+# How deep a tensor's ``data`` may nest (a tensor of rank 64 is already far past any image tensor).
+MAX_DATA_DEPTH = 64
+
+
+def _show(value: Any, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters: error messages echo what was found, not all of it."""
+    try:
+        text = repr(value)
+    except ValueError:  # an integer too long for str()
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def header_length_value(header_length: str) -> int:
+    """``Inference-Header-Content-Length`` as a number: ASCII digits only (``int()`` also takes
+    ``+108``, ``1_08`` and surrounding spaces)."""
+    if not (0 < len(header_length) <= 18 and header_length.isascii() and header_length.isdigit()):
+        raise ProtocolError(f"{HEADER_LENGTH} must be a whole number of bytes, in digits. "
+                            f"Found: {_show(header_length)}")
+    return int(header_length)
+
+
+def parse_json(data: bytes) -> Any:
+    """``json.loads`` with every failure a :class:`ProtocolError`: malformed text, nesting too deep
+    for the parser, an integer too long to convert."""
+    try:
+        return json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ProtocolError(f"the request's JSON is malformed: {exc}") from None
+    except RecursionError:
+        raise ProtocolError("the request's JSON is nested too deeply") from None
+    except ValueError:  # an integer of over 4300 digits
+        raise ProtocolError("the request's JSON holds an integer too long to read") from None
+
+
 def _split_binary(body: bytes, header_length: str | None) -> tuple[dict, bytes]:
     if header_length is None:
         size = len(body)
     else:
-        try:
-            size = int(header_length)
-        except ValueError:
-            raise ProtocolError(f"{HEADER_LENGTH} must be a whole number of bytes. Found: {header_length!r}") from None
+        size = header_length_value(header_length)
         if not 0 <= size <= len(body):
             raise ProtocolError(
                 f"{HEADER_LENGTH} must be between 0 and the body size ({len(body)} bytes). Found: {size}"
             )
-    try:
-        header = json.loads(body[:size])
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ProtocolError(f"the request's JSON is malformed: {exc}") from None
+    header = parse_json(body[:size])
     if not isinstance(header, dict):
         raise ProtocolError(f"the request must be a JSON object. Found: {type(header).__name__}")
     return header, body[size:]
@@ -108,6 +150,8 @@ def _bytes_elements(raw: bytes, count: int, name: str) -> list[bytes]:
             raise ProtocolError(
                 f"input {name!r}: a binary BYTES element says {length} bytes but only {len(raw) - pos} remain"
             )
+        if len(out) == count:
+            raise ProtocolError(f"input {name!r}: the shape says {count} element(s) but the binary data holds more")
         out.append(bytes(raw[pos : pos + length]))
         pos += length
     if len(out) != count:
@@ -116,9 +160,7 @@ def _bytes_elements(raw: bytes, count: int, name: str) -> list[bytes]:
 
 
 def _json_bytes(data: Any, count: int, name: str, base64_encoded: bool) -> list[bytes]:
-    flat = list(_flatten(data))
-    if len(flat) != count:
-        raise ProtocolError(f"input {name!r}: the shape says {count} element(s) but 'data' holds {len(flat)}")
+    flat = _flatten(data, count, name)
     out = []
     for item in flat:
         if not isinstance(item, str):
@@ -133,45 +175,77 @@ def _json_bytes(data: Any, count: int, name: str, base64_encoded: bool) -> list[
     return out
 
 
-def _flatten(data: Any):
-    if isinstance(data, list):
-        for item in data:
-            yield from _flatten(item)
-    else:
-        yield data
+def _flatten(data: Any, count: int, name: str) -> list[Any]:
+    """The elements of a (possibly nested) ``data`` list, in order; without recursion, so that the
+    nesting's depth costs no stack (deeper than :data:`MAX_DATA_DEPTH` is refused), and stopping as
+    soon as there are more than ``count``."""
+    if not isinstance(data, list):
+        data = [data]
+    out: list[Any] = []
+    stack = [iter(data)]
+    while stack:
+        for item in stack[-1]:
+            if isinstance(item, list):
+                if len(stack) >= MAX_DATA_DEPTH:
+                    raise ProtocolError(f"input {name!r}: 'data' is nested more than {MAX_DATA_DEPTH} lists deep")
+                stack.append(iter(item))
+                break
+            out.append(item)
+            if len(out) > count:
+                raise ProtocolError(f"input {name!r}: the shape says {count} element(s) but 'data' holds more")
+        else:
+            stack.pop()
+    if len(out) != count:
+        raise ProtocolError(f"input {name!r}: the shape says {count} element(s) but 'data' holds {len(out)}")
+    return out
 
 
 def _shape(spec: dict, name: str) -> list[int]:
     shape = spec.get("shape")
     if not isinstance(shape, list) or not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
-        raise ProtocolError(f"input {name!r}: 'shape' must be a list of whole numbers >= 0. Found: {shape!r}")
+        raise ProtocolError(f"input {name!r}: 'shape' must be a list of whole numbers >= 0. Found: {_show(shape)}")
     return shape
 
 
-def _uint8_images(spec: dict, raw: bytes | None, name: str) -> list[bytes]:
+def _check_rows(rows: int, name: str, max_images: int | None) -> None:
+    if max_images is not None and rows > max_images:
+        raise ProtocolError(f"input {name!r}: a request may hold at most {max_images} images (--max-queue). "
+                            f"Found: {_show(rows)}", status=413)
+
+
+def _uint8_images(spec: dict, raw: bytes | None, name: str, max_images: int | None) -> list[bytes]:
     """UINT8 input (as Triton's DALI backend takes encoded images): shape [n] is one image of n bytes,
-    [b, n] is b images of n bytes each."""
+    [b, n] is b images of n bytes each. Sizes are Python integers (NumPy's int64 product wraps), and
+    checked against the bytes actually sent before anything is allocated."""
     shape = _shape(spec, name)
     if len(shape) not in (1, 2):
-        raise ProtocolError(f"input {name!r}: a UINT8 image tensor must have shape [n] or [batch, n]. Found: {shape}")
-    total = int(np.prod(shape))
+        raise ProtocolError(f"input {name!r}: a UINT8 image tensor must have shape [n] or [batch, n]. "
+                            f"Found: {_show(shape)}")
+    rows = 1 if len(shape) == 1 else shape[0]
+    step = shape[-1]
+    _check_rows(rows, name, max_images)
+    if step == 0 or rows == 0:
+        raise ProtocolError(f"input {name!r}: the shape {_show(shape)} holds no image bytes")
+    total = math.prod(shape)
     if raw is None:
-        flat = list(_flatten(spec.get("data")))
-        if len(flat) != total or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 255 for v in flat):
+        flat = _flatten(spec.get("data"), total, name)
+        if not all(type(v) is int and 0 <= v <= 255 for v in flat):
             raise ProtocolError(f"input {name!r}: 'data' must hold {total} whole numbers from 0 to 255")
         buffer = bytes(flat)
     else:
         if len(raw) != total:
-            raise ProtocolError(f"input {name!r}: the shape says {total} bytes but the binary data holds {len(raw)}")
+            raise ProtocolError(f"input {name!r}: the shape says {_show(total)} bytes but the binary data holds "
+                                f"{len(raw)}")
         buffer = raw
-    rows = 1 if len(shape) == 1 else shape[0]
-    step = shape[-1]
     return [buffer[i * step : (i + 1) * step] for i in range(rows)]
 
 
-def parse_infer_request(body: bytes, header_length: str | None, input_name: str) -> InferRequest:
+def parse_infer_request(body: bytes, header_length: str | None, input_name: str,
+                        max_images: int | None = None) -> InferRequest:
     """Parse an infer request body: JSON, or JSON plus binary tensors when ``header_length`` (the
-    ``Inference-Header-Content-Length`` header) is given. Raises :class:`ProtocolError`."""
+    ``Inference-Header-Content-Length`` header) is given; at most ``max_images`` images (None: no
+    limit), checked on the declared shape before anything is built. The JSON header's length plus the
+    binary sizes must be the body's length, as in Triton. Raises :class:`ProtocolError`."""
     header, binary = _split_binary(body, header_length)
     inputs = header.get("inputs")
     if not isinstance(inputs, list) or len(inputs) != 1 or not isinstance(inputs[0], dict):
@@ -179,7 +253,7 @@ def parse_infer_request(body: bytes, header_length: str | None, input_name: str)
     spec = inputs[0]
     name = spec.get("name")
     if name != input_name:
-        raise ProtocolError(f"the input tensor must be named {input_name!r}. Found: {name!r}")
+        raise ProtocolError(f"the input tensor must be named {input_name!r}. Found: {_show(name)}")
     params = spec.get("parameters") or {}
     if not isinstance(params, dict):
         raise ProtocolError(f"input {name!r}: 'parameters' must be an object")
@@ -189,23 +263,30 @@ def parse_infer_request(body: bytes, header_length: str | None, input_name: str)
         if not isinstance(size, int) or isinstance(size, bool) or not 0 <= size <= len(binary):
             raise ProtocolError(
                 f"input {name!r}: binary_data_size must be between 0 and the {len(binary)} bytes after the header. "
-                f"Found: {size!r}"
+                f"Found: {_show(size)}"
             )
         raw = binary[:size]
     elif "data" not in spec:
         raise ProtocolError(f"input {name!r}: give the tensor in 'data' or as binary data (binary_data_size)")
+    used = 0 if raw is None else len(raw)
+    if used != len(binary):
+        what = "input data" if raw is not None else "binary data (no input has binary_data_size)"
+        raise ProtocolError(f"unexpected additional {what}: {len(binary) - used} byte(s) after the tensors; "
+                            f"{HEADER_LENGTH} plus the binary_data_size of the inputs must be the body's length")
     datatype = spec.get("datatype")
     if datatype == "BYTES":
         shape = _shape(spec, name)
-        count = int(np.prod(shape)) if shape else 1
+        count = math.prod(shape)  # a Python integer: no wrapping; 1 for shape []
+        _check_rows(count, name, max_images)
         if raw is not None:
             images = _bytes_elements(raw, count, name)
         else:
             images = _json_bytes(spec.get("data"), count, name, params.get("content_type") == "base64")
     elif datatype == "UINT8":
-        images = _uint8_images(spec, raw, name)
+        images = _uint8_images(spec, raw, name, max_images)
     else:
-        raise ProtocolError(f"input {name!r}: datatype must be BYTES (encoded images) or UINT8. Found: {datatype!r}")
+        raise ProtocolError(f"input {name!r}: datatype must be BYTES (encoded images) or UINT8. "
+                            f"Found: {_show(datatype)}")
     if not images:
         raise ProtocolError(f"input {name!r}: the tensor holds no image")
     request = InferRequest(images=images, id=header.get("id") if isinstance(header.get("id"), str) else None)
@@ -224,26 +305,70 @@ def parse_infer_request(body: bytes, header_length: str | None, input_name: str)
     return request
 
 
+class DeadlinePassed(Exception):
+    """Encoding an answer went past the request's deadline."""
+
+
+# Elements per slice when writing a tensor as JSON numbers: each slice is one short C call, so a
+# thread that encodes a large answer lets the event loop's thread run between slices.
+_JSON_SLICE = 65536
+
+
+def json_numbers(array: np.ndarray, deadline: float | None = None) -> str:
+    """``array``'s elements as a flat JSON list, written slice by slice; raises :class:`DeadlinePassed`
+    once ``time.monotonic()`` passes ``deadline``."""
+    flat = np.asarray(array).ravel()
+    parts = []
+    for start in range(0, flat.size, _JSON_SLICE):
+        if deadline is not None and time.monotonic() > deadline:
+            raise DeadlinePassed
+        parts.append(json.dumps(flat[start : start + _JSON_SLICE].tolist(), separators=(",", ":"))[1:-1])
+    return "[" + ",".join(parts) + "]"
+
+
+def json_chars_per_element(dtype: Any) -> int:
+    """At most how many characters one element of ``dtype`` takes in a JSON list, comma included."""
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return 6
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        return max(len(str(info.min)), len(str(info.max))) + 1
+    return 25  # a float's repr, e.g. -1.2345678901234567e-300, and a comma
+
+
+def datatype_dtype(datatype: str) -> np.dtype | None:
+    """The NumPy dtype of an OIP datatype (None for BYTES)."""
+    for name, oip in OUTPUT_DATATYPES.items():
+        if oip == datatype:
+            return np.dtype(name)
+    return None
+
+
 def encode_infer_response(
-    model_name: str, request: InferRequest, tensors: dict[str, np.ndarray], model_version: str = "1"
+    model_name: str, request: InferRequest, tensors: dict[str, np.ndarray], model_version: str = "1",
+    deadline: float | None = None,
 ) -> tuple[bytes, int | None]:
     """The response body and, when any output is binary, the JSON header's length (for the
-    ``Inference-Header-Content-Length`` response header)."""
+    ``Inference-Header-Content-Length`` response header). Raises :class:`DeadlinePassed` once
+    ``time.monotonic()`` passes ``deadline`` while writing JSON numbers."""
     outputs, chunks = [], []
     for name, array in tensors.items():
         array = np.ascontiguousarray(array)
         entry: dict[str, Any] = {"name": name, "datatype": oip_datatype(array.dtype), "shape": list(array.shape)}
         if request.binary_outputs.get(name, request.binary_default):
-            data = array.tobytes()
+            data = memoryview(array.reshape(-1)).cast("B") if array.size else b""
             entry["parameters"] = {"binary_data_size": len(data)}
             chunks.append(data)
+            outputs.append(json.dumps(entry, separators=(",", ":")))
         else:
-            entry["data"] = array.ravel().tolist()
-        outputs.append(entry)
-    doc: dict[str, Any] = {"model_name": model_name, "model_version": model_version, "outputs": outputs}
+            head = json.dumps(entry, separators=(",", ":"))
+            outputs.append(f'{head[:-1]},"data":{json_numbers(array, deadline)}}}')
+    doc = [f'{{"model_name":{json.dumps(model_name)},"model_version":{json.dumps(model_version)}']
     if request.id is not None:
-        doc["id"] = request.id
-    header = json.dumps(doc, separators=(",", ":")).encode()
+        doc.append(f',"id":{json.dumps(request.id)}')
+    doc.append(f',"outputs":[{",".join(outputs)}]}}')
+    header = "".join(doc).encode()
     if not chunks:
         return header, None
     return b"".join([header, *chunks]), len(header)

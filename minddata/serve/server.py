@@ -54,6 +54,17 @@ class ServeSettings:
     pipeline_nice: int = 10
     max_body_bytes: int = 16 << 20
     max_inflight: int = 4
+    # Limits for a server facing clients it doesn't trust (docs/serve.md, "What the server defends
+    # against"); the pipeline library's own pixel limit (about 179 MP) is meant for datasets.
+    max_json_bytes: int = 4 << 20
+    max_json_answer_bytes: int = 64 << 20
+    max_body_memory_bytes: int = 256 << 20
+    max_image_pixels: int | None = 24_000_000
+    max_header_bytes: int = 32 << 10
+    header_timeout_s: float = 10.0
+    body_timeout_s: float = 30.0
+    max_connections: int = 4096
+    keep_alive_s: float = 5.0
 
 
 def _probe_image(width: int, height: int) -> bytes:
@@ -80,13 +91,25 @@ class Service:
         self.metrics = ServeMetrics(settings.max_batch)
         self.batcher: Any = None
         self.ready = False
-        self.session = pipeline.dataset(settings.workers).serve(thread_nice=settings.pipeline_nice)
+        self.session = self._open_session()
         try:
             self.outputs = self._probe()
         except BaseException:
             self.session.close()
             raise
         self.output_names = [t.name for t in self.outputs]
+
+    def _open_session(self) -> Any:
+        """The pipeline's online session, under the service's pixel limit (the library's setting is
+        restored after: the session keeps the options it was built with)."""
+        from minddata import config
+
+        before = config.get_max_image_pixels()
+        config.set_max_image_pixels(self.settings.max_image_pixels)
+        try:
+            return self.pipeline.dataset(self.settings.workers).serve(thread_nice=self.settings.pipeline_nice)
+        finally:
+            config.set_max_image_pixels(before)
 
     def _probe(self) -> list[TensorInfo]:
         """Run test images through the pipeline and the model: fails here, at start, rather than on the
@@ -158,12 +181,21 @@ class Service:
         lines += [
             f"  batching: max-batch {s.max_batch}, max-delay {s.max_delay_ms:g} ms, max-queue {s.max_queue} images, "
             f"timeout {s.timeout_s:g} s, up to {s.max_inflight} batches in flight",
+            f"  limits:   body {_mb(s.max_body_bytes)} MB (JSON {_mb(s.max_json_bytes)} MB, JSON answer "
+            f"{_mb(s.max_json_answer_bytes)} MB, all bodies {_mb(s.max_body_memory_bytes)} MB), headers "
+            f"{s.max_header_bytes >> 10} KB in {s.header_timeout_s:g} s, body in {s.body_timeout_s:g} s, "
+            f"{s.max_connections} connections, images of "
+            + (f"{s.max_image_pixels:,} pixels" if s.max_image_pixels else "any size"),
             f"  routes:   POST {url}/v2/models/{s.name}/infer  POST {url}/v1/preprocess  GET {url}/metrics  "
             f"GET {url}/docs",
             # Last, so that whoever waits for this line has read everything above it.
             f"minddata serve: listening on {url}",
         ]
         return lines
+
+
+def _mb(size: int) -> str:
+    return f"{size / (1 << 20):g}"
 
 
 def _drain_server_class(uvicorn: Any) -> type:
@@ -229,8 +261,15 @@ def serve(pipeline: ServePipeline, model_path: str | None, settings: ServeSettin
     for line in service.banner(url):
         print(line, file=out)
     out.flush()
+    from minddata.serve.http import ConnectionLimits, guarded_protocol
+
+    _log_to(err)
+    limits = ConnectionLimits(max_header_bytes=settings.max_header_bytes, header_timeout_s=settings.header_timeout_s,
+                              body_timeout_s=settings.body_timeout_s, max_connections=settings.max_connections)
     config = uvicorn.Config(create_app(service), log_level="warning", access_log=False, lifespan="on",
-                            timeout_graceful_shutdown=max(1, int(settings.timeout_s)), server_header=False)
+                            timeout_graceful_shutdown=max(1, int(settings.timeout_s)), server_header=False,
+                            http=guarded_protocol(limits, service.metrics), ws="none",
+                            timeout_keep_alive=settings.keep_alive_s)
     server = _drain_server_class(uvicorn)(config)
     _tune_gc()
     try:
@@ -243,6 +282,20 @@ def serve(pipeline: ServePipeline, model_path: str | None, settings: ServeSettin
         return 1
     print("minddata serve: stopped (drained)", file=out, flush=True)
     return 0
+
+
+def _log_to(stream: Any) -> None:
+    """The service's own log (``minddata.serve``: a 422's full reason, a model failure) to ``stream``,
+    one line each, at warning level and above (uvicorn configures only its own loggers)."""
+    import logging
+
+    logger = logging.getLogger("minddata.serve")
+    if not logger.handlers:
+        handler = logging.StreamHandler(stream)
+        handler.setFormatter(logging.Formatter("%(levelname)s:     minddata.serve: %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.WARNING)
+        logger.propagate = False
 
 
 def _tune_gc() -> None:

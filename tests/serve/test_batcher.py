@@ -109,10 +109,13 @@ def _submit_each(model, images):
 MIXED = [make_jpeg(48, 40, seed=0), make_jpeg(50, 40, seed=1), make_jpeg(55, 40, seed=2)]
 
 
-def test_rows_of_different_shapes_run_the_model_per_request_and_fail_only_their_own():
-    results = _submit_each(WidthSensitiveModel(), MIXED)
+def test_rows_of_different_shapes_run_the_model_per_request_and_fail_only_their_own(caplog):
+    with caplog.at_level("ERROR", logger="minddata.serve"):
+        results = _submit_each(WidthSensitiveModel(), MIXED)
     assert [r["width"].tolist() for r in results[:2]] == [[19], [20]]
-    assert results[2].status == 500 and "takes no image 22 pixels wide" in results[2].message
+    # The client gets the short reason; the model's own error is for the server's log.
+    assert results[2].status == 500 and results[2].message == "the model failed on this request"
+    assert "takes no image 22 pixels wide" in caplog.text
 
 
 def test_without_a_model_each_request_gets_its_own_rows():

@@ -48,7 +48,8 @@ def test_bad_model_fails_with_one_line(tmp_path, name, content, message):
 def test_unknown_pipeline_name_fails_with_one_line():
     result = serve_cli("no_such_pipeline")
     assert result.returncode == 2
-    assert "no_such_pipeline: no such file" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert "unknown pipeline 'no_such_pipeline'" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert "infer224, yolo416" in result.stderr  # the standard pipelines, by name
 
 
 def test_import_minddata_does_not_import_the_web_stack():
