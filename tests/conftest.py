@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from peers import mindspore_python
 from testkit import make_jpeg
 
 import minddata as md
@@ -28,3 +29,12 @@ def image_folder(tmp_path):
     return root
 
 
+
+
+@pytest.fixture(scope="session")
+def mindspore_python_path() -> str:
+    """A Python with MindSpore 2.10 for the differential suites (tests/peers.py finds or makes it)."""
+    python, why = mindspore_python()
+    if python is None:
+        pytest.skip(why)
+    return python

@@ -1,8 +1,7 @@
 """The same small pipelines under MindSpore 2.10 and minddata, outputs compared.
 
-MindSpore needs numpy<2, so it runs in its own virtual environment: ``MINDDATA_MINDSPORE_PYTHON``
-names its python (default ``/opt/msvenv/bin/python``; ``.ci/run`` creates it when the wheel
-installs). Every pipeline of ``differential_pipelines.PIPELINES`` runs in one MindSpore process
+MindSpore needs numpy<2, so it runs in its own virtual environment, which tests/peers.py finds or
+makes (``MINDDATA_MINDSPORE_PYTHON`` names another). Every pipeline of ``differential_pipelines.PIPELINES`` runs in one MindSpore process
 (its import costs seconds), then here under minddata, and each is a test of its own: same columns,
 same ``get_dataset_size()``, same rows, same dtypes and shapes, values equal (images within one
 grey level, floats to 1e-5); and the pipelines of ``RAISING`` must raise a ``RuntimeError`` under
@@ -19,37 +18,22 @@ import subprocess
 import numpy as np
 import pytest
 from differential_pipelines import PIPELINES, RAISING, load, make_data, minddata_lib, run
+from peers import peer_env
 
-MINDSPORE_PYTHON = os.environ.get("MINDDATA_MINDSPORE_PYTHON", "/opt/msvenv/bin/python")
 RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "differential_pipelines.py")
 
 
-def _mindspore_missing() -> str | None:
-    if not os.path.exists(MINDSPORE_PYTHON):
-        return (f"MindSpore's python {MINDSPORE_PYTHON} is absent: set MINDDATA_MINDSPORE_PYTHON to a python "
-                "with mindspore==2.10.0 and numpy<2 (see .ci/run)")
-    probe = subprocess.run([MINDSPORE_PYTHON, "-c", "import mindspore.dataset"], capture_output=True, timeout=120)
-    if probe.returncode != 0:
-        return f"{MINDSPORE_PYTHON} cannot import mindspore.dataset: {probe.stderr.decode()[-300:]}"
-    return None
-
-
 @pytest.fixture(scope="module")
-def both(tmp_path_factory):
+def both(mindspore_python_path, tmp_path_factory):
     """``(mindspore results, minddata results)`` for every pipeline, computed once."""
-    missing = _mindspore_missing()
-    if missing:
-        pytest.skip(missing)
     folder = str(tmp_path_factory.mktemp("differential"))
     paths = make_data(folder)
     paths_file = os.path.join(folder, "paths.json")
     with open(paths_file, "w") as out:
         json.dump(paths, out)
     prefix = os.path.join(folder, "mindspore")
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
-    env["GLOG_v"] = "3"  # MindSpore's own logging: errors only
-    done = subprocess.run([MINDSPORE_PYTHON, RUNNER, paths_file, prefix], capture_output=True, text=True,
-                          timeout=300, cwd=folder, env=env)
+    done = subprocess.run([mindspore_python_path, RUNNER, paths_file, prefix], capture_output=True, text=True,
+                          timeout=300, cwd=folder, env=peer_env())
     assert done.returncode == 0, f"the MindSpore run failed:\n{done.stderr[-3000:]}"
     return load(prefix), run(minddata_lib(), paths)
 

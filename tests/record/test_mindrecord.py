@@ -3,7 +3,7 @@ written by minddata read by MindSpore, conversion to and from Arrow records, dam
 
 The stored files (``data/mindspore_files.tar.gz``) were written by ``mindspore.mindrecord.FileWriter``
 through ``data/mindspore_side.py``, with what MindSpore itself read back from them. Where MindSpore's
-Python is installed ($MINDDATA_MINDSPORE_PYTHON, default /opt/msvenv/bin/python) the tests also write
+Python is found or made (tests/peers.py) the tests also write
 fresh files with it and have it read minddata's files.
 """
 
@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from peers import peer_env
 from record_helpers import run_python
 
 import minddata as md
@@ -36,10 +37,6 @@ _spec = importlib.util.spec_from_file_location("mindspore_side", os.path.join(DA
 side = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(side)
 
-MINDSPORE_PYTHON = os.environ.get("MINDDATA_MINDSPORE_PYTHON", "/opt/msvenv/bin/python")
-needs_mindspore = pytest.mark.skipif(
-    not os.path.exists(MINDSPORE_PYTHON), reason=f"MindSpore's Python ({MINDSPORE_PYTHON}) is not installed"
-)
 NAMES = sorted(side.DATASETS)
 
 
@@ -124,10 +121,10 @@ def _write_ours(folder, name: str, **kwargs) -> str:
     return _first(folder, name)
 
 
-def _run_mindspore(*args: str) -> None:
+def _run_mindspore(python: str, *args: str) -> None:
     done = subprocess.run(
-        [MINDSPORE_PYTHON, os.path.join(DATA, "mindspore_side.py"), *args],
-        capture_output=True, text=True, timeout=300,
+        [python, os.path.join(DATA, "mindspore_side.py"), *args],
+        capture_output=True, text=True, timeout=300, env=peer_env(),
     )
     assert done.returncode == 0, done.stderr[-3000:]
 
@@ -569,20 +566,19 @@ def test_any_damage_gives_values_or_a_format_error_never_a_crash(copy_of, data):
 
 
 @pytest.fixture(scope="module")
-def fresh(tmp_path_factory):
+def fresh(mindspore_python_path, tmp_path_factory):
     folder = tmp_path_factory.mktemp("fresh_mindspore_files")
-    _run_mindspore("write", str(folder))
+    _run_mindspore(mindspore_python_path, "write", str(folder))
     return folder
 
 
-@needs_mindspore
 @pytest.mark.parametrize("name", NAMES)
 def test_reads_fresh_mindspore_files_as_mindspore_does(fresh, name):
     _assert_reads_as(_ours(_first(fresh, name)), _expected(fresh, name))
 
 
 @pytest.fixture(scope="module")
-def read_by_mindspore(stored, tmp_path_factory):
+def read_by_mindspore(mindspore_python_path, stored, tmp_path_factory):
     """minddata-written sets (each DATASETS set, one appended to, one converted from Arrow records) and
     what MindSpore read from each, in one MindSpore process."""
     from minddata.record.convert import convert_records
@@ -599,11 +595,10 @@ def read_by_mindspore(stored, tmp_path_factory):
     convert_records(str(folder / "arrow.rec"), str(folder / "back.mindrecord"), shard_num=2)
     firsts["converted"] = str(folder / "back.mindrecord0")
     args = [a for name, first in firsts.items() for a in (first, str(folder / f"{name}.mindspore.json"))]
-    _run_mindspore("read", *args)
+    _run_mindspore(mindspore_python_path, "read", *args)
     return {name: (first, json.loads((folder / f"{name}.mindspore.json").read_text())) for name, first in firsts.items()}
 
 
-@needs_mindspore
 @pytest.mark.parametrize("name", [*NAMES, "appended", "converted"])
 def test_mindspore_reads_our_files_row_by_row(read_by_mindspore, name):
     first, theirs = read_by_mindspore[name]

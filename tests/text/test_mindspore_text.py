@@ -1,6 +1,5 @@
 """The text ops against MindSpore 2.10 itself: every case of text_differential.CASES runs eagerly under
-``mindspore.dataset.text`` (in MindSpore's own Python, ``MINDDATA_MINDSPORE_PYTHON``, default
-``/opt/msvenv/bin/python``; skipped when absent) and under ``minddata.text``; tokens, offsets, ids and
+``mindspore.dataset.text`` (in MindSpore's own Python, found or made by tests/peers.py) and under ``minddata.text``; tokens, offsets, ids and
 vectors must be equal, with the same dtypes and shapes. Differences on purpose are in
 docs/mindspore_differences.md and pinned by the tests named there."""
 
@@ -12,22 +11,18 @@ import subprocess
 
 import numpy as np
 import pytest
+from peers import peer_env
 from text_differential import CASES, run, write_files
 from textkit import jieba_dict_path, sentencepiece_model
 
 import minddata.common.dtype as mstype
 from minddata import text
 
-MINDSPORE_PYTHON = os.environ.get("MINDDATA_MINDSPORE_PYTHON", "/opt/msvenv/bin/python")
 RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "text_differential.py")
 
 
 @pytest.fixture(scope="module")
-def both(tmp_path_factory):
-    if not os.path.exists(MINDSPORE_PYTHON):
-        pytest.skip(
-            f"MindSpore's python {MINDSPORE_PYTHON} is absent: set MINDDATA_MINDSPORE_PYTHON (see .ci/run)"
-        )
+def both(mindspore_python_path, tmp_path_factory):
     folder = tmp_path_factory.mktemp("text-differential")
     paths = write_files(str(folder))
     paths["jieba_dict"] = jieba_dict_path()
@@ -35,18 +30,14 @@ def both(tmp_path_factory):
     paths["spm"] = str(folder / "m.model")
     (folder / "m.model").write_bytes(sentencepiece_model().model_proto)
     (folder / "paths.json").write_text(json.dumps(paths))
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
-    env["GLOG_v"] = "3"
     done = subprocess.run(
-        [MINDSPORE_PYTHON, RUNNER, str(folder / "paths.json"), str(folder / "mindspore.json")],
+        [mindspore_python_path, RUNNER, str(folder / "paths.json"), str(folder / "mindspore.json")],
         capture_output=True,
         text=True,
         timeout=300,
         cwd=str(folder),
-        env=env,
+        env=peer_env(),
     )
-    if done.returncode != 0 and "No module named 'mindspore'" in done.stderr:
-        pytest.skip(f"{MINDSPORE_PYTHON} has no mindspore")
     assert done.returncode == 0, f"the MindSpore run failed:\n{done.stderr[-3000:]}"
     mindspore = json.loads((folder / "mindspore.json").read_text(encoding="utf-8"))
     return mindspore, run(text, mstype, paths)
