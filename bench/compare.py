@@ -5,7 +5,7 @@
 Each implementation runs in its own fresh process (peers live in their own virtual environments:
 MindSpore needs numpy<2), one after another, over the same generated ImageNet-like JPEGs, with 2
 workers and batch 64; every process reports wall time, CPU time (all threads and children) and peak
-RSS. The table gives medians over ``--repeats`` rounds and ratios to each peer measured in the same
+RSS (its own, ``VmHWM``, and for PyTorch's worker processes the largest one's). The table gives medians over ``--repeats`` rounds and ratios to each peer measured in the same
 run. The peers' pipelines are the idiomatic translations of the same steps (DALI's
 ``crop_mirror_normalize`` does its Normalize and HWC2CHW in one op, as DALI users write it).
 """
@@ -29,10 +29,25 @@ import json, os, resource, sys, time
 def _cpu():
     s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
-def _report(images, t0, c0):
+def _own_peak_mb():
+    # VmHWM: the peak of this process's own memory. Not ru_maxrss: it keeps the peak of the process that
+    # started this one (it survives exec), so every peer would report the bench's own peak.
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+def _report(images, t0, c0, worker_processes=0):
     seconds, cpu = time.perf_counter() - t0, _cpu() - c0
-    rss = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
-    print("RESULT " + json.dumps(dict(images=images, seconds=seconds, cpu_seconds=cpu, peak_rss_mb=rss)))
+    rss = _own_peak_mb()
+    # Forked worker processes, reaped by now (PyTorch's DataLoader): the largest one's peak. Only for a
+    # script that says it started some: a fork+exec'd helper's ru_maxrss would be this process's peak.
+    workers_rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024 if worker_processes else 0.0
+    print("RESULT " + json.dumps(dict(images=images, seconds=seconds, cpu_seconds=cpu, peak_rss_mb=rss,
+                                      worker_processes=worker_processes, worker_peak_rss_mb=workers_rss)))
 DATA, PIPE, WORKERS, BATCH, FUSION = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "1"
 MEAN = [123.675, 116.28, 103.53]
 STD = [58.395, 57.12, 57.375]
@@ -121,8 +136,8 @@ loader = torch.utils.data.DataLoader(d, batch_size=BATCH, shuffle=False, num_wor
 n = 0
 for images, labels in loader:
     n += images.shape[0]
-del loader  # joins (reaps) the worker processes, so their CPU time is counted
-_report(n, t0, c0)
+del loader  # joins (reaps) the worker processes, so their CPU time and peak memory are counted
+_report(n, t0, c0, worker_processes=WORKERS)
 """
 
 SCRIPTS = {
@@ -190,6 +205,9 @@ class Run:
     seconds: float
     cpu_seconds: float
     peak_rss_mb: float
+    # Worker processes the run started (0: threads only) and the largest one's peak RSS.
+    worker_processes: int = 0
+    worker_peak_rss_mb: float = 0.0
 
     @property
     def images_per_s(self) -> float:
