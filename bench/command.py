@@ -20,7 +20,7 @@ import sys
 import time
 import traceback
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,8 @@ from minddata._command_line import (
 )
 from minddata._progress import ProgressBar
 from minddata.bench import pipelines, runner
+from minddata.bench.verdict import in_command_terms as _in_command_terms  # noqa: F401 - the tests' name
+from minddata.bench.verdict import plain_fusion_notes, verdict
 from minddata.errors import UsageError
 
 __all__ = ["main", "parser", "peer_list", "run_bench", "size_summary", "aggregate_rounds", "LoadMonitor"]
@@ -409,31 +411,14 @@ def run_bench(args: argparse.Namespace) -> int:
     ref_workers = cores if args.workers == "auto" else args.workers
     rounds: dict[str, list[runner.BenchResult]] = {}
     failed: list[str] = []
-    own_cpu = 0.0
     monitor = LoadMonitor(cores).start()
     cpu_before = time.process_time() + runner.children_cpu()
     references = [_decode_reference(data_dir, ref_workers)]
-    for round_index in range(args.rounds):
-        for p in chosen:
-            label = p if isinstance(p, str) else p.name
-            if label in failed:
-                continue
-            print(f"running {label} (round {round_index + 1} of {args.rounds}) ...", flush=True)
-            bar = ProgressBar(label, count * args.epochs, unit="images", in_logs=False)
-            try:
-                result = runner.run(p, data_dir, workers=workers, batch_size=args.batch_size, epochs=args.epochs,
-                                    device=args.device, progress=bar, skip_bad_images=args.data is not None,
-                                    executor=executor)
-            except Exception as exc:
-                bar.close()
-                # A failing pipeline is a bug, not bad input: one summary line, then the trace to report.
-                print(f"{PROG} bench: pipeline {label} failed: {type(exc).__name__}: {exc}", file=sys.stderr)
-                traceback.print_exc()
-                failed.append(label)
-                continue
-            bar.close()
-            own_cpu += result.cpu_seconds
-            rounds.setdefault(label, []).append(result)
+    stop_ray = _ray_for_the_rounds(executor, cores)
+    try:
+        own_cpu = _run_rounds(chosen, args, data_dir, count, workers, executor, rounds, failed)
+    finally:
+        stop_ray()
 
     peer_runs = _run_peers(peers, [p for p in chosen if isinstance(p, str)], data_dir, ref_workers, args.batch_size)
     # The reference runs before and after the pipelines and the faster run is kept: on a shared machine
@@ -446,10 +431,12 @@ def run_bench(args: argparse.Namespace) -> int:
     measured = [r for r in references if r is not None]
     reference = max(measured, key=lambda r: r.images_per_s) if measured else None
     results = [aggregate_rounds(runs) for runs in rounds.values()]
+    verdicts = {r.pipeline: verdict(r, cores=cores, other_cores=monitor.other_cores, busy=monitor.busy)
+                for r in results}
     print()
-    _print_table(results, reference)
+    _print_table(results, reference, verdicts)
     _print_bad_images(results, reference)
-    _print_bottlenecks(results)
+    _print_verdicts(results, verdicts)
     if peers:
         _print_peers(results, peers, peer_runs)
     if monitor.busy:
@@ -465,7 +452,7 @@ def run_bench(args: argparse.Namespace) -> int:
                          "epochs": args.epochs, "rounds": args.rounds, "executor": executor},
             "decode_reference": reference.to_json() if reference else None,
             "decode_reference_runs_images_per_s": [r.images_per_s for r in measured],
-            "results": [r.to_json() for r in results],
+            "results": [r.to_json() | {"verdict": asdict(verdicts[r.pipeline])} for r in results],
             "peers": {name: {"python": python, "detail": detail} for name, (python, detail) in peers.items()},
             "peer_results": [vars(r) | {"images_per_s": r.images_per_s} for r in peer_runs],
             "failed": failed,
@@ -486,6 +473,53 @@ def run_bench(args: argparse.Namespace) -> int:
             return 1
         print(f"wrote {args.plot}")
     return 1 if failed else 0
+
+
+def _run_rounds(chosen: list, args: argparse.Namespace, data_dir: Path, count: int, workers: Any, executor: str,
+                rounds: dict[str, list[runner.BenchResult]], failed: list[str]) -> float:
+    """Run every pipeline ``args.rounds`` times, alternating pipelines, each round in a process of its
+    own; fills ``rounds`` and ``failed`` and returns the CPU-seconds the rounds measured."""
+    own_cpu = 0.0
+    for round_index in range(args.rounds):
+        for p in chosen:
+            label = p if isinstance(p, str) else p.name
+            if label in failed:
+                continue
+            print(f"running {label} (round {round_index + 1} of {args.rounds}) ...", flush=True)
+            bar = ProgressBar(label, count * args.epochs, unit="images", in_logs=False)
+            try:
+                # Each round in a fresh process: its peak RSS is its own, not what ran before it.
+                result = runner.run_in_own_process(
+                    p, data_dir, workers=workers, batch_size=args.batch_size, epochs=args.epochs,
+                    device=args.device, progress=bar, skip_bad_images=args.data is not None, executor=executor)
+            except Exception as exc:
+                bar.close()
+                # A failing pipeline is a bug, not bad input: one summary line, then the trace to report.
+                print(f"{PROG} bench: pipeline {label} failed: {getattr(exc, 'kind', type(exc).__name__)}: {exc}",
+                      file=sys.stderr)
+                trace = getattr(exc, "trace", None)
+                if trace:
+                    print(trace, file=sys.stderr, end="")
+                else:
+                    traceback.print_exc()
+                failed.append(label)
+                continue
+            bar.close()
+            own_cpu += result.cpu_seconds
+            rounds.setdefault(label, []).append(result)
+    return own_cpu
+
+
+def _ray_for_the_rounds(executor: str, cores: int) -> Any:
+    """With ``--executor ray`` every round's process joins one Ray cluster: the one this process is
+    connected to, the one ``RAY_ADDRESS`` names, else a local one started here (on 127.0.0.1 only) for
+    the rounds. Returns what stops what was started (nothing, unless this started a cluster)."""
+    ray = sys.modules.get("ray")
+    if executor != "ray" or os.environ.get("RAY_ADDRESS") or (ray is not None and ray.is_initialized()):
+        return lambda: None
+    from minddata.engine.ray_executor import init_local_cluster
+
+    return init_local_cluster(cores).shutdown
 
 
 def _find_peers(names: list[str]) -> dict[str, tuple[str | None, str]]:
@@ -520,9 +554,10 @@ def _run_peers(peers: dict, names: list[str], data_dir: Path, workers: int, batc
 
 def _decode_reference(data_dir: Path, workers: int) -> Any:
     try:
-        return runner.decode_reference(data_dir, workers=workers)
+        return runner.decode_reference_in_own_process(data_dir, workers=workers)
     except Exception as exc:  # the reference is context, not the benchmark: report and go on
-        print(f"{PROG} bench: decode reference failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"{PROG} bench: decode reference failed: {getattr(exc, 'kind', type(exc).__name__)}: {exc}",
+              file=sys.stderr)
         return None
 
 
@@ -539,25 +574,18 @@ def _table(header: Sequence[str], rows: list[Sequence[str]]) -> None:
         print(line(row))
 
 
-def _print_table(results: list, reference: Any | None) -> None:
+def _print_table(results: list, reference: Any | None, verdicts: dict) -> None:
     header = ("pipeline", "device", "images", "images/s", "spread", "img/CPU-s", "peak RSS MB", "1st batch s",
-              "vs decode", "bottleneck")
+              "vs decode", "limit")
     rows = []
     for r in ([reference] if reference else []) + results:
         ratio = f"{r.images_per_s / reference.images_per_s:.2f}x" if reference and r is not reference else ""
         rss = _fmt(r.peak_rss_mb)
         if r.worker_processes:
             rss += f" +{_fmt(r.worker_peak_rss_mb)} in {r.worker_processes} procs"
-        if r is reference:
-            neck = ""
-        elif not r.bottleneck_agreed:
-            neck = "unclear (rounds disagree)"
-        elif r.bottleneck_stage is None:
-            neck = "the consumer (not the pipeline)" if r.bottleneck else "n/a"
-        else:
-            neck = r.bottleneck_stage if len(r.bottleneck_stage) <= 48 else r.bottleneck_stage[:47] + "…"
+        limit = "" if r is reference else verdicts[r.pipeline].label
         rows.append((r.pipeline, "cpu" if r is reference else r.device, str(r.images), _fmt(r.images_per_s),
-                     _spread(r), _fmt(r.images_per_cpu_s), rss, _fmt(r.first_batch_s, 3), ratio, neck))
+                     _spread(r), _fmt(r.images_per_cpu_s), rss, _fmt(r.first_batch_s, 3), ratio, limit))
     _table(header, rows)
     rounds = max((len(r.rounds_images_per_s) for r in results), default=1)
     if rounds > 1:
@@ -573,8 +601,12 @@ def _print_table(results: list, reference: Any | None) -> None:
                   "decode less than the full image (reduced-scale or cropped decode).")
         else:
             print("'vs decode' is each pipeline's images/s over it.")
-    print("img/CPU-s: images per CPU-second of this process and its workers (all threads); "
+    print("img/CPU-s: images per CPU-second of the run's process and its workers (all threads); "
           "higher means less CPU spent per image.")
+    print("peak RSS MB: the most memory the run's process held; each pipeline round (and the decode-only run) "
+          "has a fresh process of its own, so no figure includes another run's memory.")
+    if results:
+        print("limit: what holds each pipeline back, in a word; the verdicts below say it in full.")
 
 
 def _print_bad_images(results: list, reference: Any | None) -> None:
@@ -600,27 +632,20 @@ def _file_and_reason(message: str) -> str:
     return f"{match.group(1)}: {match.group(2)}" if match else message
 
 
-def _in_command_terms(advice: str) -> str:
-    """The profiler's advice in terms of this command: "add workers (num_parallel_workers=2 → 3)"
-    becomes "rerun with --workers 3"."""
-    import re
-
-    return re.sub(r"add workers \(num_parallel_workers=\d+ → (\d+)\)", r"rerun with --workers \1", advice)
-
-
-def _print_bottlenecks(results: list) -> None:
-    verdicts = [r for r in results if r.bottleneck]
-    if not verdicts:
+def _print_verdicts(results: list, verdicts: dict) -> None:
+    if not results:
         return
-    print("\nbottlenecks (the profiler's verdict for each pipeline, when its rounds agree):")
-    for r in verdicts:
-        print(f"  {r.pipeline}: {_in_command_terms(r.bottleneck)}")
-        if r.fusion_note:
-            print(f"    {r.fusion_note}")
-        for d in r.autotune:
-            if d.get("action") == "resize":
-                print(f"    autotune at {d['t']:.2f} s: {d['stage']} workers {d['workers_from']} → {d['workers_to']}"
-                      f" ({d['why']})")
+    print("\nverdicts (what limits each pipeline, checked against the machine's load; the evidence below each):")
+    width = max(len(r.pipeline) for r in results) + 1
+    for r in results:
+        v = verdicts[r.pipeline]
+        print(f"  {r.pipeline + ':':<{width}} {v.line}")
+        details = list(v.details)
+        details += [f"optimized: {text}" for text in plain_fusion_notes(r.fusion_notes)]
+        details += [f"autotune at {d['t']:.2f} s: {d['stage']} workers {d['workers_from']} → {d['workers_to']} "
+                    f"({d['why']})" for d in r.autotune if d.get("action") == "resize"]
+        for line in details:
+            print(f"  {'':<{width}}   {line}")
 
 
 def _print_peers(results: list, peers: dict, runs: list) -> None:

@@ -2,8 +2,15 @@
 
 CPU time counts every thread of this process (``time.process_time``) plus worker processes: those
 still running when the last batch arrives (read from ``/proc``) and those that ended and were reaped
-(``RUSAGE_CHILDREN``). Peak RSS is this process's high-water mark over the run (Linux lets us reset it
-first, so runs in one process do not inherit each other's peak), plus the peaks of worker processes.
+(``RUSAGE_CHILDREN``). Peak RSS is this process's high-water mark over the run, plus the peaks of worker
+processes.
+
+``minddata bench`` runs each pipeline round, and the decode reference, with :func:`run_in_own_process`:
+a fresh interpreter (started with ``spawn``, not forked) whose peak RSS is its own, whatever ran before
+it. In one long-lived process a peak cannot be separated: Linux's reset of the high-water mark
+(``clear_refs``) resets it to the *current* RSS, which holds what earlier runs left behind; and
+``ru_maxrss`` of a started process includes its parent's peak (it survives ``exec``), so a child reads
+``VmHWM``, the peak of its own address space.
 
 Also here: :func:`decode_reference`, the physical limit DESIGN.md §6 asks throughput to be quoted
 against: the fastest full-size decoder available here (minddata's own libjpeg-turbo extension for JPEGs
@@ -24,6 +31,7 @@ import os
 import resource
 import sys
 import time
+import traceback
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -34,7 +42,8 @@ from minddata.bench import pipelines
 from minddata.bench.images import list_images
 from minddata.engine.autotune import is_autotune
 
-__all__ = ["BenchResult", "decode_reference", "run"]
+__all__ = ["BenchResult", "OwnProcessError", "decode_reference", "decode_reference_in_own_process", "run",
+           "run_in_own_process"]
 
 
 @dataclass
@@ -65,8 +74,10 @@ class BenchResult:
     autotune: list = field(default_factory=list)
     # False when several rounds named different bottlenecks (then bottleneck_stage is None).
     bottleneck_agreed: bool = True
-    # What fusion did to the user's ops in the bottleneck stage, in the user's terms ("" when nothing).
-    fusion_note: str = ""
+    # What the graph optimizer changed, as Dataset.explain() says it (one note per rewrite, in plan order).
+    fusion_notes: list = field(default_factory=list)
+    # The evidence behind the verdict: the limiting stage's measurements (see runner._neck_facts).
+    neck: dict = field(default_factory=dict)
     # images/s of every round, when the pipeline ran several (the figures above are the median round's).
     rounds_images_per_s: list = field(default_factory=list)
     # Rows an op failed on, skipped (bench --data runs in skip mode), and the first few messages.
@@ -294,7 +305,7 @@ def run(
         ds = custom.build(os.fspath(data_dir), workers, batch_size)
     else:
         ds = pipelines.build(label, data_dir, workers=workers, batch_size=batch_size, device=device)
-    fusion_note = _fusion_note(ds)
+    fusion_notes = _fusion_notes(ds)
     prof = Profiler().start() if profile else None
     it = None
     images = batches = 0
@@ -334,7 +345,7 @@ def run(
         summary = prof.summary()
         neck = summary.bottleneck
         stage = f"{neck.op} in {neck.stage}" if neck.op and neck.stage else neck.stage
-        verdict = {"bottleneck_stage": stage, "bottleneck": str(neck),
+        verdict = {"bottleneck_stage": stage, "bottleneck": str(neck), "neck": _neck_facts(summary),
                    "autotune": summary.autotune, "queues": _queues(prof.runs[-1])}
     return BenchResult(
         pipeline=label,
@@ -355,23 +366,40 @@ def run(
         worker_peak_rss_mb=meter.worker_peak_rss_mb,
         device=device,
         workers_setting="auto" if is_autotune(workers) else str(workers),
-        fusion_note=fusion_note,
+        fusion_notes=fusion_notes,
         skipped_rows=skipped[0],
         skipped_samples=skipped[1],
         **verdict,
     )
 
 
-def _fusion_note(ds: Any) -> str:
-    """What the graph optimizer did to the user's ops, from ``Dataset.explain()`` ("" if nothing)."""
+def _fusion_notes(ds: Any) -> list[str]:
+    """What the graph optimizer did to the user's ops, from ``Dataset.explain()`` (one note per rewrite)."""
     explain = getattr(ds, "explain", None)
     if explain is None:
-        return ""
+        return []
     try:
-        notes = [line.split("fused: ", 1)[1] for line in explain().splitlines() if "fused: " in line]
+        return [line.split("fused: ", 1)[1] for line in explain().splitlines() if "fused: " in line]
     except Exception:  # explaining is a courtesy; the run itself reports real problems
-        return ""
-    return ("fusion: " + "; ".join(notes)) if notes else ""
+        return []
+
+
+def _neck_facts(summary: Any) -> dict:
+    """The profiler's verdict as plain data, with the limiting stage's measurements: what the bench's
+    report needs to word its own verdict and to check the advice against the machine's load."""
+    neck = summary.bottleneck
+    facts: dict[str, Any] = {"pipeline_bound": bool(neck.pipeline_bound), "stage": neck.stage, "op": neck.op,
+                             "reason": neck.reason, "advice": neck.advice, "cores": int(summary.cores)}
+    stage = next((s for s in summary.stages if s.name == neck.stage), None)
+    if stage is not None:
+        cpu = stage.cpu if stage.cpu is not None and stage.cpu == stage.cpu else None  # NaN: not measured
+        facts.update(kind=stage.kind, node_type=stage.node_type, busy=stage.busy, cpu=cpu,
+                     workers=int(stage.workers_now or max(1, round(stage.workers))),
+                     ops=[o.name for o in stage.ops if not o.name.startswith("read ")])
+        op = next((o for o in stage.ops if o.name == neck.op), None)
+        if op is not None:
+            facts["op_share"] = op.share
+    return facts
 
 
 def _reference_decoder() -> tuple[str, Callable[[bytes], Any]]:
@@ -452,3 +480,113 @@ def decode_reference(data_dir: str | os.PathLike, workers: int = 2) -> BenchResu
         decoder=name,
         bad_images=bad,
     )
+
+
+# --- a process of its own -------------------------------------------------------------------------
+
+
+class OwnProcessError(RuntimeError):
+    """What a run in its own process raised: ``kind`` is the exception's type name, ``trace`` its
+    traceback as the process printed it."""
+
+    def __init__(self, kind: str, message: str, trace: str):
+        super().__init__(message)
+        self.kind = kind
+        self.trace = trace
+
+
+def run_in_own_process(
+    name: str | pipelines.CustomPipeline,
+    data_dir: str | os.PathLike,
+    workers: int = 2,
+    batch_size: int = 64,
+    epochs: int = 1,
+    *,
+    device: str = "cpu",
+    progress: Callable[[int], Any] | None = None,
+    skip_bad_images: bool = False,
+    executor: str = "local",
+) -> BenchResult:
+    """:func:`run` in a fresh process of its own, so that its peak RSS is its own: nothing that ran before
+    in this process (another pipeline, a previous round) is in it. ``progress`` is called here, as
+    the run reports batches. An exception in the run is raised here as :class:`OwnProcessError`.
+
+    The process is started with ``spawn`` (a new interpreter: the import of minddata and its kernels,
+    a few tenths of a second, is paid before the clock starts). With ``executor="ray"`` it joins the
+    Ray cluster this process is connected to, if any (else ``RAY_ADDRESS``, else Ray's own default).
+    """
+    target = ("file", name.path) if isinstance(name, pipelines.CustomPipeline) else ("name", str(name))
+    kwargs = {"data_dir": os.fspath(data_dir), "workers": workers, "batch_size": batch_size, "epochs": epochs,
+              "device": device, "skip_bad_images": skip_bad_images, "executor": executor}
+    return _in_own_process("run", target, kwargs, progress, _ray_address() if executor == "ray" else None)
+
+
+def decode_reference_in_own_process(data_dir: str | os.PathLike, workers: int = 2) -> BenchResult:
+    """:func:`decode_reference` in a fresh process of its own (see :func:`run_in_own_process`)."""
+    return _in_own_process("decode_reference", None, {"data_dir": os.fspath(data_dir), "workers": workers},
+                           None, None)
+
+
+def _ray_address() -> str | None:
+    ray = sys.modules.get("ray")
+    if ray is None or not ray.is_initialized():
+        return None
+    try:
+        return ray.get_runtime_context().gcs_address
+    except Exception:  # an older Ray: the child falls back to RAY_ADDRESS or Ray's default
+        return None
+
+
+def _in_own_process(task: str, target: Any, kwargs: dict, progress: Callable[[int], Any] | None,
+                    ray_address: str | None) -> BenchResult:
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")  # fork would copy this process's memory, and its peak
+    receive, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_own_process_main, args=(send, task, target, kwargs, ray_address),
+                       name=f"minddata-bench-{task}")
+    proc.start()
+    send.close()  # only the child's copy is left: its exit ends our recv() with EOFError
+    try:
+        while True:
+            try:
+                message = receive.recv()
+            except EOFError:
+                proc.join()
+                raise RuntimeError(f"the process running it ended (exit code {proc.exitcode}) without a result; "
+                                   "a negative code is the signal that stopped it, -9 often the kernel's "
+                                   "out-of-memory killer") from None
+            if message[0] == "progress":
+                if progress is not None:
+                    progress(message[1])
+            elif message[0] == "result":
+                return message[1]
+            else:
+                raise OwnProcessError(*message[1:])
+    finally:
+        receive.close()
+        proc.join(timeout=60)
+        if proc.is_alive():  # stuck at exit, or we were interrupted: do not leave it behind
+            proc.terminate()
+            proc.join()
+
+
+def _own_process_main(send: Any, task: str, target: Any, kwargs: dict, ray_address: str | None) -> None:
+    try:
+        if ray_address:
+            os.environ["RAY_ADDRESS"] = ray_address
+        if task == "run":
+            kind, value = target
+            pipeline = pipelines.load_pipeline_file(value) if kind == "file" else value
+            data_dir = kwargs.pop("data_dir")
+            result = run(pipeline, data_dir, progress=lambda images: send.send(("progress", images)), **kwargs)
+        else:
+            result = decode_reference(**kwargs)
+        send.send(("result", result))
+    except BaseException as exc:  # noqa: BLE001 - everything goes back to the parent, which reports it
+        try:
+            send.send(("error", type(exc).__name__, str(exc), traceback.format_exc()))
+        except OSError:
+            pass  # the parent is gone (interrupted)
+    finally:
+        send.close()

@@ -524,9 +524,11 @@ def test_bench_names_each_pipelines_bottleneck(capsys, tiny_images, tmp_path):
                         "--rounds", "1", "--json", str(out_json))
     assert rc == 0, err
     header = next(line for line in out.splitlines() if line.startswith("pipeline ") and "images/s" in line)
-    assert header.endswith("bottleneck")
-    assert "\nbottlenecks (the profiler's verdict for each pipeline, when its rounds agree):\n  train: " in out
+    assert header.endswith("limit")
+    assert "\nverdicts (what limits each pipeline, checked against the machine's load; the evidence below each):\n" \
+           "  train: " in out
     (result,) = json.loads(out_json.read_text())["results"]
+    assert result["verdict"]["line"] and result["verdict"]["label"] in header + out
     # One round (--rounds 1), so the verdict is that round's: a stage (or an op in it), or the consumer.
     names = ("Map[Decode, RandomResizedCrop, RandomHorizontalFlip]", "Batch(4)", "the pipeline is not the bottleneck")
     assert any(name in result["bottleneck"] for name in names), result["bottleneck"]
