@@ -228,14 +228,18 @@ def _version() -> int:
 
 def _devices(verbose: bool) -> int:
     from minddata._devices import devices
+    from minddata.ops.fused import __all__ as optimizer_ops
 
+    # The ops a user can write: not the fused ops the graph optimizer substitutes for them.
+    internal = set(optimizer_ops)
     found = devices()
     width = max(len(d.name) for d in found)
     for d in found:
         state = "present" if d.present else "absent "
-        print(f"{d.name:<{width}}  {state}  {d.detail}  [{len(d.ops)} ops]")
+        ops = [op for op in d.ops if op not in internal]
+        print(f"{d.name:<{width}}  {state}  {d.detail}  [{len(ops)} ops]")
         if verbose:
-            print(f"{'':<{width}}    ops: {', '.join(d.ops) or 'none registered'}")
+            print(f"{'':<{width}}    ops: {', '.join(ops) or 'none registered'}")
             for drv in d.drivers:
                 print(f"{'':<{width}}    driver {drv.name}: {'yes' if drv.available else 'no'} ({drv.detail})")
     return 0

@@ -37,3 +37,14 @@ def test_an_absent_device_is_skipped_with_its_reason(small_set, tmp_path, monkey
     assert devices.main(["--data", str(small_set), "--devices", "GPU", "--json", str(out)]) == 0
     (result,) = json.loads(out.read_text())["results"]
     assert result["skipped"] == "no NVIDIA GPU visible"
+
+
+def test_devices_lists_only_ops_a_user_can_write(capsys):
+    from minddata.cli import main
+    from minddata.ops import fused
+
+    assert main(["devices", "-v"]) == 0
+    out = capsys.readouterr().out
+    assert "Decode" in out and "RandomResizedCrop" in out
+    for name in fused.__all__:  # the optimizer's substitutes (FusedDecodeRandomResizedCrop, NormalizeInputCheck...)
+        assert name not in out, name
