@@ -649,7 +649,8 @@ def _print_verdicts(results: list, verdicts: dict) -> None:
 
 
 def _print_peers(results: list, peers: dict, runs: list) -> None:
-    print("\npeers (same images, same batch size; each peer in its own process):")
+    print("\npeers (same images, same batch size; each peer and pipeline in a process of its own, whose own peak "
+          "RSS is shown):")
     for name, (python, detail) in peers.items():
         if python is None:
             print(f"  {name}: {detail}")
@@ -660,7 +661,9 @@ def _print_peers(results: list, peers: dict, runs: list) -> None:
     for run in runs:
         mine = ours.get(run.pipeline)
         ratio = f"{mine.images_per_s / run.images_per_s:.2f}x" if mine and run.images_per_s > 0 else "n/a"
-        rows.append((run.pipeline, run.impl, _fmt(run.images_per_s), _fmt(run.images_per_cpu_s), _fmt(run.peak_rss_mb),
-                     ratio))
+        rss = _fmt(run.peak_rss_mb)
+        if run.worker_processes:
+            rss += f" +{run.worker_processes} procs of up to {_fmt(run.worker_peak_rss_mb)}"
+        rows.append((run.pipeline, run.impl, _fmt(run.images_per_s), _fmt(run.images_per_cpu_s), rss, ratio))
     _table(("pipeline", "peer", "images/s", "img/CPU-s", "peak RSS MB", "minddata / peer"), rows)
 
