@@ -24,8 +24,12 @@ its first message ("ready") is reported as failing there, with the fix, since th
 likeliest cause.
 
 Lifetime: :meth:`ProcessWorker.close` is idempotent and also runs from a ``weakref.finalize`` (on
-garbage collection and at interpreter exit). Segments left behind by a parent that was killed are
-removed by :func:`sweep_stale_segments`, which runs once per process when the first worker starts.
+garbage collection and at interpreter exit). SIGTERM, whose default kills the process without either,
+first removes the segments when the process has no SIGTERM handler of its own
+(:func:`.shm.install_sigterm_cleanup`, set when a worker is made or started on the main thread), then
+kills it as the default would. Segments left behind by a parent killed otherwise (SIGKILL, the OOM
+killer) are removed by :func:`sweep_stale_segments`, which runs once per process when the first worker
+starts.
 The owner holds an ``flock`` on each segment for as long as it lives (the kernel drops it when the
 owner dies, however it dies), and the sweep removes only segments nobody holds: the PID in the name
 says nothing about another PID namespace sharing ``/dev/shm``, where that PID may be alive and

@@ -20,7 +20,16 @@ import numpy as np
 
 from minddata import config
 from minddata.engine.procpool.messages import RemoteTraceback, WorkerStopped, dumps, grown_size, layout, write
-from minddata.engine.procpool.shm import LOCKED_SUFFIX, PREFIX, Arena, page_round, shm_dir, sweep_once, unlink
+from minddata.engine.procpool.shm import (
+    LOCKED_SUFFIX,
+    PREFIX,
+    Arena,
+    install_sigterm_cleanup,
+    page_round,
+    shm_dir,
+    sweep_once,
+    unlink,
+)
 from minddata.engine.procpool.worker import child_main
 from minddata.errors import ArgumentError, PipelineError, WorkerDiedError
 
@@ -222,6 +231,10 @@ class ProcessWorker:
         self._s = _State(name, fn if method == "fork" else None, fn_bytes, page_round(shm_size), method,
                          shared_memory=shared_memory, timeout_interval=timeout_interval,
                          watchdog=watchdog)
+        if shared_memory:
+            # Here too, not only in start(): a spawned worker starts on its first call, in a pipeline
+            # thread, where no signal handler can be set.
+            install_sigterm_cleanup()
         self._finalizer = weakref.finalize(self, _close_state, self._s, 2.0)
 
     def __repr__(self) -> str:
@@ -262,6 +275,7 @@ class ProcessWorker:
             req = resp = None
             if s.shared_memory:
                 sweep_once()
+                install_sigterm_cleanup()
                 try:
                     req = s.new_arena("req", s.shm_size)
                 except OSError as e:

@@ -3,6 +3,9 @@
 Segments are plain files under ``/dev/shm`` (Linux) or the temp directory elsewhere, named
 ``minddata_<parentpid>_<token>_<req|resp><generation>.flock``; the parent creates and owns them and
 holds an ``flock`` on each for as long as it lives, the child only attaches.
+
+Removal: ``close()`` (also at exit), SIGTERM (:func:`install_sigterm_cleanup`), and for a parent killed
+otherwise, the sweep by the next process that starts workers.
 """
 
 from __future__ import annotations
@@ -11,14 +14,18 @@ import errno
 import glob
 import mmap
 import os
+import signal
 import sys
 import tempfile
 import threading
+from typing import Any
 
 __all__ = [
     "Arena",
     "sweep_stale_segments",
     "sweep_once",
+    "install_sigterm_cleanup",
+    "default_sigterm_in_worker",
     "shm_dir",
     "unlink",
     "page_round",
@@ -50,7 +57,13 @@ def shm_dir() -> str:
     return tempfile.gettempdir()
 
 
+# The segments this process created and has not unlinked: path -> the creating process's pid (a forked
+# copy of the registry names its parent's segments, which are not its own to remove).
+_created: dict[str, int] = {}
+
+
 def unlink(path: str) -> None:
+    _created.pop(path, None)
     try:
         os.unlink(path)
     except FileNotFoundError:
@@ -96,6 +109,7 @@ class Arena:
             os.close(fd)
             unlink(path)
             raise
+        _created[path] = os.getpid()
         return cls(path, size, fd, mm)
 
     @classmethod
@@ -241,4 +255,58 @@ def sweep_once() -> None:
     try:
         sweep_stale_segments()
     except OSError:
+        pass
+
+
+# -- SIGTERM --------------------------------------------------------------------------------------
+
+
+def _unlink_created() -> None:
+    pid = os.getpid()
+    for path, owner in list(_created.items()):
+        if owner == pid:
+            unlink(path)
+
+
+def _sigterm_cleanup(signum: int, frame: Any) -> None:
+    """SIGTERM's default disposition (the process dies of it), once this process's segments are gone."""
+    _unlink_created()
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+def install_sigterm_cleanup() -> bool:
+    """Make SIGTERM remove this process's segments before it kills the process; True when it does.
+
+    SIGTERM's default disposition kills the process without running ``close()`` or anything at exit,
+    so its segments would stay in ``/dev/shm`` (in RAM) until the next process that starts workers
+    sweeps them. The handler removes them, then restores the default and sends SIGTERM again: the
+    process still dies of SIGTERM, with that exit status. Installed only where the process has no
+    SIGTERM handler of its own (an application's handler, e.g. one that exits cleanly, is left alone:
+    ``close()`` then runs as the process exits), and only from the main thread, the one Python lets
+    set handlers (started elsewhere, the segments are left to the sweep). Python runs the handler in
+    the main thread between bytecodes, so a main thread stuck inside one long C call delays the
+    process's death until that call returns.
+    """
+    if os.name == "nt" or threading.current_thread() is not threading.main_thread():
+        return False
+    try:
+        current = signal.getsignal(signal.SIGTERM)
+        if current is _sigterm_cleanup:
+            return True
+        if current is not signal.SIG_DFL:
+            return False  # the application's own handler (or SIG_IGN): it decides
+        signal.signal(signal.SIGTERM, _sigterm_cleanup)
+    except (ValueError, OSError):
+        return False
+    return True
+
+
+def default_sigterm_in_worker() -> None:
+    """In a forked worker: SIGTERM kills it at once again (the handler it inherited is the parent's
+    clean-up, whose segments are not the worker's to remove)."""
+    try:
+        if signal.getsignal(signal.SIGTERM) is _sigterm_cleanup:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    except (ValueError, OSError):
         pass

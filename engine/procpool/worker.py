@@ -18,7 +18,7 @@ import cloudpickle
 import numpy as np
 
 from minddata.engine.procpool.messages import dumps, error_reply, layout, write
-from minddata.engine.procpool.shm import Arena
+from minddata.engine.procpool.shm import Arena, default_sigterm_in_worker
 
 __all__ = ["child_main"]
 
@@ -156,6 +156,7 @@ def child_main(
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     except (ValueError, OSError):
         pass
+    default_sigterm_in_worker()
     if watchdog:
         threading.Thread(target=_watch_parent, args=(parent_pid,), name="parent-watch", daemon=True).start()
     try:

@@ -404,3 +404,59 @@ def test_worker_exits_when_parent_dies_and_sweep_reclaims(tmp_path):
     removed = sweep_stale_segments()
     assert set(leftovers) <= set(removed)
     assert not glob.glob(os.path.join(SHM, f"minddata_{parent}_*"))
+
+
+# A pipeline with two process workers (fork, the default here) holds its segments, prints "running",
+# then waits to be sent SIGTERM. With argv[1] == "own" the script installs a SIGTERM handler first,
+# which exits cleanly.
+_SIGTERM_SCRIPT = """
+import signal, sys, time
+import minddata as md
+if __name__ == "__main__":
+    if sys.argv[1] == "own":
+        def own(signum, frame):
+            print("own handler ran", flush=True)
+            sys.exit(3)
+        signal.signal(signal.SIGTERM, own)
+    ds = md.NumpySlicesDataset({"x": list(range(8))}, shuffle=False)
+    ds = ds.map(lambda x: x + 1, input_columns="x", num_parallel_workers=2, python_multiprocessing=True)
+    it = ds.create_tuple_iterator(num_epochs=1, output_numpy=True)
+    next(it)
+    print("running", flush=True)
+    time.sleep(300)
+"""
+
+
+def _terminated(handler: str) -> tuple[subprocess.Popen, str, list[str], list[str]]:
+    """Run the script, send it SIGTERM once its workers run: (process, its stdout, its segments
+    before the signal, its segments left after it exited)."""
+    proc = subprocess.Popen([sys.executable, "-c", _SIGTERM_SCRIPT, handler], cwd=ROOT, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    pattern = os.path.join(SHM, f"minddata_{proc.pid}_*")
+    try:
+        first = proc.stdout.readline()
+        assert first == "running\n", first + proc.stderr.read()
+        before = glob.glob(pattern)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+        return proc, first + out, before, glob.glob(pattern)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+        for path in glob.glob(pattern):  # whatever the outcome, leave nothing of this test behind
+            shm.unlink(path)
+
+
+def test_sigterm_removes_the_segments_and_still_kills_the_process():
+    proc, _, before, after = _terminated("default")
+    assert before, "the workers' segments were not created: the test proves nothing"
+    assert proc.returncode == -signal.SIGTERM
+    assert after == []
+
+
+def test_an_applications_own_sigterm_handler_is_kept_and_the_segments_still_go():
+    proc, out, before, after = _terminated("own")
+    assert before
+    assert "own handler ran" in out and proc.returncode == 3
+    assert after == []
