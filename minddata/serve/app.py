@@ -99,8 +99,8 @@ class _Held:
 
     def take(self, size: int) -> None:
         if self.budget.used + size > self.budget.limit:
-            raise Rejected(503, "the server holds too many request bodies at once; retry later",
-                           {"Retry-After": "1"})
+            raise Rejected(503, "the server holds too many request bodies at once (--max-body-memory-mb); "
+                           "retry later", {"Retry-After": "1", "Connection": "close"})
         self.budget.used += size
         self.size += size
 

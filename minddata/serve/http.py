@@ -105,6 +105,13 @@ class _Guarded(HttpToolsProtocol):
 
     def _body_timeout(self) -> None:
         self._body_timer = None
+        if self.cycle is not None and self.cycle.response_complete:
+            # Answered already (e.g. 413 or 503 before the body): the rest of the body is not awaited.
+            if self.metrics is not None:
+                self.metrics.connections_closed.labels("body timeout").inc()
+            self._refused = True
+            self.transport.close()
+            return
         if not self._refused:
             self._refuse(408, f"the request's body did not arrive within {self.limits.body_timeout_s:g} s",
                          "body timeout")

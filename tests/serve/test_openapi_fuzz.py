@@ -8,11 +8,13 @@ library's public API."""
 
 from __future__ import annotations
 
+import httpx
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
+from serve_testing import HOSTILE_REQUESTS
 
 from minddata.bench.serve_process import ServerProcess
 
@@ -55,3 +57,14 @@ def test_no_unintended_server_errors(operations, mode):
             # A route that takes no parameters and no body (the health routes) has no invalid request.
             if mode is not GenerationMode.NEGATIVE:
                 raise
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE_REQUESTS))
+def test_known_hostile_requests_stay_refused(server, case):
+    """The requests that once took the server down or got a wrong answer (issue 32), run with the fuzz
+    cases against the same server: each gets its 4xx status with a JSON error, and the server lives on."""
+    body, headers, statuses = HOSTILE_REQUESTS[case]
+    answer = httpx.post(f"{server.url}/v2/models/{PIPELINE}/infer", content=body, headers=headers, timeout=30)
+    assert answer.status_code in statuses, answer.text[:300]
+    assert answer.json()["error"]
+    assert httpx.get(f"{server.url}/v2/health/live", timeout=1.0).status_code == 200
