@@ -29,6 +29,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from minddata.errors import warn
+
 __all__ = ["AUTOTUNE", "AutotuneWorkers", "Autotuner", "is_autotune", "default_budget"]
 
 _logger = logging.getLogger("minddata.autotune")
@@ -205,7 +207,7 @@ class Autotuner:
                 try:
                     self.tick()
                 except Exception:  # noqa: BLE001 - autotune must never break the pipeline it tunes
-                    _logger.exception("minddata autotune: stopped after an internal error; the pipeline goes on")
+                    _logger.exception("minddata: autotune stopped after an internal error; the pipeline goes on")
                     return
         finally:
             if self.save_prefix is not None:
@@ -226,7 +228,7 @@ class Autotuner:
                 json.dump(tuned, f, indent=2, default=str)
             os.replace(path + ".tmp", path)
         except OSError as error:
-            _logger.warning("minddata autotune: could not write %s: %s", path, error)
+            warn("autotune could not write %s: %s", path, error, logger="minddata.autotune")
         return path
 
     def _reading(self) -> tuple:
@@ -445,7 +447,7 @@ class Autotuner:
             return
         self.noted.add(name)
         self.profile.record_decision({"t": self._t(), "stage": name, "action": "note", "why": why})
-        _logger.info("minddata autotune: %s %s", name, why)
+        _logger.info("minddata: autotune: %s %s", name, why)
 
     def _t(self) -> float:
         return time.perf_counter() - self.profile.t0
@@ -456,6 +458,6 @@ class Autotuner:
         self.profile.record_decision(decision)
         if action == "resize":
             slots = f", slots {extra.get('old_slots')} → {extra.get('slots')}" if "slots" in extra else ""
-            _logger.info("minddata autotune: %s workers %d → %d%s (%s)", prof.name, old, new, slots, why)
+            _logger.info("minddata: autotune: %s workers %d → %d%s (%s)", prof.name, old, new, slots, why)
         else:
-            _logger.info("minddata autotune: %s keeps %d workers (%s)", prof.name, new, why)
+            _logger.info("minddata: autotune: %s keeps %d workers (%s)", prof.name, new, why)

@@ -7,7 +7,6 @@ blocked on a condition or a waited callback still shuts down promptly.
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections.abc import Iterator
@@ -17,10 +16,9 @@ from typing import Any
 from minddata.engine.chunk import Chunk
 from minddata.engine.runtime import POLL_SECONDS, PipelineStopped, Runtime
 from minddata.engine.stages import Stage
+from minddata.errors import warn
 
 __all__ = ["ShardRowsStage", "FlatMapStage", "SyncGate", "SyncWaitStage", "CallbackStage", "CALLBACK_TIMEOUT"]
-
-_logger = logging.getLogger("minddata")
 
 # MindSpore's default callback timeout (config.get_callback_timeout): after it a sync_wait stops
 # blocking, with a warning, instead of hanging a pipeline whose loop never calls sync_update.
@@ -113,8 +111,8 @@ class SyncGate:
                 if rt.stopped:
                     raise PipelineStopped("pipeline stopped")
                 if time.monotonic() >= deadline:
-                    _logger.warning(
-                        "minddata: %s waited %.0f s for dataset.sync_update(condition_name=...); is it called in "
+                    warn(
+                        "%s waited %.0f s for dataset.sync_update(condition_name=...); is it called in "
                         "the loop over the iterator? Disabling the condition so the pipeline does not hang.",
                         label, CALLBACK_TIMEOUT,
                     )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import logging
 import os
 import threading
 import time
@@ -17,11 +16,9 @@ from minddata.engine import ir, profiling
 from minddata.engine.autotune import Autotuner, default_budget
 from minddata.engine.compiler import compile_plan
 from minddata.engine.runtime import POLL_SECONDS, PipelineStopped, Runtime
-from minddata.errors import EpochsExhaustedError, PipelineError
+from minddata.errors import EpochsExhaustedError, PipelineError, warn
 
 __all__ = ["PipelineRun", "EPOCH_END", "new_runtime"]
-
-_logger = logging.getLogger("minddata")
 
 EPOCH_END = object()
 STATE_VERSION = 1
@@ -324,8 +321,8 @@ class PipelineRun:
     def _log_errors(self) -> None:
         stats = self.rt.errors
         if stats.skipped or stats.replaced:
-            _logger.warning(
-                "minddata: after epoch %d: %d row(s) skipped and %d replaced because an op failed "
+            warn(
+                "after epoch %d: %d row(s) skipped and %d replaced because an op failed "
                 "(error_samples_mode=%r). First errors:\n  %s",
                 self.epochs_done, stats.skipped, stats.replaced, self.rt.error_mode, "\n  ".join(stats.samples),
             )

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import logging
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,13 +34,11 @@ from minddata import config
 from minddata.engine import ir
 from minddata.engine.fusions import fusion_of
 from minddata.engine.ir import DevicePart
-from minddata.errors import DeviceError
+from minddata.errors import DeviceError, warn
 from minddata.ops.base import Op
 from minddata.ops.registry import has_kernel, ops_on
 
 __all__ = ["DevicePart", "Machine", "cannot_run", "choose", "place", "plan_parts"]
-
-_logger = logging.getLogger("minddata")
 
 # Estimated cost of each op in milliseconds per megapixel on one CPU core, and the factor a GPU or
 # the media engine runs it at (smaller is cheaper). Only the ratios matter: every op's cost scales
@@ -283,8 +280,8 @@ def _check(node: ir.MapNode, op: Op, machine: Machine, warned: set[tuple[str, st
         if config.get_device_fallback() == "cpu":
             if (op.name, device) not in warned:
                 warned.add((op.name, device))
-                _logger.warning(
-                    "minddata: %s: op %s is placed on %s, which this machine lacks (%s); running it on the CPU "
+                warn(
+                    "%s: op %s is placed on %s, which this machine lacks (%s); running it on the CPU "
                     "(config.set_device_fallback('cpu'))", node.label, op.name, device, absent,
                 )
             return _placed(op, "CPU")

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import logging
 import multiprocessing
 import os
 import random
 import threading
 
 import numpy as np
+
+from minddata.errors import warn
 
 __all__ = [
     "ErrorSamplesMode",
@@ -104,7 +105,6 @@ __all__ = [
     "load",
 ]
 
-_logger = logging.getLogger("minddata")
 _lock = threading.Lock()
 
 # MindSpore's dataset seed when none was set (std::mt19937::default_seed).
@@ -328,7 +328,7 @@ def warn_if_oversubscribed(num: int) -> None:
     cores = os.cpu_count() or 1
     if num > cores and not _warned_workers:
         _warned_workers = True
-        _logger.warning(
+        warn(
             "num_parallel_workers=%d is more than this machine's %d cores; allowed, but CPU-bound ops "
             "will not get faster past %d",
             num, cores, cores,

@@ -1,10 +1,12 @@
-"""Exceptions raised by minddata.
+"""Exceptions raised by minddata, and :func:`warn`, through which it logs every warning to users.
 
 Every error names where it happened (the op or dataset node, the row, the source file when there is
 one), the rule that was broken, the value found and, where there is one, the fix.
 """
 
 from __future__ import annotations
+
+import logging
 
 __all__ = [
     "MinddataError",
@@ -17,7 +19,29 @@ __all__ = [
     "DeviceError",
     "WorkerDiedError",
     "DataFormatError",
+    "WARNING_PREFIX",
+    "warn",
 ]
+
+# Starts every warning minddata logs, so a line in a training log says where it comes from.
+WARNING_PREFIX = "minddata: "
+
+
+def warn(message: str, *args: object, logger: str = "minddata") -> None:
+    """Log a warning for users on the ``minddata`` logger (or its child ``logger``), starting with
+    ``minddata:``. ``args`` are ``%``-style arguments of ``message``, formatted only when the record is
+    emitted. The record's location is the caller's.
+
+    Examples:
+        >>> import logging, sys
+        >>> handler = logging.StreamHandler(sys.stdout)
+        >>> logging.getLogger("minddata").addHandler(handler)
+        >>> warn("%d row(s) skipped", 2)
+        minddata: 2 row(s) skipped
+        >>> logging.getLogger("minddata").removeHandler(handler)
+    """
+    logging.getLogger(logger).warning(WARNING_PREFIX + message, *args, stacklevel=2)
+
 
 
 class MinddataError(Exception):

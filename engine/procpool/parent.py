@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import multiprocessing
 import os
 import pickle
@@ -31,11 +30,9 @@ from minddata.engine.procpool.shm import (
     unlink,
 )
 from minddata.engine.procpool.worker import child_main
-from minddata.errors import ArgumentError, PipelineError, WorkerDiedError
+from minddata.errors import ArgumentError, PipelineError, WorkerDiedError, warn
 
 __all__ = ["ProcessWorker", "effective_start_method"]
-
-_logger = logging.getLogger("minddata")
 
 # How often a waiting parent looks at stop_event and at the child's liveness (bounds stop latency).
 _POLL_S = 0.05
@@ -423,7 +420,7 @@ class ProcessWorker:
                 if now >= warn_at:
                     warn_at = now + s.timeout_interval
                     # As MindSpore: say so, and keep waiting (the call may just be slow).
-                    _logger.warning(
+                    warn(
                         "%s (pid %s) has not answered for %.1f s (warned every %g s: "
                         "config.set_multiprocessing_timeout_interval); still waiting",
                         s.name, s.pid, now - started, s.timeout_interval,
@@ -570,8 +567,8 @@ def effective_start_method(requested: str | None = None) -> str:
         if hazard is not None:
             if hazard not in _warned_fork:
                 _warned_fork.add(hazard)
-                _logger.warning(
-                    "minddata: %s in this process, so worker processes are spawned, not forked (a forked "
+                warn(
+                    "%s in this process, so worker processes are spawned, not forked (a forked "
                     'child cannot use it); the main script then needs an `if __name__ == "__main__":` guard',
                     hazard,
                 )
