@@ -30,7 +30,7 @@ _PROBE_SIZES = ((97, 61), (160, 128))
 def require_extra() -> None:
     """Raise ImportError naming the extra to install when the web stack is missing."""
     missing = []
-    for module in ("fastapi", "uvicorn", "prometheus_client"):
+    for module in ("fastapi", "uvicorn", "httptools", "prometheus_client"):
         try:
             __import__(module)
         except ImportError:
