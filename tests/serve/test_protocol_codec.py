@@ -90,3 +90,25 @@ def test_npy_response_is_what_np_save_writes_for_a_c_ordered_array(array):
     saved = io.BytesIO()
     np.save(saved, np.require(array, requirements="C"), allow_pickle=False)
     assert npy_bytes(np.require(array, requirements="C")) == saved.getvalue()
+
+
+def test_shapes_are_sized_with_python_integers_before_anything_is_built():
+    # [2**62, 4] wraps to 0 in int64; rows are checked against the limit before any image is sliced.
+    body = b'{"inputs": [{"name": "image", "shape": [4611686018427387904, 4], "datatype": "UINT8", "data": []}]}'
+    with pytest.raises(ProtocolError, match="at most 256 images") as caught:
+        parse_infer_request(body, None, "image", max_images=256)
+    assert caught.value.status == 413
+    # Without a row limit the declared size still has to match the data sent.
+    with pytest.raises(ProtocolError, match="0 to 255|holds 0"):
+        parse_infer_request(body, None, "image")
+
+
+def test_json_answers_are_written_in_slices_within_the_deadline():
+    import time
+
+    from minddata.serve.protocol import DeadlinePassed, json_numbers
+
+    array = np.arange(200_000, dtype=np.float32)
+    assert json_numbers(array) == "[" + ",".join(str(float(v)) for v in array) + "]"
+    with pytest.raises(DeadlinePassed):
+        json_numbers(array, deadline=time.monotonic() - 1)
