@@ -6,6 +6,12 @@ repository root) Python finds the bare ``minddata/`` folder first, which lacks t
 ``minddata/`` sits in a checkout (a ``setup.py`` beside it that declares the layer mapping), this module
 installs a finder that serves exactly the mapped layer packages from their sibling folders; nothing
 else in the repository root becomes importable as ``minddata.*``.
+
+Compiled extensions (``ops/cpu/_jpeg``, ``ops/cpu/_pixels``) are then the checkout's own: there only
+once built in place (``python setup.py build_ext --inplace``), since ``pip install .`` builds them into
+the installed copy, which a script run from the repository root does not import. Without them the
+kernels fall back to slower code; ``minddata.ops.cpu.jpeg.WHY_UNAVAILABLE`` says so and why, and the
+first JPEG decoded logs it as a warning.
 """
 
 from __future__ import annotations

@@ -100,6 +100,8 @@ def decode_image(data: Any, to_pil: bool = False, op_name: str = "Decode", max_p
     if buf.size == 0:
         raise empty_input_error(op_name)
     limit = config.get_max_image_pixels() if max_pixels is _FROM_CONFIG else max_pixels
+    if not jpeg.AVAILABLE and not to_pil and jpeg.is_jpeg(buf):
+        jpeg.note_fallback()
     if to_pil or not jpeg.AVAILABLE or not jpeg.is_jpeg(buf):
         return _pil_decode(buf, op_name, limit) if to_pil else np.array(_pil_decode(buf, op_name, limit))
     checked: list[tuple[int, int]] = []

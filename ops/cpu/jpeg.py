@@ -6,7 +6,10 @@ decodes only that region at the smallest adequate scale.
 
 Fast path: the Cython extension ``minddata.ops.cpu._jpeg`` (ops/cpu/_jpeg.pyx), built by setup.py
 where libjpeg-turbo's headers are found. ``AVAILABLE`` says whether it was; ``WHY_UNAVAILABLE`` says
-why not and how to fix it. Without it:
+why not and how to fix it. A source checkout (a script or ``python -m pytest`` run from the repository
+root imports it, not the installed package; see :mod:`minddata._checkout`) has the extension only once
+built in place (``python setup.py build_ext --inplace``): ``pip install .`` builds it into the installed
+copy alone. There the first JPEG decoded without it logs a warning saying so. Without it:
 
 * :func:`read_header` parses the frame header (SOF marker) in pure Python, so sizes can be planned
   everywhere;
@@ -56,6 +59,8 @@ from typing import Any
 
 import numpy as np
 
+from minddata.errors import warn
+
 __all__ = [
     "AVAILABLE",
     "LIBJPEG_VERSION",
@@ -63,6 +68,7 @@ __all__ = [
     "WHY_UNAVAILABLE",
     "decode",
     "is_jpeg",
+    "note_fallback",
     "read_header",
     "scaled_crop_box",
     "scaled_size",
@@ -71,13 +77,65 @@ __all__ = [
 SCALES = (1, 2, 4, 8)
 _FIX = "install libjpeg62-turbo-dev (Debian) or libjpeg-turbo-devel and reinstall"
 _HEADER_DIRS = ("/usr/include", "/usr/local/include")
+_BUILD_IN_PLACE = "python setup.py build_ext --inplace"
+
+
+def _checkout_root() -> str | None:
+    """The repository root when this module was imported from a source checkout (``<root>/ops/cpu/``
+    beside ``<root>/setup.py``), None when from an installed package (``minddata/ops/cpu/``)."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    if os.path.isfile(os.path.join(root, "setup.py")) and os.path.isdir(os.path.join(root, "minddata")):
+        return root
+    return None
+
+
+CHECKOUT_ROOT = _checkout_root()
+
+
+def _headers_found() -> bool:
+    explicit = os.environ.get("JPEG_INCLUDE_DIR")  # setup.py looks only there when it is set
+    where = [explicit] if explicit is not None else list(_HEADER_DIRS)
+    return any(d and os.path.isfile(os.path.join(d, "jpeglib.h")) for d in where)
+
+
+def _installed_extension() -> str | None:
+    """The built extension of an installed minddata (which the checkout hides), if there is one."""
+    try:
+        from importlib import metadata
+
+        for dist in metadata.distributions(name="minddata"):
+            for file in dist.files or ():
+                if file.name.startswith("_jpeg.") and file.suffix in (".so", ".pyd"):
+                    path = str(dist.locate_file(file))
+                    if os.path.isfile(path):
+                        return path
+    except Exception:  # noqa: BLE001 - only a detail of a message
+        return None
+    return None
+
+
+def _why_not_in_checkout(root: str) -> str:
+    installed = _installed_extension()
+    where = (
+        f"`pip install .` built it into the installed copy ({os.path.dirname(installed)}), which is not what "
+        "was imported" if installed else "`pip install .` builds it into the installed copy only"
+    )
+    headers = "" if _headers_found() else (
+        " (building it needs libjpeg-turbo's headers, jpeglib.h, not found: install libjpeg62-turbo-dev "
+        "(Debian) or libjpeg-turbo-devel first)"
+    )
+    return (
+        f"the _jpeg extension is not built in the source checkout {root}, which Python imported instead of the "
+        f"installed package (a script or `python -m pytest` run from the repository root imports the checkout); "
+        f"{where}. Fix: run `{_BUILD_IN_PLACE}` in {root}{headers}, or run the script from another folder"
+    )
 
 
 def _why_unavailable(error: ImportError) -> str:
     if isinstance(error, ModuleNotFoundError) and error.name == "minddata.ops.cpu._jpeg":
-        explicit = os.environ.get("JPEG_INCLUDE_DIR")  # setup.py looks only there when it is set
-        where = [explicit] if explicit is not None else list(_HEADER_DIRS)
-        if any(d and os.path.isfile(os.path.join(d, "jpeglib.h")) for d in where):
+        if CHECKOUT_ROOT is not None:
+            return _why_not_in_checkout(CHECKOUT_ROOT)
+        if _headers_found():
             return (
                 "the _jpeg extension was not built, although libjpeg-turbo's jpeglib.h is present now: "
                 "the headers arrived after the install, JPEG_INCLUDE_DIR pointed elsewhere, or the build "
@@ -101,6 +159,19 @@ else:
     AVAILABLE = True
     WHY_UNAVAILABLE = ""
     LIBJPEG_VERSION = _jpeg.LIBJPEG_VERSION  # e.g. 'libjpeg-turbo 2.1.5 (libjpeg API 62)'
+
+
+_noted = False
+
+
+def note_fallback() -> None:
+    """Warn once per process, from a source checkout without the extension, that JPEGs take the
+    slower fallback, why, and the fix (installed without it, setup.py already said so at install)."""
+    global _noted
+    if _noted or AVAILABLE or CHECKOUT_ROOT is None:
+        return
+    _noted = True
+    warn("JPEGs are decoded by the slower fallback (Pillow, OpenCV): %s.", WHY_UNAVAILABLE)
 
 
 # ---------------------------------------------------------------------------------------------- sizes
@@ -299,6 +370,8 @@ def _slow_decode(
 ) -> np.ndarray:
     """OpenCV decodes the whole image at 1/s, then the crop is cut out (see the module docstring)."""
     import cv2
+
+    note_fallback()
 
     buf = _as_bytes_array(data)
     h, w, _, _ = _py_read_header(buf)
