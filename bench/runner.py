@@ -513,7 +513,8 @@ def run_in_own_process(
 
     The process is started with ``spawn`` (a new interpreter: the import of minddata and its kernels,
     a few tenths of a second, is paid before the clock starts). With ``executor="ray"`` it joins the
-    Ray cluster this process is connected to, if any (else ``RAY_ADDRESS``, else Ray's own default).
+    Ray cluster this process is connected to, else the one ``RAY_ADDRESS`` names, else a running local
+    one (``minddata bench`` starts one for its rounds when none is named).
     """
     target = ("file", name.path) if isinstance(name, pipelines.CustomPipeline) else ("name", str(name))
     kwargs = {"data_dir": os.fspath(data_dir), "workers": workers, "batch_size": batch_size, "epochs": epochs,
@@ -527,18 +528,43 @@ def decode_reference_in_own_process(data_dir: str | os.PathLike, workers: int = 
                            None, None)
 
 
-def _ray_address() -> str | None:
+def _ray_address() -> dict[str, str] | None:
+    """What a child needs to join the Ray cluster this process is connected to: its address and, when
+    the cluster checks tokens, the token mode (a connecting process does not infer it); None if none."""
     ray = sys.modules.get("ray")
     if ray is None or not ray.is_initialized():
         return None
     try:
-        return ray.get_runtime_context().gcs_address
-    except Exception:  # an older Ray: the child falls back to RAY_ADDRESS or Ray's default
+        settings = {"RAY_ADDRESS": ray.get_runtime_context().gcs_address}
+    except Exception:  # an older Ray: the child falls back to RAY_ADDRESS or a running local cluster
         return None
+    try:
+        from ray._raylet import AuthenticationMode, get_authentication_mode
+
+        if get_authentication_mode() == AuthenticationMode.TOKEN and "RAY_AUTH_MODE" not in os.environ:
+            settings["RAY_AUTH_MODE"] = "token"
+    except ImportError:  # a Ray without token authentication
+        pass
+    return settings
+
+
+def _join_ray(settings: dict[str, str] | None) -> None:
+    """Connect this (child) process to the bench's Ray cluster (``settings`` from :func:`_ray_address`),
+    else to the one ``RAY_ADDRESS`` names, else to a running local one."""
+    from minddata.engine.ray_executor import NO_USAGE_STATS_ENV, SINGLE_MACHINE_ENV, require_ray
+
+    os.environ.update(SINGLE_MACHINE_ENV)
+    os.environ.update(NO_USAGE_STATS_ENV)
+    os.environ.update(settings or {})
+    ray = require_ray()
+    ray.init(address=os.environ.get("RAY_ADDRESS") or "auto", log_to_driver=False, configure_logging=False)
+    context = ray.data.DataContext.get_current()
+    context.enable_progress_bars = False
+    context.print_on_execution_start = False
 
 
 def _in_own_process(task: str, target: Any, kwargs: dict, progress: Callable[[int], Any] | None,
-                    ray_address: str | None) -> BenchResult:
+                    ray_address: dict[str, str] | None) -> BenchResult:
     import multiprocessing
 
     ctx = multiprocessing.get_context("spawn")  # fork would copy this process's memory, and its peak
@@ -571,10 +597,10 @@ def _in_own_process(task: str, target: Any, kwargs: dict, progress: Callable[[in
             proc.join()
 
 
-def _own_process_main(send: Any, task: str, target: Any, kwargs: dict, ray_address: str | None) -> None:
+def _own_process_main(send: Any, task: str, target: Any, kwargs: dict, ray_address: dict[str, str] | None) -> None:
     try:
-        if ray_address:
-            os.environ["RAY_ADDRESS"] = ray_address
+        if kwargs.get("executor") == "ray":
+            _join_ray(ray_address)
         if task == "run":
             kind, value = target
             pipeline = pipelines.load_pipeline_file(value) if kind == "file" else value

@@ -126,7 +126,8 @@ def verdict(result: Any, *, cores: int, other_cores: float, busy: bool) -> Verdi
     own = result.cpu_seconds / result.seconds if result.seconds > 0 else 0.0
     spare = cores - own - other_cores
     cpu, workers = facts.get("cpu"), facts.get("workers", 1)
-    if facts.get("kind") == "parallel":
+    ray = facts.get("node_type") == "RayOperator"  # its workers are the cluster's: not in this run's CPU time
+    if facts.get("kind") == "parallel" and not ray:
         on_cpu = f"its {workers} worker(s) were on a CPU {cpu:.0%} of the time they had work; " if cpu is not None else ""
         details.append(f"CPU: {on_cpu}this pipeline used {own:.1f} of the {cores} cores, other processes "
                        f"{other_cores:.1f}")
@@ -136,6 +137,8 @@ def verdict(result: Any, *, cores: int, other_cores: float, busy: bool) -> Verdi
                 f"the {cores} cores, so its workers waited for a CPU; rerun on an idle machine before changing "
                 "settings")
         return Verdict("machine busy", line, details)
+    if ray:
+        return Verdict("Ray CPUs", f"{what} is the slowest step, in Ray tasks: {facts.get('advice', '')}", details)
     if facts.get("kind") != "parallel":
         advice = in_command_terms(facts.get("advice", ""))
         return Verdict("one thread", f"{what} is the slowest step and runs in one thread: {advice}", details)
