@@ -53,6 +53,7 @@ file is always read whole.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Callable
 from typing import Any
@@ -120,14 +121,16 @@ def _why_not_in_checkout(root: str) -> str:
         f"`pip install .` built it into the installed copy ({os.path.dirname(installed)}), which is not what "
         "was imported" if installed else "`pip install .` builds it into the installed copy only"
     )
-    headers = "" if _headers_found() else (
-        " (building it needs libjpeg-turbo's headers, jpeglib.h, not found: install libjpeg62-turbo-dev "
-        "(Debian) or libjpeg-turbo-devel first)"
-    )
+    needs = []  # what the build needs that is missing here
+    if not _headers_found():
+        needs.append("installing libjpeg-turbo's headers (libjpeg62-turbo-dev on Debian, libjpeg-turbo-devel)")
+    if importlib.util.find_spec("Cython") is None:
+        needs.append("`pip install 'Cython>=3.0'`")
+    first = f" after {' and '.join(needs)}" if needs else ""
     return (
         f"the _jpeg extension is not built in the source checkout {root}, which Python imported instead of the "
         f"installed package (a script or `python -m pytest` run from the repository root imports the checkout); "
-        f"{where}. Fix: run `{_BUILD_IN_PLACE}` in {root}{headers}, or run the script from another folder"
+        f"{where}. Fix: run `{_BUILD_IN_PLACE}` in {root}{first}, or run the script from another folder"
     )
 
 
