@@ -276,3 +276,11 @@ def test_a_peer_reports_its_own_peak_not_the_benchs(tmp_path):
     line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT "))
     peak = compare.Run("peer", "train", **json.loads(line[len("RESULT "):])).peak_rss_mb
     assert 64 <= peak < 250
+
+
+def test_the_verdict_modules_examples_hold():
+    import doctest
+
+    from minddata.bench import verdict as module
+
+    assert doctest.testmod(module, optionflags=doctest.ELLIPSIS).failed == 0
