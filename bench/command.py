@@ -249,8 +249,13 @@ def aggregate_rounds(runs: Sequence[runner.BenchResult]) -> runner.BenchResult:
     median_rate = statistics.median(rates)
     middle = min(runs, key=lambda r: abs(r.images_per_s - median_rate))
     figures = {name: statistics.median(getattr(r, name) for r in runs) for name in _MEDIAN_FIGURES}
-    verdicts = [r.bottleneck_stage if r.bottleneck_stage is not None else "(the consumer)" for r in runs if r.bottleneck]
+    verdicts = [_stage_named(r) for r in runs if r.bottleneck]
     result = replace(middle, images_per_s=median_rate, rounds_images_per_s=rates, **figures)
+    ops = {r.neck.get("op") for r in runs if r.neck}
+    if len(set(verdicts)) == 1 and len(ops) > 1 and result.neck.get("stage"):
+        # The same stage, its dominant op named in some rounds only: agree on the stage, name no op.
+        result = replace(result, bottleneck_stage=result.neck["stage"],
+                         neck={**result.neck, "op": None, "op_share": None})
     if len(set(verdicts)) > 1:
         counts: dict[str, int] = {}
         for v in verdicts:
@@ -262,6 +267,13 @@ def aggregate_rounds(runs: Sequence[runner.BenchResult]) -> runner.BenchResult:
                          bottleneck=f"unclear: the rounds disagree ({', '.join(parts)}); rerun with more --rounds on "
                                     "an idle machine")
     return result
+
+
+def _stage_named(r: runner.BenchResult) -> str:
+    """The stage a round names as its bottleneck (not the op in it: rounds that agree on a stage agree
+    even when only some found one op taking most of its time)."""
+    stage = r.neck.get("stage") if r.neck else r.bottleneck_stage
+    return stage if stage is not None else "(the consumer)"
 
 
 # Each is the median over rounds; images/s is too (from the rates).

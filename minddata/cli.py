@@ -257,6 +257,12 @@ def _convert(args: argparse.Namespace) -> int:
 
     source = Path(args.source).expanduser()
     if not source.is_dir() and not source.is_file():
+        from minddata.record.reader import numbered_shards
+
+        shards = numbered_shards(str(source))
+        if shards:  # a set written with --shards N: its files are SOURCE0, SOURCE1, ...
+            raise UsageError(f"{PROG} convert: error: SOURCE {args.source}: no such file, but its folder has the shard "
+                             f"files of a record set named after it; pass one of them, e.g. {shards[0]}")
         raise UsageError(f"{PROG} convert: error: SOURCE {args.source}: no such folder or file; pass a folder of "
                          "class sub-folders of images, or one file of a record set")
     dest = Path(args.dest).expanduser()  # its folder is made by the conversion, as the README's example expects

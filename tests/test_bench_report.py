@@ -165,7 +165,9 @@ def test_a_low_cpu_share_with_spare_cores_suggests_one_more_worker():
 
 
 def test_rounds_that_disagree_give_an_unclear_verdict():
-    r = aggregate_rounds([_profiled(0.9), replace(_profiled(0.9), bottleneck_stage="Batch(8)")])
+    batch = _profiled(0.9)
+    batch.bottleneck_stage, batch.neck = "Batch(8)", {**batch.neck, "stage": "Batch(8)", "op": None}
+    r = aggregate_rounds([_profiled(0.9), batch])
     v = verdict(r, cores=2, other_cores=0.0, busy=False)
     assert v.label == "unclear" and v.line.startswith("unclear: the rounds disagree")
 
@@ -284,3 +286,12 @@ def test_the_verdict_modules_examples_hold():
     from minddata.bench import verdict as module
 
     assert doctest.testmod(module, optionflags=doctest.ELLIPSIS).failed == 0
+
+
+def test_rounds_that_name_the_same_stage_agree_even_when_only_some_name_its_op():
+    named, unnamed = _profiled(0.9), _profiled(0.9)
+    unnamed.neck = {**unnamed.neck, "op": None}
+    r = aggregate_rounds([named, unnamed, replace(named, images_per_s=90.0)])
+    assert r.bottleneck_agreed and r.neck["op"] is None
+    assert r.bottleneck_stage == "Map[Decode, Resize] reading ImageFolderDataset"
+    assert "the map (Decode, Resize)" in verdict(r, cores=2, other_cores=0.0, busy=False).line
