@@ -461,3 +461,14 @@ def test_parquet_nulls_and_damage_name_the_file(tmp_path):
 def test_docstring_examples(name):
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0
+
+
+def test_convert_cli_names_the_shard_files_of_a_set_given_by_its_base_name(tmp_path, capsys):
+    from minddata.cli import main
+
+    path = tmp_path / "n.mindrecord"
+    md.NumpySlicesDataset({"n": list(range(4))}, shuffle=False).save(str(path), num_files=2)
+    assert main(["convert", str(path), str(tmp_path / "out.mindrecord"), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert f"SOURCE {path}: no such file, but its folder has the shard files" in err
+    assert f"pass one of them, e.g. {path}0" in err
