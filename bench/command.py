@@ -2,8 +2,10 @@
 
 ``minddata.cli`` hands it the arguments after ``bench`` (:func:`main`); its options and everything the
 command does live here: preparing the images, running each pipeline for several rounds, the decode reference, peers, and
-the report. Figures are medians over rounds with their spread; the bottleneck is named only when the
-rounds agree on it; a machine busy with other work is reported, because its figures are noise.
+the report. Each round runs in a fresh process of its own (:func:`minddata.bench.runner.run_in_own_process`),
+so its peak RSS is its own. Figures are medians over rounds with their spread; the bottleneck is named
+only when the rounds agree on it; a machine busy with other work is reported, because its figures are
+noise, and each pipeline's one-line verdict (:mod:`minddata.bench.verdict`) agrees with that load check.
 
 Examples:
     $ minddata bench --pipeline infer224 --rounds 5 --workers 3
