@@ -12,9 +12,11 @@ Design notes
   Cython code. The decompressor and its row buffer live in one ``mdj_ctx`` that ``mdj_close`` frees
   on every path.
 * Warnings: libjpeg reports most damage as a warning and carries on (it pads a truncated file with
-  a fake EOI). A premature end of data (``JWRN_JPEG_EOF``) is an error here, because the padded
-  rows would silently be grey. Other corrupt-data warnings are tolerated like Pillow and OpenCV do,
-  unless ``strict=True``.
+  a fake EOI). A premature end of data is an error here, because the padded rows would silently be
+  grey: the file ends (``JWRN_JPEG_EOF``), or the end-of-image marker comes before the scan's data
+  does (``JWRN_HIT_MARKER`` at EOI, "premature end of data segment": e.g. a frame header that claims
+  more rows than the scan holds; a stray marker inside the scan is corruption, tolerated). Other corrupt-data warnings are tolerated like Pillow and OpenCV do, unless
+  ``strict=True``.
 * Crop: ``jpeg_crop_scanline`` (columns, the offset moved left to an iMCU boundary by libjpeg),
   ``jpeg_skip_scanlines`` (rows above), then only the needed rows are read and the decompressor is
   aborted (nothing below the crop is decoded; for a progressive file the whole file is entropy-decoded
@@ -87,7 +89,9 @@ cdef extern from *:
         err->pub.num_warnings++;
         (*cinfo->err->format_message)(cinfo, text);
         if (err->n_warnings++ == 0) memcpy(err->first_warning, text, sizeof text);
-        if (err->pub.msg_code == JWRN_JPEG_EOF) {
+        if (err->pub.msg_code == JWRN_JPEG_EOF ||
+            (err->pub.msg_code == JWRN_HIT_MARKER && cinfo->is_decompressor &&
+             ((j_decompress_ptr)cinfo)->unread_marker == 0xD9)) {
             snprintf(err->message, MDJ_MSG_LEN,
                      "%s: the data ends before the image does (truncated file?)", text);
             longjmp(err->jump, 1);
@@ -135,6 +139,12 @@ cdef extern from *:
             case JCS_YCCK: *color_space = 5; break;
             default: *color_space = 0;
         }
+    }
+
+    /* Whether the entropy coding is Huffman: then every 8x8 block (or, lossless, every sample) of the
+       fullest component costs at least one bit, which bounds the bytes a whole frame needs. */
+    static int mdj_huffman(mdj_ctx *ctx) {
+        return ctx->cinfo.arith_code ? 0 : 1;
     }
 
     /* RGB output at 1/scale_denom; the output size libjpeg will produce. */
@@ -238,6 +248,7 @@ cdef extern from *:
     int mdj_open(mdj_ctx *ctx, const unsigned char *data, size_t size, int strict) nogil
     void mdj_header(mdj_ctx *ctx, int *height, int *width, int *components, int *progressive,
                     int *color_space) nogil
+    int mdj_huffman(mdj_ctx *ctx) nogil
     int mdj_prepare(mdj_ctx *ctx, int scale_denom, int *out_height, int *out_width) nogil
     int mdj_decode(mdj_ctx *ctx, unsigned int top, unsigned int left, unsigned int height,
                    unsigned int width, unsigned int margin, unsigned char *out,
@@ -341,6 +352,18 @@ cpdef tuple scaled_crop_box(Py_ssize_t top, Py_ssize_t left, Py_ssize_t height, 
     return t, l, _ceil_div(top + height, s) - t, _ceil_div(left + width, s) - l
 
 
+cdef _check_scan_can_fill(mdj_ctx *ctx, int h, int w, Py_ssize_t size):
+    """Refuse, before the output is allocated, data too short for the frame its header claims:
+    libjpeg would only warn at the end of the data and pad the rest of a (say) 13000x13000 image
+    with grey. Never refuses a valid file (see ``minddata.ops.cpu.jpeg.scan_shortfall``)."""
+    cdef long long blocks = ((h + 7) // 8) * <long long>((w + 7) // 8)
+    if mdj_huffman(ctx) and size * 8 < blocks:
+        raise ValueError(
+            f"JPEG decode: a {h}x{w} frame needs at least {(blocks + 7) // 8} bytes of Huffman-coded "
+            f"data: the data ends before the image does (truncated file?)"
+        )
+
+
 def decode(data, int scale_denom=1, crop=None, out=None, *, bint strict=False, check_size=None,
            int _margin=1):
     """Decode a JPEG to an RGB ``uint8`` ``(H, W, 3)`` array, optionally reduced and cropped.
@@ -368,6 +391,7 @@ def decode(data, int scale_denom=1, crop=None, out=None, *, bint strict=False, c
         mdj_header(&ctx, &h, &w, &c, &prog, &cs)
         if check_size is not None:
             check_size(w, h)
+        _check_scan_can_fill(&ctx, h, w, buf.shape[0])
         if cs in (4, 5):
             raise ValueError(
                 f"JPEG decode: {_CS_NAMES[cs]} JPEG ({c} components): CMYK/YCCK is not decoded by "

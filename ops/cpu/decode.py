@@ -81,6 +81,15 @@ def _jpeg_failure(buf: np.ndarray, error: Exception, op_name: str) -> tuple[bool
     return False, ValueError(f"{op_name}: the JPEG can't be decoded: {message}. {SKIP_HINT}")
 
 
+def _refuse_short_scan(buf: np.ndarray, op_name: str) -> None:
+    try:
+        shortfall = jpeg.scan_shortfall(buf)
+    except ValueError:
+        return  # a damaged header: the decoder that follows names it
+    if shortfall:
+        raise ValueError(f"{op_name}: the JPEG is truncated: {shortfall}. {SKIP_HINT}")
+
+
 _FROM_CONFIG: Any = object()  # "read config.get_max_image_pixels()", for callers outside a pipeline
 
 
@@ -103,6 +112,8 @@ def decode_image(data: Any, to_pil: bool = False, op_name: str = "Decode", max_p
     if not jpeg.AVAILABLE and not to_pil and jpeg.is_jpeg(buf):
         jpeg.note_fallback()
     if to_pil or not jpeg.AVAILABLE or not jpeg.is_jpeg(buf):
+        if jpeg.is_jpeg(buf):
+            _refuse_short_scan(buf, op_name)  # Pillow pads the rows a short scan lacks with grey
         return _pil_decode(buf, op_name, limit) if to_pil else np.array(_pil_decode(buf, op_name, limit))
     checked: list[tuple[int, int]] = []
 

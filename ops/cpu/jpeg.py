@@ -73,6 +73,7 @@ __all__ = [
     "read_header",
     "scaled_crop_box",
     "scaled_size",
+    "scan_shortfall",
 ]
 
 SCALES = (1, 2, 4, 8)
@@ -254,6 +255,37 @@ _STANDALONE = frozenset((0x01, 0xD8, *range(0xD0, 0xD8)))  # TEM, SOI, RST0-7: n
 
 def _py_read_header(data: Any) -> tuple[int, int, int, bool]:
     """:func:`read_header` without libjpeg: walk the marker segments up to the frame header."""
+    height, width, components, marker = _py_frame(data)
+    return height, width, components, marker in _PROGRESSIVE
+
+
+# Frame types whose entropy coding is Huffman over 8x8 DCT blocks: every block of a component costs at
+# least one bit (a DC code in a sequential scan and in a progressive DC-first scan). Arithmetic coding
+# can spend less than a bit on a block, and lossless frames have no blocks, so they are not bounded.
+_HUFFMAN_DCT = frozenset((0xC0, 0xC1, 0xC2))
+
+
+def scan_shortfall(data: Any) -> str:
+    """Why ``data`` cannot hold the image its frame header claims ("" when it can).
+
+    libjpeg, Pillow and OpenCV only warn when the scan ends before the frame does ("premature end of
+    data segment") and pad the missing rows with grey, so a 20 KB file whose header claims
+    13000x13000 decodes into 500 MB of grey. The bound is cheap and never refuses a valid file: a
+    Huffman-coded DCT frame spends at least one bit on each 8x8 block of its fullest component.
+    """
+    height, width, _, marker = _py_frame(data)
+    if marker not in _HUFFMAN_DCT:
+        return ""
+    blocks = -(-height // 8) * -(-width // 8)
+    size = len(_as_bytes_array(data))
+    if size * 8 >= blocks:
+        return ""
+    return (f"its {size} bytes cannot hold the {height}x{width} image its frame header claims "
+            f"({blocks} blocks of 8x8 pixels need at least {-(-blocks // 8)} bytes)")
+
+
+def _py_frame(data: Any) -> tuple[int, int, int, int]:
+    """``(height, width, components, SOF marker)`` from the marker segments up to the frame header."""
     b = bytes(_as_bytes_array(data))
     n = len(b)
     if n == 0:
@@ -307,7 +339,7 @@ def _py_read_header(data: Any) -> tuple[int, int, int, bool]:
                     f"JPEG decode: corrupt or unsupported JPEG header: the frame header says "
                     f"{height}x{width} (HxW) with {components} components ({n} bytes)"
                 )
-            return height, width, components, marker in _PROGRESSIVE
+            return height, width, components, marker
         i += length
 
 
@@ -380,6 +412,9 @@ def _slow_decode(
     h, w, _, _ = _py_read_header(buf)
     if check_size is not None:
         check_size(w, h)
+    shortfall = scan_shortfall(buf)
+    if shortfall:
+        raise ValueError(f"JPEG decode: the data ends before the image does (truncated file?): {shortfall}")
     hs, ws = scaled_size(h, w, s)
     if crop is None:
         box = (0, 0, hs, ws)

@@ -172,3 +172,21 @@ def test_an_empty_file_is_named_with_the_skip_advice(path: str, tmp_path) -> Non
     assert "empty.jpg" in text
     assert "Decode: the input is empty (0 bytes)" in text
     assert "set_error_samples_mode('skip')" in text
+
+
+def _claiming(data: bytes, height: int, width: int) -> bytes:
+    out = bytearray(data)
+    sof = next(i for i in range(len(out) - 1) if out[i] == 0xFF and out[i + 1] in (0xC0, 0xC1, 0xC2))
+    out[sof + 5 : sof + 9] = height.to_bytes(2, "big") + width.to_bytes(2, "big")
+    return bytes(out)
+
+
+@pytest.mark.parametrize("to_pil", [False, True], ids=["array", "pil"])
+def test_a_frame_its_data_cannot_fill_is_truncated_before_any_pixel(files: dict[str, bytes], to_pil: bool) -> None:
+    """A small JPEG whose frame header claims 13000x13000: every decoder would pad it with grey."""
+    from minddata.ops.cpu.decode import decode_image
+
+    data = np.frombuffer(_claiming(files["jpeg"], 13000, 13000), np.uint8)
+    with pytest.raises(ValueError, match="Decode: the JPEG is truncated") as caught:
+        decode_image(data, to_pil=to_pil, max_pixels=None)
+    assert "set_error_samples_mode('skip')" in str(caught.value)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import os
+import struct
 import threading
 import time
 
@@ -344,6 +345,15 @@ NOT_JPEG = {
 }
 
 
+def _claiming(data: bytes, height: int, width: int) -> bytes:
+    """``data`` with its frame header edited to claim ``height`` x ``width``: the scan ends (at EOI)
+    long before the image it claims does."""
+    out = bytearray(data)
+    sof = next(i for i in range(len(out) - 1) if out[i] == 0xFF and out[i + 1] in (0xC0, 0xC1, 0xC2))
+    out[sof + 5 : sof + 9] = struct.pack(">HH", height, width)
+    return bytes(out)
+
+
 def _damaged(files) -> dict[str, tuple[bytes, str]]:
     data = files["420"]
     prog = files["progressive"]
@@ -355,6 +365,8 @@ def _damaged(files) -> dict[str, tuple[bytes, str]]:
         "no EOI": (data[:-2], "truncated"),
         "last bytes": (data[:-9], "truncated"),
         "progressive cut": (prog[: len(prog) * 3 // 4], "truncated"),
+        "frame larger than its scan": (_claiming(data, 65000, 65000), "truncated"),
+        "progressive frame larger than its scans": (_claiming(prog, 65000, 65000), "truncated"),
     }
 
 
@@ -401,6 +413,13 @@ def test_damaged_data_raises_on_slow_path(files, monkeypatch):
         with pytest.raises(ValueError, match="JPEG decode"):
             jpeg.decode(data)
         assert name
+
+
+@needs_ext
+def test_frame_larger_than_its_scan_is_truncated(files):
+    """libjpeg only warns ("premature end of data segment") and pads the missing rows with grey."""
+    with pytest.raises(ValueError, match="truncated"):
+        jpeg.decode(_claiming(files["420"], 4000, 4000))
 
 
 @needs_ext
