@@ -100,6 +100,7 @@ MODULES = [
     "minddata._command_line",
     "minddata._standard_pipelines",
     "minddata.bench.plot",
+    "minddata.bench.verdict",
     "minddata.serve.protocol",
     "minddata.serve.pipeline",
 ]

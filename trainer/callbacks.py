@@ -693,7 +693,7 @@ class OnRequestExit(Callback):
             self.saved = os.path.join(self.directory, f"{self.file_name}.ckpt")
             p.model.save_checkpoint(self.saved)
         p.stopped_by_signal = True
-        print(f"OnRequestExit: signal {self.sig} received; "
+        print(f"minddata: OnRequestExit: signal {self.sig} received; "
               f"{'checkpoint saved to ' + self.saved + ', ' if self.saved else ''}stopping", file=sys.stderr, flush=True)
         run_context.request_stop()
 
