@@ -56,11 +56,16 @@ def _parser() -> CommandParser:
         description="A folder SOURCE: write every image of SOURCE/<class>/<image> (undecoded, with its label and "
         "file name) to record files read by MindDataset. A file SOURCE: convert its record set between MindSpore's "
         "MindRecord format and minddata's Arrow record files (the format is told by content; DEST gets the other "
-        "one). With --shards N the files are DEST0 ... DEST{N-1}. Files appear only when every row is written.",
+        "one). With --shards N the files are DEST0 ... DEST{N-1}. Files appear only when every row is written. "
+        "--format webdataset writes either SOURCE as WebDataset tar shards instead.",
     )
     conv.add_argument("source", metavar="SOURCE",
                       help="image folder (class sub-folders of images), or one file of a MindRecord or Arrow record set")
-    conv.add_argument("dest", metavar="DEST", help="record file to write (its folder must exist)")
+    conv.add_argument("dest", metavar="DEST", help="record file or WebDataset shard to write (its folder must exist)")
+    conv.add_argument("--format", choices=["record", "webdataset"], default="record",
+                      help="what to write: record files (default; for a record set, its other format) or WebDataset tar "
+                      "shards (DEST, or DEST-000000.tar ... with --shards N for DEST.tar; images as <class>/<name>.<ext> "
+                      "with their label as .cls, record rows with one member per column)")
     conv.add_argument("--shards", type=positive_int, default=1, help="number of files to write (default 1)")
     conv.add_argument("--overwrite", action="store_true", help="replace existing files of the same names")
     conv.add_argument("--extensions", nargs="+", metavar="EXT", help="image extensions to read (default: common image types)")
@@ -266,6 +271,33 @@ def _convert(args: argparse.Namespace) -> int:
         raise UsageError(f"{PROG} convert: error: SOURCE {args.source}: no such folder or file; pass a folder of "
                          "class sub-folders of images, or one file of a record set")
     dest = Path(args.dest).expanduser()  # its folder is made by the conversion, as the README's example expects
+    if args.format == "webdataset":
+        if args.executor != "local" or args.skip_bad:
+            raise UsageError(f"{PROG} convert: error: --format webdataset copies the files as they are: "
+                             "--executor ray and --skip-bad apply to record files only")
+        from minddata.dataset import MindDataset
+        from minddata.dataset.webdataset import image_folder_samples, write_samples, write_webdataset
+
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            if source.is_file():
+                data = MindDataset(str(source), shuffle=False)
+                iterator = data.create_tuple_iterator(num_epochs=1, output_numpy=True)
+                try:
+                    files = write_webdataset(iter(iterator), data.get_col_names(), str(dest), args.shards,
+                                             overwrite=args.overwrite)
+                finally:
+                    iterator.close()
+            else:
+                files = write_samples(image_folder_samples(str(source), args.extensions), str(dest), args.shards,
+                                      overwrite=args.overwrite)
+        except MinddataError as exc:
+            message = str(exc).removeprefix("save: ").replace("Pass overwrite=True", "Pass --overwrite")
+            raise UsageError(f"{PROG} convert: error: {message}") from None
+        print(f"wrote {len(files)} WebDataset shard(s):")
+        for path in files:
+            print(f"  {path}")
+        return 0
     if source.is_file():
         return _convert_records(args, source, dest)
     bar = ProgressBar("converting", 1, unit="images", quiet=args.quiet)

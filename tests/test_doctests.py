@@ -45,6 +45,7 @@ MODULES = [
     "minddata.dataset.manifest",
     "minddata.dataset.sun397",
     "minddata.dataset.rendered_sst2",
+    "minddata.dataset.webdataset",
     "minddata.samplers",
     "minddata.transforms",
     "minddata.vision",

@@ -69,6 +69,7 @@ from minddata.dataset.sun397 import SUN397Dataset
 from minddata.dataset.svhn import SVHNDataset
 from minddata.dataset.text_sources import CSVDataset, TextFileDataset, TFRecordDataset
 from minddata.dataset.voc import VOCDataset
+from minddata.dataset.webdataset import WebDataset
 from minddata.dataset.wider_face import WIDERFaceDataset
 from minddata.engine.batchfn import BatchInfo
 from minddata.samplers import (
@@ -126,6 +127,7 @@ __all__ = [
     "TextFileDataset",
     "TupleIterator",
     "WaitedDSCallback",
+    "WebDataset",
     "compare",
     "concat",
     "config",

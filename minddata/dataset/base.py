@@ -270,13 +270,22 @@ class Dataset:
         return self._checked(node)
 
     def save(self, file_name: str, num_files: int = 1, file_type: str = "mindrecord") -> None:
-        """Write one epoch of this pipeline's output to record files (``minddata.record``).
+        """Write one epoch of this pipeline's output to record files (``minddata.record``), or with
+        ``file_type="webdataset"`` to WebDataset tar shards.
 
         ``num_files`` shards are written (``file_name`` itself for one, else ``file_name0``,
         ``file_name1``, ...), each with its ``.meta.json`` index; read them back with
         :class:`MindDataset`. Column types come from the rows: 1-D uint8 arrays are stored as bytes,
         strings as strings, other arrays as typed tensors (a dimension that varies between rows is
         stored as variable, -1). Files appear only once every row is written.
+
+        ``file_type="webdataset"``: ``num_files`` tar shards (``file_name`` itself for one, else
+        ``name-000000.tar``, ``name-000001.tar``, ... for ``name.tar``: read them back with
+        ``WebDataset("name-{000000..00000N}.tar")`` or the ``webdataset`` package); row ``i`` goes
+        to shard ``i % num_files``. A sample's key is its ``__key__`` column if there is one, else the
+        row number (9 digits); every other column is a member ``<key>.<column>``: 1-D uint8 arrays as
+        they are (encoded images), strings as UTF-8, integers as ASCII digits (a ``cls`` column reads
+        back as an int64), other values in NumPy's ``.npy`` format under ``<column>.npy``.
 
         Examples:
             >>> import minddata as md, tempfile, os
@@ -285,8 +294,13 @@ class Dataset:
             >>> [int(r["x"]) for r in md.MindDataset(path, shuffle=False).create_dict_iterator(output_numpy=True)]
             [1, 2, 3]
         """
+        if file_type == "webdataset":
+            from minddata.dataset.webdataset import save_dataset as save_shards
+
+            save_shards(self, file_name, v.positive_int("save", "num_files", num_files))  # type: ignore[arg-type]
+            return
         if file_type != "mindrecord":
-            raise ArgumentError(f"save: `file_type` must be 'mindrecord'. Found: {file_type!r}")
+            raise ArgumentError(f"save: `file_type` must be 'mindrecord' or 'webdataset'. Found: {file_type!r}")
         from minddata.record.writer import save_dataset
 
         save_dataset(self, file_name, v.positive_int("save", "num_files", num_files))  # type: ignore[arg-type]

@@ -54,6 +54,8 @@ def _dataset(spec: dict[str, Any], shard_id: int) -> md.Dataset:
         return md.ImageFolderDataset(spec["folder"], **sharding)
     if source == "mindrecord":
         return md.MindDataset(spec["files"][0], **sharding)
+    if source == "webdataset":
+        return md.WebDataset(spec["files"], columns_list=["cls"], **sharding)
     raise ValueError(f"unknown source {source!r}")
 
 

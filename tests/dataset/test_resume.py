@@ -197,6 +197,26 @@ def test_record_files(record_file):
     assert_resumes_exactly(lambda w: md.MindDataset(record_file, num_parallel_workers=w).batch(4))
 
 
+@pytest.fixture(scope="module")
+def webdataset_shards(tmp_path_factory):
+    import webdataset as wds
+
+    root = tmp_path_factory.mktemp("resume_wds")
+    for k, n in enumerate((5, 4)):
+        with wds.TarWriter(str(root / f"s-{k}.tar")) as writer:
+            for i in range(n):
+                writer.write({"__key__": f"k{k}_{i}", "jpg": make_jpeg(14 + i, 10, seed=i), "cls": i})
+    return str(root / "s-{0..1}.tar")
+
+
+def test_webdataset_shards(webdataset_shards):
+    def build(w):
+        ds = md.WebDataset(webdataset_shards, num_parallel_workers=w, num_shards=2, shard_id=1)
+        return ds.map([vision.Decode(), vision.RandomResizedCrop(8)], input_columns="jpg", num_parallel_workers=w)
+
+    assert_resumes_exactly(build, epochs=3)
+
+
 def test_text_files(text_file):
     assert_resumes_exactly(lambda w: md.TextFileDataset(text_file, shuffle=True))
 

@@ -113,6 +113,12 @@ def test_random_access_sources(n, s, seed, shuffle):
         rank = {int(row[0]): i for i, row in enumerate(unsharded)}
     for epoch in record_epochs:
         _check_dealt([[rank[v] for v in x] for x in epoch], n, shuffle)
+    with tempfile.TemporaryDirectory() as folder:
+        pattern = _write_source_files(folder, "webdataset", n)["files"]
+        wds_epochs = _epochs(lambda k: md.WebDataset(pattern, columns_list=["cls"], shuffle=shuffle, num_shards=s,
+                                                     shard_id=k), s, 2)
+    for epoch in wds_epochs:  # the rows were written in order, so the row space is the cls values
+        _check_dealt(epoch, n, shuffle)
 
 
 @SOURCE_SETTINGS
@@ -168,6 +174,13 @@ def _write_source_files(folder: str, source: str, n: int) -> dict:
             writer.add_schema({"x": {"type": "int64"}})
             writer.write_raw_data([{"x": i} for i in range(n)])
         return {"files": [path]}
+    if source == "webdataset":
+        import webdataset as wds
+
+        with wds.TarWriter(os.path.join(folder, "w-0.tar")) as first, wds.TarWriter(os.path.join(folder, "w-1.tar")) as second:
+            for i in range(n):
+                (first if i < n // 2 else second).write({"__key__": f"{i:04d}", "cls": i})
+        return {"files": os.path.join(folder, "w-{0..1}.tar")}
     if source in ("text", "csv"):
         half = n // 2
         files = []
@@ -181,7 +194,7 @@ def _write_source_files(folder: str, source: str, n: int) -> dict:
     return {}
 
 
-RANDOM_ACCESS = ["numpy", "generator", "image_folder", "mindrecord"]
+RANDOM_ACCESS = ["numpy", "generator", "image_folder", "mindrecord", "webdataset"]
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow,
@@ -196,8 +209,8 @@ RANDOM_ACCESS = ["numpy", "generator", "image_folder", "mindrecord"]
 def test_unseeded_ranks_in_separate_processes_get_disjoint_covering_shards(
     rank_processes, source, sampler, n, shards, shuffle
 ):
-    if source not in RANDOM_ACCESS:
-        sampler = "args"  # streamed sources shard through their arguments only
+    if source not in RANDOM_ACCESS or source == "webdataset":
+        sampler = "args"  # streamed sources and WebDataset shard through their arguments only
     with tempfile.TemporaryDirectory() as folder:
         spec = {"source": source, "sampler": sampler, "rows": n, "shards": shards, "shuffle": shuffle,
                 "epochs": 2, **_write_source_files(folder, source, n)}

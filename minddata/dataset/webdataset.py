@@ -1,0 +1,666 @@
+"""WebDataset tar shards: the ``WebDataset`` source, and the writer behind
+``Dataset.save(file_type="webdataset")`` and ``minddata convert --format webdataset``.
+
+A shard is a plain tar file. Its regular members are grouped into samples as the ``webdataset``
+package groups them: a member's *key* is its path up to the first dot of its file name (the folder
+part included), its *extension* the rest (lower-cased); consecutive members with the same key form
+one sample, and each extension is a column. Members named ``__...__`` are metadata and skipped.
+
+The reader is random access: each shard's member headers are read once (offsets and sizes, as
+``tarfile``'s member list) and a sample's members are then read by offset, so shuffling, sharding,
+samplers and exact resume are those of every random-access source. Files are opened in one place,
+:func:`open_shard`: a remote opener (range reads from object storage) is added there.
+"""
+
+from __future__ import annotations
+
+import glob
+import io
+import os
+import re
+import sys
+import tarfile
+import threading
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from minddata.dataset import _validate as v
+from minddata.dataset._files import block_sampler, shuffle_mode
+from minddata.dataset.base import Dataset
+from minddata.engine import ir
+from minddata.errors import ArgumentError, DataFormatError, RowError
+
+__all__ = ["WebDataset", "open_shard", "expand_shards", "write_webdataset", "INT_EXTENSIONS", "STR_EXTENSIONS"]
+
+# Extensions read as values rather than bytes (by the last part of the extension, as webdataset's
+# decoders look at it: "seg.cls" is an integer too).
+INT_EXTENSIONS = frozenset({"cls", "cls2", "index", "inx", "id"})
+STR_EXTENSIONS = frozenset({"txt", "json"})
+KEY = "__key__"
+
+# Rows per chunk: samples usually carry an encoded image (as ImageFolderDataset's IMAGE_CHUNK_ROWS).
+_CHUNK_ROWS = 8
+_REMOTE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+_BRACE = re.compile(r"\{([^{}]*)\}")
+_RANGE = re.compile(r"(-?\d+)\.\.(-?\d+)")
+_META = re.compile(r"__[^/]*__($|/)")
+_COMPRESSED = {b"\x1f\x8b": "gzip", b"BZh": "bzip2", b"\xfd7zXZ": "xz", b"\x28\xb5\x2f\xfd": "zstd"}
+_DECOMPRESS = {"gzip": "gunzip -k", "bzip2": "bunzip2 -k", "xz": "unxz -k", "zstd": "unzstd"}
+
+
+# -- file names ----------------------------------------------------------------------------------
+
+
+def brace_expand(text: str) -> list[str]:
+    """``"a-{000..002}.tar"`` → ``["a-000.tar", "a-001.tar", "a-002.tar"]``; ``"{x,y}"`` lists
+    alternatives; several groups multiply (as the ``braceexpand`` package, without nesting)."""
+    match = _BRACE.search(text)
+    if match is None:
+        return [text]
+    body = match.group(1)
+    numbers = _RANGE.fullmatch(body)
+    if numbers:
+        first, last = numbers.group(1), numbers.group(2)
+        a, b = int(first), int(last)
+        padded = any(len(s.lstrip("-")) > 1 and s.lstrip("-").startswith("0") for s in (first, last))
+        width = max(len(first), len(last)) if padded else 0
+        step = 1 if b >= a else -1
+        choices = [str(i).zfill(width) for i in range(a, b + step, step)]
+    elif "," in body:
+        choices = body.split(",")
+    else:  # a literal "{...}"
+        return [text[: match.end()] + rest for rest in brace_expand(text[match.end():])]
+    rests = brace_expand(text[match.end():])
+    return [text[: match.start()] + choice + rest for choice in choices for rest in rests]
+
+
+def _check_local(where: str, text: str) -> None:
+    remote = _REMOTE.match(text)
+    scheme = remote.group(1).lower() if remote else ("pipe" if text.startswith("pipe:") else None)
+    if scheme is not None and scheme != "file":
+        raise ArgumentError(
+            f"{where}: {text} is a remote URL ({scheme}:); reading WebDataset shards from remote storage is not "
+            "supported yet. Copy the shards to a local folder and pass their paths (a list, a glob or "
+            "'shard-{000000..000099}.tar')."
+        )
+
+
+def expand_shards(where: str, dataset_files: Any) -> list[str]:
+    """A path, a glob, a brace pattern (``shard-{000000..000099}.tar``) or a list of them → the shard
+    files, in the order given (a glob's matches sorted), each once."""
+    items = [dataset_files] if isinstance(dataset_files, (str, os.PathLike)) else dataset_files
+    if not isinstance(items, (list, tuple)) or not items or not all(isinstance(i, (str, os.PathLike)) for i in items):
+        raise ArgumentError(
+            f"{where}: `dataset_files` must be a path, a glob, a brace pattern ('shard-{{000000..000099}}.tar') or "
+            f"a non-empty list of them. Found: {dataset_files!r}"
+        )
+    files: list[str] = []
+    for item in items:
+        text = os.fspath(item)
+        _check_local(where, text)
+        if text.startswith("file://"):
+            text = text[len("file://"):]
+        for path in brace_expand(os.path.expanduser(text)):
+            if glob.has_magic(path):
+                matches = sorted(m for m in glob.glob(path) if os.path.isfile(m))
+                if not matches:
+                    raise ArgumentError(f"{where}: the pattern {text} matches no file ({path} matched nothing).")
+                files.extend(os.path.abspath(m) for m in matches)
+            elif os.path.isfile(path):
+                files.append(os.path.abspath(path))
+            else:
+                shown = text if path == text else f"{path} (from the pattern {text})"
+                raise ArgumentError(f"{where}: shard {shown} is not a file. Check the path and the pattern.")
+    return list(dict.fromkeys(files))
+
+
+# -- opening shards ------------------------------------------------------------------------------
+
+
+class _LocalShard:
+    """A local shard file: a stream for indexing, positioned reads for samples (thread-safe)."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self._fd: int | None = None
+
+    def __enter__(self) -> _LocalShard:
+        try:
+            self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        except OSError as error:
+            raise DataFormatError(f"{self.path}: can't open the shard: {error.strerror or error}", path=self.path) from None
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def size(self) -> int:
+        return os.fstat(self._fd).st_size  # type: ignore[arg-type]
+
+    def stream(self) -> io.BufferedReader:
+        """A seekable binary file object over the shard (closed by the caller)."""
+        return open(os.dup(self._fd), "rb", closefd=True)  # type: ignore[arg-type]
+
+    def read_at(self, offset: int, size: int) -> bytearray:
+        buf = bytearray(size)
+        got = os.preadv(self._fd, [buf], offset) if hasattr(os, "preadv") else _pread_into(self._fd, buf, offset)  # type: ignore[arg-type]
+        if got != size:
+            raise DataFormatError(
+                f"{self.path}: the file ends at byte {offset + got}, inside a member that needs bytes {offset} to "
+                f"{offset + size}; it shrank or was truncated after it was indexed. Re-copy the shard.",
+                path=self.path,
+            )
+        return buf
+
+
+def _pread_into(fd: int, buf: bytearray, offset: int) -> int:
+    data = os.pread(fd, len(buf), offset)
+    buf[: len(data)] = data
+    return len(data)
+
+
+def open_shard(path: str, storage_options: dict[str, Any] | None = None) -> _LocalShard:
+    """The one place shards are opened (a context manager with ``size()``, ``stream()`` and
+    ``read_at(offset, size)``). Only local files for now; an object-storage opener taking
+    ``storage_options`` and doing range reads belongs here."""
+    return _LocalShard(path)
+
+
+# -- the index -----------------------------------------------------------------------------------
+
+
+def split_name(name: str) -> tuple[str, str] | None:
+    """A member name's (key, extension) as webdataset splits it, or None (no extension)."""
+    slash = name.rfind("/") + 1
+    dot = name.find(".", slash)
+    if dot <= slash or dot == len(name) - 1:
+        return None
+    return name[:dot], name[dot + 1:]
+
+
+class ShardIndex:
+    """One shard's samples: keys, and per sample its members' extensions, data offsets and sizes."""
+
+    __slots__ = ("path", "keys", "first", "exts", "offsets", "sizes")
+
+    def __init__(self, path: str, keys: list[str], first: np.ndarray, exts: list[str], offsets: np.ndarray, sizes: np.ndarray):
+        self.path = path
+        self.keys = keys
+        self.first = first  # int64, len(keys) + 1: sample i's members are first[i]:first[i + 1]
+        self.exts = exts
+        self.offsets = offsets
+        self.sizes = sizes
+
+    def __getstate__(self) -> tuple:
+        return tuple(getattr(self, s) for s in self.__slots__)
+
+    def __setstate__(self, state: tuple) -> None:
+        for name, value in zip(self.__slots__, state):
+            setattr(self, name, value)
+
+
+def _corrupt(where: str, path: str, what: str, offset: int) -> DataFormatError:
+    return DataFormatError(
+        f"{where}: {path} is not a complete tar file: {what} at byte offset {offset}. The shard is truncated or "
+        "damaged (an interrupted download, copy or writer leaves such a file): copy or write it again.",
+        path=path,
+    )
+
+
+def index_shard(where: str, path: str, storage_options: dict[str, Any] | None = None) -> ShardIndex:
+    """Read the member headers of one shard (not its data) and group the members into samples."""
+    keys: list[str] = []
+    first: list[int] = []
+    exts: list[str] = []
+    offsets: list[int] = []
+    sizes: list[int] = []
+    with open_shard(path, storage_options) as shard, shard.stream() as stream:
+        size = shard.size()
+        magic = stream.read(6)
+        for prefix, kind in _COMPRESSED.items():
+            if magic.startswith(prefix):
+                raise DataFormatError(
+                    f"{where}: {path} is a {kind}-compressed file; samples are read by offset, which needs an "
+                    f"uncompressed tar. Decompress it (`{_DECOMPRESS[kind]} {os.path.basename(path)}`) and read the .tar.",
+                    path=path,
+                )
+        stream.seek(0)
+        if size == 0:
+            raise _corrupt(where, path, "the file is empty (a tar has at least its end-of-archive blocks)", 0)
+        archive = None
+        try:
+            archive = tarfile.open(fileobj=stream, mode="r:")
+            current: str | None = None
+            seen: set[str] = set()
+            for info in archive:
+                if not info.isreg():
+                    continue
+                name = info.name
+                if ("/" not in name and name.startswith("__") and name.endswith("__")) or _META.match(name):
+                    continue
+                parts = split_name(name)
+                if parts is None:
+                    continue
+                if info.issparse():
+                    raise DataFormatError(f"{where}: {path}: member {name} is a sparse file, which can't be read by "
+                                          "offset. Write the shard without --sparse.", path=path)
+                if info.offset_data + info.size > size:
+                    raise _corrupt(where, path, f"member {name} needs {info.size} bytes of data from byte "
+                                   f"{info.offset_data}, but the file ends at byte {size}", info.offset_data)
+                key, ext = parts[0], sys.intern(parts[1].lower())
+                if key != current:
+                    keys.append(key)
+                    first.append(len(exts))
+                    current, seen = key, set()
+                elif ext in seen:
+                    raise DataFormatError(
+                        f"{where}: {path}: sample {key!r} has two members with the extension {ext!r} ({name}); "
+                        "each extension may appear once per sample.",
+                        path=path,
+                    )
+                seen.add(ext)
+                exts.append(ext)
+                offsets.append(info.offset_data)
+                sizes.append(info.size)
+            end = archive.offset
+        except tarfile.TarError as error:
+            offset = archive.offset if archive is not None else 0
+            raise _corrupt(where, path, f"{error}", offset) from None
+        finally:
+            if archive is not None:
+                archive.close()
+        # tarfile stops quietly at a bad header after the first; the archive must end with a zero block.
+        stream.seek(end)
+        trailer = stream.read(512)
+        if len(trailer) < 512 or trailer.count(0) != 512:
+            what = ("the end-of-archive blocks are missing" if not trailer
+                    else "a damaged member header (bad checksum or cut short)" if trailer.count(0) != len(trailer)
+                    else "the end-of-archive blocks are cut short")
+            raise _corrupt(where, path, what, end)
+    return ShardIndex(
+        path, keys, np.asarray([*first, len(exts)], dtype=np.int64), exts,
+        np.asarray(offsets, dtype=np.int64), np.asarray(sizes, dtype=np.int64),
+    )
+
+
+# -- values --------------------------------------------------------------------------------------
+
+
+def member_value(ext: str, data: memoryview | bytes, describe: Any) -> np.ndarray:
+    """A member's bytes as a column value: an int64 scalar, a str, or a 1-D uint8 array."""
+    last = ext.rsplit(".", 1)[-1]
+    if last in INT_EXTENSIONS:
+        text = bytes(data).strip()
+        try:
+            return np.int64(int(text.decode("ascii")))  # type: ignore[return-value]
+        except (UnicodeDecodeError, ValueError, OverflowError):
+            raise ValueError(f"{describe()}: a .{last} member holds an ASCII integer; found {bytes(text[:40])!r}") from None
+    if last in STR_EXTENSIONS:
+        try:
+            return np.array(bytes(data).decode("utf-8"))
+        except UnicodeDecodeError as error:
+            raise ValueError(f"{describe()}: a .{last} member holds UTF-8 text: {error}") from None
+    return np.frombuffer(data, dtype=np.uint8)
+
+
+class _Shards:
+    """The shards as one row space (sample i of shard f is row starts[f] + i), indexed on first use."""
+
+    def __init__(self, where: str, files: list[str], columns: list[str] | None, storage_options: dict[str, Any] | None):
+        self.where = where
+        self.files = files
+        self.requested = columns
+        self.storage_options = storage_options
+        self.columns: list[str] | None = columns
+        self._indexes: list[ShardIndex] | None = None
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, Any]:
+        self.ensure()
+        state = dict(self.__dict__)
+        state["_lock"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    def ensure(self) -> list[ShardIndex]:
+        if self._indexes is None:
+            with self._lock:
+                if self._indexes is None:
+                    self._index()
+        return self._indexes  # type: ignore[return-value]
+
+    def _index(self) -> None:
+        indexes = [index_shard(self.where, path, self.storage_options) for path in self.files]
+        found = sorted({e for index in indexes for e in index.exts})
+        if self.requested is None:
+            self.columns = [KEY, *found]
+        else:
+            unknown = [c for c in self.requested if c != KEY and c not in found]
+            if unknown:
+                raise DataFormatError(
+                    f"{self.where}: columns_list names {unknown}, which no sample of the {len(self.files)} shard(s) "
+                    f"has (from {self.files[0]}). Extensions found: {found}.",
+                    path=self.files[0],
+                )
+        self.starts = np.concatenate([[0], np.cumsum([len(i.keys) for i in indexes], dtype=np.int64)])
+        self._indexes = indexes
+
+    def count(self) -> int:
+        self.ensure()
+        return int(self.starts[-1])
+
+    def file_rows(self) -> list[tuple[int, int]]:
+        indexes = self.ensure()
+        return [(int(self.starts[f]), len(index.keys)) for f, index in enumerate(indexes)]
+
+    def paths_of(self, ids: Sequence[int]) -> list[str]:
+        self.ensure()
+        files = np.searchsorted(self.starts, np.asarray(ids, dtype=np.int64), side="right") - 1
+        return [self.files[f] for f in files.tolist()]
+
+    def fetch(self, ids: list[int]) -> list[tuple]:
+        indexes = self.ensure()
+        columns = self.columns
+        assert columns is not None
+        wanted = [c for c in columns if c != KEY]
+        files = (np.searchsorted(self.starts, np.asarray(ids, dtype=np.int64), side="right") - 1).tolist()
+        out: list[tuple | None] = [None] * len(ids)
+        by_file: dict[int, list[int]] = {}
+        for position, f in enumerate(files):
+            by_file.setdefault(f, []).append(position)
+        for f, positions in by_file.items():
+            index = indexes[f]
+            with open_shard(index.path, self.storage_options) as shard:
+                for position in positions:
+                    row = ids[position]
+                    out[position] = self._sample(shard, index, row, row - int(self.starts[f]), wanted, columns)
+        return out  # type: ignore[return-value]
+
+    def _sample(self, shard: Any, index: ShardIndex, row: int, i: int, wanted: list[str], columns: list[str]) -> tuple:
+        lo, hi = int(index.first[i]), int(index.first[i + 1])
+        key = index.keys[i]
+        have = {index.exts[j]: j for j in range(lo, hi)}
+        missing = [c for c in wanted if c not in have]
+        if missing:
+            raise RowError(
+                f"{self.where}: shard {index.path}, sample {key!r} (row {row}) has no member {', '.join(missing)} "
+                f"(its members: {', '.join(have) or 'none'}). Name only members every sample has in columns_list, "
+                "or skip such samples with config.set_error_samples_mode('skip').",
+                op=self.where, row=row, source=index.path,
+            )
+        picked = [have[c] for c in wanted]
+        values: dict[str, Any] = {KEY: np.array(key)}
+        if picked:
+            start = int(min(index.offsets[j] for j in picked))
+            stop = int(max(index.offsets[j] + index.sizes[j] for j in picked))
+            needed = int(sum(index.sizes[j] for j in picked))
+            try:
+                if stop - start <= 2 * needed + 4096:  # the members sit together: one read
+                    buf = memoryview(shard.read_at(start, stop - start))
+                    pieces = {c: buf[int(index.offsets[j]) - start: int(index.offsets[j] + index.sizes[j]) - start]
+                              for c, j in zip(wanted, picked)}
+                else:
+                    pieces = {c: memoryview(shard.read_at(int(index.offsets[j]), int(index.sizes[j])))
+                              for c, j in zip(wanted, picked)}
+                for c in wanted:
+                    values[c] = member_value(c, pieces[c], lambda c=c: f"shard {index.path}, member {key}.{c}")
+            except (DataFormatError, ValueError) as error:
+                raise RowError(f"{self.where}: row {row}: {error}", op=self.where, row=row, source=index.path) from None
+        return tuple(values[c] for c in columns)
+
+
+class WebDataset(Dataset):
+    """Samples of WebDataset tar shards (as the ``webdataset`` package and ``webdataset.TarWriter`` write them).
+
+    Members with the same key (the member's path up to the first dot of its file name) form one
+    sample; each extension (lower-cased) is a column, plus ``__key__`` (the key, a str). Values are the
+    member's bytes as a 1-D uint8 array (as ``ImageFolderDataset``'s ``image``: ``vision.Decode()``
+    takes a ``jpg`` column as it is), except ``cls``, ``cls2``, ``index``, ``inx``, ``id`` (an ASCII
+    integer, read as an int64 scalar) and ``txt``, ``json`` (read as a str).
+
+    Args:
+        dataset_files: a shard, a glob (``"train/*.tar"``), the brace notation
+            (``"train/shard-{000000..000099}.tar"``), or a list of them; read in the order given (a
+            glob's matches sorted). Local files only for now: an ``s3://``, ``gs://``, ``http(s)://``
+            or ``pipe:`` URL is refused with an error saying so.
+        columns_list: the columns to read, in this order (extensions, and ``"__key__"`` if wanted).
+            Default: ``"__key__"`` and every extension found, sorted.
+        num_samples: read at most this many samples per epoch (per shard when sharding).
+        num_parallel_workers: reader workers (the default from ``config``).
+        shuffle: True or ``Shuffle.GLOBAL`` (default): a new permutation of all samples every epoch,
+            drawn from the seed (``config.get_seed()`` when sharding, so ranks agree);
+            ``Shuffle.FILES``: shards in a random order, samples in order; ``Shuffle.INFILE``: shards
+            in order, samples shuffled within each; False: shard order, then tar order.
+        num_shards, shard_id: read one part of the samples (every sample in exactly one part per
+            epoch; parts are padded to equal length, as every source).
+        storage_options: for object storage (not supported yet); accepted and unused for local files.
+
+    A sample without a member that ``columns_list`` names is a ``RowError`` naming the shard and the
+    key, or is skipped under ``config.set_error_samples_mode("skip")``. Two members of one sample with
+    the same extension, a compressed shard (``.tar.gz``: decompress it; samples are read by offset)
+    and a truncated or damaged tar are errors naming the file (and the byte offset).
+
+    Indexing cost: the first time the shards are used (at construction when ``columns_list`` is
+    None, since the columns come from the members; else when the dataset is first sized or iterated)
+    every member header of every shard is read once: one 512-byte read and a seek past the data per
+    member (two for long names), no data; of the order of seconds per 100,000 members (Python's
+    ``tarfile`` parses the headers). The index keeps each member's extension, offset and size (about
+    24 bytes per member, plus the key string per sample), travels with the pipeline to worker
+    processes, and is not rebuilt per epoch. Reading a sample then costs one positioned read of its
+    members (they are adjacent in the tar).
+
+    Examples:
+        >>> import io, os, tarfile, tempfile
+        >>> import minddata as md
+        >>> path = os.path.join(tempfile.mkdtemp(), "shard-000000.tar")
+        >>> with tarfile.open(path, "w") as tar:
+        ...     for key, label in (("a", 3), ("b", 5)):
+        ...         for ext, data in (("cls", str(label).encode()), ("txt", key.encode() * 2)):
+        ...             info = tarfile.TarInfo(f"{key}.{ext}"); info.size = len(data)
+        ...             tar.addfile(info, io.BytesIO(data))
+        >>> ds = md.WebDataset(path, shuffle=False)
+        >>> ds.get_col_names()
+        ['__key__', 'cls', 'txt']
+        >>> [(str(r["__key__"]), int(r["cls"]), str(r["txt"])) for r in ds.create_dict_iterator(output_numpy=True)]
+        [('a', 3, 'aa'), ('b', 5, 'bb')]
+    """
+
+    def __init__(
+        self,
+        dataset_files: Any,
+        columns_list: Sequence[str] | None = None,
+        num_samples: int | None = None,
+        num_parallel_workers: int | None = None,
+        shuffle: Any = True,
+        num_shards: int | None = None,
+        shard_id: int | None = None,
+        storage_options: dict[str, Any] | None = None,
+    ):
+        where = "WebDataset"
+        if storage_options is not None and not isinstance(storage_options, dict):
+            raise ArgumentError(f"{where}: `storage_options` must be a dict or None. Found: {storage_options!r}")
+        columns = v.column_list(where, "columns_list", columns_list)
+        shuffle_mode(where, shuffle)
+        files = expand_shards(where, dataset_files)
+        workers = v.workers(where, num_parallel_workers)
+        shards = _Shards(where, files, [c.lower() if c != KEY else c for c in columns] if columns else None, storage_options)
+        if columns is None:
+            shards.ensure()
+        chosen = block_sampler(
+            where, shuffle=shuffle, blocks=shards.file_rows, sampler=None, num_samples=num_samples,
+            num_shards=num_shards, shard_id=shard_id,
+        )
+        self._shards = shards
+        node = ir.RandomAccessSourceNode(
+            where, list(shards.columns), shards.count, chosen, shards.fetch,  # type: ignore[arg-type]
+            origins=shards.paths_of, num_workers=workers, chunk_rows=_CHUNK_ROWS,
+        )
+        super().__init__(node)
+
+
+# -- writing -------------------------------------------------------------------------------------
+
+
+def shard_names(file_name: str, num_files: int) -> list[str]:
+    """``file_name`` for one shard; else ``name-000000.tar`` ... (the ``.tar`` kept at the end), which
+    reads back as ``name-{000000..00000N}.tar``."""
+    if num_files == 1:
+        return [file_name]
+    stem, suffix = (file_name[:-4], ".tar") if file_name.endswith(".tar") else (file_name, "")
+    return [f"{stem}-{k:06d}{suffix}" for k in range(num_files)]
+
+
+def _check_column(name: str) -> str:
+    if name == KEY:
+        return name
+    if not name or "/" in name or name != name.lower() or name.startswith(".") or name.endswith("."):
+        raise ArgumentError(
+            f"save: column {name!r} can't be a WebDataset extension: extensions are lower-case (readers lower-case "
+            "them) with no '/' and no leading or trailing '.'. Rename the column (Dataset.rename)."
+        )
+    return name
+
+
+def encode_value(column: str, value: Any) -> tuple[str, bytes]:
+    """A column value as a member: ``(extension, bytes)``. 1-D uint8 arrays are written as they are,
+    str as UTF-8, bytes as they are, integers as ASCII digits; other values (floats, other arrays) in
+    NumPy's ``.npy`` format under ``<column>.npy``, which ``webdataset``'s decoders load."""
+    array = value if isinstance(value, np.ndarray) else np.asarray(value)
+    if array.dtype == np.uint8 and array.ndim == 1:
+        return column, array.tobytes()
+    if array.ndim == 0 and array.dtype.kind == "U":
+        return column, str(array).encode("utf-8")
+    if array.ndim == 0 and array.dtype.kind == "S":
+        return column, bytes(array.item())
+    if array.ndim == 0 and array.dtype.kind in "iub":
+        return column, str(int(array)).encode("ascii")
+    if array.ndim == 0 and column.rsplit(".", 1)[-1] in INT_EXTENSIONS:
+        raise ArgumentError(f"save: column {column!r} is read back as an integer; found {array.dtype} {array!r}.")
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=False)
+    return (column if column.rsplit(".", 1)[-1] == "npy" else f"{column}.npy"), buffer.getvalue()
+
+
+def _key_of(value: Any, row: int) -> str:
+    key = str(np.asarray(value)) if not isinstance(value, str) else value
+    base = key.rsplit("/", 1)[-1]
+    if not base or "." in base or key.startswith("/") or _META.match(key):
+        raise ArgumentError(
+            f"save: row {row}: __key__ {key!r} can't name a WebDataset sample: the file name part must be non-empty "
+            "without '.', the key relative, and not a __meta__ name. Map __key__ to another value or drop the column."
+        )
+    return key
+
+
+def _add_member(tar: tarfile.TarFile, name: str, data: bytes) -> None:
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    info.mode = 0o444
+    info.mtime = 0  # the same rows give the same bytes
+    tar.addfile(info, io.BytesIO(data))
+
+
+def write_webdataset(
+    rows: Iterator[Sequence[Any]], names: list[str], file_name: str, num_files: int, *, overwrite: bool = False
+) -> list[str]:
+    """Write ``rows`` (one value per name in ``names``) as WebDataset samples into ``num_files``
+    shards, row ``i`` into shard ``i % num_files``; the key is the ``__key__`` column when there is
+    one, else the row number (9 digits). Shards are written under temporary names and renamed when
+    every row is written. Returns the shard paths."""
+    columns = [_check_column(n) for n in names]
+    key_column = columns.index(KEY) if KEY in columns else None
+
+    def samples() -> Iterator[tuple[str, list[tuple[str, bytes]]]]:
+        for i, row in enumerate(rows):
+            key = _key_of(row[key_column], i) if key_column is not None else f"{i:09d}"
+            members = sorted(encode_value(c, value) for c, value in zip(columns, row) if c != KEY)
+            exts = [e for e, _ in members]
+            if len(set(exts)) != len(exts):
+                raise ArgumentError(f"save: row {i}: two columns would be written as the same member extension: {exts}.")
+            yield key, members
+
+    return write_samples(samples(), file_name, num_files, overwrite=overwrite)
+
+
+def write_samples(
+    samples: Iterator[tuple[str, list[tuple[str, bytes]]]], file_name: str, num_files: int, *, overwrite: bool = False
+) -> list[str]:
+    """Write ``(key, [(extension, bytes), ...])`` samples into shards (see :func:`write_webdataset`)."""
+    targets = shard_names(os.fspath(file_name), num_files)
+    for path in targets:
+        if os.path.exists(path) and not overwrite:
+            raise ArgumentError(f"save: {path} exists. Remove it or choose another file_name. Pass overwrite=True to replace it.")
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            raise ArgumentError(f"save: the folder {folder} of {path} does not exist. Create it first.")
+    token = f".tmp-{os.getpid()}-{os.urandom(4).hex()}"
+    temps = [path + token for path in targets]
+    tars: list[tarfile.TarFile] = []
+    last_keys: list[str | None] = [None] * num_files
+    try:
+        for temp in temps:
+            tars.append(tarfile.open(temp, "w", format=tarfile.PAX_FORMAT))
+        count = 0
+        for i, (key, members) in enumerate(samples):
+            k = i % num_files
+            if key == last_keys[k]:
+                raise ArgumentError(
+                    f"save: rows {i - num_files} and {i} have the same key {key!r}; adjacent samples of a shard "
+                    "need different keys (readers would merge them)."
+                )
+            last_keys[k] = key
+            for ext, data in members:
+                _add_member(tars[k], f"{key}.{ext}", data)
+            count += 1
+        for tar in tars:
+            tar.close()
+        if count == 0:
+            raise DataFormatError(f"save: the dataset produced no rows, so there is nothing to write to {file_name}.")
+        for temp, path in zip(temps, targets):
+            os.replace(temp, path)
+    except BaseException:
+        for tar in tars:
+            try:
+                tar.close()
+            except Exception:  # already failed while writing: the file goes anyway
+                pass
+        for temp in temps:
+            if os.path.exists(temp):
+                os.remove(temp)
+        raise
+    return targets
+
+
+def image_folder_samples(folder: str, extensions: Sequence[str] | None = None) -> Iterator[tuple[str, list[tuple[str, bytes]]]]:
+    """The images of ``folder/<class>/<image>`` as samples: key ``<class>/<file name without its
+    extension>`` (dots in it made ``_``), the image under its own extension (lower-cased, ``jpeg``
+    written as ``jpg``), and its label as ``cls`` (classes numbered in name order)."""
+    from minddata.dataset.sources import IMAGE_EXTENSIONS, _FolderListing
+
+    wanted = tuple(e.lower() if e.startswith(".") else "." + e.lower() for e in extensions) if extensions else IMAGE_EXTENSIONS
+    listing = _FolderListing(os.fspath(folder), wanted, None)
+    for i in range(listing.count()):
+        path = listing.paths_of([i])[0]
+        data, label = listing.read(i)
+        cls = os.path.basename(os.path.dirname(path))
+        stem, ext = os.path.splitext(os.path.basename(path))
+        ext = ext[1:].lower()
+        yield f"{cls}/{stem.replace('.', '_')}", [("cls", str(int(label)).encode("ascii")), ("jpg" if ext == "jpeg" else ext, data.tobytes())]
+
+
+def save_dataset(dataset: Any, file_name: str, num_files: int) -> list[str]:
+    """``Dataset.save(file_type="webdataset")``: one epoch of ``dataset`` as WebDataset shards."""
+    names = dataset.get_col_names()
+    iterator = dataset.create_tuple_iterator(num_epochs=1, output_numpy=True)
+    try:
+        return write_webdataset(iter(iterator), names, file_name, num_files)
+    finally:
+        iterator.close()
+
