@@ -61,8 +61,10 @@ def _pil_decode(buf: np.ndarray, op_name: str, limit: int | None) -> Any:
     try:
         with pil_open(buf) as im:
             check_image_pixels(op_name, *im.size, limit=limit)
+            if im.format == "JPEG":
+                _refuse_short_scan(buf, op_name)  # Pillow pads the rows a short scan lacks with grey
             return _pil_rgb(im)
-    except PixelLimitError:
+    except (PixelLimitError, TruncatedJpegError):
         raise
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError, EOFError, struct.error) as e:
         raise _not_decodable(buf, f" (Pillow: {e})", op_name) from None
@@ -81,13 +83,17 @@ def _jpeg_failure(buf: np.ndarray, error: Exception, op_name: str) -> tuple[bool
     return False, ValueError(f"{op_name}: the JPEG can't be decoded: {message}. {SKIP_HINT}")
 
 
+class TruncatedJpegError(ValueError):
+    """A JPEG whose data ends before the image its frame header claims does."""
+
+
 def _refuse_short_scan(buf: np.ndarray, op_name: str) -> None:
     try:
         shortfall = jpeg.scan_shortfall(buf)
     except ValueError:
-        return  # a damaged header: the decoder that follows names it
+        return  # a header the marker walk can't follow: the decoder names what is wrong
     if shortfall:
-        raise ValueError(f"{op_name}: the JPEG is truncated: {shortfall}. {SKIP_HINT}")
+        raise TruncatedJpegError(f"{op_name}: the JPEG is truncated: {shortfall}. {SKIP_HINT}")
 
 
 _FROM_CONFIG: Any = object()  # "read config.get_max_image_pixels()", for callers outside a pipeline
@@ -112,8 +118,6 @@ def decode_image(data: Any, to_pil: bool = False, op_name: str = "Decode", max_p
     if not jpeg.AVAILABLE and not to_pil and jpeg.is_jpeg(buf):
         jpeg.note_fallback()
     if to_pil or not jpeg.AVAILABLE or not jpeg.is_jpeg(buf):
-        if jpeg.is_jpeg(buf):
-            _refuse_short_scan(buf, op_name)  # Pillow pads the rows a short scan lacks with grey
         return _pil_decode(buf, op_name, limit) if to_pil else np.array(_pil_decode(buf, op_name, limit))
     checked: list[tuple[int, int]] = []
 
