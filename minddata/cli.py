@@ -61,7 +61,7 @@ def _parser() -> CommandParser:
     )
     conv.add_argument("source", metavar="SOURCE",
                       help="image folder (class sub-folders of images), or one file of a MindRecord or Arrow record set")
-    conv.add_argument("dest", metavar="DEST", help="record file or WebDataset shard to write (its folder must exist)")
+    conv.add_argument("dest", metavar="DEST", help="record file or WebDataset shard to write (missing folders above it are created)")
     conv.add_argument("--format", choices=["record", "webdataset"], default="record",
                       help="what to write: record files (default; for a record set, its other format) or WebDataset tar "
                       "shards (DEST, or DEST-000000.tar ... with --shards N for DEST.tar; images as <class>/<name>.<ext> "
