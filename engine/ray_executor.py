@@ -137,9 +137,15 @@ def _is_function(op: Any) -> bool:
 
 
 def _num_gpus(node: ir.Node) -> float:
-    # A DALI part placed on a real GPU needs one per actor; DALI's CPU emulation needs none.
+    """GPUs one actor of ``node``'s pool asks Ray for: one when a segment part runs on a real GPU, with
+    either driver (DALI's ``cuda``, torch's ``torch-cuda``; Dvpp on ``nvjpg`` is a ``cuda`` segment).
+    Ray hides every GPU from an actor that asked for none (``CUDA_VISIBLE_DEVICES`` is emptied), so
+    without this the segment could not build there. Emulated segments need none.
+    """
+    from minddata.ops.gpu.drivers import is_real_gpu
+
     parts = getattr(node, "device_parts", None) or []
-    return 1.0 if any(part.kind == "dali" and getattr(part, "backend", None) == "cuda" for part in parts) else 0.0
+    return 1.0 if any(part.kind == "segment" and is_real_gpu(part.backend) for part in parts) else 0.0
 
 
 class Segment:

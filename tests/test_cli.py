@@ -106,8 +106,13 @@ def test_devices_function_matches_registry():
 
 
 def test_gpu_absent_without_dali_names_the_extra(monkeypatch):
+    from minddata.ops import probe
+
     monkeypatch.setattr(_devices, "visible_gpus", lambda: (["NVIDIA H200"], ""))
     monkeypatch.setattr(_devices, "_dali", lambda: (False, _devices.GPU_INSTALL_HINT))
+    monkeypatch.setattr(probe, "dali_status", lambda: (False, probe.GPU_INSTALL_HINT))
+    # Without DALI the GPU falls back to the torch driver: a CUDA build of torch here would take it.
+    monkeypatch.setattr(probe, "torch_status", lambda: (False, False, "PyTorch not installed"))
     cpu, gpu, dvpp = _devices.devices()
     assert not gpu.present
     assert gpu.detail == "nvidia-dali-cuda120 not installed: pip install 'minddata[gpu]'"
@@ -571,7 +576,10 @@ def test_bench_missing_pipeline_file(capsys, tiny_images, tmp_path):
 
 
 def test_bench_device_that_is_absent(capsys, tiny_images, monkeypatch):
+    from minddata.ops import probe
+
     monkeypatch.setattr(_devices, "visible_gpus", lambda: ([], "no NVIDIA GPU visible"))
+    monkeypatch.setattr(probe, "visible_gpus", lambda: ([], "no NVIDIA GPU visible"))
     _assert_one_line_error(*_run(capsys, "bench", "--data", str(tiny_images), "--device", "gpu"),
                            "--device gpu", "GPU is absent here", "minddata devices")
 

@@ -75,6 +75,8 @@ def test_absent_gpu_fails_when_the_iterator_is_created(images, no_gpu):
 
 def test_absent_dali_names_the_extra(images, monkeypatch):
     monkeypatch.setattr(probe, "dali_status", lambda: (False, probe.GPU_INSTALL_HINT))
+    # Without DALI the placement falls back to the torch driver: a CUDA build of torch would run it.
+    monkeypatch.setattr(probe, "torch_status", lambda: (False, False, "PyTorch not installed"))
     ds = _pipeline(images, [vision.Decode().device("GPU")])
     with pytest.raises(DeviceError, match=r"op Decode is placed on GPU.*nvidia-dali-cuda120 not installed"):
         ds.create_dict_iterator(num_epochs=1)
@@ -140,8 +142,9 @@ def test_auto_keeps_everything_on_the_cpu_without_accelerators():
     assert [op.device_target for op in ops] == ["CPU", "CPU", "CPU"]
 
 
-def test_auto_sends_a_pixel_heavy_run_to_the_gpu():
-    machine = Machine(gpu_backend="cuda", probed={"GPU", "Dvpp"})
+@pytest.mark.parametrize("backend", ["cuda", "torch-cuda"])
+def test_auto_sends_a_pixel_heavy_run_to_the_gpu(backend):
+    machine = Machine(gpu_backend=backend, probed={"GPU", "Dvpp"})
     ops = _auto(vision.Decode(), vision.RandomResizedCrop(224), vision.RandomHorizontalFlip(),
                 vision.Normalize([0, 0, 0], [1, 1, 1]), vision.HWC2CHW())
     assert {op.device_target for op in choose(ops, {"CPU", "GPU"}, machine)} == {"GPU"}
@@ -225,3 +228,17 @@ def test_cannot_run_answers_as_the_placement_pass_would(monkeypatch, no_gpu):
     assert "no Resize kernel on its 'nvjpg' driver" in cannot_run(vision.Resize(8), "Dvpp")
     assert cannot_run(vision.Resize(8), "Dvpp", previous=vision.Decode()) is None  # fused with it
     assert cannot_run(vision.Decode(), "Dvpp") is None
+
+
+@pytest.mark.parametrize(("backend", "gpus"), [("cuda", 1.0), ("torch-cuda", 1.0), ("dali-cpu", 0.0),
+                                               ("torch-cpu", 0.0)])
+def test_ray_actors_ask_for_a_gpu_for_a_segment_of_either_driver(monkeypatch, backend, gpus):
+    from minddata.engine.optimizer import lower
+    from minddata.engine.ray_executor import _num_gpus
+
+    monkeypatch.setattr(probe, "gpu_backend", lambda: (backend, f"NVIDIA H200; {backend}"))
+    ds = md.NumpySlicesDataset({"image": [np.zeros((4, 4, 3), np.uint8)]}).map(
+        [vision.HorizontalFlip().device("GPU"), transforms.TypeCast(np.float32)], input_columns="image")
+    (gpu_map,) = [n for n in lower(ds._node, True).walk() if getattr(n, "device_parts", ())]
+    assert [p.kind for p in gpu_map.device_parts] == ["segment", "row"]
+    assert _num_gpus(gpu_map) == gpus  # Ray hides every GPU from an actor that asked for none
