@@ -150,7 +150,21 @@ def test_a_pipeline_that_cannot_build_is_a_device_error_not_a_bad_row():
         segment.run([image, image, image], [[KernelContext()]] * 3)
 
 
+def _torch_cuda_state(monkeypatch, initialized: bool, current: int = 0) -> None:
+    """What torch reports about CUDA in this process, whatever an earlier test in this worker did."""
+    import sys
+
+    torch = sys.modules.get("torch")
+    if torch is None:
+        if not initialized:
+            return
+        torch = pytest.importorskip("torch", reason="torch is not installed")
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: initialized)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: current)
+
+
 def test_cuda_device_follows_the_setting_then_the_launcher(monkeypatch):
+    _torch_cuda_state(monkeypatch, initialized=False)
     monkeypatch.setenv("LOCAL_RANK", "1")
     assert cuda_device_id() == 1  # torch has not initialized CUDA in this process
     config.set_gpu_device_id(2)
@@ -159,6 +173,14 @@ def test_cuda_device_follows_the_setting_then_the_launcher(monkeypatch):
     monkeypatch.delenv("LOCAL_RANK")
     config.set_gpu_device_id(None)
     assert cuda_device_id() == 0
+
+
+def test_cuda_device_follows_torchs_current_device_once_cuda_is_initialized(monkeypatch):
+    _torch_cuda_state(monkeypatch, initialized=True, current=3)
+    monkeypatch.setenv("LOCAL_RANK", "1")
+    assert cuda_device_id() == 3  # the training script chose it (torch.cuda.set_device)
+    config.set_gpu_device_id(2)
+    assert cuda_device_id() == 2
 
 
 def test_gpu_device_id_setting_is_checked():
