@@ -580,6 +580,13 @@ class Dataset:
     ) -> Any:
         """Iterate rows as ``{column: array}``. Each ``for`` loop over the iterator reads one epoch.
 
+        As MindSpore's iterator gives ``mindspore.Tensor`` values unless ``output_numpy=True``,
+        numeric columns come as :class:`minddata.common.tensor.Tensor`: the pipeline's NumPy array
+        viewed (no copy) as an ``ndarray`` subclass that also has ``asnumpy()``, ``dim()``,
+        ``numel()`` and MindSpore's casts. ``output_numpy=True`` gives plain ``numpy.ndarray``; string
+        columns are plain arrays either way. ``config.set_framework("torch")`` (or ``"jax"``,
+        ``"cupy"``) gives that framework's tensors instead.
+
         ``executor="ray"`` runs the per-row part of the pipeline on the Ray cluster that ``ray.init()``
         connected to (a local one by default; needs ``pip install 'minddata[ray]'``), with the same rows
         as the local executor; see :meth:`to_ray`.
@@ -616,8 +623,9 @@ class Dataset:
         state: dict | None = None,
         executor: str = "local",
     ) -> Any:
-        """Iterate rows as lists of arrays, in ``columns`` order (default: all columns). ``state``
-        resumes and ``executor`` chooses where it runs, as in :meth:`create_dict_iterator`."""
+        """Iterate rows as lists of arrays, in ``columns`` order (default: all columns). Values
+        (Tensor-like unless ``output_numpy=True``), ``state`` (resume) and ``executor`` are as in
+        :meth:`create_dict_iterator`."""
         from minddata.dataset.iterators import TupleIterator
 
         source = self.project(columns) if columns is not None else self

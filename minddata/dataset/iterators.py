@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from minddata import config
+from minddata.common.tensor import Tensor
 from minddata.engine.iterator import EPOCH_END, PipelineRun
 from minddata.engine.runtime import DeviceStats, ErrorStats
 from minddata.errors import ArgumentError
@@ -29,8 +30,10 @@ def _numeric(array: np.ndarray) -> bool:
 
 def _tensor_adapter(output_numpy: bool) -> Callable[[np.ndarray], Any] | None:
     framework = config.get_framework()
-    if output_numpy or framework == "numpy":
+    if output_numpy:
         return None
+    if framework == "numpy":
+        return _to_tensor
     copy = config.get_iterator_mode()["do_copy"]
     try:
         module = __import__(framework)
@@ -96,6 +99,14 @@ def _to_cupy(cupy: Any) -> Callable[[Any], Any]:
         return cupy.asarray(array) if _numeric(array) else array
 
     return to_cupy
+
+
+def _to_tensor(value: Any) -> Any:
+    # MindSpore's default iterators give Tensors: a numeric array is viewed as minddata's Tensor
+    # (an ndarray subclass with asnumpy(), dim()...; no copy); strings and objects stay as they are.
+    if type(value) is not np.ndarray:
+        value = _host_array(value)
+    return value.view(Tensor) if value.dtype.kind in "biufc" else value
 
 
 def _as_is(row: Any) -> Any:

@@ -231,6 +231,37 @@ PIPELINES: dict[str, Callable[[Any, dict], Any]] = {
     "one_hot_int64_labels": lambda lib, p: _labels(lib, np.int64).map(lib.transforms.OneHot(3), input_columns="y"),
 }
 
+
+
+class _Probe:
+    """A dataset compared on what ``probe(dataset)`` computes from it (rows of arrays) instead of
+    its output_numpy rows: the default iterator's Tensor values, Dataset methods after transforms."""
+
+    def __init__(self, dataset: Any, probe: Callable[[Any], list]):
+        self.dataset, self.probe = dataset, probe
+
+    def get_col_names(self) -> list[str]:
+        return self.dataset.get_col_names()
+
+    def get_dataset_size(self) -> int:
+        return self.dataset.get_dataset_size()
+
+    def create_tuple_iterator(self, **kwargs: Any) -> Any:
+        return iter(self.probe(self.dataset))
+
+
+def _tensor_essentials(dataset: Any) -> list:
+    # The default iterator's values as ported code uses them: asnumpy(), shape, dim(), ndim, size.
+    return [[v.asnumpy(), np.array(v.shape, np.int64), np.array([v.dim(), v.ndim, v.size], np.int64)]
+            for row in dataset.create_tuple_iterator(num_epochs=1) for v in row]
+
+
+PIPELINES.update({
+    "default_iterator_tensors": lambda lib, p: _Probe(_abc(lib).batch(4), _tensor_essentials),
+    "default_dict_iterator_asnumpy": lambda lib, p: _Probe(_five(lib).map(lambda x: x * 2, input_columns="x"), lambda d: [
+        [r["x"].asnumpy()] for r in d.create_dict_iterator(num_epochs=1)]),
+})
+
 # Pipelines both libraries must refuse with a RuntimeError (MindSpore when iterating; minddata may
 # refuse earlier, when the graph is built).
 RAISING: dict[str, Callable[[Any, dict], Any]] = {

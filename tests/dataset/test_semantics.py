@@ -346,7 +346,7 @@ def test_tuple_iterator_columns():
 
 def test_rows_are_numpy_arrays():
     row = next(iter(five().create_dict_iterator(num_epochs=1)))
-    assert type(row["x"]) is np.ndarray and row["x"].shape == ()
+    assert isinstance(row["x"], np.ndarray) and row["x"].shape == ()
 
 
 @pytest.mark.parametrize(
