@@ -300,6 +300,7 @@ def build_device_map(builder: Any, node: ir.MapNode, child: Stage,
     source parts give them; the first part then reads the rows in its workers.
     """
     from minddata.ops.gpu.drivers import make_segment
+    from minddata.ops.gpu.segment import GPU_HW_DECODER_LOAD
 
     rt = builder.rt
     ops = node.operations
@@ -342,7 +343,7 @@ def build_device_map(builder: Any, node: ir.MapNode, child: Stage,
             segment = make_segment(
                 part_ops,
                 backend=part.backend or "cuda",
-                hw_decoder_load=[1.0 if d else 0.0 for d in dvpp],
+                hw_decoder_load=[1.0 if d else GPU_HW_DECODER_LOAD for d in dvpp],
                 batch_size=_segment_rows(node, rt.options.rows_per_chunk),
                 num_threads=max(1, int(node.num_workers)),
                 output="device" if last and node.device_output else "host",

@@ -23,7 +23,7 @@ from minddata import config
 from minddata.errors import DeviceError
 from minddata.ops.base import KernelContext, Op
 from minddata.ops.gpu.drivers import make_segment
-from minddata.ops.gpu.segment import RowFailure
+from minddata.ops.gpu.segment import GPU_HW_DECODER_LOAD, RowFailure
 from minddata.ops.gpu.translate import TRANSLATIONS
 from minddata.ops.registry import register_kernel
 
@@ -85,7 +85,7 @@ def close_cached_segments() -> None:
 atexit.register(close_cached_segments)
 
 
-def run_one(op: Op, ctx: KernelContext, value: Any, *, hw_decoder_load: float = 0.0) -> Any:
+def run_one(op: Op, ctx: KernelContext, value: Any, *, hw_decoder_load: float = GPU_HW_DECODER_LOAD) -> Any:
     """``op`` on one row through DALI, as a host array; the row's error is raised as it is."""
     seg = _segment(op, row_backend(ctx.options.gpu_emulation), hw_decoder_load)
     with seg.lock:

@@ -31,7 +31,54 @@ from minddata.ops.base import KernelContext, Op
 from minddata.ops.gpu.translate import TRANSLATIONS, Kind, Sample, dali_type
 from minddata.ops.probe import DALI_INSTALL_HINT
 
-__all__ = ["DaliSegment", "PlannedSegment", "RowFailure", "SegmentStats", "import_dali", "to_host", "cuda_device_id", "torch_dtype"]
+__all__ = ["DaliSegment", "GPU_HW_DECODER_LOAD", "PlannedSegment", "RowFailure", "SegmentStats", "device_fault",
+           "import_dali", "to_host", "cuda_device_id", "torch_dtype"]
+
+# DALI's share of JPEG decoding sent to the hardware decoder (NVJPG) for GPU-placed decoders: DALI's own
+# default. GPUs without the engines (and DALI's CPU backend) ignore it and decode on CUDA cores.
+GPU_HW_DECODER_LOAD = 0.65
+
+# What a device or driver fault says (CUDA, the driver, nvJPEG's set-up), as opposed to a row's bad data.
+_DEVICE_FAULTS = (
+    "cuda error", "cudaerror", "cuda_error", "cuda failure", "cuda driver", "cuda runtime", "out of memory",
+    "illegal memory access", "illegal address", "illegal instruction", "misaligned address",
+    "unspecified launch failure", "device-side assert", "no cuda-capable device", "cuda-capable device(s) is/are busy",
+    "ecc error", "uncorrectable", "nvml", "cublas_status", "nvjpeg_status_not_initialized",
+    "nvjpeg_status_allocator_failure", "nvjpeg_status_arch_mismatch", "nvjpeg_status_internal_error",
+    "nvjpeg_status_execution_failed", "nvjpeg_status_implementation_not_supported", "failed to initialize nvjpeg",
+    "nvjpegcreate", "driver shutting down", "initialization error", "launch timed out",
+)
+
+
+def device_fault(error: BaseException) -> bool:
+    """Whether ``error`` is the device's or the driver's (CUDA out of memory, an illegal address, an
+    nvJPEG that cannot start), not bad data in a row: such an error stops the pipeline as a
+    :class:`DeviceError` whatever the error policy, instead of failing every row it meets.
+
+    Examples:
+        >>> device_fault(RuntimeError("Critical error in pipeline: CUDA error: out of memory"))
+        True
+        >>> device_fault(RuntimeError("[/opt/dali/...] nvJPEG error (NVJPEG_STATUS_BAD_JPEG): bitstream"))
+        False
+    """
+    if isinstance(error, MemoryError):
+        return True
+    name = type(error).__name__
+    if name in ("OutOfMemoryError", "AcceleratorError", "CUDARuntimeError", "CUDADriverError"):  # torch, CuPy
+        return True
+    text = str(error).lower()
+    return any(pattern in text for pattern in _DEVICE_FAULTS)
+
+
+def _fault(ops: list[Op], where: str, error: BaseException) -> DeviceError:
+    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
+    detail = next((line for line in lines if device_fault(RuntimeError(line))), lines[0] if lines else "")
+    return DeviceError(
+        f"{', '.join(op.name for op in ops)} on {where}: the device failed ({type(error).__name__}: {detail[:300]}). "
+        "This is not a problem with the data, so the error policy does not skip or replace rows for it: check "
+        "`nvidia-smi` and the CUDA driver (`minddata devices`), free GPU memory (smaller batches), or place these "
+        "ops on the CPU"
+    )
 
 
 def import_dali() -> Any:
@@ -101,6 +148,12 @@ class SegmentStats:
     to_device: int = 0
     to_host: int = 0
     cpu_rows: dict[str, int] | None = None
+
+    def count_cpu(self, name: str, rows: int = 1) -> None:
+        """``rows`` more rows of op ``name`` ran on the CPU instead of the device."""
+        counts = self.cpu_rows if self.cpu_rows is not None else {}
+        counts[name] = counts.get(name, 0) + rows
+        self.cpu_rows = counts
 
 
 @dataclass
@@ -209,11 +262,8 @@ class PlannedSegment:
                 out = kernel(op, ctx, out)
         except Exception as error:  # noqa: BLE001
             return RowFailure(failure.op_index, error)
-        counts = stats.cpu_rows if stats.cpu_rows is not None else {}
         op = self.ops[failure.op_index]
-        name = getattr(op, "label", op.name)
-        counts[name] = counts.get(name, 0) + 1
-        stats.cpu_rows = counts
+        stats.count_cpu(getattr(op, "label", op.name))
         return out
 
 
@@ -226,7 +276,12 @@ class DaliSegment(PlannedSegment):
     ``cpu_fallback(op_index, error)`` says whether a row whose planning raised ``error`` at op
     ``op_index`` runs on the CPU kernels instead (Dvpp's ``set_dvpp_policy("cpu")``); ``cpu_kernels``
     are the ops' CPU kernels for that. ``hw_decoder_load`` (one value, or one per op) is DALI's share
-    of decoding given to the hardware JPEG decoder: 1.0 for Dvpp's ``nvjpg``, 0.0 (CUDA) for the GPU.
+    of decoding given to the hardware JPEG decoder: 1.0 for Dvpp's ``nvjpg``, ``GPU_HW_DECODER_LOAD``
+    (DALI's default) for the GPU, so GPUs with NVJPG engines (A100, H100, H200) use them too.
+
+    Errors: a row's bad data is that row's :class:`RowFailure`; a device or driver fault
+    (:func:`device_fault`: CUDA out of memory, an illegal address, nvJPEG failing to start) raises
+    :class:`DeviceError`, which stops the pipeline under every error policy.
 
     Examples:
         >>> import numpy as np
@@ -245,7 +300,7 @@ class DaliSegment(PlannedSegment):
         ops: list[Op],
         *,
         backend: str,
-        hw_decoder_load: float | list[float] = 0.0,
+        hw_decoder_load: float | list[float] = GPU_HW_DECODER_LOAD,
         batch_size: int = 32,
         num_threads: int = 2,
         device_id: int | None = None,
@@ -261,7 +316,7 @@ class DaliSegment(PlannedSegment):
         self.ops = list(ops)
         self.translations = [TRANSLATIONS[op.name] for op in ops]
         self.backend = backend
-        # Per op: 1.0 sends a decoder's work to NVJPG (Dvpp), 0.0 to CUDA cores (GPU).
+        # Per op: 1.0 sends a decoder's work to NVJPG (Dvpp); the GPU shares it between NVJPG and CUDA cores.
         loads = hw_decoder_load if isinstance(hw_decoder_load, list) else [hw_decoder_load] * len(ops)
         self.hw_decoder_loads = [float(x) for x in loads]
         self.batch_size = max(1, int(batch_size))
@@ -401,6 +456,8 @@ class DaliSegment(PlannedSegment):
             self._discard(kind)
             if isinstance(error, DeviceError):
                 raise
+            if device_fault(error):  # not the data's: no row is to blame, and retrying row by row won't help
+                raise _fault(self.ops, "the GPU" if self.backend == "cuda" else "DALI's CPU backend", error) from error
             if len(rows) == 1:
                 results[rows[0][0]] = RowFailure(self._blame(error), _dali_error(self.ops, error))
                 return
@@ -416,8 +473,9 @@ class DaliSegment(PlannedSegment):
             stats.to_host += len(rows)
             if cuda:
                 out = out.as_cpu()
+        copies = _DeviceCopies(self.device_id) if keep_on_device else None
         for j, (i, _, _, final) in enumerate(rows):
-            array = _device_copy(out[j]) if keep_on_device else np.array(out[j])
+            array = copies.copy(out[j]) if copies is not None else np.array(out[j])
             shape = tuple(array.shape)
             if shape != final.shape or (not keep_on_device and array.dtype != final.kind.dtype):
                 results[i] = RowFailure(
@@ -431,6 +489,8 @@ class DaliSegment(PlannedSegment):
             if final.kind.gray2d:
                 array = array.reshape(shape[:2])
             results[i] = array
+        if copies is not None:
+            copies.finish()  # before ``out`` is released: DALI may reuse its memory once it is
 
     def _blame(self, error: BaseException) -> int:
         # DALI's message names the operator that failed; decoders are the usual culprit (bad data).
@@ -449,34 +509,76 @@ def _dali_error(ops: list[Op], error: BaseException) -> ValueError:
     return ValueError(f"{names} on the GPU: DALI failed on this row: {detail.strip()[:300]}")
 
 
-def _device_copy(tensor: Any) -> Any:
-    """A device copy of one DALI GPU sample (it must outlive the pipeline's next run, which reuses
-    DALI's buffers): a torch CUDA tensor for torch consumers, a CuPy array for CuPy and JAX ones (JAX
-    takes it through DLPack); a host array when that library is missing.
+class _DeviceCopies:
+    """Copies of one batch's DALI GPU samples for the consumer (they must outlive the pipeline's next
+    run, which reuses DALI's buffers): torch CUDA tensors for torch consumers, CuPy arrays for CuPy
+    and JAX ones (JAX takes them through DLPack), host arrays when that library is missing.
 
-    The copy is ordered on the consumer's current CUDA stream, the stream its allocator handed the new
-    memory out on: a copy queued on DALI's own stream could still be running when the consumer's
-    stream reuses or reads that memory.
+    The memory is allocated on the segment's own device (``device_id``), not on the calling thread's
+    current device (always 0 in a worker thread: under DDP every rank's rows would land on GPU 0), and
+    each copy is queued, non-blocking, on that device's current stream in the consumer's library: the
+    stream its allocator handed the memory out on, so the consumer's work is ordered after the copy.
+    :meth:`finish` waits for the batch's copies once, before DALI's output is released. A DALI CPU
+    sample (DALI's CPU backend) is copied into a host tensor of the same library, which is how the
+    copy and its dtypes are checked without a GPU.
     """
-    from minddata import config
 
-    if config.get_framework() in ("cupy", "jax"):
+    def __init__(self, device_id: int | None):
+        from minddata import config
+
+        self.device_id = device_id
+        self.framework = "cupy" if config.get_framework() in ("cupy", "jax") else "torch"
+        self._streams: list[Any] = []
+
+    def copy(self, tensor: Any) -> Any:
+        from nvidia.dali.tensors import TensorGPU
+
+        gpu = isinstance(tensor, TensorGPU)
+        device_id = tensor.device_id() if gpu and self.device_id is None else self.device_id
+        shape = tuple(tensor.shape())
+        dtype = _numpy_dtype(tensor)
+        if self.framework == "cupy":
+            try:
+                import cupy
+            except ImportError:
+                return np.array(tensor.as_cpu() if gpu else tensor)
+            if not gpu:
+                return np.array(tensor)
+            with cupy.cuda.Device(device_id):
+                out = cupy.empty(shape, dtype=dtype)
+                stream = cupy.cuda.get_current_stream()
+                if out.size:
+                    # DALI reads a stream as a ``c_void_p``: a bare int would be taken as a null pointer.
+                    tensor.copy_to_external(ctypes.c_void_p(out.data.ptr), ctypes.c_void_p(stream.ptr),
+                                            non_blocking=True)
+            self._note(stream)
+            return out
         try:
-            import cupy
+            import torch
         except ImportError:
-            return np.array(tensor.as_cpu())
-        out = cupy.empty(tuple(tensor.shape()), dtype=_numpy_dtype(tensor))
-        tensor.copy_to_external(ctypes.c_void_p(out.data.ptr), cuda_stream=cupy.cuda.get_current_stream().ptr,
-                                non_blocking=False)
+            return np.array(tensor.as_cpu() if gpu else tensor)
+        device = torch.device("cuda", device_id) if gpu else torch.device("cpu")
+        out = torch.empty(shape, dtype=torch_dtype(dtype), device=device)
+        if out.numel():
+            if gpu:
+                stream = torch.cuda.current_stream(device)
+                tensor.copy_to_external(ctypes.c_void_p(out.data_ptr()), ctypes.c_void_p(stream.cuda_stream),
+                                        non_blocking=True)
+                self._note(stream)
+            else:
+                tensor.copy_to_external(ctypes.c_void_p(out.data_ptr()))
         return out
-    try:
-        import torch
-        from nvidia.dali.plugin.pytorch import feed_ndarray
-    except ImportError:
-        return np.array(tensor.as_cpu())
-    out = torch.empty(tuple(tensor.shape()), dtype=torch_dtype(_numpy_dtype(tensor)), device="cuda")
-    feed_ndarray(tensor, out, cuda_stream=torch.cuda.current_stream(out.device).cuda_stream)
-    return out
+
+    def _note(self, stream: Any) -> None:
+        key = getattr(stream, "cuda_stream", None) or getattr(stream, "ptr", None)
+        if all((getattr(s, "cuda_stream", None) or getattr(s, "ptr", None)) != key for s in self._streams):
+            self._streams.append(stream)
+
+    def finish(self) -> None:
+        """Wait for the batch's copies (one synchronization per batch, not per row)."""
+        for stream in self._streams:
+            stream.synchronize()
+        self._streams.clear()
 
 
 def torch_dtype(dtype: Any) -> Any:

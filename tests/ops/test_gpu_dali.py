@@ -16,9 +16,11 @@ import pytest
 from PIL import Image
 
 import minddata as md
-from minddata import vision
-from minddata.errors import RowError
+from minddata import transforms, vision
+from minddata.errors import DeviceError, RowError
 from minddata.ops import KernelContext, get_kernel
+from minddata.ops.gpu.segment import DaliSegment, torch_dtype
+from minddata.ops.gpu.translate import Kind
 from minddata.ops.probe import dali_status
 
 _ok, _why = dali_status()
@@ -521,3 +523,102 @@ def test_sharpness_on_other_dtypes_is_within_opencvs_rounding():
             assert got.dtype == want.dtype and np.abs(got.astype(np.float64) - want).max() <= largest
     with pytest.raises(TypeError, match="RandomSharpness: DALI filters uint8, int16, uint16 and float32 images"):
         get_kernel(op.name, "GPU")(op, KernelContext(), _noise(24, 33, 22).astype(np.float64))
+
+
+# --- device copies, device faults, the hardware decoder ------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "uint16", "int16", "uint32", "int32", "uint64", "int64",
+                                   "float16", "float32", "float64", "bool"])
+def test_a_segments_copy_for_torch_covers_every_output_dtype(dtype):
+    # DALI's own feed_ndarray looks dtypes up in a table without UINT16/32/64 (a KeyError there);
+    # the segment copies with copy_to_external into a tensor of torch's dtype. On DALI's CPU backend
+    # the samples are host tensors, copied the same way into host tensors.
+    torch = pytest.importorskip("torch", reason="torch is not installed: device outputs are torch tensors")
+    from minddata.ops.gpu.segment import _DeviceCopies
+
+    image = (_noise(5, 7, 2) % 2).astype(dtype) if dtype == "bool" else (_noise(5, 7, 2) * 3).astype(dtype)
+    seg = DaliSegment([transforms.TypeCast(dtype)], backend="dali-cpu", batch_size=2)
+    try:
+        pipe = seg._pipeline(Kind("HWC", np.dtype(dtype), 3))
+        pipe.feed_input("in", [image, image[::-1].copy()])
+        (out,) = pipe.run()
+        copies = _DeviceCopies(None)
+        got = [copies.copy(out[j]) for j in range(2)]
+        copies.finish()
+    finally:
+        seg.close()
+    assert all(isinstance(t, torch.Tensor) and t.dtype == torch_dtype(np.dtype(dtype)) for t in got)
+    np.testing.assert_array_equal(got[0].numpy(), image)
+    np.testing.assert_array_equal(got[1].numpy(), image[::-1])
+
+
+DEVICE_FAULTS = [
+    "Critical error in pipeline:\nError in MIXED operator `nvidia.dali.fn.decoders.image`: CUDA error "
+    "\"cudaErrorMemoryAllocation\" out of memory",
+    "Critical error in pipeline:\nCUDA runtime API error cudaErrorIllegalAddress (700):\nan illegal memory access "
+    "was encountered",
+    "Error in MIXED operator `nvidia.dali.fn.decoders.image`: nvJPEG error (NVJPEG_STATUS_NOT_INITIALIZED)",
+    "Error in MIXED operator: nvJPEG error (NVJPEG_STATUS_ALLOCATOR_FAILURE): allocator failed",
+    "CUDA driver API error CUDA_ERROR_LAUNCH_FAILED (719): unspecified launch failure",
+]
+ROW_ERRORS = [
+    "Error in CPU operator `nvidia.dali.fn.decoders.image`: Unrecognized image format. Supported formats are: JPEG",
+    "Error in MIXED operator: nvJPEG error (NVJPEG_STATUS_BAD_JPEG): bitstream corrupted",
+    "Assert on \"crop_window\" failed: the crop window is outside the image",
+]
+
+
+@pytest.mark.parametrize("text", DEVICE_FAULTS)
+def test_cuda_and_nvjpeg_failures_are_device_faults(text):
+    from minddata.ops.gpu.segment import device_fault
+
+    assert device_fault(RuntimeError(text))
+
+
+@pytest.mark.parametrize("text", ROW_ERRORS)
+def test_bad_data_is_not_a_device_fault(text):
+    from minddata.ops.gpu.segment import device_fault
+
+    assert not device_fault(RuntimeError(text))
+
+
+def test_dalis_own_error_for_a_truncated_jpeg_is_the_rows(tmp_path):
+    from minddata.ops.gpu.segment import RowFailure, device_fault
+
+    seg = DaliSegment([vision.Decode()], backend="dali-cpu", batch_size=2)
+    try:
+        results, _ = seg.run([_jpeg(_noise(40, 48, 1))[:300], _jpeg(_noise(40, 48, 2))], [[KernelContext()]] * 2)
+    finally:
+        seg.close()
+    assert isinstance(results[0], RowFailure) and not device_fault(results[0].error.__cause__ or results[0].error)
+    assert results[1].shape == (40, 48, 3)
+
+
+def test_a_device_fault_stops_the_pipeline_under_skip(folder, monkeypatch):
+    # What DALI raises when the GPU runs out of memory mid-run; DALI's CPU backend cannot produce it.
+    from minddata.ops.gpu.segment import DaliSegment as Segment
+
+    real = Segment._pipeline
+
+    def failing(self, kind):
+        pipe = real(self, kind)
+        monkeypatch.setattr(pipe, "run", lambda: (_ for _ in ()).throw(RuntimeError(DEVICE_FAULTS[0])))
+        return pipe
+
+    monkeypatch.setattr(Segment, "_pipeline", failing)
+    md.config.set_error_samples_mode("skip")
+    it = md.ImageFolderDataset(str(folder), shuffle=False).map(
+        _gpu(vision.Decode(), vision.Resize((16, 16))), input_columns="image").create_dict_iterator(num_epochs=1)
+    with pytest.raises(DeviceError, match="the device failed.*out of memory.*not a problem with the data"):
+        list(it)
+    assert it.skipped_rows == 0
+
+
+def test_gpu_decoders_share_the_work_with_the_hardware_jpeg_engines():
+    from minddata.ops.gpu.segment import GPU_HW_DECODER_LOAD
+
+    assert 0 < GPU_HW_DECODER_LOAD <= 1
+    assert DaliSegment([vision.Decode()], backend="cuda", device_id=0).hw_decoder_loads == [GPU_HW_DECODER_LOAD]
+    dvpp = DaliSegment([vision.Decode()], backend="cuda", device_id=0, hw_decoder_load=[1.0])
+    assert dvpp.hw_decoder_loads == [1.0]
