@@ -32,7 +32,7 @@ from minddata.ops.gpu.translate import TRANSLATIONS, Kind, Sample, dali_type
 from minddata.ops.probe import DALI_INSTALL_HINT
 
 __all__ = ["DaliSegment", "GPU_HW_DECODER_LOAD", "PlannedSegment", "RowFailure", "SegmentStats", "device_fault",
-           "import_dali", "to_host", "cuda_device_id", "torch_dtype"]
+           "device_fault_error", "import_dali", "to_host", "cuda_device_id", "torch_dtype"]
 
 # DALI's share of JPEG decoding sent to the hardware decoder (NVJPG) for GPU-placed decoders: DALI's own
 # default. GPUs without the engines (and DALI's CPU backend) ignore it and decode on CUDA cores.
@@ -70,7 +70,7 @@ def device_fault(error: BaseException) -> bool:
     return any(pattern in text for pattern in _DEVICE_FAULTS)
 
 
-def _fault(ops: list[Op], where: str, error: BaseException) -> DeviceError:
+def device_fault_error(ops: list[Op], where: str, error: BaseException) -> DeviceError:
     lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
     detail = next((line for line in lines if device_fault(RuntimeError(line))), lines[0] if lines else "")
     return DeviceError(
@@ -457,7 +457,7 @@ class DaliSegment(PlannedSegment):
             if isinstance(error, DeviceError):
                 raise
             if device_fault(error):  # not the data's: no row is to blame, and retrying row by row won't help
-                raise _fault(self.ops, "the GPU" if self.backend == "cuda" else "DALI's CPU backend", error) from error
+                raise device_fault_error(self.ops, "the GPU" if self.backend == "cuda" else "DALI's CPU backend", error) from error
             if len(rows) == 1:
                 results[rows[0][0]] = RowFailure(self._blame(error), _dali_error(self.ops, error))
                 return

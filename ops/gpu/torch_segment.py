@@ -22,6 +22,7 @@ the last place on floats; ``RandomResize`` resizes as ``Resize`` does here with 
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -30,11 +31,20 @@ import numpy as np
 
 from minddata.errors import DeviceError, PipelineError
 from minddata.ops.base import KernelContext, Op
-from minddata.ops.gpu.segment import PlannedSegment, RowFailure, SegmentStats, cuda_device_id
+from minddata.ops.gpu.segment import (
+    PlannedSegment,
+    RowFailure,
+    SegmentStats,
+    cuda_device_id,
+    device_fault,
+    device_fault_error,
+)
 from minddata.ops.gpu.translate import TRANSLATIONS, Sample
 from minddata.ops.plans.image import fill_values, interpolation_name
 
 __all__ = ["TorchSegment", "TORCH_OPS", "torch_unsupported_reason", "import_torch"]
+
+_log = logging.getLogger("minddata")
 
 TORCH_INSTALL_HINT = "pip install 'minddata[torch]' (PyTorch; a CUDA build for the GPU)"
 
@@ -94,10 +104,7 @@ def _resize(x: Any, size: Any, interpolation: Any, torch: Any) -> Any:
     batch = x.permute(2, 0, 1).unsqueeze(0).to(torch.float32)
     kwargs = {} if mode == "nearest" else {"align_corners": False, "antialias": antialias}
     out = torch.nn.functional.interpolate(batch, size=(out_h, out_w), mode=mode, **kwargs)
-    out = out.squeeze(0).permute(1, 2, 0)
-    if dtype == torch.uint8:
-        return out.round_().clamp_(0, 255).to(torch.uint8)
-    return out.to(dtype)
+    return _cast_back(out.squeeze(0).permute(1, 2, 0), dtype, torch)
 
 
 def _crop_resize(op: Op, x: Any, args: dict, torch: Any) -> Any:
@@ -126,10 +133,9 @@ def _warp(op: Op, x: Any, args: dict, torch: Any) -> Any:
         coverage = torch.nn.functional.grid_sample(torch.ones_like(image[:, :1]), grid, mode=mode,
                                                    padding_mode="zeros", align_corners=False)
         sampled = sampled + float(fill) * (1.0 - coverage)
-    out = sampled.squeeze(0).permute(1, 2, 0)
-    if x.dtype == torch.uint8:
-        return out.round_().clamp_(0, 255).to(torch.uint8)
-    return out.to(x.dtype)
+    # Integers of every width are rounded and saturated, as OpenCV's warps and resizes do (a bare
+    # ``.to(int16)`` truncates: about half the pixels one level low).
+    return _cast_back(sampled.squeeze(0).permute(1, 2, 0), x.dtype, torch)
 
 
 def _flip(axis: int) -> Callable:
@@ -174,7 +180,10 @@ def _cast_back(y: Any, dtype: Any, torch: Any) -> Any:
     if dtype.is_floating_point:
         return y.to(dtype)
     info = torch.iinfo(dtype)
-    return y.round().clamp_(info.min, info.max).to(dtype)
+    y = y.round()
+    if y.dtype == torch.float32 and info.bits >= 32:  # float32 cannot hold int32's bounds exactly
+        y = y.to(torch.float64)
+    return y.clamp_(info.min, info.max).to(dtype)
 
 
 def _invert(op: Op, x: Any, args: dict, torch: Any) -> Any:
@@ -355,6 +364,9 @@ class TorchSegment(PlannedSegment):
         self.lock = threading.Lock()
         self._closed = False
         self._gpu_decode = self._torchvision_decoder() if self.cuda else None
+        # The segment's own CUDA stream (see :meth:`run`).
+        self._stream = self.torch.cuda.Stream(self.device) if self.cuda else None
+        self._fallback_noted = False
 
     @staticmethod
     def _torchvision_decoder() -> Any:
@@ -372,7 +384,16 @@ class TorchSegment(PlannedSegment):
     # -- running ---------------------------------------------------------------------------------
 
     def run(self, values: list[Any], contexts: list[list[KernelContext]]) -> tuple[list[Any], SegmentStats]:
-        """Process one batch: a result per row (array/tensor or :class:`RowFailure`), and what moved."""
+        """Process one batch: a result per row (array/tensor or :class:`RowFailure`), and what moved.
+
+        On the GPU the batch runs on the segment's own CUDA stream, not on the calling thread's
+        default stream, which the training loop may be using: torchvision's ``decode_jpeg`` there
+        can be handed memory the caching allocator still has in flight for other work (see
+        pytorch/vision PR #9606). The stream is synchronized before any row is handed on. Rows
+        decoded on the CPU instead of nvJPEG are counted in ``stats.cpu_rows`` under the decoder's
+        name (``iterator.device_stats``, ``minddata bench``); a device or driver fault raises
+        :class:`DeviceError`.
+        """
         if self._closed:
             raise PipelineError("TorchSegment: run() after close()")
         stats = SegmentStats()
@@ -387,33 +408,94 @@ class TorchSegment(PlannedSegment):
                     results[i] = planned
                 continue
             planned_rows.append((i, *planned[1:]))  # (kind, feed, argsets, final): the kind is DALI's
-        decoded = self._decode_batch(planned_rows)
-        for (i, feed, argsets, final), first in zip(planned_rows, decoded):
-            results[i] = self._execute(feed, argsets, final, first, stats)
+        if self._stream is None:
+            self._run_planned(planned_rows, results, stats)
+            return results, stats
+        torch = self.torch
+        with torch.cuda.device(self.device), torch.cuda.stream(self._stream):
+            self._run_planned(planned_rows, results, stats)
+        self._stream.synchronize()
         return results, stats
 
-    def _decode_batch(self, rows: list[tuple]) -> list[Any]:
+    def _run_planned(self, rows: list[tuple], results: list[Any], stats: SegmentStats) -> None:
+        decoded = self._decode_batch(rows, stats)
+        done: list[int] = []
+        for (i, feed, argsets, final), first in zip(rows, decoded, strict=True):
+            results[i] = self._execute(feed, argsets, final, first, stats)
+            if not isinstance(results[i], RowFailure):
+                done.append(i)
+        self._hand_on(done, results, stats)
+
+    def _hand_on(self, done: list[int], results: list[Any], stats: SegmentStats) -> None:
+        """The rows as the consumer takes them: device tensors, or host arrays copied once per batch."""
+        torch = self.torch
+        if self.cuda and self.output == "device":
+            consumer = torch.cuda.default_stream(self.device)
+            for i in done:
+                x = results[i].contiguous()
+                x.record_stream(consumer)  # made on this segment's stream, used on the consumer's
+                results[i] = _for_framework(x)
+            return
+        stats.to_host += len(done)
+        if not self.cuda:
+            for i in done:
+                results[i] = results[i].contiguous().numpy().copy()
+            return
+        # One device -> host copy per dtype for the whole batch, not one per row.
+        by_dtype: dict[Any, list[int]] = {}
+        for i in done:
+            by_dtype.setdefault(results[i].dtype, []).append(i)
+        for rows in by_dtype.values():
+            flat = torch.cat([results[i].reshape(-1) for i in rows]).cpu().numpy()
+            offset = 0
+            for i in rows:
+                shape = tuple(results[i].shape)
+                n = results[i].numel()
+                results[i] = flat[offset : offset + n].reshape(shape)
+                offset += n
+
+    def _decode_batch(self, rows: list[tuple], stats: SegmentStats) -> list[Any]:
         """Each row's first op's output when it is a decoder (nvJPEG decodes the batch's JPEGs in one
-        call), else None; a failed decode is the row's RowFailure."""
+        call), else None; a failed decode is the row's RowFailure. On the GPU, a row nvJPEG cannot
+        decode (CMYK, some progressive files, not a JPEG) decodes on the CPU, counted per row."""
         torch = self.torch
         out: list[Any] = [None] * len(rows)
-        if self.ops[0].name not in DECODERS:
+        decoder = self.ops[0]
+        if decoder.name not in DECODERS:
             return out
         jpegs = [j for j, (_, feed, _, _) in enumerate(rows) if self._gpu_decode is not None and _is_jpeg(feed)]
         if jpegs:
+            datas = [torch.from_numpy(np.array(rows[j][1], np.uint8)) for j in jpegs]  # a writable copy
             try:
-                images = self._gpu_decode([torch.from_numpy(np.asarray(rows[j][1])) for j in jpegs], self.device)
-                for j, image in zip(jpegs, images):
+                for j, image in zip(jpegs, self._gpu_decode(datas, self.device), strict=True):
                     out[j] = image.permute(1, 2, 0)
-            except Exception:  # noqa: BLE001 - one bad file fails the batched call: decode one by one below
-                pass
+            except Exception as error:  # noqa: BLE001 - one file nvJPEG refuses fails the batched call
+                if device_fault(error):
+                    raise device_fault_error(self.ops, "the GPU (torch)", error) from error
+                for j, data in zip(jpegs, datas, strict=True):  # each alone: the others stay on nvJPEG
+                    try:
+                        out[j] = self._gpu_decode([data], self.device)[0].permute(1, 2, 0)
+                    except Exception as one:  # noqa: BLE001
+                        if device_fault(one):
+                            raise device_fault_error(self.ops, "the GPU (torch)", one) from one
+                        self._note_fallback(one)
         for j, (_, feed, _, _) in enumerate(rows):
             if out[j] is None:
                 try:
                     out[j] = self._host_decode(feed)
                 except Exception as error:  # noqa: BLE001
                     out[j] = RowFailure(0, error)
+                    continue
+                if self.cuda:  # on CPU tensors (emulation) there is no other decoder to fall back from
+                    stats.count_cpu(getattr(decoder, "label", decoder.name))
         return out
+
+    def _note_fallback(self, error: BaseException) -> None:
+        if not self._fallback_noted:
+            self._fallback_noted = True
+            _log.warning("%s on the GPU (torch): nvJPEG could not decode a row (%s: %s); such rows decode on the "
+                         "CPU and are counted in device_stats.cpu_rows", self.ops[0].name, type(error).__name__,
+                         str(error).strip()[:200])
 
     def _host_decode(self, feed: Any) -> Any:
         from minddata.ops.cpu.decode import decode_image
@@ -423,8 +505,10 @@ class TorchSegment(PlannedSegment):
         return self.torch.from_numpy(np.ascontiguousarray(image)).to(self.device)
 
     def _execute(self, feed: Any, argsets: list[dict], final: Sample, first: Any, stats: SegmentStats) -> Any:
+        """The row's ops on the device: the result tensor (still on the device), or a RowFailure."""
         torch = self.torch
         stats.to_device += 1
+        k = 0
         try:
             if isinstance(first, RowFailure):
                 return first
@@ -440,22 +524,18 @@ class TorchSegment(PlannedSegment):
                 x = torch.from_numpy(np.ascontiguousarray(feed)).to(self.device)
                 start = 0
             for k in range(start, len(self.ops)):
-                try:
-                    x = TORCH_OPS[self.ops[k].name](self.ops[k], x, argsets[k], torch)
-                except Exception as error:  # noqa: BLE001
-                    return RowFailure(k, error)
+                x = TORCH_OPS[self.ops[k].name](self.ops[k], x, argsets[k], torch)
         except Exception as error:  # noqa: BLE001
-            return RowFailure(0, error)
+            if device_fault(error):  # the device's, not the row's: stop the pipeline
+                raise device_fault_error(self.ops, "the GPU (torch)" if self.cuda else "CPU tensors", error) from error
+            return RowFailure(k, error)
         if tuple(x.shape) != tuple(final.shape):
             return RowFailure(len(self.ops) - 1, PipelineError(
                 f"{self.ops[-1].name} on the GPU (torch): produced {tuple(x.shape)}, the plan said {final.shape} "
                 "(a bug in minddata's torch driver)"))
         if final.kind.gray2d:
             x = x.reshape(final.shape[:2])
-        if self.cuda and self.output == "device":
-            return _for_framework(x.contiguous())
-        stats.to_host += 1
-        return x.cpu().numpy() if self.cuda else x.contiguous().numpy().copy()
+        return x
 
 
 def _fused_resize_spec(op: Op) -> Op:

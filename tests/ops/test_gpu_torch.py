@@ -268,3 +268,75 @@ def test_lighting_gamma_and_to_tensor_match_the_cpu(make, largest):
             want = get_kernel(op.name, "CPU")(op, KernelContext(seed=6, row_index=row), image)
             assert got.dtype == want.dtype and got.shape == want.shape, (dtype, row)
             assert np.abs(got.astype(np.float64) - want).max() <= tolerance, (dtype, row)
+
+
+# --- integer rounding, decode fallbacks, device faults ---------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.uint16])
+@pytest.mark.parametrize("make", [lambda: vision.Resize((23, 31)), lambda: vision.Rotate(17)])
+def test_16_bit_resizes_and_warps_round_as_opencv_does(make, dtype):
+    op = make()
+    image = (_noise(40, 52, 11).astype(np.int64) * 97 - (9000 if dtype == np.int16 else 0)).astype(dtype)
+    got = get_kernel(op.name, "GPU")(op, KernelContext(), image)
+    want = get_kernel(op.name, "CPU")(op, KernelContext(), image)
+    diff = np.abs(got.astype(np.int64) - want)
+    assert got.dtype == want.dtype
+    # Truncating instead of rounding puts about half the pixels one level low (a mean near 0.5).
+    assert np.mean(diff <= 1) > 0.99 and diff.mean() < 0.1, diff.mean()
+
+
+def _nvjpeg_stand_in(refuse: set[int]):
+    """What torchvision's GPU ``decode_jpeg`` does here, on CPU tensors: decodes a batch to CHW tensors,
+    and, like nvJPEG with a CMYK file, fails the whole call when one file (by its size) is refused."""
+
+    def decode(datas, device):
+        if any(d.numel() in refuse for d in datas):
+            raise RuntimeError("The provided mode is not supported for JPEG decoding on GPU")
+        return [torch.from_numpy(np.array(Image.open(io.BytesIO(d.numpy().tobytes())).convert("RGB"))).permute(2, 0, 1)
+                for d in datas]
+
+    return decode
+
+
+def test_rows_nvjpeg_refuses_decode_on_the_cpu_and_are_counted(caplog):
+    from minddata.ops.gpu.torch_segment import TorchSegment
+
+    jpegs = []
+    for i in range(4):
+        buf = io.BytesIO()
+        Image.fromarray(_noise(20 + i, 30, i)).save(buf, "JPEG", quality=90)
+        jpegs.append(buf.getvalue())
+    seg = TorchSegment([vision.Decode(), vision.HorizontalFlip()], backend="torch-cpu")
+    seg.cuda = True  # as on the GPU: a decoder to fall back from, one host copy per batch
+    seg._gpu_decode = _nvjpeg_stand_in({len(jpegs[2])})
+    ctxs = [[KernelContext(), KernelContext()] for _ in jpegs]
+    results, stats = seg.run(jpegs, ctxs)
+    want = [get_kernel("HorizontalFlip", "CPU")(vision.HorizontalFlip(), KernelContext(),
+                                                  get_kernel("Decode", "CPU")(vision.Decode(), KernelContext(), j))
+            for j in jpegs]
+    assert [r.shape for r in results] == [w.shape for w in want]
+    assert np.array_equal(results[2], want[2])  # the refused row: libjpeg-turbo's pixels
+    assert stats.cpu_rows == {"Decode": 1}  # only the refused row left nvJPEG; the others were retried alone
+    assert stats.to_device == stats.to_host == 4
+    assert "nvJPEG could not decode a row" in caplog.text
+    seg._gpu_decode = _nvjpeg_stand_in(set())
+    _, stats = seg.run(jpegs, ctxs)
+    assert stats.cpu_rows is None  # nothing fell back: the GPU tests assert this on a real GPU
+
+
+def test_a_device_fault_stops_the_pipeline_under_skip(folder, monkeypatch):
+    from minddata.ops.gpu import torch_segment
+
+    def out_of_memory(op, x, args, torch):
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+
+    monkeypatch.setitem(torch_segment.TORCH_OPS, "Resize", out_of_memory)
+    md.config.set_error_samples_mode("skip")
+    ds = md.ImageFolderDataset(str(folder), shuffle=False).map(_gpu(vision.Decode(), vision.Resize((16, 16))),
+                                                              input_columns="image")
+    md.config.set_enable_fusion(False)
+    it = ds.create_dict_iterator(num_epochs=1, output_numpy=True)
+    with pytest.raises(DeviceError, match="the device failed.*CUDA out of memory.*not a problem with the data"):
+        list(it)
+    assert it.skipped_rows == 0
