@@ -24,7 +24,8 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +35,7 @@ from minddata.errors import PipelineError
 
 torch = import_torch("minddata.trainer")
 
-__all__ = ["EPOCH_END", "BatchFeed", "StagedBatch"]
+__all__ = ["EPOCH_END", "BatchFeed", "StagedBatch", "device_rows"]
 
 EPOCH_END = object()  # the pipeline finished a pass over the data
 _POLL = 0.05  # every blocking wait wakes this often to notice a stop or a dead thread
@@ -51,6 +52,32 @@ class StagedBatch:
     pipeline_wait: float
     copy: float
     ready: Any = None  # a CUDA event the consumer's stream waits on, or None
+
+
+@contextmanager
+def device_rows(device: Any) -> Iterator[None]:
+    """While an iterator for training on ``device`` is created: on a CUDA device, GPU maps hand their
+    rows on as torch CUDA tensors (``config.set_framework("torch")``, which placement reads when the
+    iterator is created), so rows made on the GPU are not copied GPU -> host -> GPU. The setting is
+    restored at once; the iterator keeps its snapshot.
+
+    Examples:
+        >>> from minddata import config
+        >>> with device_rows("cuda:0"):
+        ...     config.get_framework()
+        'torch'
+        >>> config.get_framework()
+        'numpy'
+    """
+    if torch.device(device).type != "cuda" or config.get_framework() == "torch":
+        yield
+        return
+    previous = config.get_framework()
+    config.set_framework("torch")
+    try:
+        yield
+    finally:
+        config.set_framework(previous)
 
 
 class _Failure:
@@ -72,7 +99,8 @@ class BatchFeed:
                  int64_columns: Sequence[str] = (), num_epochs: int = -1, sink: bool = False) -> None:
         self.device = torch.device(device)
         self.input_idx, self.label_idx = list(input_idx), list(label_idx)
-        self._iterator = TorchIterator(dataset, num_epochs=num_epochs, state=state, int64_columns=int64_columns)
+        with device_rows(self.device):
+            self._iterator = TorchIterator(dataset, num_epochs=num_epochs, state=state, int64_columns=int64_columns)
         options = self._iterator._run.rt.options
         self._names = dataset.get_col_names()
         self._sink = sink
@@ -120,6 +148,9 @@ class BatchFeed:
         t1 = time.perf_counter()
         ready = None
         if self._stream is not None:
+            # Rows a GPU map made are on the device already, written on this thread's current (the
+            # default) stream: the sink's stream waits for that work before the event says "ready".
+            self._stream.wait_stream(torch.cuda.current_stream(self.device))
             with torch.cuda.stream(self._stream):
                 inputs = [self._to_device(row[i]) for i in self.input_idx]
                 labels = [self._to_device(row[i]) for i in self.label_idx]

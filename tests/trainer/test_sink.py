@@ -89,3 +89,24 @@ def test_a_shorter_remainder_batch_is_static_enough():
     seen: list[int] = []
     make_model().train(1, blob_dataset(rows=20, batch=8), callbacks=_steps(seen))  # batches of 8, 8, 4
     assert seen == [1, 2, 3]
+
+
+def test_an_iterator_made_for_a_cuda_device_keeps_gpu_rows_on_the_gpu(monkeypatch):
+    from minddata import vision
+    from minddata.engine.optimizer import lower
+    from minddata.ops import probe
+    from minddata.trainer.sink import device_rows
+
+    monkeypatch.setattr(probe, "gpu_backend", lambda: ("torch-cuda", "NVIDIA H200; PyTorch"))
+    ds = md.NumpySlicesDataset({"image": [np.zeros((4, 4, 3), np.uint8)]}).map(
+        [vision.HorizontalFlip().device("GPU")], input_columns="image").batch(1)
+
+    def device_output(device: str) -> bool:
+        with device_rows(device):
+            tree = lower(ds._node, True)
+        (gpu_map,) = [n for n in tree.walk() if getattr(n, "device_parts", ())]
+        return gpu_map.device_output
+
+    assert device_output("cuda:0")  # not GPU -> host -> GPU for Model.train without set_framework("torch")
+    assert not device_output("cpu")
+    assert md.config.get_framework() == "numpy"  # restored
