@@ -2,7 +2,9 @@
 
 ``bench/mindspore_names.txt`` (kept in the repository) lists MindSpore's public names; each
 ``dataset.X`` is looked up as ``minddata.X``, ``dataset.vision.X`` as ``minddata.vision.X`` and so on
-for ``transforms``, ``text`` and ``config``. ``python -m minddata.bench.coverage`` rewrites
+for ``transforms``, ``text`` and ``config``; ``dataset.Dataset.X`` (a public method or attribute of
+MindSpore's ``Dataset``) counts as present when every dataset in :func:`transformed_datasets` (a
+source and the result of each operation on it) has ``X``. ``python -m minddata.bench.coverage`` rewrites
 ``docs/coverage.md``; ``--list-mindspore`` (run with a Python that has mindspore) prints the names list
 afresh.
 
@@ -15,12 +17,14 @@ Examples:
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import inspect
 import sys
 from pathlib import Path
+from typing import Any
 
-__all__ = ["coverage", "minddata_name", "render", "mindspore_names"]
+__all__ = ["coverage", "minddata_name", "render", "mindspore_names", "transformed_datasets"]
 
 NAMES_FILE = Path(__file__).with_name("mindspore_names.txt")
 # Sections of the table: MindSpore's module -> minddata's.
@@ -30,6 +34,7 @@ MODULES = {
     "dataset.transforms": "minddata.transforms",
     "dataset.text": "minddata.text",
     "dataset.config": "minddata.config",
+    "dataset.Dataset": "minddata.Dataset",
 }
 
 
@@ -45,8 +50,30 @@ def minddata_name(mindspore: str) -> str:
     return f"{MODULES[module]}.{name}"
 
 
+@functools.lru_cache(maxsize=1)
+def transformed_datasets() -> dict[str, Any]:
+    """A source and what each operation makes of it, by operation name: the datasets a
+    ``Dataset`` method must be present on."""
+    import numpy as np
+
+    import minddata as md
+
+    source = md.NumpySlicesDataset({"x": np.arange(6)}, shuffle=False)
+    return {
+        "source": source, "map": source.map(abs, input_columns="x"), "batch": source.batch(2),
+        "padded_batch": source.padded_batch(2), "shuffle": source.shuffle(2), "repeat": source.repeat(2),
+        "project": source.project("x"), "rename": source.rename("x", "y"), "take": source.take(2),
+        "skip": source.skip(1), "filter": source.filter(bool), "zip": source.zip(source.rename("x", "z")),
+        "concat": source.concat(source), "split": source.split([3, 3], randomize=False)[0],
+        "sync_wait": source.sync_wait("c"), "apply": source.apply(lambda d: d),
+        "bucket_batch_by_length": source.bucket_batch_by_length(["x"], [2], [1, 1]),
+    }
+
+
 def _has(full: str) -> bool:
     module, _, name = full.rpartition(".")
+    if module == "minddata.Dataset":
+        return all(hasattr(d, name) for d in transformed_datasets().values())
     try:
         mod = importlib.import_module(module)
     except ImportError:
@@ -80,9 +107,14 @@ def render(rows: list[tuple[str, str, bool]]) -> str:
     for row in rows:
         by_module[row[0].rpartition(".")[0]].append(row)
     for module, items in by_module.items():
-        out.append(f"| `mindspore.{module}` | {sum(1 for r in items if r[2])} | {len(items)} |")
+        what = "public methods and attributes" if module == "dataset.Dataset" else "names"
+        out.append(f"| `mindspore.{module}` ({what}) | {sum(1 for r in items if r[2])} | {len(items)} |")
     for module, items in by_module.items():
-        out += ["", f"## mindspore.{module}", "", "| MindSpore | minddata | |", "|---|---|---|"]
+        out += ["", f"## mindspore.{module}", ""]
+        if module == "dataset.Dataset":
+            out += ["Present (✔) when a source and the result of every operation on it (`map`, `batch`,",
+                    "`shuffle`, `zip`, `concat`...) have it. What is not provided, and why: [porting](porting.md).", ""]
+        out += ["| MindSpore | minddata | |", "|---|---|---|"]
         for ms, md, ok in items:
             out.append(f"| `{ms.rpartition('.')[2]}` | {'`' + md + '`' if ok else ''} | {'✔' if ok else '✗'} |")
     return "\n".join(out) + "\n"
@@ -98,8 +130,13 @@ def _list_mindspore() -> list[str]:
 
     config = [f"dataset.config.{n}" for n in sorted(dir(ds.config))
               if not n.startswith("_") and (n.startswith(("set_", "get_")) or n == "load")]
+    from mindspore.dataset.engine.datasets import TextBaseDataset
+
+    # Dataset's public methods and attributes, with those every MindSpore dataset class also gets
+    # from TextBaseDataset (build_vocab...).
+    methods = sorted({n for cls in (ds.Dataset, TextBaseDataset) for n in dir(cls) if not n.startswith("_")})
     return (public(ds, "dataset") + public(ds.vision, "dataset.vision") + public(ds.transforms, "dataset.transforms")
-            + public(ds.text, "dataset.text") + config)
+            + public(ds.text, "dataset.text") + config + [f"dataset.Dataset.{n}" for n in methods])
 
 
 def main(argv: list[str] | None = None) -> int:

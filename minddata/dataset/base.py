@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -29,9 +30,12 @@ class Dataset:
         [[1, 2], [3, 4], [5]]
     """
 
-    def __init__(self, node: ir.Node):
+    def __init__(self, node: ir.Node, inputs: Sequence[Dataset] = ()):
         self._node = node
         self._size_cache: int | None = None
+        # The datasets this one was made from (none for a source): MindSpore's ``children``, which
+        # get_class_indexing(), num_classes() and the other source-answered methods ask in turn.
+        self._inputs: tuple[Dataset, ...] = tuple(inputs)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -455,7 +459,8 @@ class Dataset:
                 iterator.close()
 
         source = self
-        return Dataset(ir.FlatMapNode(self._node, rows_of, lambda: dataset_of(*source._first_row()).get_col_names()))
+        return Dataset(ir.FlatMapNode(self._node, rows_of, lambda: dataset_of(*source._first_row()).get_col_names()),
+                       (self,))
 
     def apply(self, apply_func: Callable[[Dataset], Dataset]) -> Dataset:
         """``apply_func(self)``, which must return a dataset (MindSpore's ``apply``).
@@ -560,7 +565,7 @@ class Dataset:
         total = self.get_dataset_size()
         counts = splitting.split_counts(sizes, total)
         if randomize:
-            return [Dataset(node) for node in splitting.random_split(self._node, counts, total)]
+            return [Dataset(node, (self,)) for node in splitting.random_split(self._node, counts, total)]
         out, start = [], 0
         for count in counts:
             part = self.skip(start) if start else self
@@ -798,7 +803,9 @@ class Dataset:
         return [np.asarray(col).dtype for col in self._first_row()]
 
     def get_batch_size(self) -> int:
-        """The batch size of the last batch op (1 without one)."""
+        """The batch size of the last batch op (1 without one), or what :meth:`copy_batch_size` set."""
+        if getattr(self, "_copied_batch_size", None) is not None:
+            return self._copied_batch_size
         for node in self._node.walk():
             if isinstance(node, ir.BatchNode):
                 return node.batch_size if not callable(node.batch_size) else -1  # type: ignore[return-value]
@@ -810,6 +817,84 @@ class Dataset:
             if isinstance(node, ir.RepeatNode):
                 return node.count
         return 1
+
+    # -- MindSpore's introspection, answered from the source as there ------------------------
+
+    def get_class_indexing(self) -> dict[str, int]:
+        """Class name → label of the source (``ImageFolderDataset``, ``ManifestDataset``, VOC...);
+        ``{}`` for sources without classes. Asked of the first input after ``map``, ``batch`` and the
+        other operations, as MindSpore does.
+
+        Examples:
+            >>> import minddata as md
+            >>> md.NumpySlicesDataset({"x": [1, 2]}).batch(2).get_class_indexing()
+            {}
+        """
+        return self._inputs[0].get_class_indexing() if self._inputs else {}
+
+    def num_classes(self) -> int | None:
+        """Number of classes of the source (``ImageFolderDataset``...), asked of the input after
+        operations; ``None`` for sources without classes and, as in MindSpore, after ``zip`` or
+        ``concat`` (several inputs)."""
+        return self._inputs[0].num_classes() if len(self._inputs) == 1 else None
+
+    def get_init_step(self) -> int:
+        """The step :meth:`set_init_step` set here or, with one input, on it; else 0 (as MindSpore)."""
+        step = getattr(self, "_init_step", None)
+        if step is not None:
+            return step
+        return self._inputs[0].get_init_step() if len(self._inputs) == 1 else 0
+
+    def is_shuffled(self) -> bool:
+        """Whether this dataset or one of its inputs shuffles (a ``shuffle`` op, a shuffling sampler or
+        a streamed source's ``shuffle``)."""
+        if isinstance(self._node, ir.ShuffleNode) or any(d.is_shuffled() for d in self._inputs):
+            return True
+        return not self._inputs and _source_flag(self._node, "shuffled")
+
+    def is_sharded(self) -> bool:
+        """Whether this dataset's source reads one shard (``num_shards`` > 1 or a sharded sampler)."""
+        if any(d.is_sharded() for d in self._inputs):
+            return True
+        return not self._inputs and _source_flag(self._node, "sharded")
+
+    def is_sync(self) -> bool:
+        """Whether the pipeline has a :meth:`sync_wait`."""
+        return any(isinstance(n, ir.SyncWaitNode) for n in self._node.walk())
+
+    def disable_sync(self) -> None:
+        """Stop every :meth:`sync_wait` of the pipeline from waiting."""
+        for node in self._node.walk():
+            if isinstance(node, ir.SyncWaitNode):
+                node.gate.disable()
+
+    def get_sync_notifiers(self) -> dict[str, Callable[..., None]]:
+        """``{condition name: release(num_batch=None, data=None)}`` for each :meth:`sync_wait`."""
+        return {n.condition_name: functools.partial(_release, n.gate) for n in self._node.walk()
+                if isinstance(n, ir.SyncWaitNode)}
+
+    def reset(self) -> None:
+        """Nothing to do: each iterator starts its own pass (MindSpore's ``reset`` is empty too)."""
+
+    @property
+    def input_indexs(self) -> Any:
+        """Column order for the network in sink mode, as set (MindSpore's spelling); ``()`` unless set
+        here or on an input."""
+        own = getattr(self, "_input_indexs", ())
+        if own != ():
+            return own
+        for d in self._inputs:
+            if d.input_indexs != ():
+                return d.input_indexs
+        return ()
+
+    @input_indexs.setter
+    def input_indexs(self, value: Any) -> None:
+        self._input_indexs = value
+
+    def copy_batch_size(self, value: int) -> None:
+        """Make :meth:`get_batch_size` return ``value`` (what MindSpore's model does for sink mode)."""
+        self._copied_batch_size = value
 
     def explain(self) -> str:
         """The plan an iterator would run, root first: stages, their ops after fusion, and what the
@@ -870,9 +955,48 @@ class Dataset:
         node = splitting.shard(self._node, num_shards, shard_id, where)
         return self if node is self._node else Dataset(node)
 
-    def _checked(self, node: ir.Node) -> Dataset:
+    def _checked(self, node: ir.Node, inputs: Sequence[Dataset] | None = None) -> Dataset:
         _ = node.columns  # schema errors surface where the graph is built, naming the node
-        return Dataset(node)
+        return Dataset(node, (self,) if inputs is None else inputs)
+
+
+def _release(gate: Any, num_batch: int | None = None, data: Any = None) -> None:
+    gate.release(num_batch, data)
+
+
+def _source_flag(node: ir.Node, which: str) -> bool:
+    """Whether the source under ``node`` (a source dataset's own node, maybe behind its cache or
+    decode) is ``"shuffled"`` or ``"sharded"``: its sampler says, or a streamed source's arguments."""
+    for below in node.walk():
+        sampler = getattr(below, "sampler", None)
+        if isinstance(below, ir.RandomAccessSourceNode) and sampler is not None:
+            return bool(sampler.is_shuffled() if which == "shuffled" else sampler.is_sharded())
+        if isinstance(below, ir.IterableSourceNode):
+            if which == "sharded":
+                return bool(below.sharded)
+            call = getattr(below, "source_call", None) or getattr(node, "source_call", None)
+            return call is not None and _shuffle_argument(call)
+    return False
+
+
+def _shuffle_argument(call: Any) -> bool:
+    # A streamed source's ``shuffle`` argument as given, else its default (MindSpore's Shuffle.GLOBAL).
+    import inspect
+
+    shuffle = call.kwargs.get("shuffle", inspect._empty)
+    if shuffle is inspect._empty:
+        try:
+            params = list(inspect.signature(call.cls).parameters.values())
+        except (TypeError, ValueError):
+            return False
+        names = [p.name for p in params]
+        if "shuffle" not in names:
+            return False
+        index = names.index("shuffle")
+        shuffle = call.args[index] if index < len(call.args) else params[index].default
+    if shuffle is None or shuffle is True:
+        return True
+    return bool(shuffle) and str(getattr(shuffle, "value", shuffle)).lower() not in ("false", "0")
 
 
 def _count_sync_in_batches(node: ir.Node, batch_size: int) -> None:
@@ -938,7 +1062,7 @@ def zip(datasets: Sequence[Dataset]) -> Dataset:
     datasets = list(datasets)
     if len(datasets) < 2 or not all(isinstance(d, Dataset) for d in datasets):
         raise ArgumentError(f"zip: `datasets` must be at least two datasets. Found: {datasets!r}")
-    return Dataset(ir.ZipNode([d._node for d in datasets]))._checked(ir.ZipNode([d._node for d in datasets]))
+    return Dataset(ir.ZipNode([d._node for d in datasets]))._checked(ir.ZipNode([d._node for d in datasets]), datasets)
 
 
 def concat(datasets: Sequence[Dataset]) -> Dataset:
@@ -946,4 +1070,4 @@ def concat(datasets: Sequence[Dataset]) -> Dataset:
     datasets = list(datasets)
     if len(datasets) < 2 or not all(isinstance(d, Dataset) for d in datasets):
         raise ArgumentError(f"concat: `datasets` must be at least two datasets. Found: {datasets!r}")
-    return Dataset(ir.ConcatNode([d._node for d in datasets]))._checked(ir.ConcatNode([d._node for d in datasets]))
+    return Dataset(ir.ConcatNode([d._node for d in datasets]))._checked(ir.ConcatNode([d._node for d in datasets]), datasets)

@@ -256,7 +256,25 @@ def _tensor_essentials(dataset: Any) -> list:
             for row in dataset.create_tuple_iterator(num_epochs=1) for v in row]
 
 
+def _source_answers(dataset: Any) -> list:
+    # What MindSpore answers from the source after operations: class indexing (as sorted pairs),
+    # class count (-1 for None), shuffled, sharded.
+    pairs = sorted(dataset.get_class_indexing().items())
+    count = dataset.num_classes()
+    return [[np.array([k for k, _ in pairs] or [""]), np.array([i for _, i in pairs] or [-1], np.int64),
+             np.array([-1 if count is None else count, dataset.is_shuffled(), dataset.is_sharded()], np.int64)]]
+
+
 PIPELINES.update({
+    "class_indexing_after_map_batch": lambda lib, p: _Probe(_images(lib, p, [lib.vision.Decode()]).batch(2),
+                                                            _source_answers),
+    "class_indexing_after_zip_shuffle": lambda lib, p: _Probe(lib.ds.zip((lib.ds.ImageFolderDataset(
+        p["images"], class_indexing={"cat": 5, "dog": 2}, num_shards=2, shard_id=0), _five(lib))).shuffle(2),
+        _source_answers),
+    "custom_class_indexing_after_batch": lambda lib, p: _Probe(lib.ds.ImageFolderDataset(
+        p["images"], class_indexing={"cat": 5, "dog": 2}, shuffle=False).batch(3).repeat(2), _source_answers),
+    "no_classes_after_map": lambda lib, p: _Probe(_five(lib).map(lambda x: x, input_columns="x"), _source_answers),
+
     "default_iterator_tensors": lambda lib, p: _Probe(_abc(lib).batch(4), _tensor_essentials),
     "default_dict_iterator_asnumpy": lambda lib, p: _Probe(_five(lib).map(lambda x: x * 2, input_columns="x"), lambda d: [
         [r["x"].asnumpy()] for r in d.create_dict_iterator(num_epochs=1)]),
