@@ -823,16 +823,19 @@ class Slice(Op):
 
 
 class Unique(Op):
-    """The distinct elements of a 1-D input in order of first appearance, with, for every input
+    """The distinct elements of the input in order of first appearance, with, for every input
     element, the index of its value in that list, and each value's count: three output columns
     (``map(Unique(), input_columns="x", output_columns=["x", "idx", "count"])``), as MindSpore's
-    ``Unique``. ``idx`` and ``count`` are int32.
+    ``Unique``. An input of several dimensions is read flattened (so ``idx`` is 1-D), as MindSpore
+    does. ``idx`` and ``count`` are int32.
 
     Examples:
         >>> import numpy as np
         >>> from minddata import transforms
         >>> transforms.Unique()(np.array([0, 1, 2, 0, 1, 1]))
         (array([0, 1, 2]), array([0, 1, 2, 0, 1, 1], dtype=int32), array([2, 3, 1], dtype=int32))
+        >>> [a.shape for a in transforms.Unique()(np.array([[0, -1, -2, -1, 2], [2, -0, 2, 1, -3]]))]
+        [(6,), (10,), (6,)]
     """
 
     num_outputs = 3
@@ -842,12 +845,13 @@ class Unique(Op):
 
     def output_spec(self, *inputs: TensorSpec) -> tuple[TensorSpec, TensorSpec, TensorSpec]:
         data = one_spec(self.name, inputs)
-        if len(data.shape) != 1:
-            raise ValueError(f"Unique: expected a 1-D input. Found shape {tuple(data.shape)}")
+        if len(data.shape) == 0:
+            raise ValueError(f"Unique: expected an input of at least one dimension. Found shape {tuple(data.shape)}")
         index = np.dtype(np.int32)
+        flat = None if any(d is None for d in data.shape) else int(np.prod(data.shape))
         return (
             TensorSpec((None,), spec_dtype(data)),
-            TensorSpec(tuple(data.shape), index),
+            TensorSpec((flat,), index),
             TensorSpec((None,), index),
         )
 

@@ -85,10 +85,7 @@ class NumpySlicesDataset(Dataset):
             try:
                 array = np.asarray(column)
             except ValueError as error:
-                raise ArgumentError(
-                    f"{where}: column {name!r} is ragged (its rows have different shapes), so it can't be "
-                    f"sliced into rows: {error}. Pad the rows to one shape or use GeneratorDataset."
-                ) from None
+                array = _ragged_rows(where, name, column, error)
             if array.ndim == 0:
                 raise ArgumentError(f"{where}: column {name!r} is a scalar; it needs at least one row. Found: {column!r}")
             arrays.append(array)
@@ -106,6 +103,29 @@ class NumpySlicesDataset(Dataset):
             num_workers=v.workers(where, num_parallel_workers),
         )
         super().__init__(node)
+
+
+def _ragged_rows(where: str, name: str, column: Any, error: ValueError) -> np.ndarray:
+    """A column whose rows have different shapes (a list of 1-D arrays of different lengths): one
+    row per item, each its own array, as MindSpore gives; held as an object array of those rows."""
+    if not isinstance(column, (list, tuple)):
+        raise ArgumentError(f"{where}: column {name!r} can't be read as an array: {error}") from None
+    rows = np.empty(len(column), dtype=object)
+    for i, item in enumerate(column):
+        try:
+            rows[i] = np.asarray(item)
+        except ValueError as inner:
+            raise ArgumentError(
+                f"{where}: row {i} of column {name!r} is ragged inside (its items have different shapes), "
+                f"so it can't be one array: {inner}. Pad it to one shape or use GeneratorDataset."
+            ) from None
+    kinds = {r.dtype.kind for r in rows}
+    if len(kinds) > 1:
+        raise ArgumentError(
+            f"{where}: the rows of column {name!r} have different kinds of values ({sorted(kinds)}); "
+            "give every row the same type."
+        )
+    return rows
 
 
 class _SliceFetch:

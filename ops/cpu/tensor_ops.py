@@ -101,8 +101,9 @@ def slice_tensor(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
 @register_kernel("Unique", "CPU")
 def unique(op: Op, ctx: KernelContext, data: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     arr = np.asarray(data)
-    if arr.ndim != 1:
-        raise ValueError(f"Unique: expected a 1-D input. Found shape {arr.shape}")
+    if arr.ndim == 0:
+        raise ValueError(f"Unique: expected an input of at least one dimension. Found shape {arr.shape}")
+    arr = arr.reshape(-1)  # as MindSpore: any rank, read flattened
     values, first, inverse, counts = np.unique(
         arr, return_index=True, return_inverse=True, return_counts=True
     )

@@ -273,6 +273,13 @@ PIPELINES.update({
         _source_answers),
     "custom_class_indexing_after_batch": lambda lib, p: _Probe(lib.ds.ImageFolderDataset(
         p["images"], class_indexing={"cat": 5, "dog": 2}, shuffle=False).batch(3).repeat(2), _source_answers),
+    "numpy_ragged_arrays": lambda lib, p: lib.ds.NumpySlicesDataset(
+        [np.array([1, 2, 3]), np.array([4, 5]), np.array([6])], column_names=["x"], shuffle=False),
+    "numpy_ragged_lists_two_columns": lambda lib, p: lib.ds.NumpySlicesDataset(
+        ([[1.5, 2.5], [3.5]], [7, 8]), column_names=["x", "y"], shuffle=False),
+    "unique_2d_rows": lambda lib, p: lib.ds.NumpySlicesDataset(
+        {"x": np.array([[[0, -1, -2, -1, 2], [2, 0, 2, 1, -3]]], np.int32)}, shuffle=False).map(
+        lib.transforms.Unique(), input_columns="x", output_columns=["x", "idx", "count"]),
     "no_classes_after_map": lambda lib, p: _Probe(_five(lib).map(lambda x: x, input_columns="x"), _source_answers),
 
     "default_iterator_tensors": lambda lib, p: _Probe(_abc(lib).batch(4), _tensor_essentials),

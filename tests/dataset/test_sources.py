@@ -39,9 +39,21 @@ def test_numpy_slices_unequal_columns():
         md.NumpySlicesDataset({"a": [1, 2], "b": [1]})
 
 
-def test_numpy_slices_ragged_column():
-    with pytest.raises(ArgumentError, match="ragged"):
-        md.NumpySlicesDataset({"a": [[1, 2], [3]]})
+def test_numpy_slices_ragged_column_gives_one_row_per_array():
+    ds = md.NumpySlicesDataset([np.array([1, 2, 3]), np.array([4, 5])], column_names=["x"], shuffle=False)
+    assert [r[0].tolist() for r in ds.create_tuple_iterator(output_numpy=True)] == [[1, 2, 3], [4, 5]]
+
+
+def test_numpy_slices_ragged_rows_keep_their_dtype_through_shuffle_and_padded_batch():
+    md.config.set_seed(0)
+    ds = md.NumpySlicesDataset({"a": [[1, 2], [3]]}).padded_batch(2, pad_info={"a": ([2], 0)})
+    (batch,) = list(ds.create_tuple_iterator(output_numpy=True))
+    assert batch[0].dtype == np.int64 and sorted(batch[0].tolist()) == [[1, 2], [3, 0]]
+
+
+def test_numpy_slices_ragged_inside_a_row_is_refused():
+    with pytest.raises(ArgumentError, match="row 1 of column 'a' is ragged inside"):
+        md.NumpySlicesDataset({"a": [[1], [[1, 2], [3]]]})
 
 
 def test_numpy_slices_num_samples_and_sampler():

@@ -192,9 +192,23 @@ def test_unique_strings() -> None:
     assert out.tolist() == ["b", "a"] and idx.tolist() == [0, 1, 0] and count.tolist() == [2, 1]
 
 
-def test_unique_rejects_2d() -> None:
-    with pytest.raises(ValueError, match=r"Unique: expected a 1-D input. Found shape \(2, 2\)"):
-        transforms.Unique()(np.zeros((2, 2)))
+def test_unique_reads_2d_input_flattened_as_mindspore_example() -> None:
+    # MindSpore's docstring: [[0, -1, -2, -1, 2], [2, -0, 2, 1, -3]] gives shapes (6,), (10,), (6,).
+    out, idx, count = transforms.Unique()(np.array([[0, -1, -2, -1, 2], [2, -0, 2, 1, -3]]))
+    assert out.tolist() == [0, -1, -2, 2, 1, -3] and idx.tolist() == [0, 1, 2, 1, 3, 3, 0, 3, 4, 5]
+    assert count.tolist() == [2, 2, 1, 3, 1, 1]
+
+
+def test_unique_2d_output_spec_is_flat() -> None:
+    from minddata.ops.base import TensorSpec
+
+    specs = transforms.Unique().output_spec(TensorSpec((2, 5), np.dtype(np.int64)))
+    assert [s.shape for s in specs] == [(None,), (10,), (None,)]
+
+
+def test_unique_rejects_a_scalar() -> None:
+    with pytest.raises(ValueError, match=r"Unique: expected an input of at least one dimension"):
+        transforms.Unique()(np.int64(3))
 
 
 # ---------------------------------------------------------------------------------------------- not_random
