@@ -47,7 +47,8 @@ SCANNED = (*LAYERS, "tests")
 
 CORE = ("minddata.errors", "minddata.config", "minddata._version")
 PUBLIC_API = (
-    "minddata.dataset", "minddata.vision", "minddata.transforms", "minddata.text", "minddata.samplers", "minddata.cli"
+    "minddata.dataset", "minddata.vision", "minddata.transforms", "minddata.text", "minddata.audio", "minddata.samplers",
+    "minddata.cli",
 )
 
 

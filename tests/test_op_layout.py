@@ -191,10 +191,26 @@ def test_each_vision_family_has_kernels_and_tests_of_its_name():
     )
 
 
-def test_each_plan_belongs_to_a_vision_family():
+def test_each_audio_family_has_kernels_and_tests_of_its_name():
+    # The audio families (minddata/audio/<family>.py) pair with ops/cpu/<family>.py and tests/audio/test_<family>.py.
+    families = {f for f in _stems("minddata/audio") if _defines_ops(f"minddata.audio.{f}")}
+    assert {"spectrogram", "masking"} <= families  # guards the scan
+    missing = sorted(
+        f"{family}: {path}"
+        for family in families
+        for path in (f"ops/cpu/{family}.py", f"tests/audio/test_{family}.py")
+        if not Path(layering.ROOT, path).is_file()
+    )
+    assert not missing, "audio op families without their namesake kernel or test module: " + ", ".join(missing)
+
+
+def test_each_plan_belongs_to_a_vision_or_audio_family():
     # image.py holds what the plans share.
-    orphans = sorted(_stems("ops/plans") - _stems("minddata/vision") - {"image"})
-    assert not orphans, f"plans without a vision family of their name (minddata/vision/<name>.py): {orphans}"
+    orphans = sorted(_stems("ops/plans") - _stems("minddata/vision") - _stems("minddata/audio") - {"image"})
+    assert not orphans, (
+        f"plans without a vision or audio family of their name (minddata/vision/<name>.py, "
+        f"minddata/audio/<name>.py): {orphans}"
+    )
 
 
 # --- the checkers, on planted snippets ------------------------------------------------------------

@@ -34,6 +34,7 @@ from typing import Any
 import cv2
 import numpy as np
 import pytest
+from contract_audio import audio_cases
 from contract_text import text_cases
 
 import minddata as md
@@ -451,6 +452,8 @@ CASES: dict[str, Case] = {
 }
 # The text ops (minddata/text): string inputs, and odd texts standing for the odd images.
 CASES.update(text_cases(Case))
+# The audio ops (minddata/audio): waveforms and spectrograms, and odd audio standing for the odd images.
+CASES.update(audio_cases(Case))
 
 
 

@@ -1,0 +1,75 @@
+"""Parameter checks shared by the audio op specs: each names the op, the argument, the rule and the value."""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+from typing import Any
+
+import numpy as np
+
+from minddata.errors import ArgumentError
+from minddata.ops.base import TensorSpec
+from minddata.text._checks import check_bool, check_enum, is_int
+
+__all__ = ["check_bool", "check_enum", "check_float", "check_int", "float_dtype", "one_input", "INT32_MAX"]
+
+INT32_MAX = 2**31 - 1
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def _show(value: Any) -> str:
+    return f"{value!r} ({type(value).__name__})"
+
+
+def check_int(op: str, arg: str, value: Any, *, low: int | None = None, high: int = INT32_MAX) -> int:
+    if not is_int(value):
+        raise TypeError(f"{op}: `{arg}` must be an int. Found: {_show(value)}")
+    if low is not None and value < low:
+        rule = "greater than 0" if low == 1 else "non-negative" if low == 0 else f"at least {low}"
+        raise ArgumentError(f"{op}: `{arg}` must be {rule}. Found: {value}")
+    if value > high or value < -INT32_MAX - 1:
+        raise ArgumentError(f"{op}: `{arg}` must be at most {high}. Found: {value}")
+    return int(value)
+
+
+def check_float(
+    op: str, arg: str, value: Any, *, low: float | None = None, high: float | None = None,
+    low_open: bool = False, high_open: bool = False, nonzero: bool = False,
+) -> float:
+    """A real number (an int is accepted) within ``[low, high]`` (``low_open``/``high_open`` exclude the
+    ends); without bounds, within float32's range."""
+    if not isinstance(value, Real) or isinstance(value, bool):
+        raise TypeError(f"{op}: `{arg}` must be a float. Found: {_show(value)}")
+    v = float(value)
+    if math.isnan(v) or abs(v) > FLOAT32_MAX:
+        raise ArgumentError(f"{op}: `{arg}` must be a finite float32 value. Found: {value}")
+    if nonzero and v == 0:
+        raise ArgumentError(f"{op}: `{arg}` must not be 0. Found: {value}")
+    if low is not None and high is not None and (
+        v < low or v > high or (low_open and v == low) or (high_open and v == high)
+    ):
+        lb, rb = "(" if low_open else "[", ")" if high_open else "]"
+        raise ArgumentError(f"{op}: `{arg}` must be in {lb}{low}, {high}{rb}. Found: {value}")
+    if low is not None and high is None and (v < low or (low_open and v == low)):
+        rule = ("greater than 0" if low_open else "non-negative") if low == 0 else (
+            f"greater than {low}" if low_open else f"at least {low}"
+        )
+        raise ArgumentError(f"{op}: `{arg}` must be {rule}. Found: {value}")
+    return v
+
+
+def float_dtype(dtype: np.dtype | None) -> np.dtype | None:
+    """The output dtype of the audio ops: float64 stays float64, every other number type gives float32."""
+    if dtype is None:
+        return None
+    return np.dtype(np.float64) if np.dtype(dtype) == np.float64 else np.dtype(np.float32)
+
+
+def one_input(op: str, inputs: tuple[TensorSpec, ...], min_rank: int = 1, what: str = "<..., time>") -> TensorSpec:
+    if len(inputs) != 1:
+        raise ValueError(f"{op}: expected 1 input. Found: {len(inputs)}")
+    spec = inputs[0]
+    if len(spec.shape) < min_rank:
+        raise ValueError(f"{op}: the input must have shape {what}. Found shape {tuple(spec.shape)}")
+    return spec
