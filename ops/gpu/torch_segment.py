@@ -12,9 +12,14 @@ tensors, which is how CI checks this driver without a GPU.
 
 Numerics against the CPU kernels: exact for crops, pads, flips, ``HWC2CHW``, ``Normalize``,
 ``Rescale`` and in-range ``TypeCast``; within 1 level for BILINEAR resizes (OpenCV rounds fixed-point
-weights, torch computes in float); within 2 levels for rotations; BICUBIC/AREA/PIL filters differ by
-design (torch's cubic uses a = -0.75 like OpenCV, but no fixed-point rounding); decoding on nvJPEG
-differs from libjpeg-turbo by a few levels. The pixel ops it runs (``Invert``, ``Posterize``,
+weights, torch computes in float); within 2 levels for rotations; integer images of every width are
+rounded half to even and saturated after resizes and warps, as OpenCV does. Filters that differ by
+design, not within a level: BICUBIC (torch's cubic uses a = -0.75 like OpenCV, without its fixed-point
+rounding: a few levels at edges), AREA (torch's antialiased bilinear, where OpenCV averages exact
+pixel areas: a few levels when shrinking, more on fine texture; upscaling differs like BILINEAR vs
+OpenCV's area weights), ANTIALIAS and PILCUBIC (torch's antialiased bilinear and bicubic, where the
+CPU kernel uses Pillow's Lanczos-3 and bicubic: several levels at edges). Place those resizes on the
+CPU where pixels must match. Decoding on nvJPEG differs from libjpeg-turbo by a few levels. The pixel ops it runs (``Invert``, ``Posterize``,
 ``Solarize``, ``AdjustBrightness``, ``RandomLighting``, ``ToTensor``, ``PadToSize``, ``Erase`` and the
 ``Random*`` forms) are exact; ``AdjustGamma`` is exact on uint8 (the CPU's table) and within one unit in
 the last place on floats; ``RandomResize`` resizes as ``Resize`` does here with the row's drawn filter.
