@@ -321,8 +321,9 @@ class _CsvReader:
 
 class TextFileDataset(Dataset):
     """Lines of text files, one row per non-empty line, in column ``text`` (MindSpore's
-    ``TextFileDataset``). Line ends (``\\n``, ``\\r\\n``) are dropped and empty lines skipped, as in
-    MindSpore. Arguments as in :class:`CSVDataset`.
+    ``TextFileDataset``). As in MindSpore, lines end at ``\\n`` only: the ``\\n`` is dropped, a
+    ``\\r`` before it stays in the text (a CRLF file's rows end in ``\\r``), a line holding only
+    ``\\r`` is a row, and empty lines are skipped. Arguments as in :class:`CSVDataset`.
 
     Examples:
         >>> import os, tempfile
@@ -356,7 +357,7 @@ def _lines(path: str) -> Iterator[tuple[int, bytes]]:
     try:
         with open(path, "rb") as f:
             for number, raw in enumerate(f, start=1):
-                line = raw.rstrip(b"\n").rstrip(b"\r")
+                line = raw[:-1] if raw.endswith(b"\n") else raw  # MindSpore's getline: "\r" stays
                 if line:
                     yield number, line
     except OSError as error:

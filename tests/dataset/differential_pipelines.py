@@ -68,8 +68,11 @@ def make_data(folder: str) -> dict[str, Any]:
         with open(path, "w") as out:
             out.write("\n".join(lines) + "\n")
         texts.append(path)
+    text_cr = os.path.join(folder, "crlf.txt")
+    with open(text_cr, "wb") as out:  # CRLF line ends, a "\r"-only line, a bare "\r" inside a line
+        out.write(b"a\r\nb\r\n\r\nc\rd\n\nlast")
     return {"images": images, "csv_plain": csv_plain, "csv_header": csv_header, "texts": texts,
-            "csv_parts": csv_parts}
+            "csv_parts": csv_parts, "text_cr": text_cr}
 
 
 # -- the pipelines ---------------------------------------------------------------------------------
@@ -273,6 +276,7 @@ PIPELINES.update({
         _source_answers),
     "custom_class_indexing_after_batch": lambda lib, p: _Probe(lib.ds.ImageFolderDataset(
         p["images"], class_indexing={"cat": 5, "dog": 2}, shuffle=False).batch(3).repeat(2), _source_answers),
+    "text_file_carriage_returns": lambda lib, p: lib.ds.TextFileDataset(p["text_cr"], shuffle=False),
     "numpy_ragged_arrays": lambda lib, p: lib.ds.NumpySlicesDataset(
         [np.array([1, 2, 3]), np.array([4, 5]), np.array([6])], column_names=["x"], shuffle=False),
     "numpy_ragged_lists_two_columns": lambda lib, p: lib.ds.NumpySlicesDataset(

@@ -202,14 +202,22 @@ def test_text_file_lines(tmp_path):
     (tmp_path / "a.txt").write_bytes(b"first\nsecond\n\n")
     ds = md.TextFileDataset(str(tmp_path / "*.txt"), shuffle=False)
     # MindSpore's order: the files' readers' rows interleaved one at a time.
-    assert [str(t) for t in column(ds, "text")] == ["first", "third", "second", "fourth"]
+    assert [str(t) for t in column(ds, "text")] == ["first", "third\r", "second", "fourth"]
     one_reader = md.TextFileDataset(str(tmp_path / "*.txt"), shuffle=False, num_parallel_workers=1)
-    assert [str(t) for t in column(one_reader, "text")] == ["first", "second", "third", "fourth"]
+    assert [str(t) for t in column(one_reader, "text")] == ["first", "second", "third\r", "fourth"]
     assert ds.get_dataset_size() == 4
     assert md.TextFileDataset(str(tmp_path / "*.txt"), num_samples=3).get_dataset_size() == 3
     (tmp_path / "bad.txt").write_bytes(b"ok\n\xff\xfe\n")
     with pytest.raises(DataFormatError, match=r"bad.txt, line 2: not UTF-8"):
         column(md.TextFileDataset(str(tmp_path / "bad.txt")))
+
+
+def test_text_file_keeps_carriage_returns_as_mindspore(tmp_path):
+    # MindSpore splits at "\n" only: "\r" stays in the text and a "\r"-only line is a row.
+    (tmp_path / "cr.txt").write_bytes(b"a\r\nb\r\n\r\nc\rd\n\n")
+    ds = md.TextFileDataset(str(tmp_path / "cr.txt"), shuffle=False)
+    assert [str(t) for t in column(ds, "text")] == ["a\r", "b\r", "\r", "c\rd"]
+    assert ds.get_dataset_size() == 4
 
 
 def test_streamed_shuffle_modes(tmp_path):
