@@ -55,7 +55,7 @@ class IMDBDataset(Dataset):
 
     ``dataset_dir`` holds ``train/`` and ``test/``, each with ``pos/`` and ``neg/`` folders of
     ``<id>_<rating>.txt`` files (``unsup/`` and the other files of the archive are ignored). Columns:
-    ``text`` (the file's text, a string) and ``label`` (uint32: 1 positive, 0 negative). Without
+    ``text`` (the file's text, a string) and ``label`` (int32, as MindSpore 2.10: 1 positive, 0 negative). Without
     shuffling the order is train then test, and within each, ``pos`` then ``neg``, files in sorted
     name order.
 
@@ -111,7 +111,7 @@ class IMDBDataset(Dataset):
                 names = sorted(n for n in os.listdir(path) if n.endswith(".txt"))
                 files.extend(os.path.join(path, n) for n in names)
                 labels.extend([label] * len(names))
-        fetch = _ReviewFetch(files, np.asarray(labels, dtype=np.uint32))
+        fetch = _ReviewFetch(files, np.asarray(labels, dtype=np.int32))
         count = len(files)
         node = ir.RandomAccessSourceNode(
             where,

@@ -38,7 +38,8 @@ class ManifestDataset(Dataset):
             pipeline read arbitrary files.
         num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id: as elsewhere.
 
-    Columns ``image`` uint8 and ``label`` uint32: a scalar for an entry with one annotation, else
+    Columns ``image`` uint8 and ``label`` int32 (as MindSpore 2.10; ``TypeCast(np.int64)`` for
+    torch losses): a scalar for an entry with one annotation, else
     one label per annotation (1-D). Entries whose file is not a JPEG, PNG, GIF or BMP are skipped,
     as in MindSpore.
 
@@ -118,7 +119,7 @@ class ManifestDataset(Dataset):
                                       path=manifest)
             rows = []
             for path, names in entries:
-                labels = np.asarray([self._classes[n] for n in names], dtype=np.uint32)
+                labels = np.asarray([self._classes[n] for n in names], dtype=np.int32)
                 rows.append((path, labels[0] if len(labels) == 1 else labels))
             return rows
 
@@ -132,3 +133,7 @@ class ManifestDataset(Dataset):
         """Class name → label, for the classes found in the entries read."""
         self._index.rows()
         return dict(self._classes)
+
+    def num_classes(self) -> int:
+        """Number of classes (of ``class_indexing`` when given), as MindSpore's."""
+        return len(self.get_class_indexing())

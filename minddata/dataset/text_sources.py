@@ -219,10 +219,14 @@ def _parse_number(text: str, is_int: bool, path: str, line: int, name: str) -> i
                 "sets the type).",
                 path=path,
             )
-        value = int(text)
-        if not _INT32.min <= value <= _INT32.max:
+        digits = text.lstrip("+-").lstrip("0")
+        # Checked before int(): a field longer than Python's int-parsing limit (4,300 digits) would
+        # raise a bare ValueError there, and no int32 has more than 10 digits.
+        value = (-1 if text.startswith("-") else 1) * int(digits or "0") if len(digits) <= 10 else None
+        if value is None or not _INT32.min <= value <= _INT32.max:
+            shown = text if len(text) <= 24 else f"{text[:20]}... ({len(digits)} digits)"
             raise DataFormatError(
-                f"{where}: {text} does not fit the column's int32 ({_INT32.min} to {_INT32.max}).", path=path
+                f"{where}: {shown} does not fit the column's int32 ({_INT32.min} to {_INT32.max}).", path=path
             )
         return value
     if not _CSV_FLOAT.match(text):

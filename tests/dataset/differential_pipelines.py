@@ -71,8 +71,19 @@ def make_data(folder: str) -> dict[str, Any]:
     text_cr = os.path.join(folder, "crlf.txt")
     with open(text_cr, "wb") as out:  # CRLF line ends, a "\r"-only line, a bare "\r" inside a line
         out.write(b"a\r\nb\r\n\r\nc\rd\n\nlast")
+    imdb = os.path.join(folder, "imdb")
+    for split, label, text in [("train", "pos", "good film"), ("train", "neg", "dull"), ("test", "pos", "fine"),
+                                 ("test", "neg", "poor")]:
+        os.makedirs(os.path.join(imdb, split, label), exist_ok=True)
+        with open(os.path.join(imdb, split, label, "0_7.txt"), "w") as out:
+            out.write(text)
+    manifest = os.path.join(folder, "manifest.json")
+    with open(manifest, "w") as out:  # one entry of one class, one of two
+        for name, classes in [("cat/00.jpg", ["cat"]), ("dog/01.jpg", ["cat", "dog"]), ("cat/02.jpg", ["dog"])]:
+            out.write(json.dumps({"source": os.path.join(images, name), "usage": "train",
+                                  "annotation": [{"name": c, "type": "label"} for c in classes]}) + "\n")
     return {"images": images, "csv_plain": csv_plain, "csv_header": csv_header, "texts": texts,
-            "csv_parts": csv_parts, "text_cr": text_cr}
+            "csv_parts": csv_parts, "text_cr": text_cr, "imdb": imdb, "manifest": manifest}
 
 
 # -- the pipelines ---------------------------------------------------------------------------------
@@ -277,6 +288,10 @@ PIPELINES.update({
     "custom_class_indexing_after_batch": lambda lib, p: _Probe(lib.ds.ImageFolderDataset(
         p["images"], class_indexing={"cat": 5, "dog": 2}, shuffle=False).batch(3).repeat(2), _source_answers),
     "text_file_carriage_returns": lambda lib, p: lib.ds.TextFileDataset(p["text_cr"], shuffle=False),
+    "imdb_labels": lambda lib, p: lib.ds.IMDBDataset(p["imdb"], shuffle=False),
+    "manifest_labels": lambda lib, p: lib.ds.ManifestDataset(p["manifest"], shuffle=False).project(["label"]),
+    "manifest_classes_after_map": lambda lib, p: _Probe(lib.ds.ManifestDataset(p["manifest"], shuffle=False).map(
+        lib.vision.Decode(), input_columns="image"), _source_answers),
     "numpy_ragged_arrays": lambda lib, p: lib.ds.NumpySlicesDataset(
         [np.array([1, 2, 3]), np.array([4, 5]), np.array([6])], column_names=["x"], shuffle=False),
     "numpy_ragged_lists_two_columns": lambda lib, p: lib.ds.NumpySlicesDataset(

@@ -51,7 +51,7 @@ def test_imdb_columns_and_order(imdb: Path) -> None:
         ("Story of a man who has unnatural feelings for a pig.<br /><br />Dull.", 0),
     ]
     label = next(ds.create_tuple_iterator(num_epochs=1, output_numpy=True))[1]
-    assert label.dtype == np.uint32 and label.shape == ()
+    assert label.dtype == np.int32 and label.shape == ()  # as MindSpore 2.10
 
 
 @pytest.mark.parametrize(("usage", "count"), [("train", 3), ("test", 4), ("all", 7), (None, 7)])

@@ -58,6 +58,16 @@ def test_csv_int_out_of_int32_names_file_line_column_and_range(tmp_path, value):
         _rows(_csv(tmp_path, f"n\n1\n{value}\n", [0]))
 
 
+def test_csv_int_longer_than_pythons_digit_limit_names_file_line_column(tmp_path):
+    huge = "9" * 5000  # past Python's 4,300-digit int() limit
+    with pytest.raises(DataFormatError, match=r"t.csv, line 2, column 'n': 9{20}\.\.\. \(5000 digits\) does not fit"):
+        _rows(_csv(tmp_path, f"n\n{huge}\n", [0]))
+
+
+def test_csv_int_with_many_leading_zeros_is_read(tmp_path):
+    assert [int(r[0]) for r in _rows(_csv(tmp_path, "n\n" + "0" * 5000 + "42\n", [0]))] == [42]
+
+
 @pytest.mark.parametrize("value", ["1_000", " 7 ", "\u0667", "0x10", "7.0", "+-3"])
 def test_csv_ints_are_ascii_digits_with_an_optional_sign(tmp_path, value):
     with pytest.raises(DataFormatError, match=r"t.csv, line 2, column 'n': .* is not an int \(ASCII digits"):
