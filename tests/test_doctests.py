@@ -72,6 +72,7 @@ MODULES = [
     "minddata.audio.spectrogram",
     "minddata.audio.masking",
     "minddata.audio.waveform",
+    "minddata.audio.biquad",
     "minddata.dataset.audio",
     "minddata.vision._utils",
     "minddata.vision.affine",

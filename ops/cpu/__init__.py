@@ -10,6 +10,7 @@ from minddata.ops.cpu import (  # noqa: F401  (imported to register their kernel
     affine,
     augment_policies,
     bbox,
+    biquad,
     color,
     convert,
     crop,

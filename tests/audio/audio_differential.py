@@ -147,6 +147,32 @@ CASES: dict[str, tuple[str, list, dict, list[str]]] = {
     "resample_kaiser": (
         "Resample", [44100, 16000, enum("ResampleMethod.KAISER_WINDOW"), 8, 0.95], {}, ["wave2"]
     ),
+    "allpass_biquad": ("AllpassBiquad", [16000, 1000.0], {}, ["chirp"]),
+    "band_biquad": ("BandBiquad", [16000, 1200.0, 0.5], {}, ["chirp"]),
+    "band_biquad_noise": ("BandBiquad", [8000, 700.0, 0.9, True], {}, ["wave2"]),
+    "bandpass_biquad": ("BandpassBiquad", [16000, 1500.0], {}, ["chirp"]),
+    "bandpass_biquad_skirt": ("BandpassBiquad", [8000, 500.0, 0.3, True], {}, ["wave2"]),
+    "bandreject_biquad": ("BandrejectBiquad", [16000, 800.0, 0.6], {}, ["chirp"]),
+    "bass_biquad": ("BassBiquad", [16000, 6.0], {}, ["chirp"]),
+    "bass_biquad_cut": ("BassBiquad", [8000, -10.0, 300.0, 0.5], {}, ["wave2"]),
+    "treble_biquad": ("TrebleBiquad", [16000, 4.0], {}, ["chirp"]),
+    "equalizer_biquad": ("EqualizerBiquad", [16000, 1000.0, -5.0, 0.8], {}, ["chirp"]),
+    "highpass_biquad": ("HighpassBiquad", [16000, 2000.0], {}, ["chirp"]),
+    "lowpass_biquad": ("LowpassBiquad", [16000, 500.0, 0.9], {}, ["wave3"]),
+    "lowpass_biquad_f64": ("LowpassBiquad", [16000, 500.0], {}, ["chirp64"]),
+    "deemph_biquad": ("DeemphBiquad", [44100], {}, ["chirp"]),
+    "deemph_biquad_48k": ("DeemphBiquad", [48000], {}, ["wave2"]),
+    "riaa_biquad": ("RiaaBiquad", [44100], {}, ["unit"]),
+    "riaa_biquad_96k": ("RiaaBiquad", [96000], {}, ["wave2"]),
+    "biquad": ("Biquad", [0.2, 0.3, 0.2, 1.0, -0.4, 0.1], {}, ["chirp"]),
+    "lfilter": ("LFilter", [[1.0, -0.6, 0.2], [0.4, 0.2, 0.1]], {}, ["wave2"]),
+    "lfilter_noclamp": ("LFilter", [[2.0, -0.5], [1.5, 0.5]], {"clamp": False}, ["wave3"]),
+    "filtfilt": ("Filtfilt", [[1.0, -0.6, 0.2], [0.4, 0.2, 0.1]], {}, ["wave2"]),
+    "filtfilt_noclamp": ("Filtfilt", [[1.0, -0.3], [1.2, 0.4]], {"clamp": False}, ["unit"]),
+    "contrast": ("Contrast", [], {}, ["unit"]),
+    "contrast_30": ("Contrast", [30.0], {}, ["wave2"]),
+    "overdrive": ("Overdrive", [], {}, ["unit"]),
+    "overdrive_hot": ("Overdrive", [40.0, 80.0], {}, ["wave2"]),
 }
 
 

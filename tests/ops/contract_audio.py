@@ -91,4 +91,28 @@ def audio_cases(case: Any) -> dict[str, Any]:
             rejects={"empty": ValueError, "one_pixel": ValueError, "gray_hw1": ValueError}, **w
         ),
         "Resample": case(lambda: audio.Resample(8000, 6000), **w),
+        **biquad_cases(case),
+    }
+
+
+def biquad_cases(case: Any) -> dict[str, Any]:
+    """``{op name: Case}`` for the IIR filter family: any waveform, even empty, filters."""
+    w = dict(inputs=_wave, adapt=odd_audio)
+    return {
+        "AllpassBiquad": case(lambda: audio.AllpassBiquad(8000, 1000.0), **w),
+        "BandBiquad": case(lambda: audio.BandBiquad(8000, 1000.0, noise=True), **w),
+        "BandpassBiquad": case(lambda: audio.BandpassBiquad(8000, 1000.0), **w),
+        "BandrejectBiquad": case(lambda: audio.BandrejectBiquad(8000, 1000.0), **w),
+        "BassBiquad": case(lambda: audio.BassBiquad(8000, 6.0), **w),
+        "TrebleBiquad": case(lambda: audio.TrebleBiquad(8000, -6.0), **w),
+        "EqualizerBiquad": case(lambda: audio.EqualizerBiquad(8000, 1000.0, 3.0), **w),
+        "HighpassBiquad": case(lambda: audio.HighpassBiquad(8000, 1000.0), **w),
+        "LowpassBiquad": case(lambda: audio.LowpassBiquad(8000, 1000.0), **w),
+        "DeemphBiquad": case(lambda: audio.DeemphBiquad(44100), **w),
+        "RiaaBiquad": case(lambda: audio.RiaaBiquad(48000), **w),
+        "Biquad": case(lambda: audio.Biquad(0.2, 0.3, 0.2, 1.0, -0.4, 0.1), **w),
+        "LFilter": case(lambda: audio.LFilter([1.0, -0.6], [0.4, 0.2]), **w),
+        "Filtfilt": case(lambda: audio.Filtfilt([1.0, -0.6], [0.4, 0.2], clamp=False), **w),
+        "Contrast": case(audio.Contrast, **w),
+        "Overdrive": case(audio.Overdrive, **w),
     }
