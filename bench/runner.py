@@ -389,7 +389,8 @@ def _neck_facts(summary: Any) -> dict:
     report needs to word its own verdict and to check the advice against the machine's load."""
     neck = summary.bottleneck
     facts: dict[str, Any] = {"pipeline_bound": bool(neck.pipeline_bound), "stage": neck.stage, "op": neck.op,
-                             "reason": neck.reason, "advice": neck.advice, "cores": int(summary.cores)}
+                             "reason": neck.reason, "advice": neck.advice, "cores": int(summary.cores),
+                             "cpu_fallback_rows": dict(summary.device_cpu_rows)}
     stage = next((s for s in summary.stages if s.name == neck.stage), None)
     if stage is not None:
         cpu = stage.cpu if stage.cpu is not None and stage.cpu == stage.cpu else None  # NaN: not measured

@@ -106,7 +106,18 @@ def _plain_step(facts: dict) -> str:
 def verdict(result: Any, *, cores: int, other_cores: float, busy: bool) -> Verdict:
     """The verdict on ``result`` (an aggregated :class:`~minddata.bench.runner.BenchResult`), given the
     machine's ``cores``, the cores ``other_cores`` other processes used during the benchmark and
-    whether the load check found the machine ``busy`` (then no setting is advised: rerun first)."""
+    whether the load check found the machine ``busy`` (then no setting is advised: rerun first).
+    Rows that a device op ran on the CPU instead (a GPU decoder's refusals, Dvpp's CPU policy) are
+    named in the details: a device run with fallbacks measured partly the CPU."""
+    found = _verdict(result, cores=cores, other_cores=other_cores, busy=busy)
+    fallbacks = (result.neck or {}).get("cpu_fallback_rows") or {}
+    if fallbacks:
+        rows = ", ".join(f"{op} {n:,} rows" for op, n in sorted(fallbacks.items()))
+        found.details.append(f"ran on the CPU instead of their device: {rows}")
+    return found
+
+
+def _verdict(result: Any, *, cores: int, other_cores: float, busy: bool) -> Verdict:
     facts = result.neck or {}
     if not result.bottleneck:
         return Verdict("n/a", "not profiled")

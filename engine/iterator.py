@@ -178,6 +178,7 @@ class PipelineRun:
             sample_interval=min(intervals, default=configured) if profiled else None,
         )
         profile.set_queue_len(self._items.__len__)
+        profile.device_stats = self.rt.device_stats
         profile.attach()
         self.profile = profile
         # From now on the consumer's calls go through the timed path; the unprofiled path stays as is.

@@ -158,6 +158,10 @@ class ProfileSummary:
     bottleneck: Bottleneck
     autotune: list[dict[str, Any]]
     autotune_settings: dict[str, Any] | None
+    # Rows that crossed between devices ("CPU->GPU": n), and rows a device op ran on the CPU instead
+    # (op name: n: Dvpp's CPU policy, images a GPU decoder refused).
+    device_transfers: dict[str, int] = field(default_factory=dict)
+    device_cpu_rows: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (JSON-able), e.g. for ``json.dumps(summary.to_dict())``."""
@@ -311,6 +315,8 @@ def summarize(snap: dict[str, Any]) -> ProfileSummary:
         bottleneck=Bottleneck(None, False, "", ""),
         autotune=list(snap.get("decisions", [])),
         autotune_settings=snap.get("autotune"),
+        device_transfers=dict(snap.get("devices", {}).get("transfers", {})),
+        device_cpu_rows=dict(snap.get("devices", {}).get("cpu_rows", {})),
     )
     summary.bottleneck = _bottleneck(summary)
     return summary
@@ -515,6 +521,12 @@ def render(summary: ProfileSummary) -> str:
             lines.append(f"ops of {_short(s.name, 60)}: {parts}")
     lines.append("")
     lines.append(f"bottleneck: {summary.bottleneck}")
+    if summary.device_transfers:
+        moved = ", ".join(f"{k} {n:,}" for k, n in sorted(summary.device_transfers.items()))
+        lines.append(f"rows between devices: {moved}")
+    if summary.device_cpu_rows:
+        fell = ", ".join(f"{op} {n:,}" for op, n in sorted(summary.device_cpu_rows.items()))
+        lines.append(f"device ops that ran on the CPU instead (rows): {fell}")
     if summary.autotune_settings:
         a = summary.autotune_settings
         lines.append(f"autotune: budget {a['cpu_budget']:g} cores, {a['memory_budget'] / 2**20:,.0f} MiB; "

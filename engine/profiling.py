@@ -381,6 +381,8 @@ class RunProfile:
         self.end: float | None = None
         self.autotune: dict[str, Any] | None = None
         self._queue_len: Callable[[], int] | None = None
+        # The run's DeviceStats (rows moved between devices, rows a device op ran on the CPU instead).
+        self.device_stats: Any = None
         self._lock = threading.Lock()
 
     # -- attaching -----------------------------------------------------------------------------
@@ -611,4 +613,9 @@ class RunProfile:
             "decisions": list(self.decisions),
             "spans_dropped": self.span_room[0] <= 0,
             "autotune": self.autotune,
+            "devices": _device_counts(self.device_stats),
         }
+
+
+def _device_counts(stats: Any) -> dict[str, dict[str, int]]:
+    return {"transfers": {}, "cpu_rows": {}} if stats is None else stats.counts()

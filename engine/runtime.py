@@ -59,7 +59,7 @@ class DeviceStats:
 
     ``transfers``: ``"CPU->GPU"``-style boundary -> rows that crossed it (a row crosses each boundary
     between its map's device parts once). ``cpu_rows``: op name -> rows a device op ran on the CPU
-    instead (Dvpp's ``set_dvpp_policy("cpu")``).
+    instead (Dvpp's ``set_dvpp_policy("cpu")``, images the GPU decoder refused).
     """
 
     transfers: dict[str, int] = field(default_factory=dict)
@@ -72,6 +72,11 @@ class DeviceStats:
                 self.transfers[key] = self.transfers.get(key, 0) + n
             for key, n in (cpu_rows or {}).items():
                 self.cpu_rows[key] = self.cpu_rows.get(key, 0) + n
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """A consistent copy, ``{"transfers": ..., "cpu_rows": ...}``, while workers may still add."""
+        with self._lock:
+            return {"transfers": dict(self.transfers), "cpu_rows": dict(self.cpu_rows)}
 
 
 class Runtime:

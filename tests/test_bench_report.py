@@ -164,6 +164,15 @@ def test_a_low_cpu_share_with_spare_cores_suggests_one_more_worker():
     assert v.label == "waiting" and v.line.endswith("try --workers 3")
 
 
+def test_rows_a_device_op_ran_on_the_cpu_are_named_in_the_details():
+    result = _profiled(cpu=0.9, cpu_seconds=1.8)
+    result.neck["cpu_fallback_rows"] = {"Decode": 12}
+    v = verdict(result, cores=2, other_cores=0.0, busy=False)
+    assert "ran on the CPU instead of their device: Decode 12 rows" in v.details
+    assert not any("instead of their device" in d for d in verdict(_profiled(cpu=0.9), cores=2, other_cores=0.0,
+                                                                    busy=False).details)
+
+
 def test_rounds_that_disagree_give_an_unclear_verdict():
     batch = _profiled(0.9)
     batch.bottleneck_stage, batch.neck = "Batch(8)", {**batch.neck, "stage": "Batch(8)", "op": None}

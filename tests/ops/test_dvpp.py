@@ -205,6 +205,18 @@ def test_a_row_breaking_a_rule_fails_naming_the_row_and_the_rule(mixed_folder):
     assert "Dvpp Decode supports JPEG only; this row is PNG" in message
 
 
+def test_the_profile_reports_rows_a_device_op_ran_on_the_cpu(mixed_folder):
+    md.config.set_dvpp_policy("cpu")
+    with md.Profiler() as prof:
+        _, stats = _run(mixed_folder, [vision.Decode().device("Dvpp"), vision.Resize((32, 40))])
+    summary = prof.summary()
+    assert summary.device_cpu_rows == {"Decode": 1}
+    assert summary.device_transfers == stats.transfers == {"CPU->Dvpp": 5, "Dvpp->CPU": 5}
+    text = str(summary)
+    assert "device ops that ran on the CPU instead (rows): Decode 1" in text
+    assert "rows between devices: CPU->Dvpp 5, Dvpp->CPU 5" in text
+
+
 def test_policy_cpu_runs_that_row_alone_on_the_cpu_and_counts_it(mixed_folder):
     md.config.set_dvpp_policy("cpu")
     rows, stats = _run(mixed_folder, [vision.Decode().device("Dvpp"), vision.Resize((32, 40))])
