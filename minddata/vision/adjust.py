@@ -656,7 +656,9 @@ class RandomGrayscale(Op):
     """With probability ``prob``, turn an RGB image grey (``0.299 R + 0.587 G + 0.114 B``, OpenCV's
     rounding), keeping 3 equal channels; a one-channel image passes through.
 
-    MindSpore's RandomGrayscale takes PIL images only; this one takes arrays, as every other op.
+    MindSpore's RandomGrayscale takes PIL images only; this one takes arrays, as every other op. A
+    PIL image is converted with Pillow's ``convert("L")``, as MindSpore does, so its grey levels are
+    MindSpore's; on arrays OpenCV's rounding may differ from them by one grey level.
 
     Args:
         prob: the probability of the conversion, in [0, 1].

@@ -416,7 +416,11 @@ def random_grayscale(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
         )
     if c == 1 or not adjust_plan.applies(ctx.rng, op.prob):
         return img
-    if img.dtype in (np.uint8, np.uint16, np.float32):
+    if getattr(image, "mode", None) == "RGB" and hasattr(image, "convert"):
+        # A PIL image: Pillow's convert("L") (integer weights, its rounding), which MindSpore's
+        # PIL-only RandomGrayscale calls; arrays keep OpenCV's rounding (at most one grey level apart).
+        gray = np.asarray(image.convert("L"))
+    elif img.dtype in (np.uint8, np.uint16, np.float32):
         gray = cv2.cvtColor(img, cv2.COLOR_RGB2GRAY)
     else:
         planes = img.astype(np.float64)

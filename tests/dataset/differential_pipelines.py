@@ -292,6 +292,11 @@ PIPELINES.update({
     "manifest_labels": lambda lib, p: lib.ds.ManifestDataset(p["manifest"], shuffle=False).project(["label"]),
     "manifest_classes_after_map": lambda lib, p: _Probe(lib.ds.ManifestDataset(p["manifest"], shuffle=False).map(
         lib.vision.Decode(), input_columns="image"), _source_answers),
+    # Exact grey levels (int16, so not compared within one level as images are): PIL input is
+    # converted as MindSpore's PIL-only RandomGrayscale does.
+    "random_grayscale_pil_exact": lambda lib, p: _Probe(_images(lib, p, [
+        lib.vision.Decode(to_pil=True), lib.vision.RandomGrayscale(1.0)]), lambda d: [
+        [np.asarray(row[0]).astype(np.int16)] for row in d.create_tuple_iterator(num_epochs=1, output_numpy=True)]),
     "numpy_ragged_arrays": lambda lib, p: lib.ds.NumpySlicesDataset(
         [np.array([1, 2, 3]), np.array([4, 5]), np.array([6])], column_names=["x"], shuffle=False),
     "numpy_ragged_lists_two_columns": lambda lib, p: lib.ds.NumpySlicesDataset(
