@@ -1,4 +1,5 @@
-"""MindSpore's dataset → MindRecord converters (``ImageNetToMR``, ``MnistToMR``), writing the same
+"""MindSpore's dataset → MindRecord converters (``ImageNetToMR``, ``MnistToMR``, ``Cifar10ToMR``,
+``Cifar100ToMR``, ``CsvToMR``), writing the same
 schema, index fields and page sizes as ``mindspore.mindrecord`` does.
 
 Difference from MindSpore: images are taken in sorted order (MindSpore takes ``os.listdir`` order,
@@ -7,8 +8,11 @@ which varies by file system), so a conversion is reproducible.
 
 from __future__ import annotations
 
+import csv
 import gzip
 import os
+import pickle
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -17,7 +21,7 @@ import numpy as np
 from minddata.errors import ArgumentError, DataFormatError
 from minddata.record.mindrecord_format import MindRecordWriter
 
-__all__ = ["ImageNetToMR", "MnistToMR"]
+__all__ = ["Cifar10ToMR", "Cifar100ToMR", "CsvToMR", "ImageNetToMR", "MnistToMR"]
 
 _BATCH = 256
 
@@ -194,4 +198,196 @@ class MnistToMR:
 
     def transform(self) -> None:
         """Write both files (MindSpore's entry point)."""
+        self.run()
+
+
+class _CifarUnpickler(pickle.Unpickler):
+    """CIFAR's Python-version batches are pickles: only NumPy's array reconstruction is allowed, as
+    in MindSpore's reader, so a crafted file cannot run code."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) in (("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
+                              ("numpy", "ndarray"), ("numpy", "dtype")):
+            return getattr(np, name) if module == "numpy" else np.core.multiarray._reconstruct
+        raise pickle.UnpicklingError(f"global '{module}.{name}' is forbidden")
+
+
+def _cifar_batch(where: str, path: str) -> dict:
+    try:
+        with open(path, "rb") as f:
+            batch = _CifarUnpickler(f, encoding="bytes").load()
+    except (OSError, pickle.UnpicklingError, EOFError, ValueError, UnicodeDecodeError) as error:
+        raise DataFormatError(f"{where}: {path} is not a CIFAR Python-version batch: {error}", path=path) from None
+    if not isinstance(batch, dict) or b"data" not in batch:
+        raise DataFormatError(f"{where}: {path} is not a CIFAR Python-version batch (no b'data').", path=path)
+    return batch
+
+
+def _cifar_images(batch: dict) -> np.ndarray:
+    return np.asarray(batch[b"data"], np.uint8).reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1)
+
+
+def _jpeg(rgb: np.ndarray) -> bytes:
+    import cv2
+
+    ok, encoded = cv2.imencode(".jpeg", np.ascontiguousarray(rgb[..., ::-1]))  # as MindSpore: BGR for OpenCV
+    return encoded.tobytes()
+
+
+def _write_one(destination: str, schema: dict, desc: str, fields: Any, rows: list[dict]) -> None:
+    if fields is not None and not isinstance(fields, list):
+        raise ArgumentError(f"{desc}: `fields` must be None or a list of index fields. Found: {fields!r}")
+    writer = MindRecordWriter(destination, 1)
+    try:
+        writer.add_schema(schema, desc)
+        if fields:
+            writer.add_index(fields)
+        writer.write_raw_data(rows)
+        writer.commit()
+    except BaseException:
+        writer.abort()
+        raise
+
+
+class Cifar10ToMR:
+    """CIFAR-10's Python-version batches (``data_batch_1`` ... ``data_batch_5``, ``test_batch``) →
+    ``destination`` (train) and ``destination + "_test"`` (MindSpore's ``Cifar10ToMR``).
+
+    Rows: ``id`` (int64, the row number), ``label`` (int64) and ``data`` (the 32x32 image as JPEG
+    bytes, encoded by OpenCV as MindSpore does); ``transform(fields)`` makes ``fields`` index fields.
+    The batches are read in name order (MindSpore: ``os.listdir`` order), and unpickled allowing only
+    NumPy arrays.
+    """
+
+    def __init__(self, source: str, destination: str):
+        where = "Cifar10ToMR"
+        names = sorted(os.listdir(source)) if os.path.isdir(source) else []
+        self.train_files = [os.path.join(source, n) for n in names if n.startswith("data_batch_")]
+        self.test_files = [os.path.join(source, n) for n in names if n.startswith("test_batch")]
+        if not self.train_files or not self.test_files:
+            raise ArgumentError(f"{where}: {source} must hold CIFAR-10's data_batch_* and test_batch files.")
+        self.source, self.destination = source, destination
+
+    def _rows(self, files: list[str]) -> list[dict]:
+        rows: list[dict] = []
+        for path in files:
+            batch = _cifar_batch("Cifar10ToMR", path)
+            for image, label in zip(_cifar_images(batch), batch[b"labels"]):
+                rows.append({"id": len(rows), "data": _jpeg(image), "label": int(label)})
+        return rows
+
+    def run(self, fields: list[str] | None = None) -> int:
+        """Write both files; returns 0 (MindSpore's SUCCESS)."""
+        schema = {"id": {"type": "int64"}, "label": {"type": "int64"}, "data": {"type": "bytes"}}
+        _write_one(self.destination, schema, "img_train", fields, self._rows(self.train_files))
+        _write_one(self.destination + "_test", schema, "img_test", fields, self._rows(self.test_files))
+        return 0
+
+    def transform(self, fields: list[str] | None = None) -> None:
+        """Write both files (MindSpore's entry point)."""
+        self.run(fields)
+
+
+class Cifar100ToMR:
+    """CIFAR-100's Python-version files ``train`` and ``test`` → ``destination`` and
+    ``destination + "_test"`` (MindSpore's ``Cifar100ToMR``).
+
+    Rows: ``id`` (int64), ``fine_label`` and ``coarse_label`` (int64) and ``data`` (JPEG bytes, as
+    MindSpore encodes them); ``transform(fields)`` makes ``fields`` index fields.
+    """
+
+    def __init__(self, source: str, destination: str):
+        where = "Cifar100ToMR"
+        missing = [n for n in ("train", "test") if not os.path.isfile(os.path.join(source, n))]
+        if missing:
+            raise ArgumentError(f"{where}: {source} lacks {missing}; pass the folder of CIFAR-100's train and test files.")
+        self.source, self.destination = source, destination
+
+    def _rows(self, name: str) -> list[dict]:
+        batch = _cifar_batch("Cifar100ToMR", os.path.join(self.source, name))
+        return [{"id": i, "data": _jpeg(image), "fine_label": int(fine), "coarse_label": int(coarse)}
+                for i, (image, fine, coarse) in enumerate(zip(_cifar_images(batch), batch[b"fine_labels"],
+                                                                batch[b"coarse_labels"]))]
+
+    def run(self, fields: list[str] | None = None) -> int:
+        """Write both files; returns 0 (MindSpore's SUCCESS)."""
+        schema = {"id": {"type": "int64"}, "fine_label": {"type": "int64"}, "coarse_label": {"type": "int64"},
+                  "data": {"type": "bytes"}}
+        _write_one(self.destination, schema, "img_train", fields, self._rows("train"))
+        _write_one(self.destination + "_test", schema, "img_test", fields, self._rows("test"))
+        return 0
+
+    def transform(self, fields: list[str] | None = None) -> None:
+        """Write both files (MindSpore's entry point)."""
+        self.run(fields)
+
+
+_INT_TEXT = re.compile(r"[+-]?[0-9]+\Z")
+_FLOAT_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z|[+-]?(?:nan|inf)\Z", re.I)
+_BOOL_TEXT = {"True": 1, "TRUE": 1, "true": 1, "False": 0, "FALSE": 0, "false": 0}
+
+
+class CsvToMR:
+    """A CSV file with a header row → MindRecord (MindSpore's ``CsvToMR``), without pandas.
+
+    Column types are inferred as pandas' ``read_csv`` (which MindSpore uses) does for plain files:
+    ``int64`` when every field is an integer, ``float64`` when every field is a number or empty
+    (empty → NaN), booleans (``True``/``False``) as ``int32`` 0/1, else ``string``. Every column in
+    ``columns_list`` (default: all) is written and made an index field, as MindSpore does.
+    """
+
+    def __init__(self, source: str, destination: str, columns_list: list[str] | None = None,
+                 partition_number: int = 1):
+        where = "CsvToMR"
+        if not isinstance(source, str) or not isinstance(destination, str):
+            raise ArgumentError(f"{where}: `source` and `destination` must be str.")
+        if columns_list is not None and (not isinstance(columns_list, list)
+                                         or not all(isinstance(c, str) for c in columns_list)):
+            raise ArgumentError(f"{where}: `columns_list` must be a list of str. Found: {columns_list!r}")
+        self.source, self.destination, self.columns_list = source, destination, columns_list
+        self.partition_number = _partitions(where, partition_number)
+        self.writer = MindRecordWriter(destination, self.partition_number)
+
+    def _read(self) -> tuple[list[str], list[list[str]]]:
+        try:
+            with open(self.source, newline="", encoding="utf-8") as f:
+                lines = [r for r in csv.reader(f)]
+        except (OSError, csv.Error, UnicodeDecodeError) as error:
+            raise DataFormatError(f"CsvToMR: can't read {self.source}: {error}", path=self.source) from None
+        if not lines:
+            raise DataFormatError(f"CsvToMR: {self.source} is empty.", path=self.source)
+        header, rows = lines[0], [r for r in lines[1:] if r]
+        for number, row in enumerate(rows, start=2):
+            if len(row) != len(header):
+                raise DataFormatError(f"CsvToMR: {self.source}, row {number}: {len(row)} fields but {len(header)} "
+                                      "columns.", path=self.source)
+        return header, rows
+
+    def run(self) -> int:
+        """Write the files; returns 0 (MindSpore's SUCCESS)."""
+        header, rows = self._read()
+        columns = self.columns_list or header
+        for name in columns:
+            if name not in header:
+                raise ArgumentError(f"CsvToMR: `columns_list` names {name!r}, which {self.source} does not have.")
+            if name.isdigit():
+                raise ArgumentError(f"CsvToMR: column name {name!r} starts with a number, which MindRecord refuses.")
+        schema, converters = {}, {}
+        for name in columns:
+            texts = [r[header.index(name)] for r in rows]
+            if texts and all(_INT_TEXT.match(t) for t in texts):
+                schema[name], converters[name] = {"type": "int64"}, int
+            elif texts and all(t in _BOOL_TEXT for t in texts):
+                schema[name], converters[name] = {"type": "int32"}, _BOOL_TEXT.__getitem__
+            elif texts and all(t == "" or _FLOAT_TEXT.match(t) for t in texts):
+                schema[name], converters[name] = {"type": "float64"}, lambda t: float(t) if t else float("nan")
+            else:
+                schema[name], converters[name] = {"type": "string"}, str
+        positions = [header.index(n) for n in columns]
+        records = ({n: converters[n](r[k]) for n, k in zip(columns, positions)} for r in rows)
+        _write(self.writer, schema, "csv_schema", list(columns), records)
+        return 0
+
+    def transform(self) -> None:
+        """Write the files (MindSpore's entry point)."""
         self.run()
