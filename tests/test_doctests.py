@@ -73,6 +73,7 @@ MODULES = [
     "minddata.audio.masking",
     "minddata.audio.waveform",
     "minddata.audio.biquad",
+    "minddata.dataset.speech",
     "minddata.dataset.audio",
     "minddata.vision._utils",
     "minddata.vision.affine",

@@ -56,6 +56,7 @@ from minddata.dataset.schema import Schema
 from minddata.dataset.semeion import SemeionDataset
 from minddata.dataset.serialization import compare, deserialize, serialize, show
 from minddata.dataset.sources import GeneratorDataset, ImageFolderDataset, NumpySlicesDataset, OnlineDataset
+from minddata.dataset.speech import LJSpeechDataset, SpeechCommandsDataset, YesNoDataset
 from minddata.dataset.standard import (
     Cifar10Dataset,
     Cifar100Dataset,
@@ -167,6 +168,9 @@ __all__ = [
     "SBDataset",
     "SBUDataset",
     "SemeionDataset",
+    "LJSpeechDataset",
+    "SpeechCommandsDataset",
+    "YesNoDataset",
     "STL10Dataset",
     "SUN397Dataset",
     "SVHNDataset",
