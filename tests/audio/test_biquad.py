@@ -3,6 +3,8 @@ test_mindspore_audio.py)."""
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 from scipy import signal
@@ -65,3 +67,10 @@ def test_bad_arguments(make, message):
     with pytest.raises((ValueError, TypeError)) as caught:
         make()
     assert message in str(caught.value)
+
+
+def test_a_filter_without_scipy_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "scipy.signal", None)  # what an install without the audio extra has
+    wave = np.zeros((1, 64), np.float32)
+    with pytest.raises(ImportError, match=r"LowpassBiquad filters with SciPy.*pip install 'minddata\[audio\]'"):
+        audio.LowpassBiquad(16000, 1000.0)(wave)
