@@ -33,6 +33,7 @@ MODULES = {
     "dataset.vision": "minddata.vision",
     "dataset.transforms": "minddata.transforms",
     "dataset.text": "minddata.text",
+    "dataset.audio": "minddata.audio",
     "dataset.config": "minddata.config",
     "dataset.Dataset": "minddata.Dataset",
 }
@@ -122,6 +123,7 @@ def render(rows: list[tuple[str, str, bool]]) -> str:
 
 def _list_mindspore() -> list[str]:
     import mindspore.dataset as ds  # only with --list-mindspore, in a Python that has mindspore
+    import mindspore.dataset.audio  # noqa: F401  (not imported by mindspore.dataset itself)
 
     def public(mod, prefix):
         names = getattr(mod, "__all__", None) or dir(mod)
@@ -136,7 +138,8 @@ def _list_mindspore() -> list[str]:
     # from TextBaseDataset (build_vocab...).
     methods = sorted({n for cls in (ds.Dataset, TextBaseDataset) for n in dir(cls) if not n.startswith("_")})
     return (public(ds, "dataset") + public(ds.vision, "dataset.vision") + public(ds.transforms, "dataset.transforms")
-            + public(ds.text, "dataset.text") + config + [f"dataset.Dataset.{n}" for n in methods])
+            + public(ds.text, "dataset.text") + public(ds.audio, "dataset.audio") + config
+            + [f"dataset.Dataset.{n}" for n in methods])
 
 
 def main(argv: list[str] | None = None) -> int:
