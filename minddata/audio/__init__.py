@@ -37,6 +37,7 @@ from minddata.audio.biquad import (
     TrebleBiquad,
 )
 from minddata.audio.masking import FrequencyMasking, MaskAlongAxis, MaskAlongAxisIID, TimeMasking
+from minddata.audio.phase import Angle, ComplexNorm, Magphase, PhaseVocoder, TimeStretch
 from minddata.audio.spectrogram import (
     LFCC,
     MFCC,
@@ -70,12 +71,14 @@ from minddata.audio.waveform import DCShift, Fade, Gain, MuLawDecoding, MuLawEnc
 __all__ = [
     "AllpassBiquad",
     "AmplitudeToDB",
+    "Angle",
     "BandBiquad",
     "BandpassBiquad",
     "BandrejectBiquad",
     "BassBiquad",
     "Biquad",
     "BorderType",
+    "ComplexNorm",
     "ComputeDeltas",
     "Contrast",
     "DBToAmplitude",
@@ -96,6 +99,7 @@ __all__ = [
     "LFilter",
     "LowpassBiquad",
     "MFCC",
+    "Magphase",
     "MaskAlongAxis",
     "MaskAlongAxisIID",
     "MelScale",
@@ -107,12 +111,14 @@ __all__ = [
     "NormMode",
     "NormType",
     "Overdrive",
+    "PhaseVocoder",
     "Resample",
     "ResampleMethod",
     "RiaaBiquad",
     "ScaleType",
     "Spectrogram",
     "TimeMasking",
+    "TimeStretch",
     "TrebleBiquad",
     "Vol",
     "WindowType",

@@ -25,6 +25,7 @@ from minddata.ops.cpu import (  # noqa: F401  (imported to register their kernel
     normalize,
     pad_erase,
     perspective,
+    phase,
     resize,
     spectrogram,
     tensor_ops,

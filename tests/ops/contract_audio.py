@@ -46,6 +46,12 @@ def _complex() -> tuple[Any, ...]:
     return (np.random.default_rng(2).standard_normal((2, 33, 12, 2)).astype(np.float32),)
 
 
+def odd_complex(img: np.ndarray) -> tuple[np.ndarray]:
+    """The odd audio as complex numbers ``<..., 2>``."""
+    (x,) = odd_audio(img)
+    return (np.stack([x, x[..., ::-1]], axis=-1),)
+
+
 def _codes(img: np.ndarray) -> tuple[Any, ...]:
     (x,) = odd_audio(img)
     return (np.abs(np.asarray(x)).astype(np.int64) % 256,)
@@ -92,6 +98,7 @@ def audio_cases(case: Any) -> dict[str, Any]:
         ),
         "Resample": case(lambda: audio.Resample(8000, 6000), **w),
         **biquad_cases(case),
+        **phase_cases(case),
     }
 
 
@@ -115,4 +122,21 @@ def biquad_cases(case: Any) -> dict[str, Any]:
         "Filtfilt": case(lambda: audio.Filtfilt([1.0, -0.6], [0.4, 0.2], clamp=False), **w),
         "Contrast": case(audio.Contrast, **w),
         "Overdrive": case(audio.Overdrive, **w),
+    }
+
+
+def phase_cases(case: Any) -> dict[str, Any]:
+    """``{op name: Case}`` for the complex-spectrogram family: ``<..., 2>`` arrays; the phase vocoders
+    need ``<..., freq, time, 2>`` with the bins of their phase advance (33)."""
+    c = dict(inputs=_complex, adapt=odd_complex)
+    # Odd inputs without 3 axes, or whose bins are not the phase advance's 33.
+    vocoder = {k: ValueError for k in ("empty", "one_pixel", "large", "gray", "gray_hw1", "rgba")}
+    return {
+        "Angle": case(audio.Angle, **c),
+        "ComplexNorm": case(lambda: audio.ComplexNorm(2.0), **c),
+        "Magphase": case(audio.Magphase, **c),
+        "PhaseVocoder": case(
+            lambda: audio.PhaseVocoder(1.3, np.linspace(0, np.pi * 16, 33)[:, None]), rejects=vocoder, **c
+        ),
+        "TimeStretch": case(lambda: audio.TimeStretch(16, 33, 0.7), rejects=vocoder, **c),
     }
