@@ -635,17 +635,12 @@ class Model:
             feed.close()
             network.train(was_training)
 
-    def export_onnx(self, path: str | os.PathLike, example_batch: Any, opset_version: int = 17) -> str:
-        """Write the network as an ONNX file with a dynamic batch dimension, for :class:`OnnxModel`.
-
-        ``example_batch``: one input tensor/array, a tuple of them, or a dataset (its first batch's
-        input columns). Inputs are named after the dataset's columns (else ``input``, ``input_1``...).
-        """
+    def _example_inputs(self, example_batch: Any, where: str) -> tuple[tuple[Any, ...], list[str]]:
         from minddata.dataset import Dataset
 
         names: list[str] | None = None
         if isinstance(example_batch, Dataset):
-            cmap = self._columns(example_batch, "none", "Model.export_onnx")
+            cmap = self._columns(example_batch, "none", where)
             names = list(cmap.inputs)
             feed = self._feed(example_batch, cmap, threaded=False, num_epochs=1)
             try:
@@ -653,13 +648,46 @@ class Model:
             finally:
                 feed.close()
             if batch is EPOCH_END:
-                raise ArgumentError("Model.export_onnx: the example dataset is empty")
+                raise ArgumentError(f"{where}: the example dataset is empty")
             args = tuple(batch.inputs)
         else:
             values = example_batch if isinstance(example_batch, (tuple, list)) else (example_batch,)
             args = tuple(self._as_tensor(v) for v in values)
         if names is None:
             names = ["input"] + [f"input_{i}" for i in range(1, len(args))]
+        return args, names
+
+    def _pipeline_of(self, pipeline: Any, names: list[str], where: str) -> tuple[str, list[Any]]:
+        """The served column and ops of ``pipeline`` (an evaluation dataset), for a one-input model."""
+        from minddata._parity import pipeline_ops
+        from minddata.dataset import Dataset
+
+        if not isinstance(pipeline, Dataset):
+            raise ArgumentError(f"{where}: `pipeline` must be the evaluation dataset. Found: {type(pipeline).__name__}")
+        if len(names) != 1:
+            raise ArgumentError(f"{where}: `pipeline` embeds a pipeline for a one-input model; this one takes {names}")
+        column = names[0] if names[0] != "input" else None
+        try:
+            return pipeline_ops(pipeline, column)
+        except ArgumentError as exc:
+            raise ArgumentError(f"{where}: {exc}") from None
+
+    def export_onnx(self, path: str | os.PathLike, example_batch: Any, opset_version: int = 17, *,
+                    pipeline: Any = None) -> str:
+        """Write the network as an ONNX file with a dynamic batch dimension, for :class:`OnnxModel`.
+
+        ``example_batch``: one input tensor/array, a tuple of them, or a dataset (its first batch's
+        input columns). Inputs are named after the dataset's columns (else ``input``, ``input_1``...).
+
+        ``pipeline``: the evaluation dataset. Its ops after the source on the model's input column
+        (decode, resize, crop, normalize, layout) go into the file's ``metadata_props`` with their
+        digest, the library versions that define their pixels, reference images and the golden
+        outputs of the pipeline and of the model (computed by ONNX Runtime on the written file), so
+        that ``minddata serve net.onnx`` serves that pipeline and checks it at start-up
+        (docs/parity.md).
+        """
+        args, names = self._example_inputs(example_batch, "Model.export_onnx")
+        served = self._pipeline_of(pipeline, names, "Model.export_onnx") if pipeline is not None else None
         network = self._inference_network()
         was_training = network.training
         network.eval()
@@ -678,6 +706,43 @@ class Model:
                                   dynamic_axes={n: {0: "batch"} for n in names + outputs})
         finally:
             network.train(was_training)
+        if served is not None:
+            from minddata.trainer.onnx import embed_pipeline
+
+            embed_pipeline(path, *served)
+        return path
+
+    def export_torchscript(self, path: str | os.PathLike, example_batch: Any, *, pipeline: Any = None) -> str:
+        """Write the network traced to TorchScript (``torch.jit.trace`` in eval mode, on the CPU), for
+        ``minddata serve`` or ``torch.jit.load``. ``pipeline`` embeds the evaluation pipeline as
+        :meth:`export_onnx` does, in the archive's ``_extra_files``."""
+        from minddata._parity import build_card
+
+        args, names = self._example_inputs(example_batch, "Model.export_torchscript")
+        served = self._pipeline_of(pipeline, names, "Model.export_torchscript") if pipeline is not None else None
+        network = self._inference_network()
+        was_training = network.training
+        network.eval()
+        try:
+            # torch deprecates TorchScript in favour of torch.export; TorchScript is what was asked for.
+            with torch.no_grad(), warnings.catch_warnings():
+                warnings.simplefilter("ignore", torch.jit.TracerWarning)
+                warnings.simplefilter("ignore", DeprecationWarning)
+                traced = torch.jit.trace(network, args)
+        finally:
+            network.train(was_training)
+        path = os.fspath(path)
+        extra: dict[str, str] = {}
+        if served is not None:
+            def predict(x: np.ndarray) -> list[np.ndarray]:
+                with torch.inference_mode():
+                    out = traced(torch.from_numpy(np.ascontiguousarray(x)).to(args[0].device))
+                return [t.cpu().numpy() for t in (out if isinstance(out, (tuple, list)) else [out])]
+
+            extra = build_card(*served, predict, np.dtype(np.float32)).to_metadata()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            torch.jit.save(traced, path, _extra_files=extra)
         return path
 
     # -- checkpoints ---------------------------------------------------------------------------

@@ -34,7 +34,7 @@ from minddata.errors import ArgumentError
 from minddata.trainer.columns import ColumnMap, Signature, map_columns
 from minddata.trainer.metrics import Metric, get_metrics, to_numpy
 
-__all__ = ["OnnxModel", "TensorInfo", "ORT_TYPES"]
+__all__ = ["OnnxModel", "TensorInfo", "ORT_TYPES", "embed_pipeline"]
 
 INSTALL_HINT = "pip install 'minddata[infer]'"
 
@@ -132,6 +132,11 @@ class OnnxModel:
         )
 
     @property
+    def metadata(self) -> dict[str, str]:
+        """The file's ``metadata_props`` (an embedded pipeline is there: docs/parity.md)."""
+        return dict(self._session.get_modelmeta().custom_metadata_map)
+
+    @property
     def providers(self) -> list[str]:
         """The execution providers the session actually uses."""
         return self._session.get_providers()
@@ -216,6 +221,33 @@ class OnnxModel:
             for metric in chosen.values():
                 metric.update(prediction, label)
         return {name: metric.eval() for name, metric in chosen.items()}
+
+
+def embed_pipeline(path: str, column: str, ops: Sequence[Any]) -> None:
+    """Write the pipeline card of ``ops`` (minddata._parity) into the ONNX file at ``path``: the
+    model's golden outputs come from ONNX Runtime running that file, as the service will."""
+    from minddata._parity import build_card
+
+    try:
+        import onnx
+    except ImportError as exc:
+        raise ImportError(f"embedding a pipeline in an ONNX file needs the onnx package: {INSTALL_HINT}") from exc
+    model = OnnxModel(path, providers=["CPUExecutionProvider"])
+    dtype = model.inputs[0].dtype
+
+    def predict(x: np.ndarray) -> list[np.ndarray]:
+        out = model.predict(x)
+        return list(out) if isinstance(out, tuple) else [out]
+
+    metadata = build_card(column, ops, predict, dtype).to_metadata()
+    proto = onnx.load(path)
+    keep = [p for p in proto.metadata_props if p.key not in metadata]
+    del proto.metadata_props[:]
+    proto.metadata_props.extend(keep)
+    for key, value in metadata.items():
+        entry = proto.metadata_props.add()
+        entry.key, entry.value = key, value
+    onnx.save(proto, path)
 
 
 def _reject_loss(metrics: dict[str, Metric]) -> None:
