@@ -52,6 +52,29 @@ def _tag_node(dataset: Any) -> None:
         return
     # A new node (plan nodes are frozen): one that came from another dataset object keeps that
     # object's description.
+    args, kwargs = _without_secrets(type(dataset), call[0], call[1])
     dataset._node = dataclasses.replace(
-        node, source_call=DatasetCall(type(dataset), call[0], call[1], getattr(node, "sampler", None))
+        node, source_call=DatasetCall(type(dataset), args, kwargs, getattr(node, "sampler", None))
     )
+
+
+def _without_secrets(cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The call with ``storage_options``' credentials replaced by ``<redacted>``: a serialized
+    pipeline never holds them (the reader takes them from the environment or its own options)."""
+    if "storage_options" in kwargs:
+        from minddata.dataset._storage import redact_options
+
+        kwargs = dict(kwargs, storage_options=redact_options(kwargs["storage_options"]))
+    if args:
+        import inspect
+
+        try:
+            names = list(inspect.signature(cls.__init__).parameters)[1:]
+        except (TypeError, ValueError):
+            return args, kwargs
+        if "storage_options" in names and names.index("storage_options") < len(args):
+            from minddata.dataset._storage import redact_options
+
+            at = names.index("storage_options")
+            args = (*args[:at], redact_options(args[at]), *args[at + 1:])
+    return args, kwargs

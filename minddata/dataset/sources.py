@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from minddata.dataset import _storage
 from minddata.dataset import _validate as v
 from minddata.dataset.base import Dataset
 from minddata.dataset.cache import with_cache
@@ -340,10 +341,15 @@ class ImageFolderDataset(Dataset):
         shard_id: int | None = None,
         cache: Any = None,
         decrypt: Any = None,
+        storage_options: dict[str, Any] | None = None,
     ):
         where = "ImageFolderDataset"
-        directory = os.fspath(dataset_dir)
-        if not os.path.isdir(directory):
+        options = _storage.StorageOptions(where, storage_options)
+        if not isinstance(dataset_dir, (str, os.PathLike)):
+            raise ArgumentError(f"{where}: `dataset_dir` must be a folder path or URL. Found: {dataset_dir!r}")
+        location = _storage.split_url(dataset_dir)
+        directory = location.url if isinstance(location, _storage.ObjectURL) else location
+        if not isinstance(location, _storage.ObjectURL) and not os.path.isdir(directory):
             raise ArgumentError(f"{where}: `dataset_dir` must be an existing folder. Found: {directory!r}")
         if extensions is not None:
             if isinstance(extensions, str) or not all(isinstance(e, str) for e in extensions):
@@ -357,7 +363,11 @@ class ImageFolderDataset(Dataset):
                     f"{where}: `class_indexing` must map folder names to non-negative int labels. Found: {class_indexing!r}"
                 )
         v.bool_arg(where, "decode", decode)
-        self._listing = _FolderListing(directory, extensions or IMAGE_EXTENSIONS, class_indexing)
+        if isinstance(location, _storage.ObjectURL):
+            # Listed now: a missing bucket or prefix, or denied access, fails here, naming the URL.
+            self._listing = _RemoteFolderListing(location, options, extensions or IMAGE_EXTENSIONS, class_indexing)
+        else:
+            self._listing = _FolderListing(directory, extensions or IMAGE_EXTENSIONS, class_indexing)
         chosen = resolve_sampler(
             sampler=with_labels(sampler, self._listing.labels), shuffle=shuffle, num_samples=num_samples, num_shards=num_shards,
             shard_id=shard_id, default_shuffle=True, where=where,
@@ -458,11 +468,94 @@ class _FolderListing:
         return dict(self.__dict__)
 
 
+class _RemoteFolderListing(_FolderListing):
+    """``s3://bucket/prefix/<class>/<image>``: the objects under the prefix, listed once; classes are
+    the first level below the prefix, as sub-folders are."""
+
+    def __init__(self, location: _storage.ObjectURL, options: _storage.StorageOptions, extensions: tuple[str, ...],
+                 class_indexing: dict[str, int] | None):
+        if location.scheme not in ("s3", "gs"):
+            raise ArgumentError(
+                f"ImageFolderDataset: {location.url} is a single file; an image folder in object storage is an "
+                "s3:// or gs:// prefix."
+            )
+        prefix = location.key if not location.key or location.key.endswith("/") else location.key + "/"
+        self.location = location.child(prefix)
+        super().__init__(self.location.url, extensions, class_indexing)
+        self.options = options
+        self.store = _storage.get_store(self.location, options)
+        objects = self.store.list(self.location)
+        self._objects = [(key[len(prefix):].split("/", 1), key) for key, _ in objects]
+        if not objects:
+            raise GraphError(
+                f"ImageFolderDataset: no objects under {self.location.url} (expected {self.location.url}<class>/<image>). "
+                "Check the bucket, the prefix and the endpoint (AWS_ENDPOINT_URL or storage_options['endpoint_url'])."
+            )
+        self.classes()
+        self._scan()
+
+    def classes(self) -> dict[str, int]:
+        if self._classes is None:
+            present = sorted({parts[0] for parts, _ in self._objects if len(parts) == 2})
+            if self.class_indexing is not None:
+                self._classes = dict(self.class_indexing)
+                missing = [c for c in self._classes if c not in present]
+                if missing:
+                    raise GraphError(
+                        f"ImageFolderDataset: class_indexing names folder(s) {missing} that are not under "
+                        f"{self.directory!r}. Fix class_indexing or add the objects."
+                    )
+            else:
+                self._classes = {name: i for i, name in enumerate(present)}
+        return self._classes
+
+    def _scan(self) -> None:
+        classes = self.classes()
+        rows = sorted(
+            (parts[0], parts[1], key) for parts, key in self._objects
+            if len(parts) == 2 and parts[0] in classes and "/" not in parts[1] and parts[1].lower().endswith(self.extensions)
+        )
+        if not rows:
+            raise GraphError(
+                f"ImageFolderDataset: no image objects with extensions {list(self.extensions)} in the class "
+                f"prefixes of {self.directory} (expected {self.directory}<class>/<image>). Check the URL, or pass "
+                "`extensions`."
+            )
+        self._keys = [key for _, _, key in rows]
+        self._files = [self.location.child(key).url for key in self._keys]
+        self._labels = np.asarray([classes[c] for c, _, _ in rows], dtype=np.int32)
+
+    def read_rows(self, ids: list[int]) -> list[tuple]:
+        try:
+            blobs = self.store.read_many([(self.location.child(self._keys[i]), 0, None) for i in ids])
+        except _storage.StorageError:
+            blobs = None
+        if blobs is None:  # name the row that failed
+            blobs = []
+            for i in ids:
+                try:
+                    blobs.append(self.store.read(self.location.child(self._keys[i])))
+                except _storage.StorageError as error:
+                    raise RowError(f"ImageFolderDataset: can't read row {i}: {error}", op="ImageFolderDataset", row=i,
+                                   source=self._files[i]) from None
+        return [(np.frombuffer(b, dtype=np.uint8), self._labels[i]) for i, b in zip(ids, blobs)]
+
+    def read(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        return self.read_rows([i])[0]
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_objects"] = []
+        return state
+
+
 class _FileFetch:
     def __init__(self, listing: _FolderListing):
         self.listing = listing
 
     def __call__(self, ids: list[int]) -> list[tuple]:
+        if isinstance(self.listing, _RemoteFolderListing):
+            return self.listing.read_rows(ids)
         read = self.listing.read
         return [read(i) for i in ids]
 

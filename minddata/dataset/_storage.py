@@ -1,0 +1,666 @@
+"""Object storage for sources: ``s3://``, ``gs://``, ``http(s)://`` and ``file://`` next to plain paths.
+
+One place knows URLs, settings, clients and retries; sources ask it to list a prefix (or a glob), to
+size an object, and to read an object whole or a byte range of it.
+
+- URLs: :func:`split_url` tells a local path (plain or ``file://``) from a remote URL. ``s3://bucket/key``
+  and ``gs://bucket/key`` (Google Cloud Storage through its S3-compatible XML API, with HMAC keys)
+  are buckets of objects; ``http(s)://`` URLs are single files (ranged GETs, no listing).
+- Settings: :class:`StorageOptions`, from a source's ``storage_options`` dict over the standard
+  environment (``AWS_ENDPOINT_URL[_S3]``, ``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``,
+  ``AWS_SESSION_TOKEN``, ``AWS_REGION``/``AWS_DEFAULT_REGION``, ``AWS_PROFILE`` and the credential
+  files, through botocore's own chain). Secrets never appear in a repr, an error or a serialized
+  pipeline (:func:`redact_options`).
+- Client: botocore (``pip install 'minddata[storage]'``), with its own retries off: every request goes
+  through :meth:`ObjectStore._retrying`, which retries throttling (503 SlowDown, 429), 5xx, resets,
+  cut-off bodies and timeouts with exponential backoff and full jitter, bounded in tries
+  (``max_attempts``) and time (``retry_time_s``), then raises a :class:`StorageError` naming the URL,
+  the status and the number of tries. A read returns the exact bytes asked for or raises, so a retried
+  read never loses or duplicates a row.
+- Concurrency: :meth:`ObjectStore.read_many` keeps at most ``requests_in_flight`` requests in flight
+  for one caller (a worker fetching a chunk of rows), so object latency overlaps.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import fnmatch
+import http.client
+import io
+import os
+import random
+import re
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NamedTuple
+
+from minddata.errors import ArgumentError, MinddataError
+
+__all__ = [
+    "StorageError", "StorageOptions", "ObjectStore", "ObjectURL", "RangedFile", "split_url", "is_remote",
+    "local_path", "get_store", "redact_options", "refuse_remote", "REMOTE_SCHEMES",
+]
+
+REMOTE_SCHEMES = ("s3", "gs", "http", "https")
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+REDACTED = "<redacted>"
+GCS_ENDPOINT = "https://storage.googleapis.com"
+INSTALL = "pip install 'minddata[storage]'"
+
+# storage_options keys: canonical name ← accepted spellings (botocore's, s3fs's and obstore's).
+_ALIASES = {
+    "endpoint_url": ("endpoint_url", "endpoint", "aws_endpoint_url"),
+    "access_key_id": ("access_key_id", "aws_access_key_id", "key"),
+    "secret_access_key": ("secret_access_key", "aws_secret_access_key", "secret"),
+    "session_token": ("session_token", "aws_session_token", "token"),
+    "region": ("region", "region_name", "aws_region"),
+    "profile": ("profile", "profile_name"),
+    "max_attempts": ("max_attempts",),
+    "retry_time_s": ("retry_time_s",),
+    "retry_base_s": ("retry_base_s",),
+    "retry_max_delay_s": ("retry_max_delay_s",),
+    "connect_timeout_s": ("connect_timeout_s",),
+    "read_timeout_s": ("read_timeout_s",),
+    "requests_in_flight": ("requests_in_flight",),
+}
+_SPELLING = {alias: name for name, aliases in _ALIASES.items() for alias in aliases}
+SECRET_FIELDS = frozenset({"secret_access_key", "session_token"})
+_SECRET_SPELLINGS = frozenset(alias for name in SECRET_FIELDS for alias in _ALIASES[name])
+_DEFAULTS = {
+    "max_attempts": 8, "retry_time_s": 60.0, "retry_base_s": 0.1, "retry_max_delay_s": 5.0,
+    "connect_timeout_s": 10.0, "read_timeout_s": 30.0, "requests_in_flight": 8,
+}
+# Retried: throttling and server-side failures.
+_RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504})
+_RETRY_CODES = frozenset({"SlowDown", "Throttling", "ThrottlingException", "RequestTimeout", "InternalError",
+                          "ServiceUnavailable", "RequestLimitExceeded", "TooManyRequests"})
+
+
+class StorageError(MinddataError, OSError):
+    """A read from object storage failed: ``url``, the HTTP ``status`` (None without an answer), the
+    ``attempts`` made. The message says what to fix and holds no credentials."""
+
+    def __init__(self, message: str, *, url: str, status: int | None = None, attempts: int = 1):
+        super().__init__(message)
+        self.url = url
+        self.status = status
+        self.attempts = attempts
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_storage_error, (str(self), self.url, self.status, self.attempts))
+
+
+def _storage_error(message: str, url: str, status: int | None, attempts: int) -> StorageError:
+    return StorageError(message, url=url, status=status, attempts=attempts)
+
+
+# -- URLs -----------------------------------------------------------------------------------------
+
+
+class ObjectURL(NamedTuple):
+    """``s3://bucket/key``: scheme, bucket, key (an http(s) URL keeps itself whole in ``key``)."""
+
+    scheme: str
+    bucket: str
+    key: str
+
+    @property
+    def url(self) -> str:
+        if self.scheme in ("http", "https"):
+            return self.key
+        return f"{self.scheme}://{self.bucket}/{self.key}"
+
+    def child(self, key: str) -> ObjectURL:
+        return ObjectURL(self.scheme, self.bucket, key)
+
+
+def split_url(text: str | os.PathLike) -> ObjectURL | str:
+    """A remote URL as an :class:`ObjectURL`, or a local path as a str (``file://`` removed)."""
+    text = os.fspath(text)
+    match = _SCHEME.match(text)
+    if match is None:
+        return text
+    scheme = match.group(1).lower()
+    rest = text[match.end():]
+    if scheme == "file":
+        return rest[len("localhost"):] if rest.startswith("localhost/") else rest
+    if scheme in ("http", "https"):
+        return ObjectURL(scheme, "", text)
+    if scheme in ("s3", "gs", "s3a", "gcs"):
+        scheme = {"s3a": "s3", "gcs": "gs"}.get(scheme, scheme)
+        bucket, _, key = rest.partition("/")
+        if not bucket:
+            raise ArgumentError(f"{text}: an object storage URL needs a bucket: {scheme}://<bucket>/<key>.")
+        return ObjectURL(scheme, bucket, key)
+    raise ArgumentError(
+        f"{text}: the URL scheme {scheme}:// is not one minddata reads; use a local path, file://, s3://, gs://, "
+        "http:// or https://."
+    )
+
+
+def is_remote(text: Any) -> bool:
+    """Whether ``text`` (a path, a URL, or anything else) is a remote URL."""
+    if not isinstance(text, (str, os.PathLike)):
+        return False
+    match = _SCHEME.match(os.fspath(text))
+    return match is not None and match.group(1).lower() != "file"
+
+
+def local_path(text: str | os.PathLike) -> str:
+    """A local path, ``file://`` removed."""
+    parsed = split_url(text)
+    if isinstance(parsed, ObjectURL):
+        raise ArgumentError(f"{parsed.url} is a remote URL where a local path is needed.")
+    return parsed
+
+
+def refuse_remote(where: str, paths: Any) -> None:
+    """Sources that do not read object storage yet: a clear error for a remote URL among ``paths``."""
+    items = [paths] if isinstance(paths, (str, os.PathLike)) else paths if isinstance(paths, (list, tuple)) else []
+    for item in items:
+        if is_remote(item):
+            raise ArgumentError(
+                f"{where}: {os.fspath(item)} is a remote URL; {where} does not read object storage yet (s3://, gs://, "
+                "http(s)://). Copy the files to a local folder and pass local paths."
+            )
+
+
+# -- settings -------------------------------------------------------------------------------------
+
+
+def redact_options(options: Any) -> Any:
+    """``storage_options`` as it may be shown or written: secret values replaced by ``<redacted>``."""
+    if isinstance(options, StorageOptions):
+        return options
+    if not isinstance(options, dict):
+        return options
+    return {k: (REDACTED if k in _SECRET_SPELLINGS and v is not None else v) for k, v in options.items()}
+
+
+class StorageOptions:
+    """Settings for one dataset's object storage: ``storage_options`` checked and canonicalized.
+
+    The environment is read when a client is made (in the process that reads), so only what the
+    user passed travels with the dataset. ``repr`` and pickles for display never show secrets.
+    """
+
+    __slots__ = ("_given",)
+
+    def __init__(self, where: str, storage_options: dict[str, Any] | None = None):
+        if storage_options is None:
+            storage_options = {}
+        if isinstance(storage_options, StorageOptions):
+            storage_options = dict(storage_options._given)
+        if not isinstance(storage_options, dict):
+            raise ArgumentError(f"{where}: `storage_options` must be a dict or None. Found: {type(storage_options).__name__}")
+        given: dict[str, Any] = {}
+        for key, value in storage_options.items():
+            name = _SPELLING.get(key) if isinstance(key, str) else None
+            if name is None:
+                raise ArgumentError(
+                    f"{where}: `storage_options` has an unknown key {key!r}; the keys are "
+                    f"{sorted(_ALIASES)} (and their botocore/s3fs spellings)."
+                )
+            if value is None or (name in SECRET_FIELDS and value == REDACTED):
+                continue  # a deserialized pipeline's redacted secret: the environment's is used
+            if name in _DEFAULTS:
+                kind = int if name in ("max_attempts", "requests_in_flight") else float
+                if isinstance(value, bool) or not isinstance(value, (int, float)) or value < (1 if kind is int else 0) or (
+                    kind is int and value != int(value)
+                ):
+                    raise ArgumentError(f"{where}: `storage_options[{key!r}]` must be a positive number. Found: {value!r}")
+                value = kind(value)
+            elif not isinstance(value, str):
+                shown = REDACTED if name in SECRET_FIELDS else repr(value)
+                raise ArgumentError(f"{where}: `storage_options[{key!r}]` must be a str. Found: {shown}")
+            given[name] = value
+        self._given = given
+
+    def get(self, name: str) -> Any:
+        return self._given.get(name, _DEFAULTS.get(name))
+
+    def secrets(self) -> list[str]:
+        return [v for k, v in self._given.items() if k in SECRET_FIELDS and v]
+
+    def key(self) -> tuple:
+        return tuple(sorted(self._given.items()))
+
+    def __repr__(self) -> str:
+        shown = {k: (REDACTED if k in SECRET_FIELDS else v) for k, v in self._given.items()}
+        return f"StorageOptions({shown})"
+
+    def __getstate__(self) -> dict:
+        return dict(self._given)
+
+    def __setstate__(self, state: dict) -> None:
+        self._given = dict(state)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, StorageOptions) and other._given == self._given
+
+    def __hash__(self) -> int:
+        return hash(self.key())
+
+
+# -- errors ---------------------------------------------------------------------------------------
+
+
+class _ShortRead(Exception):
+    """A body shorter than asked (a connection cut in the middle of a read): retried."""
+
+
+class _Answer(NamedTuple):
+    retry: bool
+    status: int | None
+    code: str
+    reason: str
+
+
+def _classify(error: BaseException) -> _Answer:
+    """Whether a failed request is worth retrying, with its status, S3 error code and a short reason."""
+    try:
+        import botocore.exceptions as bx
+    except ImportError:  # pragma: no cover - the http(s) store works without botocore
+        bx = None
+    if bx is not None and isinstance(error, bx.ClientError):
+        response = getattr(error, "response", {}) or {}
+        status = response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+        code = str(response.get("Error", {}).get("Code", ""))
+        message = str(response.get("Error", {}).get("Message", "")) or code
+        retry = status in _RETRY_STATUS or code in _RETRY_CODES
+        return _Answer(retry, status, code, f"HTTP {status} {code}: {message}".strip())
+    if isinstance(error, urllib.error.HTTPError):
+        retry = error.code in _RETRY_STATUS
+        return _Answer(retry, error.code, "", f"HTTP {error.code} {error.reason}")
+    if bx is not None and isinstance(error, (bx.NoCredentialsError, bx.PartialCredentialsError)):
+        return _Answer(False, None, "NoCredentials", "no credentials found")
+    if bx is not None and isinstance(error, bx.ParamValidationError):
+        return _Answer(False, None, "Invalid", "invalid request")
+    if isinstance(error, _ShortRead):
+        return _Answer(True, None, "", str(error))
+    if bx is not None and isinstance(error, (bx.HTTPClientError, bx.ResponseStreamingError, bx.IncompleteReadError)):
+        return _Answer(True, None, "", f"{type(error).__name__} (connection reset, cut off or timed out)")
+    if isinstance(error, (OSError, http.client.HTTPException, urllib.error.URLError, TimeoutError)):
+        return _Answer(True, None, "", f"{type(error).__name__} (connection reset, cut off or timed out)")
+    try:
+        import urllib3.exceptions as ux
+    except ImportError:  # pragma: no cover
+        ux = None
+    if ux is not None and isinstance(error, ux.HTTPError):
+        return _Answer(True, None, "", f"{type(error).__name__} (connection reset, cut off or timed out)")
+    return _Answer(False, None, "", type(error).__name__)
+
+
+def _fix(url: ObjectURL, answer: _Answer, endpoint: str | None) -> str:
+    code, status = answer.code, answer.status
+    at = f" at {endpoint}" if endpoint else ""
+    if code == "NoSuchBucket":
+        return f"the bucket {url.bucket!r} does not exist{at}: check the bucket name and the endpoint (AWS_ENDPOINT_URL or storage_options['endpoint_url'])"
+    if code in ("NoSuchKey", "NotFound") or status == 404:
+        return "no such object: check the path (list the prefix, e.g. `aws s3 ls`), or the bucket and endpoint"
+    if code in ("AccessDenied", "Forbidden", "AllAccessDisabled") or status == 403:
+        return ("access denied: the credentials in use (AWS_ACCESS_KEY_ID / AWS_PROFILE / storage_options) lack "
+                "permission to read or list it; grant s3:GetObject and s3:ListBucket, or use other credentials")
+    if code in ("InvalidAccessKeyId", "SignatureDoesNotMatch"):
+        return "the access key or secret is wrong: check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or storage_options"
+    if code == "NoCredentials":
+        return ("no credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE (credential "
+                "files), or storage_options={'access_key_id': ..., 'secret_access_key': ...}")
+    if status is None:
+        return f"check the endpoint{at} and the network"
+    return "see the status"
+
+
+def _scrub(text: str, secrets: Iterable[str]) -> str:
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, REDACTED)
+    return text
+
+
+# -- stores ---------------------------------------------------------------------------------------
+
+
+class ObjectStore:
+    """One scheme and one set of options: list, stat and read with retries. Safe to share between
+    threads; the client is made per process on first use (a forked worker makes its own)."""
+
+    def __init__(self, scheme: str, options: StorageOptions):
+        self.scheme = scheme
+        self.options = options
+        self._lock = threading.Lock()
+        self._pid: int | None = None
+        self._client: Any = None
+        self._endpoint: str | None = None
+        self._secrets: list[str] = list(options.secrets())
+
+    def __repr__(self) -> str:
+        return f"ObjectStore({self.scheme!r}, {self.options!r})"
+
+    def __getstate__(self) -> dict:
+        return {"scheme": self.scheme, "options": self.options}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(state["scheme"], state["options"])  # type: ignore[misc]
+
+    # -- the client
+
+    def endpoint(self) -> str | None:
+        given = self.options.get("endpoint_url")
+        if given:
+            return given
+        if self.scheme == "gs":
+            return os.environ.get("GCS_ENDPOINT_URL") or GCS_ENDPOINT
+        if self.scheme == "s3":
+            return os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL") or None
+        return None
+
+    def client(self) -> Any:
+        pid = os.getpid()
+        if self._client is not None and self._pid == pid:
+            return self._client
+        with self._lock:
+            if self._client is None or self._pid != pid:
+                self._client = self._make_client()
+                self._pid = pid
+        return self._client
+
+    def _make_client(self) -> Any:
+        try:
+            import botocore.session
+            from botocore.config import Config
+        except ImportError:
+            raise ArgumentError(
+                f"reading {self.scheme}:// URLs needs botocore, the object storage client: {INSTALL}"
+            ) from None
+        o = self.options
+        session = botocore.session.get_session()
+        if o.get("profile"):
+            session.set_config_variable("profile", o.get("profile"))
+        endpoint = self.endpoint()
+        self._endpoint = endpoint
+        region = o.get("region") or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
+        if region is None and endpoint is not None:
+            region = "us-east-1"  # S3-compatible servers ignore it; signing needs one
+        if region is None:
+            region = session.get_config_variable("region") or "us-east-1"
+        kwargs: dict[str, Any] = {}
+        if o.get("access_key_id"):
+            kwargs.update(aws_access_key_id=o.get("access_key_id"), aws_secret_access_key=o.get("secret_access_key"),
+                          aws_session_token=o.get("session_token"))
+        config = Config(
+            retries={"total_max_attempts": 1, "mode": "standard"},  # our own retry loop, below
+            connect_timeout=o.get("connect_timeout_s"), read_timeout=o.get("read_timeout_s"),
+            max_pool_connections=max(10, 2 * o.get("requests_in_flight")),
+            s3={"addressing_style": "path"} if endpoint else {},
+            request_checksum_calculation="when_required", response_checksum_validation="when_required",
+        )
+        return session.create_client("s3", endpoint_url=endpoint, region_name=region, config=config, **kwargs)
+
+    # -- retries
+
+    def _retrying(self, url: ObjectURL, action: str, call: Callable[[], Any]) -> Any:
+        o = self.options
+        attempts_max, budget = o.get("max_attempts"), o.get("retry_time_s")
+        base, cap = o.get("retry_base_s"), o.get("retry_max_delay_s")
+        start = time.monotonic()
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return call()
+            except ArgumentError:
+                raise
+            except Exception as error:  # noqa: BLE001 - classified below; unknown errors are not retried
+                answer = _classify(error)
+                delay = random.uniform(0, min(cap, base * 2 ** (attempt - 1)))
+                elapsed = time.monotonic() - start
+                if answer.retry and attempt < attempts_max and elapsed + delay <= budget:
+                    time.sleep(delay)
+                    continue
+                status = f"status {answer.status}" if answer.status is not None else "no HTTP status"
+                tries = f"{attempt} {'try' if attempt == 1 else 'tries'}"
+                if answer.retry:
+                    what = (f"gave up after {tries} in {elapsed:.1f} s (limits: storage_options max_attempts="
+                            f"{attempts_max}, retry_time_s={budget:g})")
+                else:
+                    what = f"{tries}, not retried"
+                message = (f"{action} {url.url} failed: {answer.reason} ({status}); {what}. "
+                           f"Fix: {_fix(url, answer, self._endpoint or self.endpoint())}.")
+                raise StorageError(_scrub(message, self._secrets), url=url.url, status=answer.status,
+                                   attempts=attempt) from None
+
+    # -- operations
+
+    def list(self, url: ObjectURL, pattern: str | None = None) -> list[tuple[str, int]]:
+        """(key, size) of every object under the prefix ``url.key`` (keys ending in "/" left out),
+        sorted; with ``pattern``, only keys matching it (``fnmatch``, "*" not crossing "/")."""
+        client = self.client()
+        found: list[tuple[str, int]] = []
+        token: str | None = None
+        for _ in range(1_000_000):
+            kwargs: dict[str, Any] = {"Bucket": url.bucket, "Prefix": url.key}
+            if token:
+                kwargs["ContinuationToken"] = token
+            page = self._retrying(url, "listing", lambda kwargs=kwargs: client.list_objects_v2(**kwargs))
+            found.extend((item["Key"], int(item["Size"])) for item in page.get("Contents", ()) if not item["Key"].endswith("/"))
+            token = page.get("NextContinuationToken")
+            if not page.get("IsTruncated") or not token:
+                break
+        if pattern is not None:
+            regex = _glob_regex(pattern)
+            found = [item for item in found if regex.fullmatch(item[0])]
+        return sorted(found)
+
+    def size(self, url: ObjectURL) -> int:
+        client = self.client()
+        head = self._retrying(url, "reading the size of", lambda: client.head_object(Bucket=url.bucket, Key=url.key))
+        return int(head["ContentLength"])
+
+    def read(self, url: ObjectURL, start: int = 0, end: int | None = None) -> bytes:
+        """Bytes ``[start, end)`` of the object (all from ``start`` when ``end`` is None): exactly those,
+        or a :class:`StorageError`."""
+        if end is not None and end <= start:
+            return b""
+        client = self.client()
+
+        def get() -> bytes:
+            kwargs: dict[str, Any] = {"Bucket": url.bucket, "Key": url.key}
+            if start or end is not None:
+                kwargs["Range"] = f"bytes={start}-{'' if end is None else end - 1}"
+            response = client.get_object(**kwargs)
+            body = response["Body"]
+            try:
+                data = body.read()
+            finally:
+                body.close()
+            expected = int(response.get("ContentLength", len(data)))
+            if len(data) != expected or (end is not None and len(data) != end - start):
+                raise _ShortRead(f"the body ended after {len(data)} of {expected if end is None else end - start} bytes")
+            return data
+
+        action = "reading" if not start and end is None else f"reading bytes {start}-{'' if end is None else end - 1} of"
+        return self._retrying(url, action, get)
+
+    def read_many(self, requests: Sequence[tuple[ObjectURL, int, int | None]]) -> list[bytes]:
+        """Several reads, at most ``requests_in_flight`` at a time, results in order."""
+        limit = min(self.options.get("requests_in_flight"), len(requests))
+        if limit <= 1:
+            return [self.read(*r) for r in requests]
+        self.client()
+        with concurrent.futures.ThreadPoolExecutor(limit, thread_name_prefix="minddata-storage") as pool:
+            return list(pool.map(lambda r: self.read(*r), requests))
+
+
+class HTTPStore(ObjectStore):
+    """Single files over http(s): ranged GETs through the standard library, with the same retries."""
+
+    def client(self) -> Any:
+        return None
+
+    def endpoint(self) -> str | None:
+        return None
+
+    def list(self, url: ObjectURL, pattern: str | None = None) -> list[tuple[str, int]]:
+        if pattern is not None or url.key.endswith("/"):
+            raise ArgumentError(f"{url.url}: http(s) URLs name single files; listing and patterns need s3:// or gs://.")
+        return [(url.key, self.size(url))]
+
+    def _open(self, url: ObjectURL, method: str, headers: dict[str, str]) -> Any:
+        request = urllib.request.Request(url.key, method=method, headers=headers)
+        return urllib.request.urlopen(request, timeout=self.options.get("read_timeout_s"))  # noqa: S310 - the user's URL
+
+    def size(self, url: ObjectURL) -> int:
+        def head() -> int:
+            with self._open(url, "HEAD", {}) as response:
+                length = response.headers.get("Content-Length")
+            if length is None:
+                raise ArgumentError(f"{url.url}: the server sends no Content-Length; minddata needs the file's size.")
+            return int(length)
+
+        return self._retrying(url, "reading the size of", head)
+
+    def read(self, url: ObjectURL, start: int = 0, end: int | None = None) -> bytes:
+        if end is not None and end <= start:
+            return b""
+
+        def get() -> bytes:
+            headers = {"Range": f"bytes={start}-{'' if end is None else end - 1}"} if start or end is not None else {}
+            with self._open(url, "GET", headers) as response:
+                data = response.read()
+                if headers and response.status != 206:
+                    raise ArgumentError(f"{url.url}: the server ignores byte ranges (status {response.status}, not 206).")
+            if end is not None and len(data) != end - start:
+                raise _ShortRead(f"the body ended after {len(data)} of {end - start} bytes")
+            return data
+
+        return self._retrying(url, "reading", get)
+
+
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    """A glob over object keys: ``*`` and ``?`` stay within one "/" level, ``**`` crosses levels."""
+    out = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            close = pattern.find("]", i + 1)
+            if close < 0:
+                out.append(re.escape(c))
+            else:
+                out.append(fnmatch.translate(pattern[i:close + 1])[4:-3])
+                i = close + 1
+                continue
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return re.compile("".join(out), re.S)
+
+
+_STORES: dict[tuple, ObjectStore] = {}
+_STORES_LOCK = threading.Lock()
+
+
+def get_store(url: ObjectURL, options: StorageOptions) -> ObjectStore:
+    """The store for ``url``'s scheme and these options (one per process and setting)."""
+    scheme = "http" if url.scheme in ("http", "https") else url.scheme
+    key = (scheme, options.key())
+    with _STORES_LOCK:
+        store = _STORES.get(key)
+        if store is None:
+            store = (HTTPStore if scheme == "http" else ObjectStore)(scheme, options)
+            _STORES[key] = store
+    return store
+
+
+def expand_urls(where: str, text: str, options: StorageOptions) -> list[tuple[ObjectURL, int]]:
+    """A remote URL, a prefix ending in "/" or a glob → the objects (URL, size), sorted; an error
+    naming the URL and the fix when nothing is there."""
+    url = split_url(text)
+    assert isinstance(url, ObjectURL)
+    store = get_store(url, options)
+    if url.scheme in ("http", "https"):
+        return [(url, store.size(url))]
+    magic = re.search(r"[*?[]", url.key)
+    if magic:
+        prefix = url.key[: magic.start()]
+        found = store.list(url.child(prefix), pattern=url.key)
+    elif url.key.endswith("/") or not url.key:
+        found = store.list(url)
+    else:
+        found = [(k, s) for k, s in store.list(url) if k == url.key]
+        if not found:
+            store.size(url)  # the not-found error, with its status
+    if not found:
+        raise ArgumentError(
+            f"{where}: {url.url} matches no object. Check the bucket, the prefix and the pattern (list it with "
+            "`aws s3 ls`), and the endpoint (AWS_ENDPOINT_URL or storage_options['endpoint_url'])."
+        )
+    return [(url.child(k), s) for k, s in found]
+
+
+class RangedFile(io.RawIOBase):
+    """A read-only, seekable file over one object, read through ranged GETs of ``block`` bytes (one
+    block kept), for readers that want a file object (tar headers, TFRecord, CSV, Parquet)."""
+
+    def __init__(self, store: ObjectStore, url: ObjectURL, size: int | None = None, block: int = 1 << 20):
+        super().__init__()
+        self.store = store
+        self.url = url
+        self.name = url.url
+        self._size = store.size(url) if size is None else size
+        self._pos = 0
+        self._block = block
+        self._cached_at = -1
+        self._cached = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def size(self) -> int:
+        return self._size
+
+    def tell(self) -> int:
+        return self._pos
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        base = {0: 0, 1: self._pos, 2: self._size}[whence]
+        self._pos = max(0, base + offset)
+        return self._pos
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")
+        want = min(len(view), self._size - self._pos)
+        if want <= 0:
+            return 0
+        if want >= self._block:
+            data = self.store.read(self.url, self._pos, self._pos + want)
+        else:
+            if not (self._cached_at <= self._pos and self._pos + want <= self._cached_at + len(self._cached)):
+                end = min(self._size, self._pos + self._block)
+                self._cached = self.store.read(self.url, self._pos, end)
+                self._cached_at = self._pos
+            at = self._pos - self._cached_at
+            data = self._cached[at:at + want]
+        view[: len(data)] = data
+        self._pos += len(data)
+        return len(data)
+
+    def readall(self) -> bytes:
+        data = self.store.read(self.url, self._pos, self._size) if self._pos < self._size else b""
+        self._pos += len(data)
+        return data

@@ -1,0 +1,135 @@
+"""Object storage fixtures: a real S3 API server (moto's) in a subprocess on 127.0.0.1, a fault
+proxy in front of it, and buckets holding real JPEGs, tar shards and record files.
+
+Nothing here talks to any other address: every client gets the endpoint explicitly, the credentials
+are dummies, and ``AWS_EC2_METADATA_DISABLED=true`` keeps botocore's chain off 169.254.169.254.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+from s3faults import FaultProxy
+
+pytest.importorskip("botocore", reason="the object storage tests need the storage extra (botocore)")
+pytest.importorskip("moto", reason="the object storage tests need moto[server]")
+
+SECRET = "S3CR3T-never-shown-0123456789"
+KEY_ID = "AKIDTESTING0000"
+BUCKET = "data"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def s3_server(tmp_path_factory):
+    """``http://127.0.0.1:<port>`` of a moto S3 server in a subprocess (stopped at the end)."""
+    port = _free_port()
+    env = dict(os.environ, AWS_EC2_METADATA_DISABLED="true", AWS_ACCESS_KEY_ID=KEY_ID, AWS_SECRET_ACCESS_KEY=SECRET)
+    log = tmp_path_factory.mktemp("moto") / "server.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+                                stdout=out, stderr=subprocess.STDOUT, env=env)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(url + "/moto-api/", timeout=1):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"moto server did not start: {log.read_text()[-2000:]}") from None
+                time.sleep(0.1)
+        yield port
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+@pytest.fixture(autouse=True)
+def _s3_env(monkeypatch, tmp_path):
+    """Per test: no metadata service, dummy credentials, no credential files of the user's."""
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", KEY_ID)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET)
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-aws-config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-aws-credentials"))
+    for name in ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_REGION"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(scope="session")
+def s3_client(s3_server):
+    import botocore.session
+
+    session = botocore.session.get_session()
+    client = session.create_client("s3", endpoint_url=f"http://127.0.0.1:{s3_server}", region_name="us-east-1",
+                                   aws_access_key_id=KEY_ID, aws_secret_access_key=SECRET)
+    client.create_bucket(Bucket=BUCKET)
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="session")
+def proxy(s3_server):
+    """The fault proxy in front of the server, with no faults until a test sets them (and resets)."""
+    p = FaultProxy(s3_server).start()
+    yield p
+    p.stop()
+
+
+@pytest.fixture
+def faults(proxy):
+    proxy.set_rates({})
+    proxy.deny = ()
+    yield proxy
+    proxy.set_rates({})
+    proxy.deny = ()
+
+
+def options(port_or_url, **extra):
+    """storage_options for the server (port) or the proxy (url), fast retries for tests."""
+    endpoint = port_or_url if isinstance(port_or_url, str) else f"http://127.0.0.1:{port_or_url}"
+    return {"endpoint_url": endpoint, "retry_base_s": 0.005, "retry_max_delay_s": 0.05, "max_attempts": 12,
+            "retry_time_s": 20, **extra}
+
+
+def upload_tree(client, root, prefix: str) -> None:
+    """Every file under ``root`` to ``s3://data/<prefix>/<relative path>``."""
+    for folder, _, names in os.walk(root):
+        for name in names:
+            path = os.path.join(folder, name)
+            key = f"{prefix}/{os.path.relpath(path, root)}"
+            with open(path, "rb") as f:
+                client.put_object(Bucket=BUCKET, Key=key, Body=f.read())
+
+
+@pytest.fixture(scope="session")
+def s3_images(s3_client, tmp_path_factory):
+    """``s3://data/images/{cat,dog,emu}/NN.jpg`` (real JPEGs, 3 classes x 5) and the same local folder."""
+    from testkit import make_jpeg
+
+    root = tmp_path_factory.mktemp("images")
+    for c, name in enumerate(["cat", "dog", "emu"]):
+        (root / name).mkdir()
+        for i in range(5):
+            (root / name / f"{i:02d}.jpg").write_bytes(make_jpeg(24 + 4 * i, 16 + 2 * c, seed=10 * c + i))
+    (root / "README.txt").write_text("not an image folder entry")
+    upload_tree(s3_client, root, "images")
+    return root
