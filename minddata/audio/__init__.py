@@ -36,6 +36,7 @@ from minddata.audio.biquad import (
     RiaaBiquad,
     TrebleBiquad,
 )
+from minddata.audio.features import DetectPitchFrequency, SlidingWindowCmn, SpectralCentroid
 from minddata.audio.masking import FrequencyMasking, MaskAlongAxis, MaskAlongAxisIID, TimeMasking
 from minddata.audio.phase import Angle, ComplexNorm, Magphase, PhaseVocoder, TimeStretch
 from minddata.audio.spectrogram import (
@@ -85,6 +86,7 @@ __all__ = [
     "DCShift",
     "DeemphBiquad",
     "DensityFunction",
+    "DetectPitchFrequency",
     "EqualizerBiquad",
     "Fade",
     "FadeShape",
@@ -116,6 +118,8 @@ __all__ = [
     "ResampleMethod",
     "RiaaBiquad",
     "ScaleType",
+    "SlidingWindowCmn",
+    "SpectralCentroid",
     "Spectrogram",
     "TimeMasking",
     "TimeStretch",

@@ -16,6 +16,7 @@ from minddata.ops.cpu import (  # noqa: F401  (imported to register their kernel
     crop,
     decode,
     erase_mix,
+    features,
     flip,
     fused,
     generic,

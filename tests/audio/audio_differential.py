@@ -42,6 +42,8 @@ def make_inputs() -> dict[str, np.ndarray]:
         "codes": rng.integers(0, 256, (3, 50)).astype(np.int32),
         "unit": np.clip(rng.standard_normal((2, 200)) * 0.5, -1, 1).astype(np.float32),
         "complex64": rng.standard_normal((33, 9, 2)),
+        "long": (0.4 * np.sin(2 * np.pi * 180 * np.arange(8000) / 8000.0 * (1 + np.arange(8000) / 16000.0))
+                 + 0.05 * rng.standard_normal(8000)).astype(np.float32),
     }
 
 
@@ -188,6 +190,21 @@ CASES: dict[str, tuple[str, list, dict, list[str]]] = {
     "time_stretch": ("TimeStretch", [], {"n_freq": 33, "fixed_rate": 1.5}, ["complex"]),
     "time_stretch_hop": ("TimeStretch", [8, 33, 0.8], {}, ["complex64"]),
     "time_stretch_identity": ("TimeStretch", [], {"n_freq": 33}, ["complex"]),
+    "spectral_centroid": ("SpectralCentroid", [16000], {"n_fft": 128}, ["chirp"]),
+    "spectral_centroid_batch": (
+        "SpectralCentroid", [8000, 64, 48, 20, 3, enum("WindowType.HAMMING")], {}, ["wave2"]
+    ),
+    "spectral_centroid_f64": ("SpectralCentroid", [16000], {"n_fft": 64, "window": enum("WindowType.KAISER")},
+                              ["chirp64"]),
+    "sliding_window_cmn": ("SlidingWindowCmn", [5, 2], {}, ["spec_small"]),
+    "sliding_window_cmn_center_vars": ("SlidingWindowCmn", [6, 3, True, True], {}, ["spec"]),
+    "sliding_window_cmn_vars": ("SlidingWindowCmn", [4, 10, False, True], {}, ["spec64"]),
+    "sliding_window_cmn_default": ("SlidingWindowCmn", [], {}, ["wave3"]),
+    "detect_pitch_frequency": ("DetectPitchFrequency", [16000], {"win_length": 3}, ["chirp"]),
+    "detect_pitch_frequency_default": ("DetectPitchFrequency", [8000], {}, ["long"]),
+    "detect_pitch_frequency_batch": ("DetectPitchFrequency", [8000, 0.01, 5, 100, 2000], {}, ["wave2"]),
+    "detect_pitch_frequency_empty": ("DetectPitchFrequency", [8000, 0.02, 5], {}, ["wave3"]),
+    "detect_pitch_frequency_f64": ("DetectPitchFrequency", [16000, 0.005, 1], {}, ["chirp64"]),
 }
 
 

@@ -99,6 +99,10 @@ def audio_cases(case: Any) -> dict[str, Any]:
         "Resample": case(lambda: audio.Resample(8000, 6000), **w),
         **biquad_cases(case),
         **phase_cases(case),
+        "SpectralCentroid": case(lambda: audio.SpectralCentroid(8000, n_fft=64), rejects=TOO_SHORT, **w),
+        "SlidingWindowCmn": case(lambda: audio.SlidingWindowCmn(8, 3, norm_vars=True),
+                                 rejects={"empty": ValueError, "one_pixel": ValueError, "large": ValueError}, **s),
+        "DetectPitchFrequency": case(lambda: audio.DetectPitchFrequency(8000, win_length=3), **w),
     }
 
 
