@@ -16,15 +16,21 @@ class Chunk:
 
     ``ids``: the source index of each row (sampler index, generator position), or ``None`` once rows
     no longer map to one source row (after batch or zip). ``origins``: the source file of each row,
-    or ``None`` when the source has no files.
+    or ``None`` when the source has no files. ``keys``: each row's global identity in its epoch (its
+    position in the epoch's global order, :mod:`minddata.engine.elastic`), which keys the random ops
+    above when the rows are a shard's; ``None`` where the row's position in the stream is its key.
     """
 
-    __slots__ = ("rows", "ids", "origins")
+    __slots__ = ("rows", "ids", "origins", "keys")
 
-    def __init__(self, rows: list[Any], ids: list[int] | None = None, origins: list[str] | None = None):
+    def __init__(
+        self, rows: list[Any], ids: list[int] | None = None, origins: list[str] | None = None,
+        keys: list[int] | None = None,
+    ):
         self.rows = rows
         self.ids = ids
         self.origins = origins
+        self.keys = keys
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -34,6 +40,7 @@ class Chunk:
             self.rows[start:stop],
             None if self.ids is None else self.ids[start:stop],
             None if self.origins is None else self.origins[start:stop],
+            None if self.keys is None else self.keys[start:stop],
         )
 
     def take(self, indices: list[int]) -> Chunk:
@@ -42,6 +49,7 @@ class Chunk:
             [self.rows[i] for i in indices],
             None if self.ids is None else [self.ids[i] for i in indices],
             None if self.origins is None else [self.origins[i] for i in indices],
+            None if self.keys is None else [self.keys[i] for i in indices],
         )
 
     def where(self, index: int) -> str:

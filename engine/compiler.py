@@ -137,7 +137,7 @@ class _Builder:
 
         def finish(chunk: Chunk, result: Any, pass_index: int, row_start: int) -> Chunk:
             rows, errors = result
-            out = Chunk(rows, chunk.ids, origins(chunk.ids) if origins is not None else None)  # type: ignore[arg-type]
+            out = Chunk(rows, chunk.ids, origins(chunk.ids) if origins is not None else None, chunk.keys)  # type: ignore[arg-type]
             return policy.apply(out, rows, errors) if errors else out
 
         def work(chunk: Chunk, pass_index: int, row_start: int) -> Any:
@@ -236,7 +236,7 @@ class _Builder:
         )
         policy = MapErrorPolicy(rt, rt.error_mode, node.label, [op_label(op) for op in operations])
         remotes = self._process_workers(node.label, fn, node.num_workers) if node.python_multiprocessing else None
-        work: Callable = lambda chunk, p, r: fn((chunk.rows, p, r), rt.stop_event)  # noqa: E731
+        work: Callable = lambda chunk, p, r: fn((chunk.rows, p, r, chunk.keys), rt.stop_event)  # noqa: E731
         finish: Callable = policy.finish
         if read is not None:
             work, finish = reading_first(read[0], read[1], work, finish)

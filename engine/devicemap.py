@@ -281,7 +281,8 @@ def _concat(chunks: list[Chunk]) -> Chunk:
     rows = [row for c in chunks for row in c.rows]
     ids = None if any(c.ids is None for c in chunks) else [i for c in chunks for i in c.ids]  # type: ignore[union-attr]
     origins = None if any(c.origins is None for c in chunks) else [o for c in chunks for o in c.origins]  # type: ignore[union-attr]
-    return Chunk(rows, ids, origins)
+    keys = None if any(c.keys is None for c in chunks) else [k for c in chunks for k in c.keys]  # type: ignore[union-attr]
+    return Chunk(rows, ids, origins, keys)
 
 
 # ---------------------------------------------------------------------------------------------- building
@@ -327,7 +328,7 @@ def build_device_map(builder: Any, node: ir.MapNode, child: Stage,
                                 boundaries=_row_boundaries(part_ops))
             remotes = (builder._process_workers(label, fn, node.num_workers)
                        if node.python_multiprocessing else None)
-            work = (lambda f: lambda chunk, p, r: f((chunk.rows, p, r), rt.stop_event))(fn)
+            work = (lambda f: lambda chunk, p, r: f((chunk.rows, p, r, chunk.keys), rt.stop_event))(fn)
             workers = node.num_workers
         else:
             if last and len(outputs) != 1:

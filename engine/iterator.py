@@ -12,11 +12,11 @@ from contextlib import closing
 from typing import Any
 
 from minddata import config
-from minddata.engine import ir, profiling
+from minddata.engine import elastic, ir, profiling
 from minddata.engine.autotune import Autotuner, default_budget
 from minddata.engine.compiler import compile_plan
 from minddata.engine.runtime import POLL_SECONDS, PipelineStopped, Runtime
-from minddata.errors import EpochsExhaustedError, PipelineError, warn
+from minddata.errors import EpochsExhaustedError, GraphError, PipelineError, warn
 
 __all__ = ["PipelineRun", "EPOCH_END", "new_runtime"]
 
@@ -114,11 +114,17 @@ class PipelineRun:
             raise ValueError(f"num_epochs must be -1 (endless) or greater than 0. Found: {num_epochs}")
         self.rt = new_runtime()
         start_epoch, start_row = 0, 0
+        # What an elastic resume needs of the pipeline (elastic.Chain), or why it can't have one.
+        self._chain = elastic.describe(root)
+        # (epoch, consumed ranges): the epoch whose remaining rows are dealt anew (elastic resume).
+        self._plan: tuple[int, list[list[int]]] | None = None
         if state is not None:
-            start_epoch, start_row, seed, shard_seed = check_state(state, num_epochs)
+            start_epoch, start_row, seed, shard_seed = self._resume_point(state, num_epochs, executor)
             # The seeds decide every shuffle and random op: the resumed stream needs the same ones.
             self.rt.seed, self.rt.shard_seed = seed, shard_seed
         self.stage = _compile(root, self.rt, executor)
+        if self._plan is not None:
+            self._install_plan()
         self._root = root
         self._start_epoch, self._start_row = start_epoch, start_row
         self.num_epochs = num_epochs
@@ -137,6 +143,77 @@ class PipelineRun:
         # Set when the run starts if it is profiled or autotuned (minddata.engine.profiling).
         self.profile: profiling.RunProfile | None = None
         self._autotuner: Autotuner | None = None
+
+    def _elastic_chain(self, executor: str) -> elastic.Chain:
+        chain = self._chain
+        if isinstance(chain, GraphError):
+            raise chain
+        if executor != "local":
+            raise GraphError(f"executor={executor!r}: resuming on a different number of ranks runs on the local executor")
+        if self.rt.error_mode != "raise":
+            raise GraphError(
+                f"error_samples_mode={self.rt.error_mode!r} drops or replaces rows, so the rows consumed can't be "
+                "told from the count taken: resuming on a different number of ranks needs 'raise'"
+            )
+        return chain
+
+    def _resume_point(self, state: Any, num_epochs: int, executor: str) -> tuple[int, int, int, int]:
+        """(epoch, row, seed, shard seed) to start from; sets ``self._plan`` for an elastic resume."""
+        if isinstance(state, (list, tuple)):
+            return self._merged(list(state), num_epochs, executor)
+        epoch, row, seed, shard_seed = check_state(state, num_epochs)
+        part = state.get(elastic.KEY)
+        if not isinstance(part, dict):
+            return epoch, row, seed, shard_seed
+        chain = self._chain
+        same_rank = isinstance(chain, elastic.Chain) and (part.get("num_shards"), part.get("shard_id")) == (
+            chain.num_shards, chain.shard_id)
+        if not part.get("base") and (same_rank or isinstance(chain, GraphError)):
+            return epoch, row, seed, shard_seed  # the same rank of the same world: as before
+        if same_rank:
+            # This rank continues its share of an epoch that an elastic resume dealt.
+            elastic.check_part(state, self._elastic_chain(executor))
+            self._plan = (epoch, [list(r) for r in part["base"]])
+            return epoch, row, seed, shard_seed
+        if part.get("num_shards") not in (1, None):
+            raise ValueError(
+                f"elastic resume: the state is rank {part.get('shard_id')}'s of a run of {part.get('num_shards')} "
+                "ranks, and this pipeline reads another shard; pass the list of every rank's state "
+                "(state=[state_0, ..., state_n-1]) to resume on a different number of ranks"
+            )
+        return self._merged([state], num_epochs, executor)
+
+    def _merged(self, states: list, num_epochs: int, executor: str) -> tuple[int, int, int, int]:
+        chain = self._elastic_chain(executor)
+        for one in states:
+            if not isinstance(one, dict):
+                raise ValueError(f"state must be a dict returned by iterator.get_state(), or a list of them. Found: {one!r}")
+            check_state(one, 0)
+        epoch, seed, base = elastic.merge(states, chain)
+        if sum(b - a for a, b in base) >= chain.rows:
+            epoch, base = epoch + 1, []  # the epoch was consumed whole
+        if 0 < num_epochs <= epoch:
+            raise ValueError(
+                f"state is at epoch {epoch}, but the iterator runs only num_epochs={num_epochs}; create it with a "
+                "larger num_epochs (epochs count from the first, not from the resume point)"
+            )
+        if base:
+            self._plan = (epoch, base)
+        return epoch, 0, seed, seed
+
+    def _install_plan(self) -> None:
+        """Make the source read this rank's share of the rows its epoch has left (elastic resume)."""
+        from minddata.engine.stages import IndexSourceStage
+        from minddata.samplers import DistributedSampler
+
+        assert self._plan is not None and isinstance(self._chain, elastic.Chain)
+        epoch, base = self._plan
+        sources = [s for s in self._stages() if isinstance(s, IndexSourceStage)]
+        if len(sources) != 1:
+            raise GraphError(f"elastic resume: expected one sampled source in the compiled plan, found {len(sources)}")
+        source = sources[0]
+        order = DistributedSampler(1, 0, shuffle=self._chain.shuffle)._indices(source.num_rows, source.seed, epoch)
+        source.override = {epoch: elastic.epoch_plan(self._chain, base, order)}
 
     def _start(self) -> None:
         self._begin_profile()
@@ -311,13 +388,21 @@ class PipelineRun:
     def get_state(self) -> dict:
         """Where the consumer is: small and JSON-serializable. A new iterator created with it
         continues with exactly the rows (and random augmentations) this one would give next."""
-        return {
+        state = {
             "version": STATE_VERSION,
             "seed": self.rt.seed,
             "shard_seed": self.rt.shard_seed,
             "epoch": self.epochs_done,
             "row": self._rows_before + self._pos,
         }
+        chain = self._chain
+        if isinstance(chain, elastic.Chain):
+            # What other world sizes need to continue this run (docs/data.md).
+            plan = self._plan
+            base = plan[1] if plan is not None and plan[0] == state["epoch"] else []
+            state[elastic.KEY] = elastic.state_part(
+                chain, base, state["row"], state["seed"], state["shard_seed"], state["epoch"])
+        return state
 
     def _log_errors(self) -> None:
         stats = self.rt.errors

@@ -108,9 +108,14 @@ class MapFunction:
         return lambda row, out: tuple(out[k] if src else row[k] for src, k in layout)
 
     def __call__(
-        self, arg: tuple[list[Any], int, int], stop: threading.Event | None = None
+        self, arg: tuple, stop: threading.Event | None = None
     ) -> tuple[list[Any], list[tuple]]:
-        rows, pass_index, row_start = arg
+        # (rows, pass, row_start) or (rows, pass, row_start, keys): with keys (the rows' global
+        # identities, Chunk.keys), row i draws from the stream of keys[i] instead of row_start + i.
+        rows, pass_index, row_start = arg[0], arg[1], arg[2]
+        keys = arg[3] if len(arg) > 3 else None
+        if keys is not None:
+            row_start = _Keyed(keys)
         steps, assemble = self._steps()
         contexts = [
             KernelContext(self.seed, pass_index, row_start, position, self.options) if op is not None else None
@@ -315,7 +320,7 @@ class MapErrorPolicy:
                 if type(row) is FailedRow:
                     errors.setdefault(i, row.error)
         if not errors:
-            return Chunk(out_rows, chunk.ids, chunk.origins)
+            return Chunk(out_rows, chunk.ids, chunk.origins, chunk.keys)
         for i in sorted(errors):
             error = errors[i]
             if self.mode == "raise":
@@ -329,8 +334,8 @@ class MapErrorPolicy:
                 out_rows[i] = None
                 self.rt.record_error("skip", str(error))
         if self.mode == "skip":
-            return Chunk(out_rows, chunk.ids, chunk.origins).take([i for i, row in enumerate(out_rows) if row is not None])
-        return Chunk(out_rows, chunk.ids, chunk.origins)
+            return Chunk(out_rows, chunk.ids, chunk.origins, chunk.keys).take([i for i, row in enumerate(out_rows) if row is not None])
+        return Chunk(out_rows, chunk.ids, chunk.origins, chunk.keys)
 
     def replace_in_order(self, chunk: Chunk | None, state: dict) -> Chunk | None:
         """``replace`` mode: a failed row becomes a copy of the nearest good row before it (or, at the
@@ -360,17 +365,31 @@ class MapErrorPolicy:
         state["last_good"] = last
         if pending:
             first = next(row for row in chunk.rows if row is not _REPLACE)
-            held = [Chunk([first] * len(c), c.ids, c.origins) for c in pending]
+            held = [Chunk([first] * len(c), c.ids, c.origins, c.keys) for c in pending]
             pending.clear()
-            return _concat(held + [Chunk(rows, chunk.ids, chunk.origins)])
-        return Chunk(rows, chunk.ids, chunk.origins)
+            return _concat(held + [Chunk(rows, chunk.ids, chunk.origins, chunk.keys)])
+        return Chunk(rows, chunk.ids, chunk.origins, chunk.keys)
+
+
+class _Keyed(int):
+    """``row_start`` for rows with global keys: ``_Keyed(keys) + i`` is ``keys[i]``, so the row loops
+    (and their error messages) use each row's key where they used its position."""
+
+    def __new__(cls, keys: list[int]) -> _Keyed:
+        self = super().__new__(cls, keys[0] if len(keys) else 0)
+        self.keys = keys
+        return self
+
+    def __add__(self, i: int) -> int:  # type: ignore[override]
+        return self.keys[i]
 
 
 def _concat(chunks: list[Chunk]) -> Chunk:
     rows = [row for c in chunks for row in c.rows]
     ids = None if any(c.ids is None for c in chunks) else [i for c in chunks for i in c.ids]  # type: ignore[union-attr]
     origins = None if any(c.origins is None for c in chunks) else [o for c in chunks for o in c.origins]  # type: ignore[union-attr]
-    return Chunk(rows, ids, origins)
+    keys = None if any(c.keys is None for c in chunks) else [k for c in chunks for k in c.keys]  # type: ignore[union-attr]
+    return Chunk(rows, ids, origins, keys)
 
 
 class _Replace:

@@ -303,7 +303,7 @@ class ParallelApplyStage(Stage):
     def _compute(self, remote: Any, chunk: Chunk, pass_index: int, row_start: int) -> Any:
         try:
             if remote is not None:
-                result = remote((chunk.rows, pass_index, row_start), self.rt.stop_event)
+                result = remote((chunk.rows, pass_index, row_start, chunk.keys), self.rt.stop_event)
             else:
                 result = self.work(chunk, pass_index, row_start)
             return self.finish(chunk, result, pass_index, row_start) if self.finish else result

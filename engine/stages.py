@@ -116,13 +116,29 @@ class IndexSourceStage(Stage):
         self.chunk_rows = chunk_rows
 
     fast_skip = True
+    # pass index -> (indices, keys) replacing the sampler's for that pass (an elastic resume's epoch,
+    # minddata.engine.elastic); set by the iterator before the run starts.
+    override: dict[int, tuple[np.ndarray, np.ndarray]] | None = None
 
     def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
-        indices = self.sampler._indices(self.num_rows, self.seed, pass_index)[skip:]
+        planned = self.override.get(pass_index) if self.override else None
+        if planned is not None:
+            indices, keys = planned
+        else:
+            indices = self.sampler._indices(self.num_rows, self.seed, pass_index)
+            global_keys = getattr(self.sampler, "_global_keys", None)
+            keys = global_keys(self.num_rows) if global_keys is not None else None
+        indices = indices[skip:]
         step = self.chunk_rows
+        if keys is None:
+            for start in range(0, len(indices), step):
+                ids = indices[start : start + step].tolist()
+                yield Chunk(ids, ids)
+            return
+        keys = keys[skip:]
         for start in range(0, len(indices), step):
             ids = indices[start : start + step].tolist()
-            yield Chunk(ids, ids)
+            yield Chunk(ids, ids, keys=keys[start : start + step].tolist())
 
 
 class IterableSourceStage(Stage):
@@ -379,7 +395,7 @@ class ProjectStage(Stage):
         with closing(self.children[0].run(skip)) as source:
             for chunk in source:
                 rows = [row if type(row) is FailedRow else pick(row) for row in chunk.rows]
-                yield Chunk(rows, chunk.ids, chunk.origins)
+                yield Chunk(rows, chunk.ids, chunk.origins, chunk.keys)
 
 
 class ShuffleStage(Stage):

@@ -50,7 +50,9 @@ __all__ = [
 # (seed, pass) must not draw the same stream (a RandomSampler and a SubsetRandomSampler over the same
 # rows would otherwise produce correlated orders).
 _STREAM_RANDOM = 0x52414E44
-_STREAM_DISTRIBUTED = 0x44495354
+# A shuffled DistributedSampler draws the RandomSampler's permutation: the global order of an epoch
+# depends only on (seed, epoch), never on the number of shards (engine/elastic.py relies on it).
+_STREAM_DISTRIBUTED = _STREAM_RANDOM
 _STREAM_SUBSET_RANDOM = 0x53554252
 _STREAM_WEIGHTED = 0x57454947
 _STREAM_PK = 0x504B5341
@@ -482,13 +484,26 @@ class DistributedSampler(_BuiltinSampler):
     def _own_count(self, num_rows: int) -> int:
         return self._cap(self._shard_size(num_rows))
 
-    def _own_indices(self, num_rows: int, seed: int, pass_index: int, depth: int) -> np.ndarray:
+    def _positions(self, num_rows: int) -> np.ndarray:
+        """This shard's positions in the epoch's global order (the order of ``num_shards=1``)."""
         count = self._own_count(num_rows)
         if count == 0:
             return np.zeros(0, dtype=np.int64)
         first = self.shard_id if self.offset == -1 else (self.shard_id - self.offset) % self.num_shards
         # Positions wrap (only ever with offset -1) to pad short shards from the start of the order.
-        positions = (first + self.num_shards * np.arange(count, dtype=np.int64)) % num_rows
+        return (first + self.num_shards * np.arange(count, dtype=np.int64)) % num_rows
+
+    def _global_keys(self, num_rows: int) -> np.ndarray | None:
+        """Each index's global identity (its position in the global order), which keys the random
+        ops above: a sample draws alike on any number of shards. None when the shard is the order."""
+        if self.num_shards == 1 or self.get_child() is not None:
+            return None
+        return self._positions(num_rows)
+
+    def _own_indices(self, num_rows: int, seed: int, pass_index: int, depth: int) -> np.ndarray:
+        positions = self._positions(num_rows)
+        if positions.size == 0:
+            return positions
         if not self.shuffle:
             return positions
         # No shard_id in the seed: all shards must draw the same permutation.

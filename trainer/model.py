@@ -419,7 +419,9 @@ class Model:
                     continue  # a pass over the data ended inside a sink-sized epoch
                 if run.data_state is not None:
                     # The end of the pass is consumed: a checkpoint from here starts the next pass.
-                    run.data_state = {**run.data_state, "epoch": run.data_state["epoch"] + 1, "row": 0}
+                    from minddata.engine.elastic import next_epoch
+
+                    run.data_state = next_epoch(run.data_state)
                 profile.epoch_done = True
                 return
             t_data = perf()
