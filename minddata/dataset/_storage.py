@@ -58,6 +58,7 @@ _ALIASES = {
     "session_token": ("session_token", "aws_session_token", "token"),
     "region": ("region", "region_name", "aws_region"),
     "profile": ("profile", "profile_name"),
+    "anon": ("anon", "skip_signature"),
     "max_attempts": ("max_attempts",),
     "retry_time_s": ("retry_time_s",),
     "retry_base_s": ("retry_base_s",),
@@ -195,7 +196,7 @@ class StorageOptions:
         if isinstance(storage_options, StorageOptions):
             storage_options = dict(storage_options._given)
         if not isinstance(storage_options, dict):
-            raise ArgumentError(f"{where}: `storage_options` must be a dict or None. Found: {type(storage_options).__name__}")
+            raise ArgumentError(f"{where}: `storage_options` must be a dict or None. Found: {storage_options!r}")
         given: dict[str, Any] = {}
         for key, value in storage_options.items():
             name = _SPELLING.get(key) if isinstance(key, str) else None
@@ -213,6 +214,9 @@ class StorageOptions:
                 ):
                     raise ArgumentError(f"{where}: `storage_options[{key!r}]` must be a positive number. Found: {value!r}")
                 value = kind(value)
+            elif name == "anon":
+                if not isinstance(value, bool):
+                    raise ArgumentError(f"{where}: `storage_options[{key!r}]` must be True or False. Found: {value!r}")
             elif not isinstance(value, str):
                 shown = REDACTED if name in SECRET_FIELDS else repr(value)
                 raise ArgumentError(f"{where}: `storage_options[{key!r}]` must be a str. Found: {shown}")
@@ -269,9 +273,11 @@ def _classify(error: BaseException) -> _Answer:
         response = getattr(error, "response", {}) or {}
         status = response.get("ResponseMetadata", {}).get("HTTPStatusCode")
         code = str(response.get("Error", {}).get("Code", ""))
-        message = str(response.get("Error", {}).get("Message", "")) or code
+        message = str(response.get("Error", {}).get("Message", ""))
+        if code == str(status):
+            code = ""  # a HEAD's error has no body: botocore gives the status as the code
         retry = status in _RETRY_STATUS or code in _RETRY_CODES
-        return _Answer(retry, status, code, f"HTTP {status} {code}: {message}".strip())
+        return _Answer(retry, status, code, " ".join(p for p in (f"HTTP {status}", code, message and f"({message})") if p))
     if isinstance(error, urllib.error.HTTPError):
         retry = error.code in _RETRY_STATUS
         return _Answer(retry, error.code, "", f"HTTP {error.code} {error.reason}")
@@ -311,7 +317,10 @@ def _fix(url: ObjectURL, answer: _Answer, endpoint: str | None) -> str:
                 "files), or storage_options={'access_key_id': ..., 'secret_access_key': ...}")
     if status is None:
         return f"check the endpoint{at} and the network"
-    return "see the status"
+    if answer.retry:
+        return ("the service is throttling or failing: retry later, lower storage_options['requests_in_flight'], or "
+                "raise storage_options 'max_attempts' / 'retry_time_s'")
+    return f"check the URL and the request (the service answered {status})"
 
 
 def _scrub(text: str, secrets: Iterable[str]) -> str:
@@ -388,7 +397,12 @@ class ObjectStore:
         if region is None:
             region = session.get_config_variable("region") or "us-east-1"
         kwargs: dict[str, Any] = {}
-        if o.get("access_key_id"):
+        signing: dict[str, Any] = {}
+        if o.get("anon"):
+            from botocore import UNSIGNED
+
+            signing["signature_version"] = UNSIGNED  # public buckets: no credentials looked up
+        elif o.get("access_key_id"):
             kwargs.update(aws_access_key_id=o.get("access_key_id"), aws_secret_access_key=o.get("secret_access_key"),
                           aws_session_token=o.get("session_token"))
         config = Config(
@@ -396,7 +410,7 @@ class ObjectStore:
             connect_timeout=o.get("connect_timeout_s"), read_timeout=o.get("read_timeout_s"),
             max_pool_connections=max(10, 2 * o.get("requests_in_flight")),
             s3={"addressing_style": "path"} if endpoint else {},
-            request_checksum_calculation="when_required", response_checksum_validation="when_required",
+            request_checksum_calculation="when_required", response_checksum_validation="when_required", **signing,
         )
         return session.create_client("s3", endpoint_url=endpoint, region_name=region, config=config, **kwargs)
 

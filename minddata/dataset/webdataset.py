@@ -9,7 +9,8 @@ one sample, and each extension is a column. Members named ``__...__`` are metada
 The reader is random access: each shard's member headers are read once (offsets and sizes, as
 ``tarfile``'s member list) and a sample's members are then read by offset, so shuffling, sharding,
 samplers and exact resume are those of every random-access source. Files are opened in one place,
-:func:`open_shard`: a remote opener (range reads from object storage) is added there.
+:func:`open_shard`: a local file, or an object in object storage read by ranged GETs (the index
+through 1 MiB ranges, a sample as one ranged GET, a chunk's samples ``requests_in_flight`` at a time).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from minddata.dataset import _storage
 from minddata.dataset import _validate as v
 from minddata.dataset._files import block_sampler, shuffle_mode
 from minddata.dataset.base import Dataset
@@ -79,17 +81,17 @@ def brace_expand(text: str) -> list[str]:
 def _check_local(where: str, text: str) -> None:
     remote = _REMOTE.match(text)
     scheme = remote.group(1).lower() if remote else ("pipe" if text.startswith("pipe:") else None)
-    if scheme is not None and scheme != "file":
+    if scheme is not None and scheme not in ("file", *_storage.REMOTE_SCHEMES):
         raise ArgumentError(
-            f"{where}: {text} is a remote URL ({scheme}:); reading WebDataset shards from remote storage is not "
-            "supported yet. Copy the shards to a local folder and pass their paths (a list, a glob or "
-            "'shard-{000000..000099}.tar')."
+            f"{where}: {text} is a {scheme}: URL; WebDataset reads local shards and s3://, gs://, http(s):// URLs "
+            "(pipe: commands are not run). Pass their paths or URLs (a list, a glob or 'shard-{000000..000099}.tar')."
         )
 
 
-def expand_shards(where: str, dataset_files: Any) -> list[str]:
+def expand_shards(where: str, dataset_files: Any, storage_options: _storage.StorageOptions | None = None) -> list[str]:
     """A path, a glob, a brace pattern (``shard-{000000..000099}.tar``) or a list of them → the shard
-    files, in the order given (a glob's matches sorted), each once."""
+    files, in the order given (a glob's matches sorted), each once. ``s3://``/``gs://`` URLs are listed
+    (globs) or checked (single objects) in the bucket; ``http(s)://`` URLs are single files."""
     items = [dataset_files] if isinstance(dataset_files, (str, os.PathLike)) else dataset_files
     if not isinstance(items, (list, tuple)) or not items or not all(isinstance(i, (str, os.PathLike)) for i in items):
         raise ArgumentError(
@@ -100,6 +102,11 @@ def expand_shards(where: str, dataset_files: Any) -> list[str]:
     for item in items:
         text = os.fspath(item)
         _check_local(where, text)
+        if _storage.is_remote(text):
+            options = storage_options or _storage.StorageOptions(where)
+            for url in brace_expand(text):
+                files.extend(u.url for u, _ in _storage.expand_urls(where, url, options))
+            continue
         if text.startswith("file://"):
             text = text[len("file://"):]
         for path in brace_expand(os.path.expanduser(text)):
@@ -163,10 +170,51 @@ def _pread_into(fd: int, buf: bytearray, offset: int) -> int:
     return len(data)
 
 
-def open_shard(path: str, storage_options: dict[str, Any] | None = None) -> _LocalShard:
+class _RemoteShard:
+    """A shard in object storage: ``stream()`` reads 1 MiB ranges (tar headers for the index),
+    ``read_at`` is one ranged GET, or a hit among the ranges ``prefetch`` read together."""
+
+    def __init__(self, path: str, storage_options: Any):
+        self.path = path
+        self.url = _storage.split_url(path)
+        self.options = _storage.StorageOptions("WebDataset", storage_options)
+        self.store = _storage.get_store(self.url, self.options)  # type: ignore[arg-type]
+        self._size: int | None = None
+        self._ready: dict[tuple[int, int], bytes] = {}
+
+    def __enter__(self) -> _RemoteShard:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._ready.clear()
+
+    def size(self) -> int:
+        if self._size is None:
+            self._size = self.store.size(self.url)  # type: ignore[arg-type]
+        return self._size
+
+    def stream(self) -> io.BufferedReader:
+        return io.BufferedReader(_storage.RangedFile(self.store, self.url, self.size()), buffer_size=1 << 16)  # type: ignore[arg-type]
+
+    def prefetch(self, ranges: list[tuple[int, int]]) -> None:
+        """Read these (offset, size) ranges now, ``requests_in_flight`` at a time."""
+        todo = [r for r in dict.fromkeys(ranges) if r not in self._ready]
+        try:
+            blobs = self.store.read_many([(self.url, o, o + n) for o, n in todo])  # type: ignore[misc]
+        except _storage.StorageError:
+            return  # read_at reads them one by one, and names the sample that fails
+        self._ready.update(zip(todo, blobs))
+
+    def read_at(self, offset: int, size: int) -> bytes:
+        data = self._ready.pop((offset, size), None)
+        return data if data is not None else self.store.read(self.url, offset, offset + size)  # type: ignore[arg-type]
+
+
+def open_shard(path: str, storage_options: Any = None) -> _LocalShard | _RemoteShard:
     """The one place shards are opened (a context manager with ``size()``, ``stream()`` and
-    ``read_at(offset, size)``). Only local files for now; an object-storage opener taking
-    ``storage_options`` and doing range reads belongs here."""
+    ``read_at(offset, size)``): a local file, or an object read by ranged GETs."""
+    if _storage.is_remote(path):
+        return _RemoteShard(path, storage_options)
     return _LocalShard(path)
 
 
@@ -211,7 +259,7 @@ def _corrupt(where: str, path: str, what: str, offset: int) -> DataFormatError:
     )
 
 
-def index_shard(where: str, path: str, storage_options: dict[str, Any] | None = None) -> ShardIndex:
+def index_shard(where: str, path: str, storage_options: Any = None) -> ShardIndex:
     """Read the member headers of one shard (not its data) and group the members into samples."""
     keys: list[str] = []
     first: list[int] = []
@@ -310,7 +358,7 @@ def member_value(ext: str, data: memoryview | bytes, describe: Any) -> np.ndarra
 class _Shards:
     """The shards as one row space (sample i of shard f is row starts[f] + i), indexed on first use."""
 
-    def __init__(self, where: str, files: list[str], columns: list[str] | None, storage_options: dict[str, Any] | None):
+    def __init__(self, where: str, files: list[str], columns: list[str] | None, storage_options: Any):
         self.where = where
         self.files = files
         self.requested = columns
@@ -378,6 +426,9 @@ class _Shards:
         for f, positions in by_file.items():
             index = indexes[f]
             with open_shard(index.path, self.storage_options) as shard:
+                if isinstance(shard, _RemoteShard):
+                    ranges = [self._reads(index, ids[p] - int(self.starts[f]), wanted) for p in positions]
+                    shard.prefetch([r for rs in ranges if rs for r in rs])
                 for position in positions:
                     row = ids[position]
                     out[position] = self._sample(shard, index, row, row - int(self.starts[f]), wanted, columns)
@@ -400,9 +451,8 @@ class _Shards:
         if picked:
             start = int(min(index.offsets[j] for j in picked))
             stop = int(max(index.offsets[j] + index.sizes[j] for j in picked))
-            needed = int(sum(index.sizes[j] for j in picked))
             try:
-                if stop - start <= 2 * needed + 4096:  # the members sit together: one read
+                if _together(index, picked, start, stop):  # the members sit together: one read
                     buf = memoryview(shard.read_at(start, stop - start))
                     pieces = {c: buf[int(index.offsets[j]) - start: int(index.offsets[j] + index.sizes[j]) - start]
                               for c, j in zip(wanted, picked)}
@@ -411,9 +461,29 @@ class _Shards:
                               for c, j in zip(wanted, picked)}
                 for c in wanted:
                     values[c] = member_value(c, pieces[c], lambda c=c: f"shard {index.path}, member {key}.{c}")
-            except (DataFormatError, ValueError) as error:
+            except (DataFormatError, ValueError, _storage.StorageError) as error:
                 raise RowError(f"{self.where}: row {row}: {error}", op=self.where, row=row, source=index.path) from None
         return tuple(values[c] for c in columns)
+
+    @staticmethod
+    def _reads(index: ShardIndex, i: int, wanted: list[str]) -> list[tuple[int, int]] | None:
+        """The (offset, size) reads ``_sample`` makes for sample ``i`` (None if a member is missing)."""
+        lo, hi = int(index.first[i]), int(index.first[i + 1])
+        have = {index.exts[j]: j for j in range(lo, hi)}
+        if any(c not in have for c in wanted):
+            return None
+        picked = [have[c] for c in wanted]
+        if not picked:
+            return []
+        start = int(min(index.offsets[j] for j in picked))
+        stop = int(max(index.offsets[j] + index.sizes[j] for j in picked))
+        if _together(index, picked, start, stop):
+            return [(start, stop - start)]
+        return [(int(index.offsets[j]), int(index.sizes[j])) for j in picked]
+
+
+def _together(index: ShardIndex, picked: list[int], start: int, stop: int) -> bool:
+    return stop - start <= 2 * int(sum(index.sizes[j] for j in picked)) + 4096
 
 
 class WebDataset(Dataset):
@@ -428,8 +498,8 @@ class WebDataset(Dataset):
     Args:
         dataset_files: a shard, a glob (``"train/*.tar"``), the brace notation
             (``"train/shard-{000000..000099}.tar"``), or a list of them; read in the order given (a
-            glob's matches sorted). Local files only for now: an ``s3://``, ``gs://``, ``http(s)://``
-            or ``pipe:`` URL is refused with an error saying so.
+            glob's matches sorted). ``s3://bucket/prefix/shard-*.tar`` and ``gs://`` URLs (globs listed
+            in the bucket) and ``http(s)://`` URLs are read by ranged GETs; ``pipe:`` is refused.
         columns_list: the columns to read, in this order (extensions, and ``"__key__"`` if wanted).
             Default: ``"__key__"`` and every extension found, sorted.
         num_samples: read at most this many samples per epoch (per shard when sharding).
@@ -440,7 +510,9 @@ class WebDataset(Dataset):
             in order, samples shuffled within each; False: shard order, then tar order.
         num_shards, shard_id: read one part of the samples (every sample in exactly one part per
             epoch; parts are padded to equal length, as every source).
-        storage_options: for object storage (not supported yet); accepted and unused for local files.
+        storage_options: object storage settings over the environment's (``endpoint_url``,
+            ``access_key_id``, ``secret_access_key``, ``session_token``, ``region``, ``profile``,
+            retry and concurrency limits; see docs/data.md, "Object storage"). Secrets are never shown.
 
     A sample without a member that ``columns_list`` names is a ``RowError`` naming the shard and the
     key, or is skipped under ``config.set_error_samples_mode("skip")``. Two members of one sample with
@@ -484,13 +556,12 @@ class WebDataset(Dataset):
         storage_options: dict[str, Any] | None = None,
     ):
         where = "WebDataset"
-        if storage_options is not None and not isinstance(storage_options, dict):
-            raise ArgumentError(f"{where}: `storage_options` must be a dict or None. Found: {storage_options!r}")
+        options = _storage.StorageOptions(where, storage_options)
         columns = v.column_list(where, "columns_list", columns_list)
         shuffle_mode(where, shuffle)
-        files = expand_shards(where, dataset_files)
+        files = expand_shards(where, dataset_files, options)
         workers = v.workers(where, num_parallel_workers)
-        shards = _Shards(where, files, [c.lower() if c != KEY else c for c in columns] if columns else None, storage_options)
+        shards = _Shards(where, files, [c.lower() if c != KEY else c for c in columns] if columns else None, options)
         if columns is None:
             shards.ensure()
         chosen = block_sampler(

@@ -133,3 +133,26 @@ def s3_images(s3_client, tmp_path_factory):
     (root / "README.txt").write_text("not an image folder entry")
     upload_tree(s3_client, root, "images")
     return root
+
+
+@pytest.fixture(scope="session")
+def s3_shards(s3_client, tmp_path_factory):
+    """``s3://data/shards/train-00000{0..2}.tar``: WebDataset shards of 6 samples (jpg, cls, txt), and
+    the same files locally."""
+    import io
+    import tarfile
+
+    from testkit import make_jpeg
+
+    root = tmp_path_factory.mktemp("shards")
+    for s in range(3):
+        with tarfile.open(root / f"train-{s:06d}.tar", "w", format=tarfile.USTAR_FORMAT) as tar:
+            for i in range(6):
+                key = f"s{s}/{i:03d}"
+                for ext, data in (("jpg", make_jpeg(20 + i, 18, seed=100 * s + i)), ("cls", str(i % 3).encode()),
+                                  ("txt", f"sample {s}-{i}".encode())):
+                    info = tarfile.TarInfo(f"{key}.{ext}")
+                    info.size = len(data)
+                    tar.addfile(info, io.BytesIO(data))
+    upload_tree(s3_client, root, "shards")
+    return root

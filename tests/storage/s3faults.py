@@ -138,9 +138,10 @@ class FaultProxy:
             data = resp.read()
             out = [f"HTTP/1.1 {resp.status} {resp.reason}\r\n".encode()]
             for key, val in resp.getheaders():
-                if key.lower() not in _HOP and key.lower() != "content-length":
+                if key.lower() not in _HOP and (key.lower() != "content-length" or method == "HEAD"):
                     out.append(f"{key}: {val}\r\n".encode("latin-1"))
-            out.append(f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n".encode())
+            length = f"Content-Length: {len(data)}\r\n" if method != "HEAD" else ""
+            out.append(f"{length}Connection: close\r\n\r\n".encode())
             h.wfile.write(b"".join(out))
             if kind == "cut" and method != "HEAD" and len(data) > 1:
                 h.wfile.write(data[: len(data) // 2])
