@@ -107,6 +107,7 @@ def describe(root: ir.Node) -> Chain | GraphError:
     resume and why (returned, not raised: same-world-size resume needs none of this)."""
     parts: list[str] = []
     batch = 1
+    random_above: ir.MapNode | None = None  # the first map with a random op seen above any batch
     node = root
     try:
         while True:
@@ -123,11 +124,13 @@ def describe(root: ir.Node) -> Chain | GraphError:
                 if off_cpu:
                     raise _refuse(node, f"{type(off_cpu[0]).__name__} runs on {off_cpu[0].device_target}, whose "
                                   "segments key random draws by stream position (run it on the CPU)")
-                if batch != 1 and any(_random(op) for op in node.operations):
-                    raise _refuse(node, "a random op after batch draws per batch, and batches are regrouped "
-                                  "when the number of ranks changes (move it before the batch)")
+                if random_above is None and any(_random(op) for op in node.operations):
+                    random_above = node
                 parts.append(f"{node.label}:{node.input_columns}:{node.output_columns}")
             elif isinstance(node, ir.BatchNode):
+                if random_above is not None:
+                    raise _refuse(random_above, "a random op after batch draws per batch, and batches are "
+                                  "regrouped when the number of ranks changes (move it before the batch)")
                 if batch != 1:
                     raise _refuse(node, "a second batch")
                 if callable(node.batch_size):

@@ -1,0 +1,292 @@
+"""Resuming on a different number of ranks (docs/data.md): the states of N ranks, passed as a list to
+M new ranks, give exactly the samples of the epoch the N ranks had not consumed, each once (padding
+apart), each equal bit for bit to the same sample of an uninterrupted single-rank run; the next epoch
+is an uninterrupted M-rank run's. Pipelines that lose a row's global position refuse it by name."""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import minddata as md
+from minddata import vision
+from minddata.errors import GraphError
+
+ROWS = 17
+SEED = 7
+
+
+def build(num_shards=None, shard_id=None, workers=1, batch=None, rows=ROWS, shuffle=True):
+    """Rows ``(id, x)``: ``x`` a small image through random ops, so a sample's augmentation shows."""
+    shard = {} if num_shards is None else {"num_shards": num_shards, "shard_id": shard_id}
+    images = (np.arange(rows * 12, dtype=np.int64).reshape(rows, 2, 2, 3) % 251).astype(np.uint8)
+    ds = md.NumpySlicesDataset({"id": np.arange(rows, dtype=np.int64), "x": images}, shuffle=shuffle, **shard)
+    ds = ds.map([vision.RandomCrop(2, padding=1), vision.RandomHorizontalFlip()], input_columns="x",
+                num_parallel_workers=workers)
+    return ds.batch(batch) if batch else ds
+
+
+def samples(item):
+    """The (id, x bytes) samples of one iterator item (a row or a batch)."""
+    ids, xs = (np.asarray(c) for c in item)
+    if ids.ndim == 0:
+        return [(int(ids), xs.tobytes())]
+    return [(int(i), x.tobytes()) for i, x in zip(ids, xs)]
+
+
+def read(it, items=None):
+    """Samples of the next ``items`` items of the current epoch (all of it when None)."""
+    out = []
+    while items is None or items > 0:
+        try:
+            out += samples(next(it))
+        except StopIteration:
+            break
+        items = None if items is None else items - 1
+    return out
+
+
+@functools.cache
+def reference(epochs=2):
+    """Per epoch: the uninterrupted single-rank run's samples, in order (id, x bytes)."""
+    md.config.set_seed(SEED)
+    it = build().create_tuple_iterator(num_epochs=epochs, output_numpy=True)
+    runs = [read(it) for _ in range(epochs)]
+    it.close()
+    return runs
+
+
+def iterator(num_shards, shard_id, epochs=2, state=None, **kw):
+    md.config.set_seed(SEED)
+    if num_shards == 1 and shard_id is None:
+        ds = build(**kw)
+    else:
+        ds = build(num_shards, shard_id, **kw)
+    return ds.create_tuple_iterator(num_epochs=epochs, output_numpy=True, state=state)
+
+
+def interrupted(num_shards, stops, epoch=0, **kw):
+    """Each rank of a ``num_shards``-rank run reads ``stops[k]`` items of epoch ``epoch``: (samples
+    read in that epoch, states)."""
+    seen, states = [], []
+    for k in range(num_shards):
+        it = iterator(num_shards, k, **kw)
+        for _ in range(epoch):
+            read(it)
+        seen += read(it, stops[k])
+        states.append(json.loads(json.dumps(it.get_state())))
+        it.close()
+    return seen, states
+
+
+def check_epoch(before, after, epoch=0):
+    """``after`` holds every sample of ``epoch`` not in ``before`` once, padding apart, and every
+    sample read equals the single-rank run's bit for bit."""
+    truth = dict(reference()[epoch])
+    for sample_id, x in before + after:
+        assert x == truth[sample_id], f"sample {sample_id} differs from the single-rank run's"
+    left = set(truth) - {i for i, _ in before}
+    got = [i for i, _ in after]
+    assert set(got) == left, "the resumed ranks skipped or repeated a consumed sample"
+    return len(got) - len(left)  # padded duplicates
+
+
+def test_a_sharded_run_reads_the_single_rank_order_and_augmentations():
+    truth = reference()[0]
+    for num_shards in (2, 3, 4):
+        for k in range(num_shards):
+            it = iterator(num_shards, k, epochs=1, workers=2)
+            got = read(it)
+            it.close()
+            want = [truth[(k + num_shards * i) % ROWS] for i in range(math.ceil(ROWS / num_shards))]
+            assert got == want
+
+
+@pytest.mark.parametrize("old,new", [(3, 2), (2, 5), (4, 1), (1, 3)])
+def test_states_of_n_ranks_resume_on_m_ranks(old, new):
+    before, states = interrupted(old, [2 + k % 2 for k in range(old)], batch=2, workers=2)
+    after, nexts = [], []
+    for m in range(new):
+        it = iterator(new, m, state=states, batch=2, workers=1 + m % 2)
+        after += read(it)
+        nexts.append(read(it))
+        it.close()
+    pads = check_epoch(before, after)
+    left = ROWS - len({i for i, _ in before})
+    assert pads == new * math.ceil(left / new) - left
+    # The next epoch is an uninterrupted new-rank run's.
+    for m in range(new):
+        it = iterator(new, m, batch=2)
+        read(it)
+        assert read(it) == nexts[m]
+        it.close()
+
+
+def test_a_state_without_shards_resumes_on_several_ranks():
+    it = iterator(1, None)
+    before = read(it, 5)
+    state = it.get_state()
+    it.close()
+    after = []
+    for m in range(3):
+        it = iterator(3, m, epochs=1, state=state)
+        after += read(it)
+        it.close()
+    check_epoch(before, after)
+
+
+def test_resumed_ranks_can_be_interrupted_and_resumed_again():
+    before, states = interrupted(3, [1, 2, 1])
+    middle, second = [], []
+    for m in range(2):  # 2 ranks resume, read a little, save
+        it = iterator(2, m, state=states)
+        middle += read(it, 3 + m)
+        second.append(json.loads(json.dumps(it.get_state())))
+        it.close()
+    after = []
+    for m in range(4):
+        it = iterator(4, m, state=second)
+        after += read(it)
+        it.close()
+    check_epoch(before + middle, after)
+
+
+def test_a_resumed_rank_continues_its_own_share_from_its_own_state():
+    _, states = interrupted(3, [2, 2, 2])
+    it = iterator(2, 1, state=states)
+    full = read(it)
+    it.close()
+    it = iterator(2, 1, state=states)
+    first = read(it, 3)
+    mine = it.get_state()
+    it.close()
+    it = iterator(2, 1, state=mine)  # the same rank of the same world: its own state
+    assert first + read(it) == full
+    it.close()
+
+
+def test_states_at_the_end_of_an_epoch_start_the_next():
+    share = math.ceil(ROWS / 2)
+    _, states = interrupted(2, [share, share])
+    it = iterator(3, 0, state=states)
+    assert it.get_state()["epoch"] == 1
+    it.close()
+    with pytest.raises(ValueError, match="num_epochs=1"):
+        iterator(3, 0, epochs=1, state=states)
+
+
+@given(
+    old=st.integers(1, 4),
+    new=st.integers(1, 4),
+    batch=st.sampled_from([None, 3]),
+    workers=st.integers(1, 2),
+    stops=st.lists(st.floats(0, 1), min_size=4, max_size=4),
+    epoch=st.integers(0, 1),
+)
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+def test_any_world_sizes_workers_and_stopping_points_give_each_sample_once(old, new, batch, workers, stops, epoch):
+    items = math.ceil(math.ceil(ROWS / old) / (batch or 1))
+    stops = [round(f * items) for f in stops[:old]]
+    before, states = interrupted(old, stops, epoch=epoch, batch=batch, workers=workers)
+    after = []
+    for m in range(new):
+        it = iterator(new, m, state=states, batch=batch, workers=3 - workers)
+        if all(s == items for s in stops):
+            assert it.get_state()["epoch"] == epoch + 1  # the epoch was consumed whole
+            it.close()
+            return
+        after += read(it)
+        it.close()
+    left = ROWS - len({i for i, _ in before})
+    assert check_epoch(before, after, epoch) == (new * math.ceil(left / new) - left if left else 0)
+
+
+# Refusals ---------------------------------------------------------------------------------------
+
+
+def states_of(ds_of, num_shards=2):
+    states = []
+    for k in range(num_shards):
+        md.config.set_seed(SEED)
+        it = ds_of(num_shards, k).create_tuple_iterator(num_epochs=1, output_numpy=True)
+        next(it)
+        states.append(it.get_state())
+        it.close()
+    return states
+
+
+def test_a_state_of_another_dataset_seed_or_a_corrupted_state_is_refused():
+    _, states = interrupted(2, [1, 1])
+    md.config.set_seed(SEED)
+    with pytest.raises(ValueError, match="another pipeline"):
+        build(3, 0, rows=ROWS + 1).create_tuple_iterator(num_epochs=1, state=states)
+    other = [{**s, "seed": 8} for s in states]
+    with pytest.raises(ValueError, match="checksum"):
+        iterator(3, 0, state=other)
+    broken = json.loads(json.dumps(states))
+    broken[0]["elastic"]["taken"] = 5
+    with pytest.raises(ValueError, match="checksum"):
+        iterator(3, 0, state=broken)
+    with pytest.raises(ValueError, match=r"ranks \[0\] of a run of 2"):
+        iterator(3, 0, state=states[:1])
+    with pytest.raises(ValueError, match="pass the list of every rank"):
+        iterator(3, 0, state=states[1])
+    with pytest.raises(ValueError, match="another pipeline"):
+        iterator(3, 0, state=states, batch=2)
+
+
+def test_a_run_without_set_seed_is_refused():
+    states = []
+    for k in range(2):
+        it = build(2, k).create_tuple_iterator(num_epochs=1, output_numpy=True)  # no set_seed: seeds differ
+        next(it)
+        states.append(it.get_state())
+        it.close()
+    with pytest.raises(ValueError, match="set_seed"):
+        build(3, 0).create_tuple_iterator(num_epochs=1, state=states)
+
+
+@pytest.mark.parametrize(
+    "extend,name",
+    [
+        (lambda ds: ds.shuffle(4), "Shuffle"),
+        (lambda ds: ds.filter(lambda i, x: True, input_columns=["id", "x"]), "Filter"),
+        (lambda ds: ds.take(3), "Take"),
+        (lambda ds: ds.batch(2).map(vision.RandomHorizontalFlip(), input_columns="x"), "RandomHorizontalFlip"),
+    ],
+)
+def test_pipelines_that_lose_row_positions_refuse_naming_the_op(extend, name):
+    _, states = interrupted(2, [1, 1])
+    with pytest.raises(GraphError, match=name):
+        md.config.set_seed(SEED)
+        extend(build(3, 0)).create_tuple_iterator(num_epochs=1, state=states)
+
+
+def test_a_streamed_source_refuses(tmp_path):
+    path = tmp_path / "lines.txt"
+    path.write_text("".join(f"line {i}\n" for i in range(6)))
+
+    def ds_of(n, k):
+        return md.TextFileDataset(str(path), shuffle=False, num_shards=n, shard_id=k)
+
+    states = states_of(ds_of)
+    assert "elastic" not in states[0]
+    with pytest.raises(GraphError, match="streamed source"):
+        ds_of(3, 0).create_tuple_iterator(num_epochs=1, state=states)
+    # The same world size resumes as before.
+    it = ds_of(2, 1).create_tuple_iterator(num_epochs=1, output_numpy=True, state=states[1])
+    assert [str(r[0]) for r in it] == ["line 4", "line 5"]  # shard 1 holds lines 3-5
+    it.close()
+
+
+def test_error_modes_that_drop_rows_refuse():
+    _, states = interrupted(2, [1, 1])
+    md.config.set_error_samples_mode("skip")
+    with pytest.raises(GraphError, match="error_samples_mode"):
+        iterator(3, 0, state=states)
