@@ -120,8 +120,12 @@ def _serve_parser(sub: Any) -> None:
         "gets its tensors back. Needs pip install 'minddata[serve]'. SIGTERM drains and exits 0.",
     )
     serve.add_argument("pipeline", metavar="PIPELINE",
-                       help=f"a standard pipeline ({', '.join(n for n in PIPELINES if n != 'train')}) or a Python "
-                       "file that defines ops() (and optionally postprocess(outputs))")
+                       help=f"a standard pipeline ({', '.join(n for n in PIPELINES if n != 'train')}), a Python "
+                       "file that defines ops() (and optionally postprocess(outputs)), or a model file exported with "
+                       "its pipeline (Model.export_onnx(..., pipeline=)), served with that pipeline")
+    serve.add_argument("--allow-pipeline-mismatch", action="store_true",
+                       help="serve even when PIPELINE differs from the model's embedded pipeline, or the start-up "
+                       "golden check finds drift (a warning, and the model's metadata says so)")
     serve.add_argument("--model", metavar="PATH", help="ONNX file (ONNX Runtime) or TorchScript file run once per "
                        "batch; without it the preprocessed tensors are returned")
     serve.add_argument("--name", help="model name in the /v2/models/NAME routes (default: the pipeline's name)")
@@ -346,17 +350,21 @@ def _convert_records(args: argparse.Namespace, source: Path, dest: Path) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     from minddata.serve import ServePipeline, load_pipeline_file
+    from minddata.serve.parity import resolve
     from minddata.serve.server import ServeSettings, serve
 
     standard = [n for n in PIPELINES if n != "train"]
-    try:
+
+    def given() -> ServePipeline:
         if args.pipeline in PIPELINES:
-            pipeline = ServePipeline(args.pipeline, make_ops(args.pipeline))
-        elif not os.path.exists(args.pipeline) and not args.pipeline.endswith(".py"):
+            return ServePipeline(args.pipeline, make_ops(args.pipeline))
+        if not os.path.exists(args.pipeline) and not args.pipeline.endswith(".py"):
             raise ValueError(f"unknown pipeline {args.pipeline!r}: the standard pipelines are {', '.join(standard)}; "
-                             "or pass a Python file that defines ops()")
-        else:
-            pipeline = load_pipeline_file(args.pipeline)
+                             "or pass a Python file that defines ops(), or a model file with its pipeline embedded")
+        return load_pipeline_file(args.pipeline)
+
+    try:
+        pipeline, model_path, parity = resolve(args.pipeline, args.model, given, args.allow_pipeline_mismatch)
         place([op for op in pipeline.ops if hasattr(op, "device_target")], args.device)  # not plain functions
     except Exception as exc:  # a bad pipeline file or device: one line
         raise UsageError(f"{PROG} serve: error: {exc}") from None
@@ -370,7 +378,7 @@ def _serve(args: argparse.Namespace) -> int:
         max_header_bytes=args.max_header_kb << 10, header_timeout_s=args.header_timeout_s,
         body_timeout_s=args.body_timeout_s, max_connections=args.max_connections, keep_alive_s=args.keep_alive_s,
     )
-    return serve(pipeline, args.model, settings)
+    return serve(pipeline, model_path, settings, parity=parity)
 
 
 def _fmt(value: float, digits: int = 0) -> str:

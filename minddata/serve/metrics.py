@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import threading
 import time
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
@@ -52,6 +53,32 @@ class ServeMetrics:
         self._done: collections.deque[tuple[float, int]] = collections.deque()
         self._lock = threading.Lock()
         rate.set_function(self._rate)
+
+    def record_parity(self, parity: Any) -> None:
+        """The train/serve parity state (minddata.serve.parity): whether the model carries a pipeline,
+        whether the served one differs, the golden check's result and each op's largest difference."""
+        r = self.registry
+        Gauge("minddata_serve_pipeline_embedded", "1 when the model file carries its evaluation pipeline",
+              registry=r).set(1 if parity.card is not None else 0)
+        Gauge("minddata_serve_pipeline_mismatch", "1 when the served pipeline differs from the model's embedded "
+              "one (--allow-pipeline-mismatch)", registry=r).set(1 if parity.mismatch else 0)
+        golden = parity.golden
+        if golden is None:
+            return
+        status = Gauge("minddata_serve_golden_check", "The start-up golden check's result (1 for the status it "
+                       "had: exact, within_tolerance, drift, skipped)", ["status"], registry=r)
+        for name in ("exact", "within_tolerance", "drift", "skipped"):
+            status.labels(name).set(1 if golden.status == name else 0)
+        diff = Gauge("minddata_serve_golden_max_difference", "Largest difference of each op's output from its "
+                     "exported golden output, in the output's units", ["position", "op"], registry=r)
+        ok = Gauge("minddata_serve_golden_op_within_tolerance", "1 when the op's output is within its declared "
+                   "tolerance of the exported golden output", ["position", "op"], registry=r)
+        for check in golden.ops:
+            diff.labels(str(check.position), check.op).set(check.max_difference)
+            ok.labels(str(check.position), check.op).set(1 if check.ok else 0)
+        if golden.model is not None:
+            Gauge("minddata_serve_golden_model_max_difference", "Largest difference of the model's outputs from "
+                  "the exported golden outputs", registry=r).set(golden.model["max_difference"])
 
     def images_done(self, count: int) -> None:
         now = time.monotonic()

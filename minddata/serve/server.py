@@ -82,10 +82,11 @@ class Service:
 
     input_name = INPUT_COLUMN
 
-    def __init__(self, pipeline: ServePipeline, model: ServedModel, settings: ServeSettings):
+    def __init__(self, pipeline: ServePipeline, model: ServedModel, settings: ServeSettings, parity: Any = None):
         from minddata.serve.metrics import ServeMetrics
 
         self.pipeline = pipeline
+        self.parity = parity
         self.model = model
         self.settings = settings
         self.metrics = ServeMetrics(settings.max_batch)
@@ -94,6 +95,11 @@ class Service:
         self.session = self._open_session()
         try:
             self.outputs = self._probe()
+            if parity is not None:
+                from minddata.serve.parity import model_runner, session_runner
+
+                parity.check(list(pipeline.ops), session_runner(self.session), model_runner(model, INPUT_COLUMN))
+                parity.record(self.metrics)
         except BaseException:
             self.session.close()
             raise
@@ -156,13 +162,16 @@ class Service:
         self.session.close()
 
     def metadata(self) -> dict[str, Any]:
-        return {
+        meta = {
             "name": self.settings.name,
             "versions": ["1"],
             "platform": f"minddata_{self.model.kind}",
             "inputs": [{"name": self.input_name, "datatype": "BYTES", "shape": [-1]}],
             "outputs": [t.to_json() for t in self.outputs],
         }
+        if self.parity is not None:
+            meta["pipeline"] = self.parity.to_json()  # train/serve parity (docs/parity.md)
+        return meta
 
     def banner(self, url: str) -> list[str]:
         s = self.settings
@@ -178,6 +187,8 @@ class Service:
         lines.append(f"  input:    {self.input_name} BYTES [-1] (encoded JPEG or PNG, one per row)")
         for t in self.outputs:
             lines.append(f"  output:   {t.name} {t.datatype} {list(t.shape)}")
+        if self.parity is not None:
+            lines += self.parity.banner()
         lines += [
             f"  batching: max-batch {s.max_batch}, max-delay {s.max_delay_ms:g} ms, max-queue {s.max_queue} images, "
             f"timeout {s.timeout_s:g} s, up to {s.max_inflight} batches in flight",
@@ -229,7 +240,7 @@ def _bind(host: str, port: int) -> socket.socket:
 
 
 def serve(pipeline: ServePipeline, model_path: str | None, settings: ServeSettings, out: Any = None,
-          err: Any = None) -> int:
+          err: Any = None, parity: Any = None) -> int:
     """Run the service until SIGTERM/SIGINT; returns the exit status (2 for a set-up problem)."""
     out, err = out or sys.stdout, err or sys.stderr
     try:
@@ -241,9 +252,10 @@ def serve(pipeline: ServePipeline, model_path: str | None, settings: ServeSettin
 
     from minddata.serve.app import create_app
 
+    _log_to(err)  # before the start-up checks, whose warnings go to the log
     try:
         model = load_model(model_path)
-        service = Service(pipeline, model, settings)
+        service = Service(pipeline, model, settings, parity)
     except (ValueError, OSError) as exc:
         print(f"minddata serve: error: {exc}", file=err)
         return 2
@@ -263,7 +275,6 @@ def serve(pipeline: ServePipeline, model_path: str | None, settings: ServeSettin
     out.flush()
     from minddata.serve.http import ConnectionLimits, guarded_protocol
 
-    _log_to(err)
     limits = ConnectionLimits(max_header_bytes=settings.max_header_bytes, header_timeout_s=settings.header_timeout_s,
                               body_timeout_s=settings.body_timeout_s, max_connections=settings.max_connections)
     config = uvicorn.Config(create_app(service), log_level="warning", access_log=False, lifespan="on",
