@@ -36,6 +36,7 @@ from minddata.audio.biquad import (
     RiaaBiquad,
     TrebleBiquad,
 )
+from minddata.audio.effects import Dither, Flanger, Phaser
 from minddata.audio.features import DetectPitchFrequency, SlidingWindowCmn, SpectralCentroid
 from minddata.audio.masking import FrequencyMasking, MaskAlongAxis, MaskAlongAxisIID, TimeMasking
 from minddata.audio.phase import Angle, ComplexNorm, Magphase, PhaseVocoder, TimeStretch
@@ -87,10 +88,12 @@ __all__ = [
     "DeemphBiquad",
     "DensityFunction",
     "DetectPitchFrequency",
+    "Dither",
     "EqualizerBiquad",
     "Fade",
     "FadeShape",
     "Filtfilt",
+    "Flanger",
     "FrequencyMasking",
     "Gain",
     "GainType",
@@ -114,6 +117,7 @@ __all__ = [
     "NormType",
     "Overdrive",
     "PhaseVocoder",
+    "Phaser",
     "Resample",
     "ResampleMethod",
     "RiaaBiquad",

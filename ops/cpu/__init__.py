@@ -15,6 +15,7 @@ from minddata.ops.cpu import (  # noqa: F401  (imported to register their kernel
     convert,
     crop,
     decode,
+    effects,
     erase_mix,
     features,
     flip,

@@ -204,6 +204,18 @@ CASES: dict[str, tuple[str, list, dict, list[str]]] = {
     "detect_pitch_frequency_default": ("DetectPitchFrequency", [8000], {}, ["long"]),
     "detect_pitch_frequency_batch": ("DetectPitchFrequency", [8000, 0.01, 5, 100, 2000], {}, ["wave2"]),
     "detect_pitch_frequency_empty": ("DetectPitchFrequency", [8000, 0.02, 5], {}, ["wave3"]),
+    "dither": ("Dither", [], {}, ["unit"]),
+    "dither_shaped": ("Dither", [enum("DensityFunction.TPDF"), True], {}, ["wave3"]),
+    "dither_f64": ("Dither", [], {}, ["chirp64"]),
+    "phaser": ("Phaser", [16000], {}, ["chirp"]),
+    "phaser_triangle": ("Phaser", [8000, 0.8, 0.5, 4.0, 0.9, 2.0, False], {}, ["wave2"]),
+    "phaser_f64": ("Phaser", [16000, 0.5, 0.9, 1.0, 0.5, 0.1], {}, ["chirp64"]),
+    "flanger": ("Flanger", [16000], {}, ["wave2"]),
+    "flanger_feedback": ("Flanger", [16000, 2.0, 3.0, 60.0, 50.0, 3.0, 40.0], {}, ["wave2"]),
+    "flanger_quadratic": (
+        "Flanger", [8000, 0.0, 5.0, -40.0, 80.0, 1.0, 0.0, enum("Modulation.TRIANGULAR"),
+                    enum("Interpolation.QUADRATIC")], {}, ["wave3"]
+    ),
     "detect_pitch_frequency_f64": ("DetectPitchFrequency", [16000, 0.005, 1], {}, ["chirp64"]),
 }
 

@@ -39,7 +39,8 @@ DEFAULT = (1e-5, 1e-6)
 # the variance E[x²] - E[x]² then cancels: ~1e-4 of the scale with norm_vars on values up to 10.
 _FBANKS, _RESAMPLE, _IIR, _PHASE = (1e-5, 2e-5), (1e-4, 3e-5), (1e-4, 1e-4), (1e-4, 1e-4)
 _CMN = (1e-3, 2e-4)
-_IIR_OPS = ("Biquad", "LFilter", "Filtfilt", "Overdrive")
+# Flanger (with feedback) and Phaser are recursive too: the same float32 rounding kept in the loop.
+_IIR_OPS = ("Biquad", "LFilter", "Filtfilt", "Overdrive", "Flanger", "Phaser")
 TOLERANCE: dict[str, tuple[float, float]] = {
     "melscale_fbanks": _FBANKS, "melscale_fbanks_slaney": _FBANKS, "linear_fbanks": _FBANKS,
     "resample_down": _RESAMPLE, "resample_up": _RESAMPLE, "resample_kaiser": _RESAMPLE,

@@ -103,6 +103,11 @@ def audio_cases(case: Any) -> dict[str, Any]:
         "SlidingWindowCmn": case(lambda: audio.SlidingWindowCmn(8, 3, norm_vars=True),
                                  rejects={"empty": ValueError, "one_pixel": ValueError, "large": ValueError}, **s),
         "DetectPitchFrequency": case(lambda: audio.DetectPitchFrequency(8000, win_length=3), **w),
+        "Dither": case(lambda: audio.Dither(audio.DensityFunction.GPDF, True), **w),
+        "Phaser": case(lambda: audio.Phaser(8000), **w),
+        # <..., channel, time>: the odd inputs of one axis have no channel axis.
+        "Flanger": case(lambda: audio.Flanger(8000, regen=30.0), rejects={k: ValueError for k in ("empty", "one_pixel", "large")},
+                        **w),
     }
 
 
