@@ -107,7 +107,7 @@ class PipelineRun:
         root: ir.Node,
         num_epochs: int,
         convert: Callable[[Any], Any],
-        state: dict | None = None,
+        state: dict | list[dict] | None = None,
         executor: str = "local",
     ):
         if num_epochs == 0 or num_epochs < -1:

@@ -580,7 +580,7 @@ class Dataset:
         num_epochs: int = -1,
         output_numpy: bool = False,
         do_copy: bool = True,
-        state: dict | None = None,
+        state: dict | list[dict] | None = None,
         executor: str = "local",
     ) -> Any:
         """Iterate rows as ``{column: array}``. Each ``for`` loop over the iterator reads one epoch.
@@ -599,7 +599,11 @@ class Dataset:
         ``state`` (from ``iterator.get_state()``) resumes exactly where that iterator was: the same
         rows and random augmentations follow, whatever the worker counts. Sources and one-row-in,
         one-row-out ops skip ahead without computing the skipped rows; shuffle buffers, filters and
-        error modes "skip"/"replace" replay them.
+        error modes "skip"/"replace" replay them. ``state`` may also be the list of the states of every
+        rank of a data-parallel run: each rank of a run on another number of ranks (its own
+        ``num_shards``/``shard_id``) passes the whole list and reads its share of the rows that epoch
+        had left, each augmented as in an uninterrupted run (docs/data.md, "Resuming on a different
+        number of ranks"; pipelines that lose rows' positions raise a GraphError naming the op).
 
         Examples:
             >>> import minddata as md
@@ -625,7 +629,7 @@ class Dataset:
         num_epochs: int = -1,
         output_numpy: bool = False,
         do_copy: bool = True,
-        state: dict | None = None,
+        state: dict | list[dict] | None = None,
         executor: str = "local",
     ) -> Any:
         """Iterate rows as lists of arrays, in ``columns`` order (default: all columns). Values
@@ -677,7 +681,7 @@ class Dataset:
             )
         self._init_step = init_step
 
-    def _start_state(self, state: dict | None) -> dict | None:
+    def _start_state(self, state: dict | list[dict] | None) -> dict | list[dict] | None:
         step = getattr(self, "_init_step", None)
         if state is not None or not step:
             return state

@@ -122,7 +122,7 @@ class _Iterator:
     """
 
     def __init__(
-        self, dataset: Any, num_epochs: int, output_numpy: bool, state: dict | None = None, executor: str = "local"
+        self, dataset: Any, num_epochs: int, output_numpy: bool, state: dict | list[dict] | None = None, executor: str = "local"
     ):
         names = dataset.get_col_names()
         self._names = names
@@ -166,7 +166,8 @@ class _Iterator:
 
     def get_state(self) -> dict:
         """Where this iterator is (epoch, row, seed): small and JSON-serializable. Pass it as
-        ``state=`` to ``create_dict_iterator``/``create_tuple_iterator`` to continue from here."""
+        ``state=`` to ``create_dict_iterator``/``create_tuple_iterator`` to continue from here; the
+        list of every rank's state resumes on another number of ranks (its ``"elastic"`` part)."""
         return self._run.get_state()
 
     @property
@@ -261,7 +262,7 @@ class TorchIterator(_Iterator):
     ``torch.nn.CrossEntropyLoss`` wants for class labels).
     """
 
-    def __init__(self, dataset: Any, num_epochs: int = -1, state: dict | None = None,
+    def __init__(self, dataset: Any, num_epochs: int = -1, state: dict | list[dict] | None = None,
                  int64_columns: Sequence[str] = ()) -> None:
         self._int64_columns = frozenset(int64_columns)
         missing = sorted(self._int64_columns - set(dataset.get_col_names()))
