@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from minddata.dataset import _storage
 from minddata.errors import ArgumentError
 from minddata.samplers import DistributedSampler, Sampler, _BuiltinSampler, resolve_sampler
 
@@ -72,14 +73,25 @@ def shuffle_mode(where: str, shuffle: Any, default: str | None = "global") -> st
     )
 
 
-def expand_files(where: str, dataset_files: Any, *, sort: bool = True) -> list[str]:
-    """A path, a glob pattern or a list of them → existing files (sorted, as MindSpore does)."""
+def expand_files(where: str, dataset_files: Any, *, sort: bool = True, storage_options: Any = False) -> list[str]:
+    """A path, a glob pattern or a list of them → existing files (sorted, as MindSpore does).
+
+    Sources that read object storage pass their ``storage_options`` (a ``StorageOptions``): then
+    ``s3://``/``gs://`` URLs, prefixes and globs are listed and ``http(s)://`` URLs taken as files
+    (:class:`~minddata.dataset._storage.RemotePath`, which ``_storage.open_file`` opens). The others
+    (``storage_options=False``) refuse URLs, naming the source."""
     items = [dataset_files] if isinstance(dataset_files, (str, os.PathLike)) else dataset_files
     if not isinstance(items, (list, tuple)) or not items or not all(isinstance(i, (str, os.PathLike)) for i in items):
         raise ArgumentError(f"{where}: `dataset_files` must be a path, a glob pattern or a non-empty list of them. Found: {dataset_files!r}")
+    if storage_options is False:
+        _storage.refuse_remote(where, items)
     files: list[str] = []
     for item in items:
         path = os.fspath(item)
+        if _storage.is_remote(path):
+            files.extend(_storage.expand_remote(where, [path], storage_options))
+            continue
+        path = _storage.local_path(path)
         if os.path.isfile(path):
             files.append(os.path.abspath(path))
             continue

@@ -678,3 +678,58 @@ class RangedFile(io.RawIOBase):
         data = self.store.read(self.url, self._pos, self._size) if self._pos < self._size else b""
         self._pos += len(data)
         return data
+
+
+class RemotePath(str):
+    """A remote URL as a plain ``str`` (messages, origins, sorting) that carries its dataset's
+    :class:`StorageOptions` to :func:`open_file`, also into worker processes."""
+
+    options: StorageOptions
+
+    def __new__(cls, url: str, options: StorageOptions) -> RemotePath:
+        self = super().__new__(cls, url)
+        self.options = options
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (RemotePath, (str(self), self.options))
+
+
+def _store_of(path: str) -> tuple[ObjectStore, ObjectURL]:
+    url = split_url(path)
+    assert isinstance(url, ObjectURL)
+    options = path.options if isinstance(path, RemotePath) else StorageOptions("object storage")
+    return get_store(url, options), url
+
+
+def open_file(path: str, mode: str = "rb", *, encoding: str | None = None, newline: str | None = None,
+              block: int = 4 << 20) -> Any:
+    """``open(path, mode)`` for a local path, or a buffered file over an object read by ranged GETs of
+    ``block`` bytes (sequential readers: large; readers that seek to one record: small)."""
+    if mode not in ("rb", "r"):
+        raise ValueError(f"open_file reads only; mode {mode!r}")
+    if not is_remote(path):
+        local = local_path(path)
+        return open(local, mode, encoding=encoding, newline=newline) if mode == "r" else open(local, "rb")  # noqa: SIM115
+    store, url = _store_of(path)
+    raw = RangedFile(store, url, block=block)
+    buffered = io.BufferedReader(raw, buffer_size=min(block, 1 << 16))
+    if mode == "r":
+        return io.TextIOWrapper(buffered, encoding=encoding or "utf-8", newline=newline)
+    return buffered
+
+
+def file_size(path: str) -> int:
+    """The size of a local file or of an object."""
+    if not is_remote(path):
+        return os.path.getsize(local_path(path))
+    store, url = _store_of(path)
+    return store.size(url)
+
+
+def expand_remote(where: str, items: Sequence[str], options: StorageOptions) -> list[str]:
+    """Remote URLs, prefixes and globs → :class:`RemotePath` objects, each once, in the order given."""
+    out: list[str] = []
+    for item in items:
+        out.extend(RemotePath(u.url, options) for u, _ in expand_urls(where, item, options))
+    return list(dict.fromkeys(out))

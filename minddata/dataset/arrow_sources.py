@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from minddata.dataset import _storage
 from minddata.dataset import _validate as v
 from minddata.dataset._arrow import ColumnView
 from minddata.dataset._files import block_sampler, expand_files, shuffle_mode
@@ -95,6 +96,7 @@ class MindDataset(Dataset):
         cache: Any = None,
     ):
         where = "MindDataset"
+        _storage.refuse_remote(where, dataset_files)
         columns = v.column_list(where, "columns_list", columns_list)
         candidates = [dataset_files] if isinstance(dataset_files, (str, os.PathLike)) else dataset_files
         if (
@@ -200,10 +202,13 @@ class ParquetDataset(Dataset):
     """Rows of Parquet files, with random access (global shuffle, sharding, samplers).
 
     Args:
-        dataset_files: a file, a glob pattern, or a list of them (sorted, as MindSpore sorts files).
+        dataset_files: a file, a glob pattern, or a list of them (sorted, as MindSpore sorts files);
+            local paths or ``s3://``/``gs://`` URLs (prefixes and globs listed) and ``http(s)://`` URLs,
+            read through ranged GETs (the footer, then the row groups' column chunks).
         columns_list: the columns to read, in this order (default: all).
         num_samples, num_parallel_workers, shuffle, num_shards, shard_id, sampler: as in
             :class:`MindDataset`.
+        storage_options: object storage settings (docs/data.md, "Object storage").
         cache_bytes: decoded row groups kept in memory (default 512 MiB, least recently used
             evicted).
 
@@ -235,9 +240,10 @@ class ParquetDataset(Dataset):
         shard_id: int | None = None,
         sampler: Any = None,
         cache_bytes: int = 512 << 20,
+        storage_options: dict[str, Any] | None = None,
     ):
         where = "ParquetDataset"
-        files = expand_files(where, dataset_files)
+        files = expand_files(where, dataset_files, storage_options=_storage.StorageOptions(where, storage_options))
         columns = v.column_list(where, "columns_list", columns_list)
         shuffle_mode(where, shuffle)
         table = _ParquetFiles(where, files, columns, v.positive_int(where, "cache_bytes", cache_bytes))  # type: ignore[arg-type]
@@ -265,8 +271,13 @@ class _ParquetFiles:
         schema = None
         for path in files:
             try:
-                meta = pq.read_metadata(path)
-                arrow_schema = pq.read_schema(path)
+                if _storage.is_remote(path):  # the footer through ranged reads
+                    with _storage.open_file(path, "rb", block=1 << 20) as f:
+                        meta = pq.read_metadata(f)
+                        arrow_schema = meta.schema.to_arrow_schema()
+                else:
+                    meta = pq.read_metadata(path)
+                    arrow_schema = pq.read_schema(path)
             except Exception as error:  # pyarrow raises ArrowInvalid, OSError, ... for a bad file
                 raise DataFormatError(
                     f"{where}: {path} is not a readable Parquet file: {error}", path=path
@@ -341,7 +352,7 @@ class _ParquetFiles:
                 # Read through the file, not a memory map: a map of a file that shrinks under the
                 # reader faults (SIGBUS) instead of failing a read. Row groups are decoded into
                 # new memory either way, so the map saved nothing but one copy of compressed pages.
-                handle = pq.ParquetFile(path, memory_map=False)
+                handle = pq.ParquetFile(_storage.open_file(path, "rb") if _storage.is_remote(path) else path, memory_map=False)
             # use_threads=False: the engine's workers already read row groups in parallel; pyarrow's
             # own pool under them only adds waits on a shared pool.
             table = handle.read_row_group(g, columns=self.columns, use_threads=False)

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from minddata.dataset import _storage
 from minddata.dataset import _validate as v
 from minddata.dataset._crc32c import masked_crc
 from minddata.dataset._files import (
@@ -114,7 +115,8 @@ class CSVDataset(Dataset):
     """Rows of CSV files (MindSpore's ``CSVDataset``).
 
     Args:
-        dataset_files: a file, a glob pattern, or a list of them (read in sorted order).
+        dataset_files: a file, a glob pattern, or a list of them (read in sorted order); local paths or
+            ``s3://``/``gs://`` URLs (prefixes and globs listed in the bucket) and ``http(s)://`` URLs.
         field_delim: the field separator (default ``","``); fields may be quoted (RFC 4180).
         column_defaults: one default per column; its Python type sets the column's type (int →
             int32, float → float32, str → string) and it fills empty numeric fields (MindSpore
@@ -154,9 +156,10 @@ class CSVDataset(Dataset):
         num_shards: int | None = None,
         shard_id: int | None = None,
         cache: Any = None,
+        storage_options: dict[str, Any] | None = None,
     ):
         where = "CSVDataset"
-        files = expand_files(where, dataset_files)
+        files = expand_files(where, dataset_files, storage_options=_storage.StorageOptions(where, storage_options))
         if not isinstance(field_delim, str) or len(field_delim) != 1 or field_delim in '"\r\n':
             raise ArgumentError(f"{where}: `field_delim` must be one character other than a quote or newline. Found: {field_delim!r}")
         names = v.column_list(where, "column_names", column_names)
@@ -185,7 +188,7 @@ class CSVDataset(Dataset):
 
 def _csv_header(path: str, delim: str) -> list[str]:
     try:
-        with open(path, newline="", encoding="utf-8") as f:
+        with _storage.open_file(path, "r", newline="", encoding="utf-8") as f:
             header = next(csv.reader(f, delimiter=delim), None)
     except (OSError, UnicodeDecodeError, csv.Error) as error:
         raise DataFormatError(f"CSVDataset: can't read the header of {path}: {error}", path=path) from None
@@ -266,7 +269,7 @@ class _CsvReader:
 
     def _rows(self, path: str) -> Iterator[tuple[int, list[str]]]:
         try:
-            with open(path, newline="", encoding="utf-8") as f:
+            with _storage.open_file(path, "r", newline="", encoding="utf-8") as f:
                 reader = csv.reader(f, delimiter=self.delim, strict=True, quoting=self.quoting)
                 first = True
                 for fields in reader:
@@ -347,9 +350,10 @@ class TextFileDataset(Dataset):
         num_shards: int | None = None,
         shard_id: int | None = None,
         cache: Any = None,
+        storage_options: dict[str, Any] | None = None,
     ):
         where = "TextFileDataset"
-        files = expand_files(where, dataset_files)
+        files = expand_files(where, dataset_files, storage_options=_storage.StorageOptions(where, storage_options))
         stream = _Stream(
             files, _read_lines, _count_lines, shuffle_mode(where, shuffle), shard_args(where, num_shards, shard_id), False,
             _readers(where, num_parallel_workers),
@@ -359,7 +363,7 @@ class TextFileDataset(Dataset):
 
 def _lines(path: str) -> Iterator[tuple[int, bytes]]:
     try:
-        with open(path, "rb") as f:
+        with _storage.open_file(path, "rb") as f:
             for number, raw in enumerate(f, start=1):
                 line = raw[:-1] if raw.endswith(b"\n") else raw  # MindSpore's getline: "\r" stays
                 if line:
@@ -391,7 +395,8 @@ class TFRecordDataset(Dataset):
     """``tf.train.Example`` records from TFRecord files, read without TensorFlow.
 
     Args:
-        dataset_files: a file, a glob pattern, or a list of them (read in sorted order).
+        dataset_files: a file, a glob pattern, or a list of them (read in sorted order); local paths or
+            ``s3://``/``gs://`` URLs (prefixes and globs listed in the bucket) and ``http(s)://`` URLs.
         schema: a :class:`Schema`, a schema JSON file, or ``{name: {"type": T, "shape": [...]}}``:
             the columns to read, their types and shapes. Without it the columns are the features of
             the first record, typed by their lists: bytes → uint8, float → float32, int64 → int64.
@@ -432,9 +437,10 @@ class TFRecordDataset(Dataset):
         shard_equal_rows: bool = False,
         cache: Any = None,
         compression_type: str | None = None,
+        storage_options: dict[str, Any] | None = None,
     ):
         where = "TFRecordDataset"
-        files = expand_files(where, dataset_files)
+        files = expand_files(where, dataset_files, storage_options=_storage.StorageOptions(where, storage_options))
         compression = (compression_type or "").upper()
         if compression not in ("", "GZIP", "ZLIB"):
             raise ArgumentError(f"{where}: `compression_type` must be None, '', 'GZIP' or 'ZLIB'. Found: {compression_type!r}")
@@ -483,7 +489,7 @@ class _ZlibFile:
     """``read(n)`` over a zlib stream (TFRecord's ZLIB compression)."""
 
     def __init__(self, path: str):
-        self.raw = open(path, "rb")
+        self.raw = _storage.open_file(path, "rb")
         self.inflate = zlib.decompressobj()
         self.buffer = bytearray()
 
@@ -504,9 +510,11 @@ class _ZlibFile:
 
 def _open_records(path: str, compression: str) -> Any:
     if compression == "GZIP":
-        return gzip.open(path, "rb")
+        return gzip.open(_storage.open_file(path, "rb"), "rb")
     if compression == "ZLIB":
         return _ZlibFile(path)
+    if _storage.is_remote(path):
+        return _storage.open_file(path, "rb")
     return open(path, "rb", buffering=1 << 20)
 
 
@@ -535,7 +543,7 @@ def _records(path: str, compression: str, *, with_data: bool = True) -> Iterator
     except OSError as error:
         raise DataFormatError(f"{where}: can't open {path}: {error.strerror or error}", path=path) from None
     plain = compression == ""
-    size = os.path.getsize(path) if plain else None
+    size = _storage.file_size(path) if plain else None
     number = 0
     offset = 0
     try:
@@ -708,7 +716,8 @@ class _TFRecordReads:
                 if opened is None or opened[0] != f:
                     if opened is not None:
                         opened[1].close()
-                    opened = (f, open(path, "rb"))  # noqa: SIM115 - closed when the file changes, or below
+                    # a record is one ranged GET for an object (small blocks: reads seek to one record)
+                    opened = (f, _storage.open_file(path, "rb", block=64 << 10))
                 offset = int(offsets[record])
                 rows.append(self.reader.row(path, record, offset, _record_at(opened[1], path, record, offset)))
         finally:

@@ -156,3 +156,28 @@ def s3_shards(s3_client, tmp_path_factory):
                     tar.addfile(info, io.BytesIO(data))
     upload_tree(s3_client, root, "shards")
     return root
+
+
+@pytest.fixture(scope="session")
+def s3_files(s3_client, tmp_path_factory):
+    """``s3://data/files/``: 3 TFRecord files (an image and a label per record), 2 CSV, 2 text and 2
+    Parquet files, and the same files locally."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from testkit import make_jpeg
+
+    from minddata.bench.corpus import tf_example, tf_feature, tfrecord_bytes
+
+    root = tmp_path_factory.mktemp("files")
+    for f in range(3):
+        records = [tf_example({"image": tf_feature("bytes", [make_jpeg(16 + i, 12, seed=50 * f + i)]),
+                               "label": tf_feature("int64", [10 * f + i])}) for i in range(7)]
+        (root / f"part-{f}.tfrecord").write_bytes(tfrecord_bytes(records))
+    for f in range(2):
+        lines = ["name,age", *(f"p{f}-{i},{20 + i}" for i in range(9))]
+        (root / f"people-{f}.csv").write_text("\n".join(lines) + "\n")
+        (root / f"lines-{f}.txt").write_text("".join(f"line {f}.{i}\n" for i in range(11)))
+        table = pa.table({"x": list(range(100 * f, 100 * f + 40)), "s": [f"r{100 * f + i}" for i in range(40)]})
+        pq.write_table(table, root / f"table-{f}.parquet", row_group_size=8)
+    upload_tree(s3_client, root, "files")
+    return root

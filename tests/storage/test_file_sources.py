@@ -1,0 +1,67 @@
+"""TFRecord, CSV, text and Parquet sources on s3:// URLs: the rows of the local files, exactly."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import options
+
+import minddata as md
+from minddata.errors import ArgumentError
+
+
+def rows(ds, **kw):
+    return [tuple(v.tobytes() if hasattr(v, "tobytes") else v for v in r.values())
+            for r in ds.create_dict_iterator(num_epochs=1, output_numpy=True, **kw)]
+
+
+def test_tfrecord_rows_equal_local(s3_server, s3_files):
+    remote = md.TFRecordDataset("s3://data/files/part-*.tfrecord", shuffle=False, storage_options=options(s3_server))
+    local = md.TFRecordDataset(str(s3_files / "part-*.tfrecord"), shuffle=False)
+    assert rows(remote) == rows(local) and len(rows(local)) == 21
+
+
+def test_tfrecord_shuffled_shards_and_resume_under_faults(s3_files, faults):
+    md.config.set_seed(9)
+    kw = dict(shuffle=md.Shuffle.GLOBAL, num_shards=3, shard_id=2)
+    faults.set_rates({"503": 0.25, "drop": 0.1, "cut": 0.15}, seed=5)
+    remote = md.TFRecordDataset("s3://data/files/part-*.tfrecord", storage_options=options(faults.url), **kw)
+    got = rows(remote)
+    it = remote.create_dict_iterator(num_epochs=1, output_numpy=True)
+    head = [tuple(v.tobytes() for v in next(it).values()) for _ in range(3)]
+    tail = rows(remote, state=it.get_state())
+    counts = dict(faults.counts)
+    faults.set_rates({})
+    want = rows(md.TFRecordDataset(str(s3_files / "part-*.tfrecord"), **kw))
+    assert got == want and head + tail == want
+    assert counts.get("503", 0) + counts.get("drop", 0) + counts.get("cut", 0) > 0
+
+
+def test_csv_rows_equal_local(s3_server, s3_files):
+    remote = md.CSVDataset("s3://data/files/people-*.csv", shuffle=False, storage_options=options(s3_server))
+    assert rows(remote) == rows(md.CSVDataset(str(s3_files / "people-*.csv"), shuffle=False))
+
+
+def test_text_rows_equal_local_from_a_list(s3_server, s3_files):
+    urls = ["s3://data/files/lines-0.txt", "s3://data/files/lines-1.txt"]
+    remote = md.TextFileDataset(urls, shuffle=False, storage_options=options(s3_server))
+    assert rows(remote) == rows(md.TextFileDataset(str(s3_files / "lines-*.txt"), shuffle=False))
+
+
+def test_parquet_rows_equal_local_shuffled(s3_server, s3_files):
+    md.config.set_seed(4)
+    remote = md.ParquetDataset("s3://data/files/table-*.parquet", shuffle=True, storage_options=options(s3_server))
+    assert rows(remote) == rows(md.ParquetDataset(str(s3_files / "table-*.parquet"), shuffle=True))
+
+
+def test_file_url_is_a_local_path(s3_files):
+    ds = md.TextFileDataset("file://" + str(s3_files / "lines-0.txt"), shuffle=False)
+    assert len(rows(ds)) == 11
+
+
+@pytest.mark.parametrize("make", [
+    lambda: md.MindDataset("s3://data/files/x.mindrecord"),
+    lambda: md.JsonDataset("s3://data/files/x.json") if hasattr(md, "JsonDataset") else md.MindDataset(["gs://b/x"]),
+])
+def test_sources_not_reached_refuse_urls_naming_themselves(make):
+    with pytest.raises(ArgumentError, match="does not read object storage yet"):
+        make()
