@@ -15,7 +15,6 @@ import dataclasses
 import gzip
 import io
 import math
-import os
 import re
 import struct
 import zlib
