@@ -196,6 +196,10 @@ DISPATCH = {
         "`minddata bench` is the benchmarks' own command: the CLI knows its name and hands it the arguments "
         "after it; its options and its work live in bench/command.py"
     ),
+    ("minddata/cli.py", "minddata.bench.parity.main"): (
+        "`minddata parity` runs the peers' own implementations (Pillow, OpenCV, torchvision, DALI, MindSpore), "
+        "which are benchmark adapters: the CLI hands it the arguments after its name; the rest is bench/parity.py"
+    ),
 }
 
 
