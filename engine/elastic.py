@@ -279,8 +279,11 @@ def merge(states: list[dict], chain: Chain) -> tuple[int, int, list[list[int]]]:
     return epoch, first["seed"], _ranges(mask)
 
 
-def next_epoch(state: dict) -> dict:
-    """``state`` (a consumed end of epoch) moved to the next epoch's start, its elastic part included."""
+def next_epoch(state: Any) -> Any:
+    """``state`` (a consumed end of epoch) moved to the next epoch's start, its elastic part included
+    (a list of every rank's states: each of them)."""
+    if isinstance(state, list):
+        return [next_epoch(one) for one in state]
     moved = {**state, "epoch": state["epoch"] + 1, "row": 0}
     part = state.get(KEY)
     if isinstance(part, dict):

@@ -166,11 +166,12 @@ class PipelineRun:
         if not isinstance(part, dict):
             return epoch, row, seed, shard_seed
         chain = self._chain
-        same_rank = isinstance(chain, elastic.Chain) and (part.get("num_shards"), part.get("shard_id")) == (
-            chain.num_shards, chain.shard_id)
-        if not part.get("base") and (same_rank or isinstance(chain, GraphError)):
-            return epoch, row, seed, shard_seed  # the same rank of the same world: as before
-        if same_rank:
+        # The same number of ranks: a rank resumes from its own state (or, ranks stepping together,
+        # from another rank's: the position is the same), as before.
+        same_world = isinstance(chain, elastic.Chain) and part.get("num_shards") == chain.num_shards
+        if not part.get("base") and (same_world or isinstance(chain, GraphError)):
+            return epoch, row, seed, shard_seed
+        if same_world:
             # This rank continues its share of an epoch that an elastic resume dealt.
             elastic.check_part(state, self._elastic_chain(executor))
             self._plan = (epoch, [list(r) for r in part["base"]])
@@ -178,7 +179,7 @@ class PipelineRun:
         if part.get("num_shards") not in (1, None):
             raise ValueError(
                 f"elastic resume: the state is rank {part.get('shard_id')}'s of a run of {part.get('num_shards')} "
-                "ranks, and this pipeline reads another shard; pass the list of every rank's state "
+                "ranks, and this pipeline runs on another number of ranks; pass the list of every rank's state "
                 "(state=[state_0, ..., state_n-1]) to resume on a different number of ranks"
             )
         return self._merged([state], num_epochs, executor)

@@ -110,6 +110,19 @@ def _distributed() -> tuple[int, int] | None:
     return None
 
 
+def _rank_data_state(state: Any) -> Any:
+    """The ``state=`` for this process's iterator from a checkpoint's data state: a list of every rank's
+    states gives this rank its own on the same number of ranks, and the whole list (an elastic resume,
+    docs/data.md) on another; a single state (a checkpoint of one process) is used as it is."""
+    if not isinstance(state, list):
+        return state
+    dist = _distributed()
+    rank, world = dist if dist is not None else (0, 1)
+    if len(state) == world:
+        return state[rank]
+    return state
+
+
 def _atomic_save(obj: Any, path: str) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
@@ -339,7 +352,10 @@ class Model:
         MindSpore's sink size). ``resume_from`` continues a checkpoint written by ModelCheckpoint
         exactly where it was, mid-epoch included; a :class:`BackupAndRestore` callback does that by
         itself. Under ``torch.distributed`` the network is wrapped in DistributedDataParallel and the
-        dataset reads shard ``rank`` of ``world_size`` unless it is sharded already. A shuffled source
+        dataset reads shard ``rank`` of ``world_size`` unless it is sharded already; a checkpoint holds
+        every rank's data position, and ``resume_from`` on another number of ranks reads exactly the
+        samples of the epoch that the saving ranks had not consumed (docs/data.md, "Resuming on a
+        different number of ranks"; step counts then follow the new world's batches). A shuffled source
         needs no ``config.set_seed`` for that: as for a source given ``num_shards``, the sharded
         shuffle draws from the seed every rank shares (``config.get_seed()``), so the shards are
         disjoint and cover each epoch.
@@ -373,7 +389,8 @@ class Model:
         from minddata.trainer.profiling import TrainingProfile
 
         profile = TrainingProfile(self, trace)
-        feed = self._feed(dataset, cmap, threaded=dataset_sink_mode, state=run.data_state, sink=dataset_sink_mode)
+        feed = self._feed(dataset, cmap, threaded=dataset_sink_mode, state=_rank_data_state(run.data_state),
+                          sink=dataset_sink_mode)
         profile.bind(feed)
         self._run = run
         self.network.train()
@@ -752,12 +769,20 @@ class Model:
     def save_checkpoint(self, path: str | os.PathLike) -> str:
         """Write the training state (network, optimizer, loss scaler, callbacks' state, RNG states,
         epoch/step, the data iterator's position) to ``path`` atomically. Outside ``train`` only the
-        network and optimizer are saved. Under torch.distributed only rank 0 writes."""
+        network and optimizer are saved. Under torch.distributed only rank 0 writes, and during
+        ``train`` every rank must call it (as ModelCheckpoint and BackupAndRestore do): the ranks'
+        data positions are gathered into the checkpoint, so it resumes on any number of ranks."""
         path = os.fspath(path)
         dist = _distributed()
+        run = self._run
+        data_state = run.data_state if run is not None else None
+        if dist is not None and run is not None:
+            # Every rank's data position, so that the run can resume on another number of ranks.
+            states: list[Any] = [None] * dist[1]
+            torch.distributed.all_gather_object(states, data_state)
+            data_state = states if all(isinstance(one, dict) for one in states) else data_state
         if dist is not None and dist[0] != 0:
             return path
-        run = self._run
         state: dict[str, Any] = {
             "format": CHECKPOINT_FORMAT,
             "version": CHECKPOINT_VERSION,
@@ -770,7 +795,7 @@ class Model:
         if run is not None:
             state.update(
                 epoch=run.epoch, step_in_epoch=run.step_in_epoch, global_step=run.global_step,
-                data_state=run.data_state, micro_step=run.micro_step,
+                data_state=data_state, micro_step=run.micro_step,
                 callbacks=[[type(cb).__name__, cb.state_dict()] for cb in run.callbacks if hasattr(cb, "state_dict")],
             )
             if run.micro_step:

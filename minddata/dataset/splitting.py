@@ -15,7 +15,7 @@ from minddata import config
 from minddata.dataset import _validate as v
 from minddata.engine import ir
 from minddata.errors import ArgumentError
-from minddata.samplers import DistributedSampler, SequentialSampler, SubsetRandomSampler
+from minddata.samplers import DistributedSampler, RandomSampler, SequentialSampler, SubsetRandomSampler
 
 __all__ = ["split_counts", "random_split", "is_sharded", "shard"]
 
@@ -128,8 +128,13 @@ def shard(node: ir.Node, num_shards: int, shard_id: int, where: str) -> ir.Node:
         )
     sharded = DistributedSampler(num_shards=num_shards, shard_id=shard_id, shuffle=False)
     original = copy.copy(source.sampler)
-    if not (isinstance(original, SequentialSampler) and not original.is_shuffled()
-            and original.get_num_samples() is None and original.get_child() is None
-            and getattr(original, "start_index", 0) == 0):
+    if (type(original) is RandomSampler and not original.replacement and not original.num_samples
+            and original.get_child() is None):
+        # A plain shuffle: the shuffled DistributedSampler draws the very permutation an unsharded
+        # run draws (the epoch's global order), which an elastic resume needs (engine/elastic.py).
+        sharded = DistributedSampler(num_shards=num_shards, shard_id=shard_id, shuffle=True)
+    elif not (isinstance(original, SequentialSampler) and not original.is_shuffled()
+              and original.get_num_samples() is None and original.get_child() is None
+              and getattr(original, "start_index", 0) == 0):
         sharded.add_child(original)  # shard the sampler's order, whatever it is
     return _rebuild(chain, source.with_sampler(sharded))
