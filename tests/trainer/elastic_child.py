@@ -4,7 +4,7 @@
 Trains TinyNet on the shuffled id rows of ddp_child (batches of 4) for one epoch, under
 torch.distributed on gloo when WORLD > 1, and writes the row ids it trained on. ``save`` checkpoints
 after the second step on every rank and stops; ``resume`` continues that checkpoint (written on
-any number of ranks); ``full`` is the uninterrupted run.
+any number of ranks).
 """
 
 from __future__ import annotations
