@@ -43,6 +43,41 @@ def remember_source_arguments(cls: type) -> None:
     """Make the dataset class ``cls`` record each instance's constructor call on the graph node it
     builds, so ``minddata.serialize`` can write the source as that call."""
     record_init_arguments(cls, after=_tag_node)
+    _refuse_urls_unless_supported(cls)
+
+
+# Path arguments of sources; a source that reads object storage has a ``storage_options`` argument.
+_PATH_ARGUMENTS = ("dataset_dir", "dataset_files", "dataset_file", "data_dir", "annotation_file")
+
+
+def _refuse_urls_unless_supported(cls: type) -> None:
+    """A source without ``storage_options`` refuses an ``s3://``/``gs://``/``http(s)://`` path with an
+    error naming it (rather than "not a folder")."""
+    import functools
+    import inspect
+
+    init = cls.__dict__.get("__init__")
+    if init is None:
+        return
+    try:
+        names = list(inspect.signature(init).parameters)[1:]
+    except (TypeError, ValueError):
+        return
+    paths = [(names.index(n), n) for n in _PATH_ARGUMENTS if n in names]
+    if "storage_options" in names or not paths:
+        return
+
+    @functools.wraps(init)
+    def refusing_init(self: Any, *args: Any, **kwargs: Any) -> None:
+        from minddata.dataset._storage import refuse_remote
+
+        for at, name in paths:
+            value = args[at] if at < len(args) else kwargs.get(name)
+            if value is not None:
+                refuse_remote(type(self).__name__, value)
+        init(self, *args, **kwargs)
+
+    cls.__init__ = refusing_init  # type: ignore[misc]
 
 
 def _tag_node(dataset: Any) -> None:

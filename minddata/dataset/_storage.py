@@ -499,14 +499,34 @@ class ObjectStore:
         action = "reading" if not start and end is None else f"reading bytes {start}-{'' if end is None else end - 1} of"
         return self._retrying(url, action, get)
 
-    def read_many(self, requests: Sequence[tuple[ObjectURL, int, int | None]]) -> list[bytes]:
-        """Several reads, at most ``requests_in_flight`` at a time, results in order."""
-        limit = min(self.options.get("requests_in_flight"), len(requests))
+    def read_many(self, requests: Sequence[tuple[ObjectURL, int, int | None]], gap: int = 64 << 10,
+                  most: int = 8 << 20) -> list[bytes]:
+        """Several reads, results in order: ranges of one object less than ``gap`` bytes apart are
+        read as one ranged GET (up to ``most`` bytes), and at most ``requests_in_flight`` GETs are in
+        flight at a time."""
+        groups: list[list[Any]] = []  # [url, start, end, [request numbers]]
+        for i in sorted(range(len(requests)), key=lambda i: (requests[i][0].url, requests[i][1])):
+            url, start, end = requests[i]
+            last = groups[-1] if groups else None
+            if (end is not None and last is not None and last[2] is not None and last[0] == url
+                    and start <= last[2] + gap and max(end, last[2]) - last[1] <= most):
+                last[2] = max(end, last[2])
+                last[3].append(i)
+            else:
+                groups.append([url, start, end, [i]])
+        limit = min(self.options.get("requests_in_flight"), len(groups))
         if limit <= 1:
-            return [self.read(*r) for r in requests]
-        self.client()
-        with concurrent.futures.ThreadPoolExecutor(limit, thread_name_prefix="minddata-storage") as pool:
-            return list(pool.map(lambda r: self.read(*r), requests))
+            blobs = [self.read(url, start, end) for url, start, end, _ in groups]
+        else:
+            self.client()
+            with concurrent.futures.ThreadPoolExecutor(limit, thread_name_prefix="minddata-storage") as pool:
+                blobs = list(pool.map(lambda g: self.read(g[0], g[1], g[2]), groups))
+        out: list[bytes] = [b""] * len(requests)
+        for (_, first, _, members), data in zip(groups, blobs):
+            for i in members:
+                _, start, end = requests[i]
+                out[i] = data if len(members) == 1 else data[start - first:(len(data) + first if end is None else end) - first]
+        return out
 
 
 class HTTPStore(ObjectStore):
@@ -695,7 +715,8 @@ class RemotePath(str):
         return (RemotePath, (str(self), self.options))
 
 
-def _store_of(path: str) -> tuple[ObjectStore, ObjectURL]:
+def store_of(path: str) -> tuple[ObjectStore, ObjectURL]:
+    """The store and URL of a remote path (its own options if a :class:`RemotePath`)."""
     url = split_url(path)
     assert isinstance(url, ObjectURL)
     options = path.options if isinstance(path, RemotePath) else StorageOptions("object storage")
@@ -711,7 +732,7 @@ def open_file(path: str, mode: str = "rb", *, encoding: str | None = None, newli
     if not is_remote(path):
         local = local_path(path)
         return open(local, mode, encoding=encoding, newline=newline) if mode == "r" else open(local, "rb")  # noqa: SIM115
-    store, url = _store_of(path)
+    store, url = store_of(path)
     raw = RangedFile(store, url, block=block)
     buffered = io.BufferedReader(raw, buffer_size=min(block, 1 << 16))
     if mode == "r":
@@ -723,7 +744,7 @@ def file_size(path: str) -> int:
     """The size of a local file or of an object."""
     if not is_remote(path):
         return os.path.getsize(local_path(path))
-    store, url = _store_of(path)
+    store, url = store_of(path)
     return store.size(url)
 
 

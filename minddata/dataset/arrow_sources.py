@@ -61,6 +61,11 @@ class MindDataset(Dataset):
         padded_sample, num_padded: append ``num_padded`` copies of the row ``padded_sample`` (a dict
             with a value per column) so the rows divide evenly into ``num_shards`` (MindSpore).
         num_samples: read at most this many rows per epoch (per shard when sharding).
+        storage_options: object storage settings (docs/data.md, "Object storage"). MindRecord
+            files (with their ``.db``) are read from ``s3://``, ``gs://`` and ``http(s)://`` URLs: the
+            header and index once, then each row's raw and blob entries as ranged GETs; one URL reads
+            the set its header names from the same prefix. minddata's Arrow record files are read
+            from local disk only for now.
 
     MindRecord files are read as MindSpore reads them: shard by shard in write order with
     ``shuffle=False``, a bytes field as a shape-(1,) bytes array, strings as 0-d str arrays, numbers
@@ -94,15 +99,23 @@ class MindDataset(Dataset):
         num_padded: int | None = None,
         num_samples: int | None = None,
         cache: Any = None,
+        storage_options: dict[str, Any] | None = None,
     ):
         where = "MindDataset"
-        _storage.refuse_remote(where, dataset_files)
+        options = _storage.StorageOptions(where, storage_options)
+        if isinstance(dataset_files, (str, os.PathLike)) and _storage.is_remote(dataset_files):
+            dataset_files = _storage.RemotePath(_remote_url(where, dataset_files), options)
+        elif isinstance(dataset_files, (list, tuple)) and any(_storage.is_remote(f) for f in dataset_files):
+            if not all(isinstance(f, (str, os.PathLike)) and _storage.is_remote(f) for f in dataset_files):
+                raise ArgumentError(f"{where}: `dataset_files` mixes URLs and local paths; read the files from one place.")
+            dataset_files = [_storage.RemotePath(_remote_url(where, f), options) for f in dataset_files]
         columns = v.column_list(where, "columns_list", columns_list)
         candidates = [dataset_files] if isinstance(dataset_files, (str, os.PathLike)) else dataset_files
         if (
             isinstance(candidates, (list, tuple))
             and candidates
-            and all(isinstance(f, (str, os.PathLike)) and os.path.isfile(f) and _is_parquet(os.fspath(f)) for f in candidates)
+            and all(isinstance(f, (str, os.PathLike)) and not _storage.is_remote(f) and os.path.isfile(f)
+                    and _is_parquet(os.fspath(f)) for f in candidates)
         ):
             if padded_sample is not None or num_padded:
                 raise ArgumentError(f"{where}: padded_sample/num_padded apply to record files, not Parquet files.")
@@ -169,9 +182,23 @@ def _open_records(where: str, dataset_files: Any, columns: list[str] | None) -> 
     first = dataset_files if isinstance(dataset_files, (str, os.PathLike)) else (dataset_files or [None])[0]
     if isinstance(first, (str, os.PathLike)) and read_as_mindrecord(first):
         return MindRecordSet(where, dataset_files, columns)
+    if _storage.is_remote(first):
+        _storage.file_size(first)  # a missing object or denied access: an error naming the URL and the fix
+        raise ArgumentError(
+            f"{where}: {first} is not a MindRecord file (its header is not MindRecord's); minddata's Arrow record "
+            "files (and Parquet through MindDataset) are read from local disk only for now. Copy them to a local "
+            "folder, or use ParquetDataset for Parquet in object storage."
+        )
     from minddata.record.reader import RecordSet, open_set
 
     return RecordSet(where, open_set(where, dataset_files), columns)
+
+
+def _remote_url(where: str, path: Any) -> str:
+    url = _storage.split_url(path)
+    if not isinstance(url, _storage.ObjectURL) or not url.key or url.key.endswith("/") or any(c in url.key for c in "*?["):
+        raise ArgumentError(f"{where}: {os.fspath(path)} must name one record file (no prefix or pattern).")
+    return url.url
 
 
 def _padded_value(value: Any, mindrecord: bool = False) -> Any:

@@ -32,6 +32,7 @@ import re
 import secrets
 import sqlite3
 import struct
+import tempfile
 import threading
 import urllib.parse
 from collections.abc import Iterable, Sequence
@@ -40,6 +41,7 @@ from typing import Any
 import msgpack
 import numpy as np
 
+from minddata.dataset import _storage
 from minddata.errors import ArgumentError, DataFormatError
 from minddata.record._files import CommitOnExit
 from minddata.record._schema import Field, parse_schema
@@ -87,7 +89,7 @@ def is_mindrecord(path: str | os.PathLike) -> bool:
         False
     """
     try:
-        with open(path, "rb") as f:
+        with _storage.open_file(os.fspath(path), "rb", block=32) as f:
             head = f.read(32)
     except OSError:
         return False
@@ -103,6 +105,8 @@ def read_as_mindrecord(path: str | os.PathLike) -> bool:
     path = os.fspath(path)
     if is_mindrecord(path):
         return True
+    if _storage.is_remote(path):
+        return False
     from minddata.record.writer import META_SUFFIX
 
     return os.path.isfile(path + ".db") and not os.path.exists(path + META_SUFFIX)
@@ -120,8 +124,8 @@ def mindrecord_shard_paths(file_name: str, shard_num: int) -> list[str]:
 def read_mindrecord_header(path: str) -> dict[str, Any]:
     """The JSON header of shard file ``path``, checked for the keys and types a reader relies on."""
     try:
-        size = os.path.getsize(path)
-        with open(path, "rb") as f:
+        size = _storage.file_size(path)
+        with _storage.open_file(path, "rb", block=64 << 10) as f:
             head = f.read(8)
             if len(head) < 8:
                 raise _bad_file(path, f"it is {size} bytes, too short for a MindRecord header")
@@ -212,6 +216,25 @@ def _fields_of(path: str, schema_entry: dict[str, Any]) -> dict[str, Field]:
 def resolve_mindrecord_files(where: str, dataset_files: Any) -> list[str]:
     """One path reads the whole set its header names (resolved in its folder, which the names may not
     leave); a list reads exactly the files listed (as MindSpore)."""
+    if isinstance(dataset_files, (str, os.PathLike)) and _storage.is_remote(dataset_files):
+        first = dataset_files
+        header = read_mindrecord_header(first)
+        folder = first[: first.rfind("/") + 1]
+        # The header names the writer's paths; a set in object storage is read from the first file's prefix.
+        files = [_storage.RemotePath(folder + os.path.basename(str(name)), first.options)  # type: ignore[attr-defined]
+                 for name in header["shard_addresses"]]
+        if first not in files:
+            raise DataFormatError(
+                f"{where}: MindRecord file {first} is not among the shards its header names "
+                f"({[os.path.basename(str(f)) for f in files]}); it was renamed. Restore its name or pass the list "
+                "of shard files.",
+                path=first,
+            )
+        return files
+    if isinstance(dataset_files, (list, tuple)) and any(_storage.is_remote(f) for f in dataset_files):
+        if len(set(dataset_files)) != len(dataset_files):
+            raise ArgumentError(f"{where}: `dataset_files` lists a file more than once; list each file once.")
+        return list(dataset_files)
     if isinstance(dataset_files, (str, os.PathLike)):
         first = os.path.abspath(os.fspath(dataset_files))
         header = read_mindrecord_header(first)
@@ -254,7 +277,8 @@ class MindRecordShard:
         has_int_array = any(f.shape is not None and f.type in ("int32", "int64") for f in self.fields.values())
         self.compressed = has_int_array and _version_at_least(header["version"], VERSION)
         self.index_fields = [e.get("index_field") for e in header.get("index_fields") or [] if isinstance(e, dict)]
-        self.size = os.path.getsize(path)
+        self.remote = _storage.is_remote(path)
+        self.size = _storage.file_size(path)
         self.locations = self._read_index()
         self.num_rows = len(self.locations)
         self._lock = threading.Lock()
@@ -278,6 +302,22 @@ class MindRecordShard:
         """Every row's ``(raw page, raw start, raw end, blob page, blob start, blob end)``, checked
         against the header's pages and the file's size."""
         path, db = self.path, self.path + ".db"
+        if self.remote:
+            with tempfile.TemporaryDirectory(prefix="minddata-mindrecord-") as folder:
+                local = os.path.join(folder, "index.db")
+                db_url = _storage.RemotePath(db, path.options)  # type: ignore[attr-defined]
+                store, url = _storage.store_of(db_url)
+                try:
+                    data = store.read(url)
+                except _storage.StorageError as error:
+                    raise DataFormatError(
+                        f"MindRecord file {path}: can't read its index file {db}: {error} MindRecord shards are read "
+                        "with their .db index beside them.",
+                        path=path,
+                    ) from None
+                with open(local, "wb") as f:
+                    f.write(data)
+                return self._read_index_from(local, os.path.basename(db))
         if not os.path.isfile(db):
             raise DataFormatError(
                 f"MindRecord file {path}: its index file {os.path.basename(db)} is missing. MindRecord shards are "
@@ -285,6 +325,10 @@ class MindRecordShard:
                 "leaves none).",
                 path=path,
             )
+        return self._read_index_from(db, os.path.basename(db))
+
+    def _read_index_from(self, db: str, db_name: str) -> np.ndarray:
+        path = self.path
         uri = "file:" + urllib.parse.quote(db) + "?mode=ro&immutable=1"
         try:
             connection = sqlite3.connect(uri, uri=True)
@@ -302,13 +346,13 @@ class MindRecordShard:
         except (sqlite3.Error, UnicodeDecodeError) as error:
             reason = "malformed text" if isinstance(error, UnicodeDecodeError) else f"{type(error).__name__}: {error}"
             raise DataFormatError(
-                f"MindRecord file {path}: its index file {os.path.basename(db)} is not a readable MindRecord "
+                f"MindRecord file {path}: its index file {db_name} is not a readable MindRecord "
                 f"index ({reason}). Rewrite the set, or copy the .db file again.",
                 path=path,
             ) from None
         if not names or names[0][0] != os.path.basename(path):
             raise DataFormatError(
-                f"MindRecord file {path}: its index file {os.path.basename(db)} belongs to another shard (its "
+                f"MindRecord file {path}: its index file {db_name} belongs to another shard (its "
                 "SHARD_NAME differs from the file's name). Shard files can't be renamed; restore the original "
                 "names.",
                 path=path,
@@ -361,16 +405,29 @@ class MindRecordShard:
                     self._fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
         return self._fd
 
-    def entry(self, row: int, blob: bool) -> memoryview:
+    def span(self, row: int, blob: bool) -> tuple[int, int]:
+        """The file's byte range ``[begin, end)`` of row ``row``'s raw or blob entry."""
+        page, start, end = self.locations[row, 3:6] if blob else self.locations[row, 0:3]
+        begin = self.header_size + int(page) * self.page_size + int(start)
+        return begin, begin + int(end - start)
+
+    def entry(self, row: int, blob: bool, ready: dict | None = None) -> memoryview:
         """Row ``row``'s raw (``blob=False``) or blob bytes, without their length prefix.
 
         Read with ``pread``, not through a map: a file truncated under the reader gives a short read,
-        reported here, where a map would fault (SIGBUS).
+        reported here, where a map would fault (SIGBUS). A shard in object storage: one ranged GET, or
+        the bytes ``ready`` holds (read together with the chunk's other rows).
         """
-        page, start, end = self.locations[row, 3:6] if blob else self.locations[row, 0:3]
-        begin = self.header_size + int(page) * self.page_size + int(start)
-        want = int(end - start)
-        data = memoryview(os.pread(self._descriptor(), want, begin))
+        begin, stop = self.span(row, blob)
+        want = stop - begin
+        if self.remote:
+            data = ready.pop((row, blob), None) if ready is not None else None
+            if data is None:
+                store, url = _storage.store_of(self.path)
+                data = store.read(url, begin, stop)
+            data = memoryview(data)
+        else:
+            data = memoryview(os.pread(self._descriptor(), want, begin))
         if len(data) < want:
             raise DataFormatError(
                 f"MindRecord file {self.path} shrank while being read: row {row} needs bytes {begin} to "
@@ -387,8 +444,8 @@ class MindRecordShard:
             )
         return data[8:]
 
-    def raw(self, row: int) -> dict[str, Any]:
-        data = self.entry(row, False)
+    def raw(self, row: int, ready: dict | None = None) -> dict[str, Any]:
+        data = self.entry(row, False, ready)
         try:
             value = msgpack.unpackb(data, raw=False, strict_map_key=False)
         except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError):
@@ -401,9 +458,9 @@ class MindRecordShard:
             )
         return value
 
-    def blobs(self, row: int) -> dict[str, memoryview | np.ndarray]:
+    def blobs(self, row: int, ready: dict | None = None) -> dict[str, memoryview | np.ndarray]:
         """Row ``row``'s blob fields: bytes as memoryviews, arrays as flat NumPy arrays."""
-        data = self.entry(row, True)
+        data = self.entry(row, True, ready)
         out: dict[str, Any] = {}
         if len(self.blob_fields) == 1:
             pieces = [(self.blob_fields[0], data)]
@@ -510,7 +567,9 @@ class MindRecordSet:
         shards: list[MindRecordShard] = []
         first_meta = None
         for path in files:
-            if not os.path.isfile(path):
+            if _storage.is_remote(path):
+                _storage.file_size(path)  # a missing object or denied access: an error naming the URL and the fix
+            elif not os.path.isfile(path):
                 from minddata.record.reader import missing_file_error
 
                 named_by = os.path.abspath(os.fspath(dataset_files)) if isinstance(dataset_files, (str, os.PathLike)) else None
@@ -572,14 +631,38 @@ class MindRecordSet:
         if index.min() < 0 or index.max() >= self.num_rows:
             raise ArgumentError(f"{self.where}: row ids must be in [0, {self.num_rows}). Found: {int(index.min())}..{int(index.max())}")
         shard_of = np.searchsorted(self.starts, index, side="right") - 1
+        ready = self._prefetch(index, shard_of)
         out = []
         for g, s in zip(index.tolist(), shard_of.tolist()):
             shard = self.shards[s]
             row = g - int(self.starts[s])
-            raw = shard.raw(row) if self._needs_raw else {}
-            blobs = shard.blobs(row) if self._needs_blob else {}
+            got = ready.get(s)
+            raw = shard.raw(row, got) if self._needs_raw else {}
+            blobs = shard.blobs(row, got) if self._needs_blob else {}
             out.append(tuple(self._value(shard, row, self.fields[c], raw, blobs, python) for c in self.columns))
         return out
+
+    def _prefetch(self, index: np.ndarray, shard_of: np.ndarray) -> dict[int, dict]:
+        """For shards in object storage: the entries of these rows, one ranged GET each, read
+        ``requests_in_flight`` at a time; ``{shard: {(row, blob): bytes}}``. A failed batch is left to
+        the per-row reads, which name the row."""
+        wanted = [(s, g - int(self.starts[s]), blob) for g, s in zip(index.tolist(), shard_of.tolist())
+                  if self.shards[s].remote for blob in (False, True) if (self._needs_blob if blob else self._needs_raw)]
+        if len(wanted) < 2:
+            return {}
+        store, _ = _storage.store_of(self.shards[wanted[0][0]].path)
+        requests = []
+        for s, row, blob in wanted:
+            _, url = _storage.store_of(self.shards[s].path)
+            requests.append((url, *self.shards[s].span(row, blob)))
+        try:
+            blobs = store.read_many(requests)
+        except _storage.StorageError:
+            return {}
+        ready: dict[int, dict] = {}
+        for (s, row, blob), data in zip(wanted, blobs):
+            ready.setdefault(s, {})[(row, blob)] = data
+        return ready
 
     def _value(self, shard: MindRecordShard, row: int, field: Field, raw: dict, blobs: dict, python: bool) -> Any:
         name = field.name

@@ -181,3 +181,22 @@ def s3_files(s3_client, tmp_path_factory):
         pq.write_table(table, root / f"table-{f}.parquet", row_group_size=8)
     upload_tree(s3_client, root, "files")
     return root
+
+
+@pytest.fixture(scope="session")
+def s3_mindrecord(s3_client, tmp_path_factory):
+    """``s3://data/mr/train.mindrecord{0,1}`` with their ``.db`` indexes (MindSpore's format: a JPEG
+    blob, a label, an int array per row), and the same set locally."""
+    from testkit import make_jpeg
+
+    from minddata.mindrecord import FileWriter
+
+    root = tmp_path_factory.mktemp("mr")
+    writer = FileWriter(str(root / "train.mindrecord"), shard_num=2)
+    writer.add_schema({"image": {"type": "bytes"}, "label": {"type": "int32"},
+                       "box": {"type": "int64", "shape": [-1]}}, "test")
+    writer.write_raw_data([{"image": make_jpeg(16 + i % 5, 14, seed=i), "label": i,
+                            "box": list(range(i % 4 + 1))} for i in range(20)])
+    writer.commit()
+    upload_tree(s3_client, root, "mr")
+    return root

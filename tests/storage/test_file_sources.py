@@ -59,9 +59,10 @@ def test_file_url_is_a_local_path(s3_files):
 
 
 @pytest.mark.parametrize("make", [
-    lambda: md.MindDataset("s3://data/files/x.mindrecord"),
-    lambda: md.JsonDataset("s3://data/files/x.json") if hasattr(md, "JsonDataset") else md.MindDataset(["gs://b/x"]),
+    lambda: md.CocoDataset("s3://data/coco/images", "s3://data/coco/ann.json"),
+    lambda: md.MnistDataset(dataset_dir="gs://data/mnist"),
+    lambda: md.Cifar10Dataset("https://example.invalid/cifar"),
 ])
 def test_sources_not_reached_refuse_urls_naming_themselves(make):
-    with pytest.raises(ArgumentError, match="does not read object storage yet"):
+    with pytest.raises(ArgumentError, match=r"(\w+Dataset): .* is a remote URL; \1 does not read object storage yet"):
         make()
