@@ -145,6 +145,8 @@ def describe(root: ir.Node) -> Chain | GraphError:
             node = node.children[0]
     except GraphError as error:
         return error
+    except Exception as error:  # noqa: BLE001 - e.g. a user sampler without the built-ins' fields
+        return _refuse(node, f"its shape could not be read ({type(error).__name__}: {error})")
 
 
 # Positions ------------------------------------------------------------------------------------

@@ -290,3 +290,14 @@ def test_error_modes_that_drop_rows_refuse():
     md.config.set_error_samples_mode("skip")
     with pytest.raises(GraphError, match="error_samples_mode"):
         iterator(3, 0, state=states)
+
+
+def test_on_the_same_number_of_ranks_a_rank_resumes_from_any_rank_state_as_before():
+    # Ranks step together, so a checkpoint that kept one rank's position resumes every rank.
+    _, states = interrupted(2, [3, 3])
+    it = iterator(2, 1)
+    want = read(it)[3:]
+    it.close()
+    it = iterator(2, 1, state=states[0])
+    assert read(it) == want
+    it.close()
