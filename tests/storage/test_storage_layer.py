@@ -1,0 +1,112 @@
+"""minddata.dataset._storage: URLs, settings, reads and the retry loop, against the local S3 server."""
+
+from __future__ import annotations
+
+import pickle
+import time
+
+import pytest
+from conftest import SECRET, options
+
+from minddata.dataset import _storage as st
+from minddata.errors import ArgumentError
+
+BLOB = bytes(range(256)) * 64  # 16 KiB
+
+
+@pytest.fixture(scope="module")
+def blob_url(s3_client):
+    s3_client.put_object(Bucket="data", Key="layer/blob.bin", Body=BLOB)
+    return st.split_url("s3://data/layer/blob.bin")
+
+
+def store(endpoint, **extra):
+    return st.ObjectStore("s3", st.StorageOptions("test", options(endpoint, **extra)))
+
+
+@pytest.mark.parametrize("text, want", [
+    ("s3://bucket/a/b.tar", st.ObjectURL("s3", "bucket", "a/b.tar")),
+    ("gs://bucket/", st.ObjectURL("gs", "bucket", "")),
+    ("S3A://bucket/k", st.ObjectURL("s3", "bucket", "k")),
+    ("https://host/x.tar?v=1", st.ObjectURL("https", "", "https://host/x.tar?v=1")),
+    ("file:///tmp/x", "/tmp/x"),
+    ("relative/path", "relative/path"),
+])
+def test_split_url(text, want):
+    assert st.split_url(text) == want
+
+
+def test_unknown_scheme_is_refused():
+    with pytest.raises(ArgumentError, match="ftp:// is not one minddata reads"):
+        st.split_url("ftp://host/x")
+
+
+def test_options_repr_and_errors_hide_secrets():
+    opts = st.StorageOptions("test", {"aws_secret_access_key": SECRET, "token": SECRET + "t", "key": "AKID"})
+    assert SECRET not in repr(opts) and "<redacted>" in repr(opts)
+    assert pickle.loads(pickle.dumps(opts)) == opts
+    with pytest.raises(ArgumentError) as info:
+        st.StorageOptions("test", {"secret": 12345})
+    assert "12345" not in str(info.value)
+    assert st.redact_options({"secret": SECRET, "endpoint_url": "x"}) == {"secret": "<redacted>", "endpoint_url": "x"}
+
+
+def test_ranged_and_whole_reads(s3_server, blob_url):
+    s = store(s3_server)
+    assert s.read(blob_url) == BLOB
+    assert s.read(blob_url, 100, 5000) == BLOB[100:5000]
+    assert s.size(blob_url) == len(BLOB)
+
+
+def test_ranged_file_reads_like_a_local_file(s3_server, blob_url):
+    f = st.RangedFile(store(s3_server), blob_url, block=1000)
+    f.seek(3000)
+    assert f.read(10) == BLOB[3000:3010]
+    f.seek(-20, 2)
+    assert f.read() == BLOB[-20:]
+
+
+def test_neighbouring_ranges_are_one_request(blob_url, faults):
+    s = store(faults.url)
+    want = [(blob_url, 100 * i, 100 * i + 50) for i in range(10)]
+    assert s.read_many(want) == [BLOB[a:b] for _, a, b in want]
+    assert faults.counts["requests"] == 1
+
+
+def test_retries_are_bounded_in_count(blob_url, faults):
+    faults.set_rates({"503": 1.0})
+    with pytest.raises(st.StorageError) as info:
+        store(faults.url, max_attempts=4).read(blob_url, 0, 10)
+    assert info.value.attempts == 4 and info.value.status == 503 and faults.counts["503"] == 4
+    assert "s3://data/layer/blob.bin" in str(info.value) and "4 tries" in str(info.value)
+
+
+def test_retries_are_bounded_in_time(blob_url, faults):
+    faults.set_rates({"drop": 1.0})
+    began = time.monotonic()
+    with pytest.raises(st.StorageError) as info:
+        store(faults.url, max_attempts=10_000, retry_time_s=0.5, retry_base_s=0.05, retry_max_delay_s=0.1).read(blob_url)
+    assert time.monotonic() - began < 5
+    assert 1 < info.value.attempts < 10_000 and info.value.status is None
+
+
+def test_cut_bodies_are_retried_to_the_exact_bytes(blob_url, faults):
+    faults.set_rates({"cut": 0.3, "503": 0.1}, seed=1)
+    s = store(faults.url)
+    for i in range(10):
+        assert s.read(blob_url, 1000 * i, 1000 * i + 3000) == BLOB[1000 * i:1000 * i + 3000]
+
+
+def test_missing_object_is_not_retried_and_hides_the_secret(s3_server, s3_client):
+    s = store(s3_server, access_key_id="AKIDTESTING0000", secret_access_key=SECRET)
+    with pytest.raises(st.StorageError) as info:
+        s.read(st.split_url("s3://data/layer/none.bin"))
+    assert info.value.attempts == 1 and info.value.status == 404
+    assert "no such object" in str(info.value) and SECRET not in str(info.value) and SECRET not in repr(s)
+
+
+def test_http_store_reads_ranges(s3_server, s3_client, blob_url):
+    s3_client.put_object_acl(Bucket="data", Key="layer/blob.bin", ACL="public-read")
+    url = st.split_url(f"http://127.0.0.1:{s3_server}/data/layer/blob.bin")
+    s = st.get_store(url, st.StorageOptions("test", options(s3_server)))
+    assert s.size(url) == len(BLOB) and s.read(url, 10, 20) == BLOB[10:20]
