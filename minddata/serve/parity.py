@@ -121,7 +121,7 @@ def resolve(pipeline_arg: str, model_arg: str | None, given: Any, allow: bool) -
     from minddata.serve.pipeline import ServePipeline
 
     if model_arg is None and is_model_file(pipeline_arg):
-        card = _card(pipeline_arg)
+        card = _card(pipeline_arg, strict=True)
         if card is None:
             raise ValueError(f"{pipeline_arg} carries no pipeline (export it with Model.export_onnx(..., pipeline="
                              f"eval_dataset)), or serve it as: minddata serve PIPELINE --model {pipeline_arg}")
@@ -144,13 +144,15 @@ def resolve(pipeline_arg: str, model_arg: str | None, given: Any, allow: bool) -
     return pipeline, model_arg, ParityState(card, model_arg, False, differences, allow, table=table)
 
 
-def _card(path: str) -> PipelineCard | None:
+def _card(path: str, strict: bool = False) -> PipelineCard | None:
     try:
         card = read_card(path)
     except ArgumentError as exc:
         raise ValueError(str(exc)) from None
-    except Exception as exc:  # not a model file at all: the model loader says so later
-        log.debug("no pipeline card in %s: %s", path, exc)
+    except Exception as exc:  # not a model file at all: with --model, the model loader says so later
+        if strict:
+            first = str(exc).splitlines()[0][:200] if str(exc) else ""
+            raise ValueError(f"{path}: not a model file whose metadata can be read ({type(exc).__name__}: {first})") from None
         return None
     if card is not None and not card.stored_digest_ok:
         from minddata._parity import digest_ops

@@ -170,3 +170,19 @@ def test_a_model_without_a_pipeline_needs_one(exported, tmp_path):
     path = model.export_onnx(tmp_path / "bare.onnx", eval_dataset(root))
     result = serve_cli(path)
     assert result.returncode == 2 and "carries no pipeline" in result.stderr
+
+
+@pytest.mark.filterwarnings("ignore:`torch.jit:DeprecationWarning")
+def test_a_torchscript_export_is_served_with_its_pipeline_and_equals_model_predict(exported, tmp_path):
+    model, root, _ = exported
+    path = model.export_torchscript(tmp_path / "net.pt", eval_dataset(root), pipeline=eval_dataset(root))
+    images = files(root)
+    with ServerProcess([path, "--name", "net", "--max-delay-ms", "200"]) as proc:
+        meta = httpx.get(f"{proc.url}/v2/models/net", timeout=10).json()
+        client = triton.InferenceServerClient(proc.url.removeprefix("http://"))
+        tensor = triton.InferInput("image", [len(images)], "BYTES")
+        tensor.set_data_from_numpy(np.array(images, dtype=np.object_))
+        served = client.infer("net", [tensor]).as_numpy(meta["outputs"][0]["name"])
+    assert meta["platform"] == "minddata_torchscript" and meta["pipeline"]["golden_check"]["status"] == "exact"
+    (offline,) = [o.numpy() for o in model.predict(eval_dataset(root, batch=len(images)))]
+    np.testing.assert_array_equal(served, offline)  # the same torch kernels on the CPU, the same batch

@@ -110,6 +110,22 @@ def test_the_golden_check_is_exact_on_the_exporting_machine(exported):
     assert all(c.max_difference == 0 for c in report.ops)
 
 
+@pytest.mark.parametrize("moved, status", [(1, "within_tolerance"), (5, "drift")])
+def test_a_moved_pixel_is_pinned_on_its_op_and_judged_by_its_tolerance(exported, moved, status):
+    card = read_card(exported[2])
+    resized = card.arrays["op1_1"].copy()
+    # As if the exporting machine's resize had put one pixel of reference image 1 elsewhere: a corner
+    # pixel, which CenterCrop(16) cuts away, so that only Resize differs.
+    resized[0, 0, 0] = resized[0, 0, 0] + moved if resized[0, 0, 0] < 128 else resized[0, 0, 0] - moved
+    card.arrays["op1_1"] = resized
+    ops = card.build_ops()
+    report = check_golden(card, ops, lambda b: run_ops(ops, [np.frombuffer(b, np.uint8)])[0], None)
+    assert report.status == status
+    assert [(c.op, c.max_difference, c.image) for c in report.ops if c.max_difference] == [("Resize", moved, 1)]
+    if status == "drift":
+        assert "op 1 Resize differs from its exported outputs by up to 5" in report.message()
+
+
 def test_a_random_op_in_the_pipeline_is_refused_naming_it(exported, tmp_path):
     model, root, _, _ = exported
     ds = md.ImageFolderDataset(root, shuffle=False).map(
