@@ -22,7 +22,7 @@ import numpy as np
 
 from minddata.bench._args import OneLineParser, positive_int
 
-__all__ = ["PIPELINES", "measure", "main"]
+__all__ = ["PIPELINES", "measure", "main", "pixel_differences"]
 
 # name -> (op list builder, the config switch that enables the rewrite)
 PIPELINES = {
@@ -46,6 +46,17 @@ def _rows(folder: str, ops: list, *, fusion: bool, fast: bool) -> list[np.ndarra
     return rows
 
 
+def pixel_differences(ours: list[np.ndarray], theirs: list[np.ndarray]) -> tuple[list[float], list[float]]:
+    """Per image pair: the mean and the largest absolute difference (grey levels for 8-bit images, the
+    arrays' own units otherwise). ``minddata parity`` summarises its peers with these too."""
+    means, maxima = [], []
+    for a, b in zip(ours, theirs):
+        diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
+        means.append(float(diff.mean()) if diff.size else 0.0)
+        maxima.append(float(diff.max()) if diff.size else 0.0)
+    return means, maxima
+
+
 def measure(folder: str) -> dict[str, dict[str, float]]:
     """Per pipeline: the distribution of per-image mean absolute differences, fused vs unfused."""
     from minddata import vision
@@ -54,17 +65,13 @@ def measure(folder: str) -> dict[str, dict[str, float]]:
     for name, (build, fast) in PIPELINES.items():
         fused = _rows(folder, build(vision), fusion=True, fast=fast)
         plain = _rows(folder, build(vision), fusion=False, fast=False)
-        means, maxima = [], []
-        for a, b in zip(fused, plain):
-            diff = np.abs(a.astype(np.int16) - b.astype(np.int16))
-            means.append(float(diff.mean()))
-            maxima.append(int(diff.max()))
+        means, maxima = pixel_differences(fused, plain)
         out[name] = {
             "images": len(means),
             "mean": round(float(np.mean(means)), 2),
             "p95_of_means": round(float(np.percentile(means, 95)), 2),
             "worst_mean": round(max(means), 2),
-            "max_pixel": max(maxima),
+            "max_pixel": int(max(maxima)),
         }
     return out
 

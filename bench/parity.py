@@ -325,13 +325,12 @@ class ParityResult:
 
 def _difference(ours: list[np.ndarray], theirs: list[np.ndarray]) -> OpRow:
     """fusion_pixels' summary: the mean of per-image mean differences and the largest single one."""
-    means, maxima = [], []
+    from minddata.bench.fusion_pixels import pixel_differences
+
     for a, b in zip(ours, theirs):
         if a.shape != b.shape:
             return OpRow("", note=f"shape {list(b.shape)} instead of {list(a.shape)}")
-        d = np.abs(a.astype(np.float64) - b.astype(np.float64))
-        means.append(float(d.mean()) if d.size else 0.0)
-        maxima.append(float(d.max()) if d.size else 0.0)
+    means, maxima = pixel_differences(ours, theirs)
     units = "grey levels" if ours and ours[0].dtype == np.uint8 else "output units"
     return OpRow("", round(float(np.mean(means)), 4), round(max(maxima), 4), units)
 
