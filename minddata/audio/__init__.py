@@ -39,7 +39,7 @@ from minddata.audio.biquad import (
 from minddata.audio.effects import Dither, Flanger, Phaser
 from minddata.audio.features import DetectPitchFrequency, SlidingWindowCmn, SpectralCentroid
 from minddata.audio.masking import FrequencyMasking, MaskAlongAxis, MaskAlongAxisIID, TimeMasking
-from minddata.audio.phase import Angle, ComplexNorm, Magphase, PhaseVocoder, TimeStretch
+from minddata.audio.phase import Angle, ComplexNorm, Magphase, PhaseVocoder, PitchShift, TimeStretch
 from minddata.audio.spectrogram import (
     LFCC,
     MFCC,
@@ -117,6 +117,7 @@ __all__ = [
     "NormType",
     "Overdrive",
     "PhaseVocoder",
+    "PitchShift",
     "Phaser",
     "Resample",
     "ResampleMethod",

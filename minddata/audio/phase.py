@@ -2,7 +2,8 @@
 :class:`ComplexNorm`, :class:`Magphase`, :class:`PhaseVocoder`, :class:`TimeStretch`.
 
 A complex spectrogram is a real array ``<..., 2>`` (real, imaginary), as in MindSpore. Outputs are
-float32, or float64 for float64 input. Specs only; the CPU kernels live in ``minddata.ops.cpu.phase``.
+float32, or float64 for float64 input. :class:`PitchShift` shifts a waveform's pitch with
+the phase vocoder. Specs only; the CPU kernels live in ``minddata.ops.cpu.phase``.
 """
 
 from __future__ import annotations
@@ -12,10 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from minddata.audio._checks import check_float, check_int, float_dtype, one_input
+from minddata.audio._checks import check_enum, check_float, check_int, float_dtype, one_input
+from minddata.audio.utils import WindowType
+from minddata.errors import ArgumentError
 from minddata.ops.base import Op, TensorSpec
 
-__all__ = ["Angle", "ComplexNorm", "Magphase", "PhaseVocoder", "TimeStretch"]
+__all__ = ["Angle", "ComplexNorm", "Magphase", "PhaseVocoder", "PitchShift", "TimeStretch"]
 
 
 def _complex_input(op: str, inputs: tuple[TensorSpec, ...], min_rank: int = 1, what: str = "<..., complex=2>") -> TensorSpec:
@@ -143,3 +146,50 @@ class TimeStretch(Op):
         spec = _complex_input(self.name, inputs, 3, "<..., freq, time, complex=2>")
         shape = (*spec.shape[:-2], _stretched(spec.shape[-2], self.fixed_rate), 2)
         return TensorSpec(shape, float_dtype(spec.dtype))
+
+
+class PitchShift(Op):
+    """Shift a waveform ``<..., time>``'s pitch by ``n_steps`` steps of ``1 / bins_per_octave`` octave,
+    keeping its length (torchaudio's ``pitch_shift``): a phase-vocoder time stretch by
+    ``2 ** (-n_steps / bins_per_octave)`` (STFT, :class:`PhaseVocoder`, inverse STFT), then a resampling
+    back to the original speed.
+
+    Args:
+        sample_rate: the sample rate, >= 0.
+        n_steps: the shift in steps (negative: down).
+        bins_per_octave: steps per octave, not 0.
+        n_fft: FFT size, > 0.
+        win_length: window size, at most ``n_fft`` (None: ``n_fft``).
+        hop_length: hop between frames (None: ``win_length // 4``).
+        window: the window function.
+
+    Examples:
+        >>> import numpy as np
+        >>> from minddata import audio
+        >>> audio.PitchShift(16000, 2, n_fft=128)(np.zeros(1000, np.float32)).shape
+        (1000,)
+    """
+
+    def __init__(
+        self, sample_rate: int, n_steps: int, bins_per_octave: int = 12, n_fft: int = 512,
+        win_length: int | None = None, hop_length: int | None = None, window: WindowType = WindowType.HANN,
+    ) -> None:
+        self.sample_rate = check_int(self.name, "sample_rate", sample_rate, low=0)
+        self.n_steps = check_int(self.name, "n_steps", n_steps)
+        self.bins_per_octave = check_int(self.name, "bins_per_octave", bins_per_octave)
+        if self.bins_per_octave == 0:
+            raise ArgumentError(f"{self.name}: `bins_per_octave` must not be 0. Found: 0")
+        self.n_fft = check_int(self.name, "n_fft", n_fft, low=1)
+        if win_length is not None:
+            check_int(self.name, "win_length", win_length, low=1)
+            if win_length > n_fft:
+                raise ArgumentError(f"{self.name}: `win_length` must be at most `n_fft` ({n_fft}). Found: {win_length}")
+        if hop_length is not None:
+            check_int(self.name, "hop_length", hop_length, low=1)
+        self.win_length = win_length if win_length is not None else n_fft
+        self.hop_length = hop_length if hop_length is not None else max(self.win_length // 4, 1)
+        self.window = check_enum(self.name, "window", window, WindowType)
+
+    def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
+        spec = one_input(self.name, inputs)
+        return TensorSpec(tuple(spec.shape), float_dtype(spec.dtype))

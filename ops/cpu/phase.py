@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 from minddata.ops.base import KernelContext
 from minddata.ops.cpu.audio import as_waveform, out_dtype
+from minddata.ops.cpu.spectrogram import inverse_spectrogram, stft
+from minddata.ops.cpu.waveform import resample
 from minddata.ops.registry import register_kernel
 
 __all__ = ["as_complex", "phase_vocoder"]
@@ -80,3 +83,30 @@ def phase_vocoder_kernel(op: Any, ctx: KernelContext, x: Any) -> np.ndarray:
 @register_kernel("TimeStretch", "CPU")
 def time_stretch(op: Any, ctx: KernelContext, x: Any) -> np.ndarray:
     return _stretch(op, x, op.fixed_rate, op.phase_advance)
+
+
+@register_kernel("PitchShift", "CPU")
+def pitch_shift(op: Any, ctx: KernelContext, x: Any) -> np.ndarray:
+    arr = np.asarray(x)
+    w = as_waveform(op, arr)
+    length = w.shape[-1]
+    rate = 2.0 ** (-float(op.n_steps) / op.bins_per_octave)
+    frames = SimpleNamespace(
+        name=op.name, n_fft=op.n_fft, win_length=op.win_length, hop_length=op.hop_length, window=op.window, pad=0,
+        center=True, pad_mode="reflect", onesided=True, normalized=False, length=int(round(length / rate)),
+    )
+    spec = stft(frames, w)
+    advance = np.linspace(0, np.pi * op.hop_length, spec.shape[-2])[:, None]
+    stretched = phase_vocoder(spec, rate, advance)
+    stretched = np.stack([stretched.real, stretched.imag], axis=-1)
+    waveform = inverse_spectrogram(frames, ctx, stretched)
+    back = SimpleNamespace(
+        name=op.name, orig_freq=int(op.sample_rate / rate), new_freq=op.sample_rate,
+        resample_method="sinc_interpolation", lowpass_filter_width=6, rolloff=0.99, beta=14.769656459379492,
+    )
+    shifted = resample(back, ctx, waveform.astype(np.float64))
+    if shifted.shape[-1] >= length:
+        shifted = shifted[..., :length]
+    else:
+        shifted = np.pad(shifted, [(0, 0)] * (shifted.ndim - 1) + [(0, length - shifted.shape[-1])])
+    return shifted.astype(out_dtype(arr))

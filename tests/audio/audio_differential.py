@@ -204,6 +204,12 @@ CASES: dict[str, tuple[str, list, dict, list[str]]] = {
     "detect_pitch_frequency_default": ("DetectPitchFrequency", [8000], {}, ["long"]),
     "detect_pitch_frequency_batch": ("DetectPitchFrequency", [8000, 0.01, 5, 100, 2000], {}, ["wave2"]),
     "detect_pitch_frequency_empty": ("DetectPitchFrequency", [8000, 0.02, 5], {}, ["wave3"]),
+    # Octave steps keep the final resampling's rates small (16000 -> 32000 is 1 -> 2); a coprime pair
+    # (a 1000 Hz rate shifted 3 semitones: 1189 -> 1000) builds a 1000 x 1200 sinc kernel.
+    "pitch_shift": ("PitchShift", [16000, 12], {"n_fft": 256}, ["chirp"]),
+    "pitch_shift_down": ("PitchShift", [8000, -6, 6, 128, 100, 30, enum("WindowType.HAMMING")], {}, ["wave2"]),
+    "pitch_shift_semitones": ("PitchShift", [1000, 3], {"n_fft": 64}, ["unit"]),
+    "pitch_shift_f64": ("PitchShift", [16000, 1, 1], {"n_fft": 128}, ["chirp64"]),
     "dither": ("Dither", [], {}, ["unit"]),
     "dither_shaped": ("Dither", [enum("DensityFunction.TPDF"), True], {}, ["wave3"]),
     "dither_f64": ("Dither", [], {}, ["chirp64"]),

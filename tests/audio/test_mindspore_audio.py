@@ -39,6 +39,9 @@ DEFAULT = (1e-5, 1e-6)
 # the variance E[x²] - E[x]² then cancels: ~1e-4 of the scale with norm_vars on values up to 10.
 _FBANKS, _RESAMPLE, _IIR, _PHASE = (1e-5, 2e-5), (1e-4, 3e-5), (1e-4, 1e-4), (1e-4, 1e-4)
 _CMN = (1e-3, 2e-4)
+# PitchShift: the phase vocoder's float32 phase (as _PHASE) through an inverse STFT and a resampling
+# that sums ~100 taps: up to ~1.5e-4 of the scale (a stretch by 0.5 accumulates twice the frames).
+_PITCH = (1e-4, 3e-4)
 # Flanger (with feedback) and Phaser are recursive too: the same float32 rounding kept in the loop.
 _IIR_OPS = ("Biquad", "LFilter", "Filtfilt", "Overdrive", "Flanger", "Phaser")
 TOLERANCE: dict[str, tuple[float, float]] = {
@@ -47,6 +50,7 @@ TOLERANCE: dict[str, tuple[float, float]] = {
     **{name: _IIR for name, case in CASES.items() if case[0].endswith(_IIR_OPS)},
     **{name: _PHASE for name, case in CASES.items() if case[0] in ("PhaseVocoder", "TimeStretch")},
     **{name: _CMN for name, case in CASES.items() if case[0] == "SlidingWindowCmn"},
+    **{name: _PITCH for name, case in CASES.items() if case[0] == "PitchShift"},
 }
 # Integer outputs (MuLawEncoding) must be equal, except where a float32 value sits on a rounding edge.
 INTEGER_MISMATCH_ALLOWED = 0.01

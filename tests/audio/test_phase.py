@@ -56,3 +56,14 @@ def test_phase_vocoder_checks():
         audio.PhaseVocoder(0, np.zeros((9, 1)))
     with pytest.raises(ValueError, match="one value per frequency bin"):
         audio.PhaseVocoder(1.5, np.zeros((4, 1)))(Z)
+
+
+def test_pitch_shift_moves_a_tone_by_its_steps():
+    sr = 8000
+    t = np.arange(8000) / sr
+    out = audio.PitchShift(sr, 12, n_fft=512)(np.sin(2 * np.pi * 300 * t).astype(np.float32))
+    assert out.shape == (8000,) and out.dtype == np.float32
+    spectrum = np.abs(np.fft.rfft(out[1000:-1000] * np.hanning(6000)))
+    assert np.argmax(spectrum) * sr / 6000 == pytest.approx(600, abs=5)
+    with pytest.raises(ArgumentError, match="PitchShift: `bins_per_octave` must not be 0"):
+        audio.PitchShift(sr, 1, 0)

@@ -148,4 +148,5 @@ def phase_cases(case: Any) -> dict[str, Any]:
             lambda: audio.PhaseVocoder(1.3, np.linspace(0, np.pi * 16, 33)[:, None]), rejects=vocoder, **c
         ),
         "TimeStretch": case(lambda: audio.TimeStretch(16, 33, 0.7), rejects=vocoder, **c),
+        "PitchShift": case(lambda: audio.PitchShift(8000, 12, n_fft=64), rejects=TOO_SHORT, inputs=_wave, adapt=odd_audio),
     }
