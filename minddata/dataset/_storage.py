@@ -66,13 +66,15 @@ _ALIASES = {
     "connect_timeout_s": ("connect_timeout_s",),
     "read_timeout_s": ("read_timeout_s",),
     "requests_in_flight": ("requests_in_flight",),
+    "cache_dir": ("cache_dir",),
+    "cache_max_bytes": ("cache_max_bytes",),
 }
 _SPELLING = {alias: name for name, aliases in _ALIASES.items() for alias in aliases}
 SECRET_FIELDS = frozenset({"secret_access_key", "session_token"})
 _SECRET_SPELLINGS = frozenset(alias for name in SECRET_FIELDS for alias in _ALIASES[name])
 _DEFAULTS = {
     "max_attempts": 8, "retry_time_s": 60.0, "retry_base_s": 0.1, "retry_max_delay_s": 5.0,
-    "connect_timeout_s": 10.0, "read_timeout_s": 30.0, "requests_in_flight": 8,
+    "connect_timeout_s": 10.0, "read_timeout_s": 30.0, "requests_in_flight": 8, "cache_max_bytes": 10 << 30,
 }
 # Retried: throttling and server-side failures.
 _RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504})
@@ -208,7 +210,7 @@ class StorageOptions:
             if value is None or (name in SECRET_FIELDS and value == REDACTED):
                 continue  # a deserialized pipeline's redacted secret: the environment's is used
             if name in _DEFAULTS:
-                kind = int if name in ("max_attempts", "requests_in_flight") else float
+                kind = int if name in ("max_attempts", "requests_in_flight", "cache_max_bytes") else float
                 if isinstance(value, bool) or not isinstance(value, (int, float)) or value < (1 if kind is int else 0) or (
                     kind is int and value != int(value)
                 ):
@@ -345,6 +347,8 @@ class ObjectStore:
         self._client: Any = None
         self._endpoint: str | None = None
         self._secrets: list[str] = list(options.secrets())
+        self._cache: ObjectCache | None = None
+        self._known_sizes: dict[str, int] = {}
 
     def __repr__(self) -> str:
         return f"ObjectStore({self.scheme!r}, {self.options!r})"
@@ -476,7 +480,25 @@ class ObjectStore:
 
     def read(self, url: ObjectURL, start: int = 0, end: int | None = None) -> bytes:
         """Bytes ``[start, end)`` of the object (all from ``start`` when ``end`` is None): exactly those,
-        or a :class:`StorageError`."""
+        or a :class:`StorageError`. With ``cache_dir``, through the local cache."""
+        if end is not None and end <= start:
+            return b""
+        folder = self.options.get("cache_dir")
+        if folder:
+            cache = self._cache
+            if cache is None or cache.pid != os.getpid():
+                cache = self._cache = ObjectCache(folder, self.options.get("cache_max_bytes"))
+            return cache.read(self, url, start, end)
+        return self._fetch(url, start, end)
+
+    def _sizes(self, url: ObjectURL) -> int:
+        """The object's size, asked once per process (the cache's block reads clamp to it)."""
+        known = self._known_sizes.get(url.url)
+        if known is None:
+            known = self._known_sizes[url.url] = self.size(url)
+        return known
+
+    def _fetch(self, url: ObjectURL, start: int = 0, end: int | None = None) -> bytes:
         if end is not None and end <= start:
             return b""
         client = self.client()
@@ -557,7 +579,7 @@ class HTTPStore(ObjectStore):
 
         return self._retrying(url, "reading the size of", head)
 
-    def read(self, url: ObjectURL, start: int = 0, end: int | None = None) -> bytes:
+    def _fetch(self, url: ObjectURL, start: int = 0, end: int | None = None) -> bytes:
         if end is not None and end <= start:
             return b""
 
@@ -754,3 +776,123 @@ def expand_remote(where: str, items: Sequence[str], options: StorageOptions) -> 
     for item in items:
         out.extend(RemotePath(u.url, options) for u, _ in expand_urls(where, item, options))
     return list(dict.fromkeys(out))
+
+
+class ObjectCache:
+    """A local, size-bounded, least-recently-used cache of object bytes, shared by processes.
+
+    Whole-object reads are kept as one file; ranged reads as aligned blocks of ``BLOCK`` bytes (the
+    object's size, asked once, clamps the last one), so ranges that differ between epochs still hit.
+    Files are named by a hash of the endpoint, URL, (size) and block, written under a temporary name
+    and renamed into place (two processes filling one entry both write the same bytes; a reader sees
+    a whole file or none). A hit refreshes the file's mtime; when the folder passes ``max_bytes``, the
+    process holding its lock (``flock``; the others skip) removes the oldest files down to 90%. A file
+    removed under a reader is a miss. Objects are taken as immutable: after changing the data in the
+    bucket, clear the folder.
+    """
+
+    BLOCK = 4 << 20
+
+    def __init__(self, folder: str, max_bytes: int):
+        self.folder = os.path.join(os.path.expanduser(folder), "objects")
+        os.makedirs(self.folder, exist_ok=True)
+        self.max_bytes = int(max_bytes)
+        self.pid = os.getpid()
+        self._written = 0
+        self._lock = threading.Lock()
+
+    def _path(self, store: ObjectStore, url: ObjectURL, part: str) -> str:
+        import hashlib
+
+        name = hashlib.sha256(f"{store.endpoint()}\n{url.url}\n{part}".encode()).hexdigest()
+        return os.path.join(self.folder, name[:2], name)
+
+    def _get(self, path: str) -> bytes | None:
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+            os.utime(path)
+            return data
+        except OSError:
+            return None
+
+    def _put(self, path: str, data: bytes) -> None:
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            tmp = f"{path}.tmp-{os.getpid()}-{threading.get_ident()}"
+            with open(tmp, "wb") as f:
+                f.write(data)
+            os.replace(tmp, path)
+        except OSError:
+            return  # a full or read-only disk: the read still succeeds, uncached
+        with self._lock:
+            self._written += len(data)
+            due = self._written > max(self.max_bytes // 10, 1)
+            if due:
+                self._written = 0
+        if due:
+            self.evict()
+
+    def read(self, store: ObjectStore, url: ObjectURL, start: int, end: int | None) -> bytes:
+        if start == 0 and end is None:
+            path = self._path(store, url, "whole")
+            data = self._get(path)
+            if data is None:
+                data = store._fetch(url)
+                self._put(path, data)
+            return data
+        size = store._sizes(url)
+        end = size if end is None else end
+        if end > size:
+            return store._fetch(url, start, end)  # past the end: let the store report it
+        first, last = start // self.BLOCK, (end - 1) // self.BLOCK
+        pieces = []
+        for block in range(first, last + 1):
+            path = self._path(store, url, f"{size}:{block}")
+            data = self._get(path)
+            if data is None:
+                lo = block * self.BLOCK
+                data = store._fetch(url, lo, min(size, lo + self.BLOCK))
+                self._put(path, data)
+            pieces.append(data)
+        joined = pieces[0] if len(pieces) == 1 else b"".join(pieces)
+        offset = first * self.BLOCK
+        return joined[start - offset:end - offset]
+
+    def evict(self) -> None:
+        """Oldest files first, down to 90% of ``max_bytes``, by the one process holding the lock."""
+        import fcntl
+
+        lock_path = os.path.join(os.path.dirname(self.folder), ".lock")
+        with open(lock_path, "a") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                return  # another process is evicting
+            try:
+                entries = []
+                for sub in os.scandir(self.folder):
+                    if not sub.is_dir():
+                        continue
+                    for entry in os.scandir(sub.path):
+                        try:
+                            info = entry.stat()
+                        except OSError:
+                            continue
+                        entries.append((info.st_mtime, info.st_size, entry.path))
+                total = sum(size for _, size, _ in entries)
+                if total <= self.max_bytes:
+                    return
+                for _, size, path in sorted(entries):
+                    if total <= self.max_bytes * 0.9:
+                        break
+                    try:
+                        os.unlink(path)
+                        total -= size
+                    except OSError:
+                        pass
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def total_bytes(self) -> int:
+        return sum(e.stat().st_size for sub in os.scandir(self.folder) if sub.is_dir() for e in os.scandir(sub.path))
