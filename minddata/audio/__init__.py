@@ -40,6 +40,7 @@ from minddata.audio.effects import Dither, Flanger, Phaser
 from minddata.audio.features import DetectPitchFrequency, SlidingWindowCmn, SpectralCentroid
 from minddata.audio.masking import FrequencyMasking, MaskAlongAxis, MaskAlongAxisIID, TimeMasking
 from minddata.audio.phase import Angle, ComplexNorm, Magphase, PhaseVocoder, PitchShift, TimeStretch
+from minddata.audio.reconstruct import GriffinLim
 from minddata.audio.spectrogram import (
     LFCC,
     MFCC,
@@ -97,6 +98,7 @@ __all__ = [
     "FrequencyMasking",
     "Gain",
     "GainType",
+    "GriffinLim",
     "HighpassBiquad",
     "Interpolation",
     "InverseSpectrogram",
@@ -117,8 +119,8 @@ __all__ = [
     "NormType",
     "Overdrive",
     "PhaseVocoder",
-    "PitchShift",
     "Phaser",
+    "PitchShift",
     "Resample",
     "ResampleMethod",
     "RiaaBiquad",

@@ -28,6 +28,7 @@ from minddata.ops.cpu import (  # noqa: F401  (imported to register their kernel
     pad_erase,
     perspective,
     phase,
+    reconstruct,
     resize,
     spectrogram,
     tensor_ops,

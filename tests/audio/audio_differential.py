@@ -210,6 +210,12 @@ CASES: dict[str, tuple[str, list, dict, list[str]]] = {
     "pitch_shift_down": ("PitchShift", [8000, -6, 6, 128, 100, 30, enum("WindowType.HAMMING")], {}, ["wave2"]),
     "pitch_shift_semitones": ("PitchShift", [1000, 3], {"n_fft": 64}, ["unit"]),
     "pitch_shift_f64": ("PitchShift", [16000, 1, 1], {"n_fft": 128}, ["chirp64"]),
+    # Without momentum (see docs/audio.md for GriffinLim's momentum).
+    "griffin_lim": ("GriffinLim", [], {"n_fft": 64, "n_iter": 8, "momentum": 0.0, "rand_init": False}, ["spec_small"]),
+    "griffin_lim_length": (
+        "GriffinLim", [64, 4, 48, 12, enum("WindowType.HAMMING"), 1.0, 0.0, 140, False], {}, ["spec_small"]
+    ),
+    "griffin_lim_f64": ("GriffinLim", [], {"n_fft": 16, "n_iter": 3, "momentum": 0.0, "rand_init": False}, ["spec64"]),
     "dither": ("Dither", [], {}, ["unit"]),
     "dither_shaped": ("Dither", [enum("DensityFunction.TPDF"), True], {}, ["wave3"]),
     "dither_f64": ("Dither", [], {}, ["chirp64"]),

@@ -42,6 +42,9 @@ _CMN = (1e-3, 2e-4)
 # PitchShift: the phase vocoder's float32 phase (as _PHASE) through an inverse STFT and a resampling
 # that sums ~100 taps: up to ~1.5e-4 of the scale (a stretch by 0.5 accumulates twice the frames).
 _PITCH = (1e-4, 3e-4)
+# GriffinLim: each round is an inverse STFT and an STFT in float32, and the rounding compounds over the
+# rounds: ~1e-6 of the scale after 8.
+_GRIFFIN_LIM = (1e-4, 1e-5)
 # Flanger (with feedback) and Phaser are recursive too: the same float32 rounding kept in the loop.
 _IIR_OPS = ("Biquad", "LFilter", "Filtfilt", "Overdrive", "Flanger", "Phaser")
 TOLERANCE: dict[str, tuple[float, float]] = {
@@ -51,6 +54,7 @@ TOLERANCE: dict[str, tuple[float, float]] = {
     **{name: _PHASE for name, case in CASES.items() if case[0] in ("PhaseVocoder", "TimeStretch")},
     **{name: _CMN for name, case in CASES.items() if case[0] == "SlidingWindowCmn"},
     **{name: _PITCH for name, case in CASES.items() if case[0] == "PitchShift"},
+    **{name: _GRIFFIN_LIM for name, case in CASES.items() if case[0] == "GriffinLim"},
 }
 # Integer outputs (MuLawEncoding) must be equal, except where a float32 value sits on a rounding edge.
 INTEGER_MISMATCH_ALLOWED = 0.01

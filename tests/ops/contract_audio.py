@@ -103,6 +103,10 @@ def audio_cases(case: Any) -> dict[str, Any]:
         "SlidingWindowCmn": case(lambda: audio.SlidingWindowCmn(8, 3, norm_vars=True),
                                  rejects={"empty": ValueError, "one_pixel": ValueError, "large": ValueError}, **s),
         "DetectPitchFrequency": case(lambda: audio.DetectPitchFrequency(8000, win_length=3), **w),
+        # 33 frequency bins for n_fft 64: the odd inputs have other counts.
+        "GriffinLim": case(lambda: audio.GriffinLim(n_fft=64, n_iter=2),
+                           rejects={k: ValueError for k in ("empty", "one_pixel", "large", "gray", "gray_hw1", "rgba")},
+                           **s),
         "Dither": case(lambda: audio.Dither(audio.DensityFunction.GPDF, True), **w),
         "Phaser": case(lambda: audio.Phaser(8000), **w),
         # <..., channel, time>: the odd inputs of one axis have no channel axis.
