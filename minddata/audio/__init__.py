@@ -40,7 +40,7 @@ from minddata.audio.effects import Dither, Flanger, Phaser
 from minddata.audio.features import DetectPitchFrequency, SlidingWindowCmn, SpectralCentroid
 from minddata.audio.masking import FrequencyMasking, MaskAlongAxis, MaskAlongAxisIID, TimeMasking
 from minddata.audio.phase import Angle, ComplexNorm, Magphase, PhaseVocoder, PitchShift, TimeStretch
-from minddata.audio.reconstruct import GriffinLim
+from minddata.audio.reconstruct import GriffinLim, InverseMelScale
 from minddata.audio.spectrogram import (
     LFCC,
     MFCC,
@@ -101,6 +101,7 @@ __all__ = [
     "GriffinLim",
     "HighpassBiquad",
     "Interpolation",
+    "InverseMelScale",
     "InverseSpectrogram",
     "LFCC",
     "LFilter",

@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from minddata.audio._checks import check_bool, check_enum, check_float, check_int, float_dtype, one_input
-from minddata.audio.utils import WindowType
+from minddata.audio.spectrogram import _check_freqs
+from minddata.audio.utils import MelType, NormType, WindowType
 from minddata.errors import ArgumentError
 from minddata.ops.base import Op, TensorSpec
 
@@ -75,3 +76,56 @@ class GriffinLim(Op):
             None if frames is None else max(self.n_fft + self.hop_length * (frames - 1) - 2 * (self.n_fft // 2), 0)
         )
         return TensorSpec((*spec.shape[:-2], length), float_dtype(spec.dtype))
+
+
+class InverseMelScale(Op):
+    """A linear spectrogram ``<..., n_stft, time>`` whose mel spectrogram (:class:`MelScale`'s filter
+    bank) is the input ``<..., n_mels, time>``, by gradient descent from a random start (MindSpore's
+    solver): each step moves the estimate by ``sgd_lr`` times the gradient of the mean squared error,
+    until the error is below ``tolerance_loss``, changes by less than ``tolerance_change``, or
+    ``max_iter`` steps; the result is clamped at 0. The start is uniform in [0, 1), from the row's RNG.
+
+    Args:
+        n_stft: frequency bins of the output, > 0.
+        n_mels: mel filters of the input, > 0.
+        sample_rate: the sample rate, > 0.
+        f_min, f_max: the filter bank's range (``f_max`` None: ``sample_rate // 2``).
+        max_iter: the most steps, > 0.
+        tolerance_loss, tolerance_change: the stopping thresholds, > 0.
+        sgdargs: ``{"sgd_lr": 0.1, "sgd_momentum": 0.9}`` by default (MindSpore 2.10 keeps no momentum
+            between steps, so ``sgd_momentum`` has no effect there or here).
+        norm, mel_type: the filter bank's normalisation and mel scale.
+
+    Examples:
+        >>> import numpy as np
+        >>> from minddata import audio
+        >>> audio.InverseMelScale(20, 8, max_iter=10)(np.random.random([8, 5])).shape
+        (20, 5)
+    """
+
+    random = True
+
+    def __init__(
+        self, n_stft: int, n_mels: int = 128, sample_rate: int = 16000, f_min: float = 0.0,
+        f_max: float | None = None, max_iter: int = 100000, tolerance_loss: float = 1e-5,
+        tolerance_change: float = 1e-8, sgdargs: dict | None = None, norm: NormType = NormType.NONE,
+        mel_type: MelType = MelType.HTK,
+    ) -> None:
+        self.n_mels = check_int(self.name, "n_mels", n_mels, low=1)
+        self.sample_rate = check_int(self.name, "sample_rate", sample_rate, low=1)
+        self.f_min, self.f_max = _check_freqs(self.name, f_min, f_max, self.sample_rate, strict=True)
+        self.n_stft = check_int(self.name, "n_stft", n_stft, low=1)
+        self.norm = check_enum(self.name, "norm", norm, NormType)
+        self.mel_type = check_enum(self.name, "mel_type", mel_type, MelType)
+        self.max_iter = check_int(self.name, "max_iter", max_iter, low=1)
+        self.tolerance_loss = check_float(self.name, "tolerance_loss", tolerance_loss, low=0, low_open=True)
+        self.tolerance_change = check_float(self.name, "tolerance_change", tolerance_change, low=0, low_open=True)
+        sgdargs = {"sgd_lr": 0.1, "sgd_momentum": 0.9} if sgdargs is None else sgdargs
+        if not isinstance(sgdargs, dict) or set(sgdargs) < {"sgd_lr", "sgd_momentum"}:
+            raise TypeError(f"{self.name}: `sgdargs` must be a dict with 'sgd_lr' and 'sgd_momentum'. Found: {sgdargs!r}")
+        self.sgd_lr = check_float(self.name, "sgd_lr", sgdargs["sgd_lr"], low=0)
+        self.sgd_momentum = check_float(self.name, "sgd_momentum", sgdargs["sgd_momentum"], low=0)
+
+    def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
+        spec = one_input(self.name, inputs, 2, "<..., n_mels, time>")
+        return TensorSpec((*spec.shape[:-2], self.n_stft, spec.shape[-1]), float_dtype(spec.dtype))

@@ -107,6 +107,9 @@ def audio_cases(case: Any) -> dict[str, Any]:
         "GriffinLim": case(lambda: audio.GriffinLim(n_fft=64, n_iter=2),
                            rejects={k: ValueError for k in ("empty", "one_pixel", "large", "gray", "gray_hw1", "rgba")},
                            **s),
+        "InverseMelScale": case(lambda: audio.InverseMelScale(40, 33, 8000, max_iter=5),
+                                rejects={k: ValueError for k in ("empty", "one_pixel", "large", "gray", "gray_hw1", "rgba")},
+                                **s),
         "Dither": case(lambda: audio.Dither(audio.DensityFunction.GPDF, True), **w),
         "Phaser": case(lambda: audio.Phaser(8000), **w),
         # <..., channel, time>: the odd inputs of one axis have no channel axis.
