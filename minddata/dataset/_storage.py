@@ -192,9 +192,15 @@ class StorageOptions:
 
     __slots__ = ("_given",)
 
-    def __init__(self, where: str, storage_options: dict[str, Any] | None = None):
+    def __init__(self, where: str, storage_options: dict[str, Any] | None = None, cache_dir: Any = None):
         if storage_options is None:
             storage_options = {}
+        if cache_dir is not None:  # a source's cache_dir= argument: the storage option of that name
+            if not isinstance(cache_dir, (str, os.PathLike)):
+                raise ArgumentError(f"{where}: `cache_dir` must be a folder path or None. Found: {cache_dir!r}")
+            if isinstance(storage_options, (dict, StorageOptions)):
+                given = storage_options._given if isinstance(storage_options, StorageOptions) else storage_options
+                storage_options = {**given, "cache_dir": os.fspath(cache_dir)}
         if isinstance(storage_options, StorageOptions):
             storage_options = dict(storage_options._given)
         if not isinstance(storage_options, dict):
@@ -406,7 +412,8 @@ class ObjectStore:
             from botocore import UNSIGNED
 
             signing["signature_version"] = UNSIGNED  # public buckets: no credentials looked up
-        elif o.get("access_key_id"):
+        elif o.get("access_key_id") and o.get("secret_access_key"):
+            # (a key id without its secret, as a deserialized pipeline has: the environment's chain)
             kwargs.update(aws_access_key_id=o.get("access_key_id"), aws_secret_access_key=o.get("secret_access_key"),
                           aws_session_token=o.get("session_token"))
         config = Config(
@@ -416,7 +423,14 @@ class ObjectStore:
             s3={"addressing_style": "path"} if endpoint else {},
             request_checksum_calculation="when_required", response_checksum_validation="when_required", **signing,
         )
-        return session.create_client("s3", endpoint_url=endpoint, region_name=region, config=config, **kwargs)
+        try:
+            return session.create_client("s3", endpoint_url=endpoint, region_name=region, config=config, **kwargs)
+        except Exception as error:  # noqa: BLE001 - a bad profile, endpoint or credential file
+            message = _scrub(f"{type(error).__name__}: {error}", self._secrets)
+            raise ArgumentError(
+                f"can't set up the {self.scheme}:// client ({message}). Check AWS_PROFILE, the credential files, "
+                "the endpoint (AWS_ENDPOINT_URL or storage_options['endpoint_url']) and storage_options."
+            ) from None
 
     # -- retries
 

@@ -66,6 +66,8 @@ class MindDataset(Dataset):
             header and index once, then each row's raw and blob entries as ranged GETs; one URL reads
             the set its header names from the same prefix. minddata's Arrow record files are read
             from local disk only for now.
+        cache_dir: a local folder caching what is read from object storage (size-bounded, least
+            recently used first out, shared by processes), so later epochs read from disk.
 
     MindRecord files are read as MindSpore reads them: shard by shard in write order with
     ``shuffle=False``, a bytes field as a shape-(1,) bytes array, strings as 0-d str arrays, numbers
@@ -100,9 +102,10 @@ class MindDataset(Dataset):
         num_samples: int | None = None,
         cache: Any = None,
         storage_options: dict[str, Any] | None = None,
+        cache_dir: str | os.PathLike | None = None,
     ):
         where = "MindDataset"
-        options = _storage.StorageOptions(where, storage_options)
+        options = _storage.StorageOptions(where, storage_options, cache_dir=cache_dir)
         if isinstance(dataset_files, (str, os.PathLike)) and _storage.is_remote(dataset_files):
             dataset_files = _storage.RemotePath(_remote_url(where, dataset_files), options)
         elif isinstance(dataset_files, (list, tuple)) and any(_storage.is_remote(f) for f in dataset_files):
@@ -235,7 +238,10 @@ class ParquetDataset(Dataset):
         columns_list: the columns to read, in this order (default: all).
         num_samples, num_parallel_workers, shuffle, num_shards, shard_id, sampler: as in
             :class:`MindDataset`.
-        storage_options: object storage settings (docs/data.md, "Object storage").
+        storage_options: object storage settings over the environment's (docs/data.md, "Object
+            storage"); secrets in it are never shown or serialized.
+        cache_dir: a local folder caching what is read from object storage (size-bounded, least
+            recently used first out, shared by processes), so later epochs read from disk.
         cache_bytes: decoded row groups kept in memory (default 512 MiB, least recently used
             evicted).
 
@@ -268,9 +274,10 @@ class ParquetDataset(Dataset):
         sampler: Any = None,
         cache_bytes: int = 512 << 20,
         storage_options: dict[str, Any] | None = None,
+        cache_dir: str | os.PathLike | None = None,
     ):
         where = "ParquetDataset"
-        files = expand_files(where, dataset_files, storage_options=_storage.StorageOptions(where, storage_options))
+        files = expand_files(where, dataset_files, storage_options=_storage.StorageOptions(where, storage_options, cache_dir=cache_dir))
         columns = v.column_list(where, "columns_list", columns_list)
         shuffle_mode(where, shuffle)
         table = _ParquetFiles(where, files, columns, v.positive_int(where, "cache_bytes", cache_bytes))  # type: ignore[arg-type]

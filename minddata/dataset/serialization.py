@@ -503,10 +503,12 @@ def _is_recorded_minddata_object(x: Any) -> bool:
 
 
 def _absolute(value: Any) -> Any:
+    from minddata.dataset._storage import is_remote
+
     if isinstance(value, (str, os.PathLike)):
-        return os.path.abspath(os.fspath(value))
+        return str(value) if is_remote(value) else os.path.abspath(os.fspath(value))  # URLs stay URLs
     if isinstance(value, list) and all(isinstance(v, (str, os.PathLike)) for v in value):
-        return [os.path.abspath(os.fspath(v)) for v in value]
+        return [str(v) if is_remote(v) else os.path.abspath(os.fspath(v)) for v in value]
     return value
 
 

@@ -315,6 +315,10 @@ class ImageFolderDataset(Dataset):
     image formats (MindSpore reads every file by default; stray files such as ``.DS_Store`` then fail at
     decode). Rows are shuffled unless ``shuffle=False`` or a sampler is given, as in MindSpore.
 
+    ``dataset_dir`` may be an ``s3://bucket/prefix/`` or ``gs://`` URL: the objects under the prefix
+    are listed when the dataset is built, classes are the first level below it, and a chunk's images
+    are read concurrently; ``storage_options`` and ``cache_dir`` as in :class:`WebDataset`.
+
     Examples:
         >>> import minddata as md, tempfile, os
         >>> root = tempfile.mkdtemp()
@@ -342,9 +346,10 @@ class ImageFolderDataset(Dataset):
         cache: Any = None,
         decrypt: Any = None,
         storage_options: dict[str, Any] | None = None,
+        cache_dir: str | os.PathLike | None = None,
     ):
         where = "ImageFolderDataset"
-        options = _storage.StorageOptions(where, storage_options)
+        options = _storage.StorageOptions(where, storage_options, cache_dir=cache_dir)
         if not isinstance(dataset_dir, (str, os.PathLike)):
             raise ArgumentError(f"{where}: `dataset_dir` must be a folder path or URL. Found: {dataset_dir!r}")
         location = _storage.split_url(dataset_dir)

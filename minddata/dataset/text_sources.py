@@ -15,6 +15,7 @@ import dataclasses
 import gzip
 import io
 import math
+import os
 import re
 import struct
 import zlib
@@ -129,6 +130,10 @@ class CSVDataset(Dataset):
         shuffle: see the module docstring (default ``Shuffle.GLOBAL``).
         num_shards, shard_id: this shard's rows: row ``p`` of the stream goes to shard
             ``p % num_shards``, shards padded to equal length.
+        storage_options: object storage settings over the environment's (docs/data.md, "Object
+            storage"); secrets in it are never shown or serialized.
+        cache_dir: a local folder caching what is read from object storage (size-bounded, least
+            recently used first out, shared by processes), so later epochs read from disk.
 
     Each value is a 0-d array (str, int32 or float32). A row with the wrong number of fields, or a
     field that does not parse as its column's type, is an error naming the file and line.
@@ -156,9 +161,10 @@ class CSVDataset(Dataset):
         shard_id: int | None = None,
         cache: Any = None,
         storage_options: dict[str, Any] | None = None,
+        cache_dir: str | os.PathLike | None = None,
     ):
         where = "CSVDataset"
-        files = expand_files(where, dataset_files, storage_options=_storage.StorageOptions(where, storage_options))
+        files = expand_files(where, dataset_files, storage_options=_storage.StorageOptions(where, storage_options, cache_dir=cache_dir))
         if not isinstance(field_delim, str) or len(field_delim) != 1 or field_delim in '"\r\n':
             raise ArgumentError(f"{where}: `field_delim` must be one character other than a quote or newline. Found: {field_delim!r}")
         names = v.column_list(where, "column_names", column_names)
@@ -350,9 +356,10 @@ class TextFileDataset(Dataset):
         shard_id: int | None = None,
         cache: Any = None,
         storage_options: dict[str, Any] | None = None,
+        cache_dir: str | os.PathLike | None = None,
     ):
         where = "TextFileDataset"
-        files = expand_files(where, dataset_files, storage_options=_storage.StorageOptions(where, storage_options))
+        files = expand_files(where, dataset_files, storage_options=_storage.StorageOptions(where, storage_options, cache_dir=cache_dir))
         stream = _Stream(
             files, _read_lines, _count_lines, shuffle_mode(where, shuffle), shard_args(where, num_shards, shard_id), False,
             _readers(where, num_parallel_workers),
@@ -408,6 +415,10 @@ class TFRecordDataset(Dataset):
             least ``num_shards`` files; shards may differ in size). With ``shard_equal_rows=True``
             rows are dealt as in :class:`CSVDataset`, shards padded to equal length.
         compression_type: None or ``""`` (plain), ``"GZIP"`` or ``"ZLIB"``.
+        storage_options: object storage settings over the environment's (docs/data.md, "Object
+            storage"); secrets in it are never shown or serialized.
+        cache_dir: a local folder caching what is read from object storage (size-bounded, least
+            recently used first out, shared by processes), so later epochs read from disk.
 
     Framing: each record is ``uint64 length, uint32 masked CRC-32C of the length, data, uint32
     masked CRC-32C of the data`` (little-endian); both CRCs are checked. Values by column type:
@@ -437,9 +448,10 @@ class TFRecordDataset(Dataset):
         cache: Any = None,
         compression_type: str | None = None,
         storage_options: dict[str, Any] | None = None,
+        cache_dir: str | os.PathLike | None = None,
     ):
         where = "TFRecordDataset"
-        files = expand_files(where, dataset_files, storage_options=_storage.StorageOptions(where, storage_options))
+        files = expand_files(where, dataset_files, storage_options=_storage.StorageOptions(where, storage_options, cache_dir=cache_dir))
         compression = (compression_type or "").upper()
         if compression not in ("", "GZIP", "ZLIB"):
             raise ArgumentError(f"{where}: `compression_type` must be None, '', 'GZIP' or 'ZLIB'. Found: {compression_type!r}")

@@ -513,6 +513,8 @@ class WebDataset(Dataset):
         storage_options: object storage settings over the environment's (``endpoint_url``,
             ``access_key_id``, ``secret_access_key``, ``session_token``, ``region``, ``profile``,
             retry and concurrency limits; see docs/data.md, "Object storage"). Secrets are never shown.
+        cache_dir: a local folder caching what is read from object storage (size-bounded, least
+            recently used first out, shared by processes), so later epochs read from disk.
 
     A sample without a member that ``columns_list`` names is a ``RowError`` naming the shard and the
     key, or is skipped under ``config.set_error_samples_mode("skip")``. Two members of one sample with
@@ -554,9 +556,10 @@ class WebDataset(Dataset):
         num_shards: int | None = None,
         shard_id: int | None = None,
         storage_options: dict[str, Any] | None = None,
+        cache_dir: str | os.PathLike | None = None,
     ):
         where = "WebDataset"
-        options = _storage.StorageOptions(where, storage_options)
+        options = _storage.StorageOptions(where, storage_options, cache_dir=cache_dir)
         columns = v.column_list(where, "columns_list", columns_list)
         shuffle_mode(where, shuffle)
         files = expand_shards(where, dataset_files, options)
