@@ -110,3 +110,12 @@ def test_http_store_reads_ranges(s3_server, s3_client, blob_url):
     url = st.split_url(f"http://127.0.0.1:{s3_server}/data/layer/blob.bin")
     s = st.get_store(url, st.StorageOptions("test", options(s3_server)))
     assert s.size(url) == len(BLOB) and s.read(url, 10, 20) == BLOB[10:20]
+
+
+def test_concurrent_reads_leave_no_threads(s3_server, blob_url):
+    import threading
+
+    s = store(s3_server, requests_in_flight=4)
+    want = [(blob_url, 5000 * i, 5000 * i + 10) for i in range(3)]  # too far apart to merge
+    assert s.read_many(want, gap=0) == [BLOB[a:b] for _, a, b in want]
+    assert not [t for t in threading.enumerate() if t.name.startswith("minddata-storage")]
