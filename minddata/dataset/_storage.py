@@ -668,10 +668,8 @@ def expand_urls(where: str, text: str, options: StorageOptions) -> list[tuple[Ob
         found = store.list(url.child(prefix), pattern=url.key)
     elif url.key.endswith("/") or not url.key:
         found = store.list(url)
-    else:
-        found = [(k, s) for k, s in store.list(url) if k == url.key]
-        if not found:
-            store.size(url)  # the not-found error, with its status
+    else:  # one object: a HEAD (needs read access only, not listing)
+        found = [(url.key, store.size(url))]
     if not found:
         raise ArgumentError(
             f"{where}: {url.url} matches no object. Check the bucket, the prefix and the pattern (list it with "

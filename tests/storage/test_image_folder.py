@@ -94,3 +94,8 @@ def test_labels_dtype(s3_server, s3_images):
     ds = md.ImageFolderDataset("s3://data/images/", shuffle=False, storage_options=options(s3_server))
     row = next(ds.create_dict_iterator(num_epochs=1, output_numpy=True))
     assert row["label"].dtype == np.int32 and row["image"].dtype == np.uint8
+
+
+def test_gs_url_with_an_explicit_endpoint(s3_server, s3_images):
+    ds = md.ImageFolderDataset("gs://data/images/", shuffle=False, storage_options=options(s3_server))
+    assert rows(ds) == rows(md.ImageFolderDataset(str(s3_images), shuffle=False))
