@@ -56,7 +56,14 @@ from minddata.dataset.schema import Schema
 from minddata.dataset.semeion import SemeionDataset
 from minddata.dataset.serialization import compare, deserialize, serialize, show
 from minddata.dataset.sources import GeneratorDataset, ImageFolderDataset, NumpySlicesDataset, OnlineDataset
-from minddata.dataset.speech import LJSpeechDataset, SpeechCommandsDataset, YesNoDataset
+from minddata.dataset.speech import (
+    CMUArcticDataset,
+    GTZANDataset,
+    LibriTTSDataset,
+    LJSpeechDataset,
+    SpeechCommandsDataset,
+    YesNoDataset,
+)
 from minddata.dataset.standard import (
     Cifar10Dataset,
     Cifar100Dataset,
@@ -169,6 +176,9 @@ __all__ = [
     "SBUDataset",
     "SemeionDataset",
     "LJSpeechDataset",
+    "CMUArcticDataset",
+    "GTZANDataset",
+    "LibriTTSDataset",
     "SpeechCommandsDataset",
     "YesNoDataset",
     "STL10Dataset",

@@ -14,6 +14,14 @@ def _datasets(ds, root):
         "sc_test": ds.SpeechCommandsDataset(f"{root}/sc", usage="test", shuffle=False),
         "sc_valid": ds.SpeechCommandsDataset(f"{root}/sc", usage="valid", shuffle=False),
         "sc_train": ds.SpeechCommandsDataset(f"{root}/sc", usage="train", shuffle=False),
+        "gtzan": ds.GTZANDataset(f"{root}/gtzan", shuffle=False),
+        "gtzan_train": ds.GTZANDataset(f"{root}/gtzan", usage="train", shuffle=False),
+        "gtzan_valid": ds.GTZANDataset(f"{root}/gtzan", usage="valid", shuffle=False),
+        "gtzan_test": ds.GTZANDataset(f"{root}/gtzan", usage="test", shuffle=False),
+        "libritts": ds.LibriTTSDataset(f"{root}/libritts", shuffle=False),
+        "libritts_dev": ds.LibriTTSDataset(f"{root}/libritts", usage="dev-clean", shuffle=False),
+        "cmu": ds.CMUArcticDataset(f"{root}/cmu", shuffle=False),
+        "cmu_slt": ds.CMUArcticDataset(f"{root}/cmu", name="slt", shuffle=False),
     }
 
 

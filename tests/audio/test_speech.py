@@ -45,6 +45,28 @@ def corpora(tmp_path_factory):
     _wav(root / "sc" / "_background_noise_" / "noise.wav", 20, 16000, 30)
     (root / "sc" / "validation_list.txt").write_text("no/12ab_nohash_0.wav\n")
     (root / "sc" / "testing_list.txt").write_text("yes/0a7c2a8d_nohash_1.wav\n")
+    # GTZAN: blues.00000 is in the valid split, blues.00012 and disco.00001 in test, blues.00029 and
+    # disco.00005 in train; notes.txt is not a track.
+    for k, track in enumerate(["blues.00000", "blues.00012", "blues.00029", "disco.00001", "disco.00005"]):
+        _wav(root / "gtzan" / track.split(".")[0] / f"{track}.wav", 30 + k, 22050, 40 + k)
+    (root / "gtzan" / "blues" / "notes.txt").write_text("not audio")
+    tts = root / "libritts"
+    for usage, speaker, chapter, utterances in [("dev-clean", 116, 288045, ["000003_000000", "000004_000001"]),
+                                                ("train-clean-100", 19, 198, ["000000_000000"])]:
+        folder = tts / usage / str(speaker) / str(chapter)
+        lines = []
+        for k, u in enumerate(utterances):
+            uid = f"{speaker}_{chapter}_{u}"
+            _wav(folder / f"{uid}.wav", 25 + k, 24000, 50 + k + speaker)
+            lines.append(f"{uid}\tMr. Smith paid $5 ({k}).\tMister Smith paid five dollars ({k}).\n")
+        (folder / f"{speaker}_{chapter}.trans.tsv").write_text("".join(lines), encoding="utf-8")
+    for speaker, utterances in [("aew", ["arctic_a0001", "arctic_b0002"]), ("slt", ["arctic_a0001"])]:
+        base = root / "cmu" / f"cmu_us_{speaker}_arctic"
+        (base / "etc").mkdir(parents=True)
+        (base / "etc" / "txt.done.data").write_text("".join(
+            f'( {u} "Author of the danger trail, {speaker} {k}." )\n' for k, u in enumerate(utterances)))
+        for k, u in enumerate(utterances):
+            _wav(base / "wav" / f"{u}.wav", 22 + k, 16000, 70 + k)
     return root
 
 
@@ -93,3 +115,30 @@ def test_errors_name_the_dataset_and_file(tmp_path):
     with pytest.raises(Exception, match="metadata.csv"):
         list(md.LJSpeechDataset(str(tmp_path / "lj")).create_dict_iterator(num_epochs=1))
 
+
+
+def test_gtzan_splits_and_new_loaders(corpora):
+    def labels(ds):
+        return sorted(str(r["label"]) for r in ds.create_dict_iterator(num_epochs=1, output_numpy=True))
+
+    root = corpora / "gtzan"
+    assert labels(md.GTZANDataset(str(root), usage="train")) == ["blues", "disco"]
+    assert labels(md.GTZANDataset(str(root), usage="test")) == ["blues", "disco"]
+    assert labels(md.GTZANDataset(str(root), usage="valid")) == ["blues"]
+    assert md.GTZANDataset(str(root)).get_dataset_size() == 5
+    tts = md.LibriTTSDataset(str(corpora / "libritts"), usage="dev-clean", shuffle=False)
+    row = next(tts.create_dict_iterator(num_epochs=1, output_numpy=True))
+    assert row["speaker_id"] == 116 and row["chapter_id"] == 288045 and row["sample_rate"].dtype == np.uint32
+    assert str(row["utterance_id"]) == "116_288045_000003_000000" and row["waveform"].shape == (1, 25)
+    cmu = md.CMUArcticDataset(str(corpora / "cmu"), name="slt")
+    assert cmu.get_col_names() == ["waveform", "sample_rate", "transcript", "utterance_id"]
+    with pytest.raises(Exception, match="CMUArcticDataset: `name` must be one of"):
+        md.CMUArcticDataset(str(corpora / "cmu"), name="xyz")
+    with pytest.raises(Exception, match="GTZANDataset: `usage` must be one of"):
+        md.GTZANDataset(str(root), usage="validation")
+
+
+def test_a_corpus_file_of_another_rate_is_an_error(tmp_path):
+    _wav(tmp_path / "rock" / "rock.00000.wav", 10, 16000, 1)
+    with pytest.raises(Exception, match="GTZANDataset: .*rock.00000.wav has sample rate 16000: the corpus' files have 22050"):
+        list(md.GTZANDataset(str(tmp_path)).create_dict_iterator(num_epochs=1))
