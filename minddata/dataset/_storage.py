@@ -332,7 +332,9 @@ def _fix(url: ObjectURL, answer: _Answer, endpoint: str | None) -> str:
 
 
 def _scrub(text: str, secrets: Iterable[str]) -> str:
-    for secret in secrets:
+    """``text`` with every secret (given, or the environment's) replaced by ``<redacted>``."""
+    from_env = (os.environ.get("AWS_SECRET_ACCESS_KEY"), os.environ.get("AWS_SESSION_TOKEN"))
+    for secret in (*secrets, *from_env):
         if secret and len(secret) >= 4:
             text = text.replace(secret, REDACTED)
     return text
@@ -638,6 +640,9 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out), re.S)
 
 
+_ENVIRONMENT = ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "GCS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID",
+                "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_REGION", "AWS_DEFAULT_REGION",
+                "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE")
 _STORES: dict[tuple, ObjectStore] = {}
 _STORES_LOCK = threading.Lock()
 
@@ -645,7 +650,8 @@ _STORES_LOCK = threading.Lock()
 def get_store(url: ObjectURL, options: StorageOptions) -> ObjectStore:
     """The store for ``url``'s scheme and these options (one per process and setting)."""
     scheme = "http" if url.scheme in ("http", "https") else url.scheme
-    key = (scheme, options.key())
+    # The environment is part of the key: a client made under other settings is not reused.
+    key = (scheme, options.key(), tuple(os.environ.get(name) for name in _ENVIRONMENT))
     with _STORES_LOCK:
         store = _STORES.get(key)
         if store is None:

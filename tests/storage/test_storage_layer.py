@@ -119,3 +119,16 @@ def test_concurrent_reads_leave_no_threads(s3_server, blob_url):
     want = [(blob_url, 5000 * i, 5000 * i + 10) for i in range(3)]  # too far apart to merge
     assert s.read_many(want, gap=0) == [BLOB[a:b] for _, a, b in want]
     assert not [t for t in threading.enumerate() if t.name.startswith("minddata-storage")]
+
+
+def test_environment_secret_is_scrubbed_from_messages(monkeypatch):
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET)
+    assert SECRET not in st._scrub(f"signature for {SECRET} failed", [])
+
+
+def test_a_changed_environment_gets_another_client(s3_server, monkeypatch):
+    url = st.split_url("s3://data/x")
+    first = st.get_store(url, st.StorageOptions("test"))
+    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{s3_server}")
+    second = st.get_store(url, st.StorageOptions("test"))
+    assert first is not second and second.endpoint() == f"http://127.0.0.1:{s3_server}"
