@@ -30,8 +30,17 @@ def huge_jpeg() -> bytes:
 
 
 def metric(url: str, name: str, **labels: str) -> float:
-    """One sample of ``GET /metrics`` (0 when absent), e.g. ``metric(url, "minddata_serve_model_runs_total")``."""
-    text = httpx.get(f"{url}/metrics", timeout=10).text
+    """One sample of ``GET /metrics`` (0 when absent), e.g. ``metric(url, "minddata_serve_model_runs_total")``.
+    Asked again for up to 5 s while the server answers 503 (its connection cap still counts connections
+    the test has just closed)."""
+    deadline = time.monotonic() + 5
+    while True:
+        answer = httpx.get(f"{url}/metrics", timeout=10)
+        if answer.status_code != 503 or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert answer.status_code == 200, f"GET /metrics answered {answer.status_code}: {answer.text[:200]}"
+    text = answer.text
     want = {k: v for k, v in labels.items()}
     for line in text.splitlines():
         if line.startswith("#"):
