@@ -144,7 +144,9 @@ def describe(root: ir.Node) -> Chain | GraphError:
                 raise _refuse(node, why or "its rows don't keep their global position in the epoch")
             node = node.children[0]
     except GraphError as error:
-        return error
+        # Kept by the iterator: without its traceback, which would hold the iterator's frames (a
+        # cycle that keeps an abandoned iterator's threads alive until the garbage collector runs).
+        return GraphError(str(error))
     except Exception as error:  # noqa: BLE001 - e.g. a user sampler without the built-ins' fields
         return _refuse(node, f"its shape could not be read ({type(error).__name__}: {error})")
 

@@ -147,7 +147,7 @@ class PipelineRun:
     def _elastic_chain(self, executor: str) -> elastic.Chain:
         chain = self._chain
         if isinstance(chain, GraphError):
-            raise chain
+            raise GraphError(str(chain))
         if executor != "local":
             raise GraphError(f"executor={executor!r}: resuming on a different number of ranks runs on the local executor")
         if self.rt.error_mode != "raise":
