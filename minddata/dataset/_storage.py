@@ -803,8 +803,8 @@ class ObjectCache:
     object's size, asked once, clamps the last one), so ranges that differ between epochs still hit.
     Files are named by a hash of the endpoint, URL, (size) and block, written under a temporary name
     and renamed into place (two processes filling one entry both write the same bytes; a reader sees
-    a whole file or none). A hit refreshes the file's mtime; when the folder passes ``max_bytes``, the
-    process holding its lock (``flock``; the others skip) removes the oldest files down to 90%. A file
+    a whole file or none). A hit refreshes the file's mtime; after each tenth of ``max_bytes`` written,
+    the writer takes the folder's lock (``flock``) and removes the oldest files down to 90%. A file
     removed under a reader is a miss. Objects are taken as immutable: after changing the data in the
     bucket, clear the folder.
     """
@@ -818,6 +818,7 @@ class ObjectCache:
         self.pid = os.getpid()
         self._written = 0
         self._lock = threading.Lock()
+        self._evicting = threading.Lock()
 
     def _path(self, store: ObjectStore, url: ObjectURL, part: str) -> str:
         import hashlib
@@ -878,15 +879,13 @@ class ObjectCache:
         return joined[start - offset:end - offset]
 
     def evict(self) -> None:
-        """Oldest files first, down to 90% of ``max_bytes``, by the one process holding the lock."""
+        """Oldest files first, down to 90% of ``max_bytes``; one thread of one process at a time (the
+        folder's ``flock``), the others wait their turn and then find less to do."""
         import fcntl
 
         lock_path = os.path.join(os.path.dirname(self.folder), ".lock")
-        with open(lock_path, "a") as lock:
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                return  # another process is evicting
+        with self._evicting, open(lock_path, "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
             try:
                 entries = []
                 for sub in os.scandir(self.folder):
