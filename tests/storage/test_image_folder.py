@@ -99,3 +99,24 @@ def test_labels_dtype(s3_server, s3_images):
 def test_gs_url_with_an_explicit_endpoint(s3_server, s3_images):
     ds = md.ImageFolderDataset("gs://data/images/", shuffle=False, storage_options=options(s3_server))
     assert rows(ds) == rows(md.ImageFolderDataset(str(s3_images), shuffle=False))
+
+
+def test_object_gone_after_build_is_a_row_error_skipped_in_skip_mode(s3_server, s3_client, s3_images):
+    for path in sorted(s3_images.glob("*/*.jpg"))[:4]:
+        s3_client.put_object(Bucket="data", Key=f"gone/{path.parent.name}/{path.name}", Body=path.read_bytes())
+    ds = md.ImageFolderDataset("s3://data/gone/", shuffle=False, storage_options=options(s3_server))
+    s3_client.delete_object(Bucket="data", Key="gone/cat/01.jpg")
+    md.config.set_error_samples_mode("skip")
+    assert len(rows(ds)) == 3
+    md.config.set_error_samples_mode("raise")
+    with pytest.raises(MinddataError, match=r"s3://data/gone/cat/01.jpg.*404"):
+        rows(ds)
+
+
+def test_access_denied_at_the_row_names_the_url(s3_images, faults):
+    ds = md.ImageFolderDataset("s3://data/images/", shuffle=False, storage_options=options(faults.url))
+    faults.deny = ("/data/images/dog/",)
+    with pytest.raises(MinddataError) as info:
+        rows(ds)
+    text = str(info.value)
+    assert "s3://data/images/dog/00.jpg" in text and "access denied" in text and SECRET not in text
