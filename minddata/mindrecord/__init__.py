@@ -3,8 +3,9 @@
 :class:`FileWriter` writes MindSpore's own MindRecord format (shard files with their ``.db``
 index), so MindSpore reads what it writes and a script that writes a dataset ports by changing its
 import; :class:`FileReader` reads MindRecord files (and minddata's Arrow record files).
-:class:`ImageNetToMR`, :class:`MnistToMR`, :class:`Cifar10ToMR`, :class:`Cifar100ToMR` and
-:class:`CsvToMR` convert those data sets as MindSpore's converters do.
+:class:`MindPage` reads a set a page at a time, grouped by an index field.
+:class:`ImageNetToMR`, :class:`MnistToMR`, :class:`Cifar10ToMR`, :class:`Cifar100ToMR`, :class:`CsvToMR`
+and :class:`TFRecordToMR` (without TensorFlow) convert those data sets as MindSpore's converters do.
 :class:`minddata.MindDataset` reads both formats into a pipeline; ``minddata convert`` converts
 between them. The format itself: :mod:`minddata.record.mindrecord_format`.
 
@@ -28,11 +29,20 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from minddata.mindrecord.converters import Cifar10ToMR, Cifar100ToMR, CsvToMR, ImageNetToMR, MnistToMR
+from minddata.mindrecord.converters import (
+    Cifar10ToMR,
+    Cifar100ToMR,
+    CsvToMR,
+    FixedLenFeature,
+    ImageNetToMR,
+    MnistToMR,
+    TFRecordToMR,
+)
+from minddata.mindrecord.mindpage import MindPage
 from minddata.record.mindrecord_format import MindRecordSet, MindRecordWriter, read_as_mindrecord
 
-__all__ = ["FileWriter", "FileReader", "Cifar10ToMR", "Cifar100ToMR", "CsvToMR", "ImageNetToMR", "MnistToMR",
-           "SUCCESS", "FAILED"]
+__all__ = ["FileWriter", "FileReader", "MindPage", "Cifar10ToMR", "Cifar100ToMR", "CsvToMR", "ImageNetToMR",
+           "MnistToMR", "TFRecordToMR", "FixedLenFeature", "SUCCESS", "FAILED"]
 
 SUCCESS = 0
 FAILED = 1
@@ -41,7 +51,6 @@ FileWriter = MindRecordWriter
 
 # MindSpore's names that minddata does not have yet (an AttributeError that says so, not a bare one).
 _NOT_YET = (
-    "MindPage", "TFRecordToMR",
     "set_enc_key", "set_enc_mode", "set_dec_mode",
 )
 COVERAGE_DOC = "docs/design.md (MindSpore API coverage)"

@@ -1,5 +1,5 @@
 """MindSpore's dataset → MindRecord converters (``ImageNetToMR``, ``MnistToMR``, ``Cifar10ToMR``,
-``Cifar100ToMR``, ``CsvToMR``), writing the same
+``Cifar100ToMR``, ``CsvToMR``, ``TFRecordToMR``), writing the same
 schema, index fields and page sizes as ``mindspore.mindrecord`` does.
 
 Difference from MindSpore: images are taken in sorted order (MindSpore takes ``os.listdir`` order,
@@ -21,7 +21,7 @@ import numpy as np
 from minddata.errors import ArgumentError, DataFormatError
 from minddata.record.mindrecord_format import MindRecordWriter
 
-__all__ = ["Cifar10ToMR", "Cifar100ToMR", "CsvToMR", "ImageNetToMR", "MnistToMR"]
+__all__ = ["Cifar10ToMR", "Cifar100ToMR", "CsvToMR", "FixedLenFeature", "ImageNetToMR", "MnistToMR", "TFRecordToMR"]
 
 _BATCH = 256
 
@@ -390,4 +390,176 @@ class CsvToMR:
 
     def transform(self) -> None:
         """Write the files (MindSpore's entry point)."""
+        self.run()
+
+
+class FixedLenFeature(tuple):
+    """A fixed-length feature of a ``tf.train.Example``, as ``tf.io.FixedLenFeature`` (``shape``,
+    ``dtype``, ``default_value``), for :class:`TFRecordToMR` without TensorFlow. ``dtype`` is a name
+    (``"string"``, ``"int64"``, ``"float32"``, …), a NumPy dtype or a TensorFlow dtype; TensorFlow's
+    own ``FixedLenFeature`` works the same.
+
+    Examples:
+        >>> from minddata.mindrecord import FixedLenFeature
+        >>> FixedLenFeature([3], "float32").shape
+        [3]
+    """
+
+    def __new__(cls, shape: Any, dtype: Any, default_value: Any = None) -> FixedLenFeature:
+        return super().__new__(cls, (shape, dtype, default_value))
+
+    shape = property(lambda self: self[0])
+    dtype = property(lambda self: self[1])
+    default_value = property(lambda self: self[2])
+
+
+# TensorFlow's types → MindRecord's (MindSpore's table).
+_TF_TO_MR = {
+    "string": "string", "int8": "int32", "int16": "int32", "int32": "int32", "int64": "int64", "uint8": "int32",
+    "uint16": "int32", "uint32": "int64", "uint64": "int64", "float16": "float32", "half": "float32",
+    "float32": "float32", "float": "float32", "float64": "float64", "double": "float64", "bool": "int32",
+}
+_SPECIAL = set('!"#$%&\'()*+,-./:;<=>?@[\\]^`{|}~ ')
+
+
+def _cast_name(key: str) -> str:
+    """MindSpore's field name for a feature: punctuation and spaces (not ``_``) become ``_``."""
+    return "".join("_" if c in _SPECIAL else c for c in key)
+
+
+def _type_name(dtype: Any) -> str:
+    name = getattr(dtype, "name", None)
+    if not isinstance(name, str):
+        name = str(np.dtype(dtype)) if not isinstance(dtype, str) else dtype
+    return {"str": "string", "bytes": "string", "object": "string"}.get(name, name)
+
+
+class TFRecordToMR:
+    """A TFRecord file of ``tf.train.Example`` records → MindRecord (MindSpore's ``TFRecordToMR``), read
+    with minddata's own TFRecord reader: TensorFlow is not needed.
+
+    Args:
+        source: the TFRecord file.
+        destination: the MindRecord file to write (one shard).
+        feature_dict: ``{feature name: FixedLenFeature(shape, dtype)}`` (``tf.io.FixedLenFeature`` or
+            :class:`FixedLenFeature`): shape ``[]`` for a scalar, ``[n]`` for a list of n numbers.
+        bytes_fields: string features to write as ``bytes`` (e.g. images) rather than text.
+
+    The schema is MindSpore's: a scalar string is a ``string`` field (``bytes`` when listed in
+    ``bytes_fields``), integers are ``int32``/``int64`` and floats ``float32``/``float64`` as in
+    MindSpore's type table, a list is an array field of shape ``[n]``; feature names have their
+    punctuation and spaces replaced by ``_``. A record whose feature is missing (and has no default) or
+    has another length is an error naming the record.
+
+    Examples:
+        >>> from minddata.mindrecord import FixedLenFeature, TFRecordToMR
+        >>> TFRecordToMR("in.tfrecord", "out.mindrecord", {"label": FixedLenFeature([], "int64")}).mindrecord_schema
+        {'label': {'type': 'int64'}}
+    """
+
+    def __init__(self, source: str, destination: str, feature_dict: dict, bytes_fields: list[str] | None = None):
+        where = "TFRecordToMR"
+        if not isinstance(source, str) or not isinstance(destination, str):
+            raise ArgumentError(f"{where}: `source` and `destination` must be str.")
+        if not isinstance(feature_dict, dict) or not feature_dict:
+            raise ArgumentError(f"{where}: `feature_dict` must be a dict of FixedLenFeature. Found: {feature_dict!r}")
+        for key, feature in feature_dict.items():
+            if not (hasattr(feature, "shape") and hasattr(feature, "dtype")):
+                raise ArgumentError(f"{where}: feature_dict[{key!r}] must be a FixedLenFeature. Found: {feature!r}")
+        self.source, self.destination, self.feature_dict = source, destination, feature_dict
+        self.bytes_fields_list: list[str] = []
+        for item in bytes_fields or []:
+            if not isinstance(item, str) or item not in feature_dict:
+                raise ArgumentError(f"{where}: `bytes_fields` items must be names of feature_dict. Found: {item!r}")
+            if _type_name(feature_dict[item].dtype) != "string":
+                raise ArgumentError(f"{where}: bytes field {item!r} must be a string feature in feature_dict")
+            self.bytes_fields_list.append(_cast_name(item))
+        if bytes_fields is not None and not isinstance(bytes_fields, list):
+            raise ArgumentError(f"{where}: `bytes_fields` must be list(str). Found: {bytes_fields!r}")
+        self.mindrecord_schema = self._schema(where)
+
+    def _schema(self, where: str) -> dict:
+        schema: dict[str, dict] = {}
+        for key, feature in self.feature_dict.items():
+            name, kind = _cast_name(key), _type_name(feature.dtype)
+            if kind not in _TF_TO_MR:
+                raise ArgumentError(f"{where}: feature_dict[{key!r}] has type {kind}, which MindRecord can't hold")
+            shape = list(feature.shape) if feature.shape is not None else []
+            if not shape:
+                schema[name] = {"type": "bytes" if name in self.bytes_fields_list else _TF_TO_MR[kind]}
+                continue
+            if len(shape) != 1 or not isinstance(shape[0], int) or shape[0] < 1:
+                raise ArgumentError(f"{where}: feature_dict[{key!r}].shape must be [] or [n] with n > 0. Found: {shape}")
+            if kind == "string":
+                raise ArgumentError(f"{where}: feature_dict[{key!r}] is a list of strings, which is not supported")
+            schema[name] = {"type": _TF_TO_MR[kind], "shape": [shape[0]]}
+        return schema
+
+    def _rows(self) -> Iterator[dict]:
+        from minddata.dataset._protobuf import ProtobufError, parse_example
+        from minddata.dataset.text_sources import _records
+
+        where = "TFRecordToMR"
+        for number, _, data in _records(self.source, ""):
+            try:
+                features = parse_example(data)  # type: ignore[arg-type]
+            except ProtobufError as error:
+                raise DataFormatError(f"{where}: {self.source}, record {number}: not a tf.train.Example: {error}",
+                                      path=self.source) from None
+            yield {_cast_name(key): self._value(where, number, key, feature, features.get(key))
+                   for key, feature in self.feature_dict.items()}
+
+    def _value(self, where: str, number: int, key: str, feature: Any, found: Any) -> Any:
+        name, kind = _cast_name(key), _type_name(feature.dtype)
+        field = self.mindrecord_schema[name]
+        shape = list(feature.shape) if feature.shape is not None else []
+        values: Any
+        if found is None or found[0] == "empty":
+            if feature.default_value is None:
+                raise DataFormatError(f"{where}: {self.source}, record {number}: feature {key!r} is missing and has "
+                                      "no default_value", path=self.source)
+            values = np.atleast_1d(np.asarray(feature.default_value))
+        else:
+            values = found[1]
+            if (kind == "string") != (found[0] == "bytes"):
+                raise DataFormatError(f"{where}: {self.source}, record {number}: feature {key!r} holds a "
+                                      f"{found[0]} list, not {kind}", path=self.source)
+        expected = shape[0] if shape else 1
+        if len(values) != expected:
+            raise DataFormatError(f"{where}: {self.source}, record {number}: feature {key!r} has {len(values)} "
+                                  f"values; feature_dict says {expected}", path=self.source)
+        if kind == "string":
+            value = values[0] if isinstance(values[0], bytes) else str(values[0]).encode()
+            if field["type"] == "bytes":
+                return value
+            try:
+                return value.decode("utf-8")
+            except UnicodeDecodeError:
+                raise DataFormatError(f"{where}: {self.source}, record {number}: feature {key!r} is not UTF-8 text; "
+                                      "name it in bytes_fields to keep it as bytes", path=self.source) from None
+        if shape:
+            return np.asarray(values, field["type"])
+        return int(values[0]) if field["type"].startswith("int") else float(values[0])
+
+    def run(self) -> int:
+        """Convert; returns ``SUCCESS`` (0)."""
+        writer = MindRecordWriter(self.destination)
+        writer.add_schema(self.mindrecord_schema, "TFRecord to MindRecord")
+        batch: list[dict] = []
+        try:
+            for row in self._rows():
+                batch.append(row)
+                if len(batch) == _BATCH:
+                    writer.write_raw_data(batch, True)
+                    batch = []
+            if batch:
+                writer.write_raw_data(batch, True)
+            writer.commit()
+        except BaseException:
+            writer.abort()
+            raise
+        return 0
+
+    def transform(self) -> None:
+        """Convert (MindSpore's entry point); errors are raised."""
         self.run()

@@ -374,7 +374,7 @@ def test_missing_mindspore_names_say_not_implemented():
     import minddata.mindrecord as mr
 
     with pytest.raises(AttributeError, match="not implemented yet.*coverage"):
-        mr.MindPage  # noqa: B018
+        mr.set_enc_key  # noqa: B018
 
 
 # -- conversion -----------------------------------------------------------------------------------
