@@ -80,22 +80,15 @@ def _refuse(node: Any, why: str) -> GraphError:
 
 
 def _sampler_shard(node: ir.RandomAccessSourceNode) -> tuple[bool, int, int]:
-    from minddata.samplers import DistributedSampler, RandomSampler, SequentialSampler
-
     sampler = node.sampler
-    kind = type(sampler)
-    if sampler.get_child() is None and not sampler.num_samples:
-        if kind is DistributedSampler and sampler.offset == -1:
-            return sampler.shuffle, sampler.num_shards, sampler.shard_id
-        if kind is RandomSampler and not sampler.replacement:
-            return True, 1, 0
-        if kind is SequentialSampler and not sampler.start_index:
-            return False, 1, 0
-    raise _refuse(
-        node,
-        f"its sampler {sampler!r} is not the epoch's whole order dealt to shards (give shuffle, "
-        "num_shards/shard_id and no num_samples, or a plain RandomSampler/SequentialSampler/DistributedSampler)",
-    )
+    shard = getattr(sampler, "_elastic_shard", lambda: None)()
+    if shard is None:
+        raise _refuse(
+            node,
+            f"its sampler {sampler!r} is not the epoch's whole order dealt to shards (give shuffle, "
+            "num_shards/shard_id and no num_samples, or a plain RandomSampler/SequentialSampler/DistributedSampler)",
+        )
+    return shard
 
 
 def _random(op: Any) -> bool:

@@ -205,7 +205,6 @@ class PipelineRun:
     def _install_plan(self) -> None:
         """Make the source read this rank's share of the rows its epoch has left (elastic resume)."""
         from minddata.engine.stages import IndexSourceStage
-        from minddata.samplers import DistributedSampler
 
         assert self._plan is not None and isinstance(self._chain, elastic.Chain)
         epoch, base = self._plan
@@ -213,7 +212,7 @@ class PipelineRun:
         if len(sources) != 1:
             raise GraphError(f"elastic resume: expected one sampled source in the compiled plan, found {len(sources)}")
         source = sources[0]
-        order = DistributedSampler(1, 0, shuffle=self._chain.shuffle)._indices(source.num_rows, source.seed, epoch)
+        order = source.sampler._epoch_order(source.num_rows, source.seed, epoch)
         source.override = {epoch: elastic.epoch_plan(self._chain, base, order)}
 
     def _start(self) -> None:

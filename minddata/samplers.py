@@ -251,6 +251,15 @@ class Sampler:
         num_rows = _check_num_rows(type(self).__name__, num_rows)
         return self._chain_indices(num_rows, int(seed), int(pass_index), 0)
 
+    def _elastic_shard(self) -> tuple[bool, int, int] | None:
+        """(shuffle, num_shards, shard_id) when this sampler deals the whole epoch's global order to
+        shards (the rule an elastic resume rests on, engine/elastic.py); None otherwise."""
+        return None
+
+    def _epoch_order(self, num_rows: int, seed: int, pass_index: int) -> np.ndarray:
+        """The epoch's global order (all shards together) of a sampler with an :meth:`_elastic_shard`."""
+        raise NotImplementedError
+
     def _num_samples(self, num_rows: int) -> int:
         """How many indices :meth:`_indices` returns for ``num_rows`` rows, without drawing them."""
         return self._chain_count(_check_num_rows(type(self).__name__, num_rows))
@@ -367,6 +376,14 @@ class SequentialSampler(_BuiltinSampler):
     def _own_count(self, num_rows: int) -> int:
         return self._cap(num_rows - self._start(num_rows))
 
+    def _elastic_shard(self) -> tuple[bool, int, int] | None:
+        if type(self) is not SequentialSampler or self.start_index or self.num_samples or self.child_sampler:
+            return None
+        return False, 1, 0
+
+    def _epoch_order(self, num_rows: int, seed: int, pass_index: int) -> np.ndarray:
+        return np.arange(num_rows, dtype=np.int64)
+
     def _own_indices(self, num_rows: int, seed: int, pass_index: int, depth: int) -> np.ndarray:
         start = self._start(num_rows)
         return np.arange(start, start + self._cap(num_rows - start), dtype=np.int64)
@@ -400,6 +417,14 @@ class RandomSampler(_BuiltinSampler):
 
     def _own_count(self, num_rows: int) -> int:
         return self._cap(num_rows)
+
+    def _elastic_shard(self) -> tuple[bool, int, int] | None:
+        if type(self) is not RandomSampler or self.replacement or self.num_samples or self.child_sampler:
+            return None
+        return True, 1, 0
+
+    def _epoch_order(self, num_rows: int, seed: int, pass_index: int) -> np.ndarray:
+        return self._indices(num_rows, seed, pass_index)
 
     def _own_indices(self, num_rows: int, seed: int, pass_index: int, depth: int) -> np.ndarray:
         count = self._cap(num_rows)
@@ -492,6 +517,16 @@ class DistributedSampler(_BuiltinSampler):
         first = self.shard_id if self.offset == -1 else (self.shard_id - self.offset) % self.num_shards
         # Positions wrap (only ever with offset -1) to pad short shards from the start of the order.
         return (first + self.num_shards * np.arange(count, dtype=np.int64)) % num_rows
+
+    def _elastic_shard(self) -> tuple[bool, int, int] | None:
+        if type(self) is not DistributedSampler or self.offset != -1 or self.num_samples or self.child_sampler:
+            return None
+        return self.shuffle, self.num_shards, self.shard_id
+
+    def _epoch_order(self, num_rows: int, seed: int, pass_index: int) -> np.ndarray:
+        if not self.shuffle:
+            return np.arange(num_rows, dtype=np.int64)
+        return _rng(seed, pass_index, _STREAM_DISTRIBUTED, 0).permutation(num_rows).astype(np.int64, copy=False)
 
     def _global_keys(self, num_rows: int) -> np.ndarray | None:
         """Each index's global identity (its position in the global order), which keys the random
