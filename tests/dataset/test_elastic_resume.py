@@ -301,3 +301,11 @@ def test_on_the_same_number_of_ranks_a_rank_resumes_from_any_rank_state_as_befor
     it = iterator(2, 1, state=states[0])
     assert read(it) == want
     it.close()
+
+
+def test_a_sampler_that_does_not_deal_the_whole_epoch_refuses():
+    _, states = interrupted(2, [1, 1])
+    md.config.set_seed(SEED)
+    ds = md.NumpySlicesDataset({"id": np.arange(ROWS, dtype=np.int64)}, num_samples=5)
+    with pytest.raises(GraphError, match="sampler"):
+        ds.create_tuple_iterator(num_epochs=1, state=states)
