@@ -8,7 +8,7 @@ from minddata import config
 from minddata._missing import module_getattr
 from minddata.dataset import debug  # noqa: F401  (mindspore.dataset.debug)
 from minddata.dataset._files import Shuffle
-from minddata.dataset.arrow_sources import MindDataset, ParquetDataset
+from minddata.dataset.arrow_sources import MindDataset, OBSMindDataset, ParquetDataset
 from minddata.dataset.base import Dataset, concat, zip
 from minddata.dataset.cache import DatasetCache
 from minddata.dataset.callback import DSCallback, WaitedDSCallback
@@ -125,6 +125,7 @@ __all__ = [
     "MindDataset",
     "MnistDataset",
     "NumpySlicesDataset",
+    "OBSMindDataset",
     "OnlineDataset",
     "PaddedDataset",
     "ParquetDataset",

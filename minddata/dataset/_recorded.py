@@ -64,7 +64,7 @@ def _refuse_urls_unless_supported(cls: type) -> None:
     except (TypeError, ValueError):
         return
     paths = [(names.index(n), n) for n in _PATH_ARGUMENTS if n in names]
-    if "storage_options" in names or not paths:
+    if "storage_options" in names or getattr(cls, "_reads_object_storage", False) or not paths:
         return
 
     @functools.wraps(init)
@@ -96,10 +96,14 @@ def _tag_node(dataset: Any) -> None:
 def _without_secrets(cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
     """The call with ``storage_options``' credentials replaced by ``<redacted>``: a serialized
     pipeline never holds them (the reader takes them from the environment or its own options)."""
-    if "storage_options" in kwargs:
-        from minddata.dataset._storage import redact_options
+    from minddata.dataset._storage import REDACTED, redact_options
 
-        kwargs = dict(kwargs, storage_options=redact_options(kwargs["storage_options"]))
+    def hidden(name: str, value: Any) -> Any:
+        if name == "storage_options":
+            return redact_options(value)
+        return REDACTED if name in _SECRET_ARGUMENTS and value is not None else value
+
+    kwargs = {k: hidden(k, x) for k, x in kwargs.items()}
     if args:
         import inspect
 
@@ -107,9 +111,9 @@ def _without_secrets(cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -
             names = list(inspect.signature(cls.__init__).parameters)[1:]
         except (TypeError, ValueError):
             return args, kwargs
-        if "storage_options" in names and names.index("storage_options") < len(args):
-            from minddata.dataset._storage import redact_options
-
-            at = names.index("storage_options")
-            args = (*args[:at], redact_options(args[at]), *args[at + 1:])
+        args = tuple(hidden(names[i], x) if i < len(names) else x for i, x in enumerate(args))
     return args, kwargs
+
+
+# Constructor arguments that are credentials themselves (OBSMindDataset's secret key).
+_SECRET_ARGUMENTS = frozenset({"sk"})

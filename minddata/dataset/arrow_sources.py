@@ -23,7 +23,7 @@ from minddata.dataset.cache import with_cache
 from minddata.engine import ir
 from minddata.errors import ArgumentError, DataFormatError
 
-__all__ = ["MindDataset", "ParquetDataset"]
+__all__ = ["MindDataset", "OBSMindDataset", "ParquetDataset"]
 
 # Rows per chunk when rows carry encoded images: as ImageFolderDataset (sources.IMAGE_CHUNK_ROWS).
 _BLOB_CHUNK_ROWS = 8
@@ -175,6 +175,66 @@ class MindDataset(Dataset):
         if records is None:
             raise ArgumentError("MindDataset.schema: these are Parquet files; they have an Arrow schema, not a record schema.")
         return {c: records.fields[c].to_json() for c in records.columns}
+
+
+class OBSMindDataset(MindDataset):
+    """MindRecord files in Huawei OBS (or any S3-compatible store), with MindSpore's signature.
+
+    Args:
+        dataset_files: the shard files, ``s3://bucket/key`` (``obs://`` is read as ``s3://``); a list
+            reads exactly those files, one URL the set its header names.
+        server: the OBS endpoint, e.g. ``"https://obs.cn-north-4.myhuaweicloud.com"`` (``https://`` is
+            added when no scheme is given).
+        ak, sk: the access key and secret key (never shown, logged or serialized).
+        sync_obs_path: MindSpore's folder for synchronizing ranks' downloads; checked and unused:
+            minddata reads rows by ranged GETs on every rank and downloads no files.
+        columns_list, shuffle, num_shards, shard_id: as in :class:`MindDataset`.
+        shard_equal_rows: accepted; shards always get equal rows (rows are dealt, not files).
+
+    Examples:
+        >>> import minddata as md
+        >>> md.OBSMindDataset.__mro__[1].__name__
+        'MindDataset'
+    """
+
+    _reads_object_storage = True
+
+    def __init__(
+        self,
+        dataset_files: Any,
+        server: str,
+        ak: str,
+        sk: str,
+        sync_obs_path: str,
+        columns_list: Sequence[str] | None = None,
+        shuffle: Any = True,
+        num_shards: int | None = None,
+        shard_id: int | None = None,
+        shard_equal_rows: bool = True,
+    ):
+        where = "OBSMindDataset"
+        for name, value in (("server", server), ("ak", ak), ("sk", sk), ("sync_obs_path", sync_obs_path)):
+            if not isinstance(value, str) or not value:
+                shown = "<redacted>" if name == "sk" else repr(value)
+                raise ArgumentError(f"{where}: `{name}` must be a non-empty str. Found: {shown}")
+        v.bool_arg(where, "shard_equal_rows", shard_equal_rows)
+        files = [dataset_files] if isinstance(dataset_files, (str, os.PathLike)) else dataset_files
+        if not isinstance(files, (list, tuple)) or not files or not all(isinstance(f, (str, os.PathLike)) for f in files):
+            raise ArgumentError(f"{where}: `dataset_files` must be a list of s3:// URLs. Found: {dataset_files!r}")
+        urls = []
+        for f in files:
+            text = os.fspath(f)
+            if text.lower().startswith("obs://"):
+                text = "s3://" + text[len("obs://"):]
+            if not text.lower().startswith("s3://"):
+                raise ArgumentError(f"{where}: `dataset_files` holds OBS URLs like 's3://bucket/key'. Found: {text!r}")
+            urls.append(text)
+        endpoint = server if "://" in server else "https://" + server
+        super().__init__(
+            urls[0] if isinstance(dataset_files, (str, os.PathLike)) else urls, columns_list=columns_list,
+            shuffle=shuffle, num_shards=num_shards, shard_id=shard_id,
+            storage_options={"endpoint_url": endpoint, "access_key_id": ak, "secret_access_key": sk},
+        )
 
 
 def _open_records(where: str, dataset_files: Any, columns: list[str] | None) -> Any:

@@ -52,3 +52,14 @@ def test_missing_object_fails_at_build(s3_server, s3_mindrecord):
 def test_a_prefix_is_refused(s3_server):
     with pytest.raises(ArgumentError, match="must name one record file"):
         md.MindDataset("s3://data/mr/", storage_options=options(s3_server))
+
+
+def test_obs_mind_dataset_signature_reads_the_set(s3_server, s3_mindrecord):
+    ds = md.OBSMindDataset(["obs://data/mr/train.mindrecord0", "s3://data/mr/train.mindrecord1"],
+                           f"http://127.0.0.1:{s3_server}", "AKIDOBS", "OBS-SECRET-KEY-123", "s3://data/sync/",
+                           shuffle=False)
+    local = md.MindDataset([str(s3_mindrecord / "train.mindrecord0"), str(s3_mindrecord / "train.mindrecord1")],
+                           shuffle=False)
+    assert rows(ds) == rows(local)
+    for text in (repr(ds), ds.explain(), str(md.serialize(ds))):
+        assert "OBS-SECRET-KEY-123" not in text
