@@ -345,9 +345,14 @@ class RayPlan:
             # images on 2 CPUs: 2.85 s with the reservation, 1.97 s without). Actor pools keep it:
             # there it stops one operator from starving the next.
             ds.context.op_resource_reservation_enabled = False
+        rule = None
+        sampler = getattr(segment.source, "sampler", None)
+        if segment.shuffle is None and hasattr(sampler, "_global_key_rule"):
+            # A shard's rows draw by their place in the epoch's global order, as locally (Chunk.keys).
+            rule = sampler._global_key_rule(segment.source.num_rows())
         for k, group in enumerate(groups):
             reads = _Reads(segment.reads.fetch, chunk_rows) if k == 0 and reads_in_step else None
-            chain = _Chain([_Step(node, seed, self.error_mode, pass_index) for node in group], reads)
+            chain = _Chain([_Step(node, seed, self.error_mode, pass_index, keys=rule) for node in group], reads)
             name = "+".join(_op_name(node) for node in group)
             segment.operator_labels[name] = " → ".join(node.label for node in group)
             if _needs_actor(group[0]):
@@ -695,7 +700,11 @@ WORKER_SETTINGS = ("max_image_pixels", "device_fallback", "dvpp_driver", "dvpp_p
 class _Step:
     """One per-row plan step, run over Ray blocks by the local compiler's own stage for it."""
 
-    def __init__(self, node: ir.Node, seed: int, error_mode: str, pass_index: int):
+    def __init__(self, node: ir.Node, seed: int, error_mode: str, pass_index: int,
+                 keys: tuple[int, int, int] | None = None):
+        # (first, step, modulo): the row at pass position p has the global key (first + step * p) %
+        # modulo (a shard's rows, as the local engine keys them: Chunk.keys); None: keyed by position.
+        self.keys = keys
         self.settings = {name: getattr(config, f"get_{name}")() for name in WORKER_SETTINGS}
         if isinstance(node, ir.MapNode):
             # A Ray worker is a process already, and the read task reads the rows. The map runs in
@@ -761,7 +770,11 @@ class _Step:
                 row_id = _RowId(int(ids[i]))
                 row_id.pos = int(pos[i])
                 tagged.append(row_id)
-            feed.pending = Chunk(rows[start:stop], tagged, origins[start:stop])
+            keys = None
+            if self.keys is not None:
+                first, step, modulo = self.keys
+                keys = [(first + step * int(p)) % modulo for p in pos[start:stop]]
+            feed.pending = Chunk(rows[start:stop], tagged, origins[start:stop], keys)
             # The stage's own _run: row indices start at the run's position, and nothing is dropped.
             with closing(stage._run(self.pass_index, skip)) as chunks:
                 for chunk in chunks:

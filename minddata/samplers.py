@@ -528,6 +528,14 @@ class DistributedSampler(_BuiltinSampler):
             return np.arange(num_rows, dtype=np.int64)
         return _rng(seed, pass_index, _STREAM_DISTRIBUTED, 0).permutation(num_rows).astype(np.int64, copy=False)
 
+    def _global_key_rule(self, num_rows: int) -> tuple[int, int, int] | None:
+        """(first, step, modulo): index ``i`` of this shard has the global key ``(first + step * i) %
+        modulo`` (what :meth:`_global_keys` lists), or None as there."""
+        if self.num_shards == 1 or self.get_child() is not None or num_rows == 0:
+            return None
+        first = self.shard_id if self.offset == -1 else (self.shard_id - self.offset) % self.num_shards
+        return first, self.num_shards, num_rows
+
     def _global_keys(self, num_rows: int) -> np.ndarray | None:
         """Each index's global identity (its position in the global order), which keys the random
         ops above: a sample draws alike on any number of shards. None when the shard is the order."""

@@ -5,6 +5,7 @@ is an uninterrupted M-rank run's. Pipelines that lose a row's global position re
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import math
@@ -309,3 +310,27 @@ def test_a_sampler_that_does_not_deal_the_whole_epoch_refuses():
     ds = md.NumpySlicesDataset({"id": np.arange(ROWS, dtype=np.int64)}, num_samples=5)
     with pytest.raises(GraphError, match="sampler"):
         ds.create_tuple_iterator(num_epochs=1, state=states)
+
+
+def test_the_ray_executor_steps_key_a_shard_rows_as_the_local_engine():
+    # A Ray map step runs the local stage over a block; it is given the shard's key rule (Ray itself
+    # is not needed to run a step).
+    from minddata.engine.compiler import plan_tree
+    from minddata.engine.ray_executor import _Step
+
+    md.config.set_seed(SEED)
+    mapped = build(3, 1)
+    local = list(mapped.create_tuple_iterator(num_epochs=1, output_numpy=True))
+    raw = mapped._node.children[0]
+    it = md.NumpySlicesDataset(
+        {"id": np.arange(ROWS, dtype=np.int64),
+         "x": (np.arange(ROWS * 12, dtype=np.int64).reshape(ROWS, 2, 2, 3) % 251).astype(np.uint8)},
+        shuffle=True, num_shards=3, shard_id=1).create_tuple_iterator(num_epochs=1, output_numpy=True)
+    rows = [tuple(r) for r in it]
+    planned = plan_tree(mapped._node)  # the op positions are the plan's
+    planned = dataclasses.replace(planned, reads_source=False) if hasattr(planned, "reads_source") else planned
+    step = _Step(planned, SEED, "raise", 0, keys=raw.sampler._global_key_rule(ROWS))
+    pos = np.arange(len(rows), dtype=np.int64)
+    _, _, out, _ = step.apply(pos, np.array([int(r[0]) for r in rows]), rows, [None] * len(rows))
+    step.close()
+    assert [o[1].tobytes() for o in out] == [r[1].tobytes() for r in local]
