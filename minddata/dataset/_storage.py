@@ -116,6 +116,14 @@ class ObjectURL(NamedTuple):
             return self.key
         return f"{self.scheme}://{self.bucket}/{self.key}"
 
+    @property
+    def shown(self) -> str:
+        """The URL as messages show it: an http(s) URL without its query, which may hold a presigned
+        URL's signature."""
+        if self.scheme in ("http", "https") and "?" in self.key:
+            return self.key.split("?", 1)[0] + "?<query hidden>"
+        return self.url
+
     def child(self, key: str) -> ObjectURL:
         return ObjectURL(self.scheme, self.bucket, key)
 
@@ -462,9 +470,9 @@ class ObjectStore:
                             f"{attempts_max}, retry_time_s={budget:g})")
                 else:
                     what = f"{tries}, not retried"
-                message = (f"{action} {url.url} failed: {answer.reason} ({status}); {what}. "
+                message = (f"{action} {url.shown} failed: {answer.reason} ({status}); {what}. "
                            f"Fix: {_fix(url, answer, self._endpoint or self.endpoint())}.")
-                raise StorageError(_scrub(message, self._secrets), url=url.url, status=answer.status,
+                raise StorageError(_scrub(message, self._secrets), url=url.shown, status=answer.status,
                                    attempts=attempt) from None
 
     # -- operations
@@ -578,7 +586,7 @@ class HTTPStore(ObjectStore):
 
     def list(self, url: ObjectURL, pattern: str | None = None) -> list[tuple[str, int]]:
         if pattern is not None or url.key.endswith("/"):
-            raise ArgumentError(f"{url.url}: http(s) URLs name single files; listing and patterns need s3:// or gs://.")
+            raise ArgumentError(f"{url.shown}: http(s) URLs name single files; listing and patterns need s3:// or gs://.")
         return [(url.key, self.size(url))]
 
     def _open(self, url: ObjectURL, method: str, headers: dict[str, str]) -> Any:
@@ -590,7 +598,7 @@ class HTTPStore(ObjectStore):
             with self._open(url, "HEAD", {}) as response:
                 length = response.headers.get("Content-Length")
             if length is None:
-                raise ArgumentError(f"{url.url}: the server sends no Content-Length; minddata needs the file's size.")
+                raise ArgumentError(f"{url.shown}: the server sends no Content-Length; minddata needs the file's size.")
             return int(length)
 
         return self._retrying(url, "reading the size of", head)
@@ -604,7 +612,7 @@ class HTTPStore(ObjectStore):
             with self._open(url, "GET", headers) as response:
                 data = response.read()
                 if headers and response.status != 206:
-                    raise ArgumentError(f"{url.url}: the server ignores byte ranges (status {response.status}, not 206).")
+                    raise ArgumentError(f"{url.shown}: the server ignores byte ranges (status {response.status}, not 206).")
             if end is not None and len(data) != end - start:
                 raise _ShortRead(f"the body ended after {len(data)} of {end - start} bytes")
             return data

@@ -132,3 +132,10 @@ def test_a_changed_environment_gets_another_client(s3_server, monkeypatch):
     monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{s3_server}")
     second = st.get_store(url, st.StorageOptions("test"))
     assert first is not second and second.endpoint() == f"http://127.0.0.1:{s3_server}"
+
+
+def test_presigned_query_is_hidden_in_errors(s3_server):
+    url = st.split_url(f"http://127.0.0.1:{s3_server}/data/layer/none.bin?X-Amz-Signature=abcdef123456")
+    with pytest.raises(st.StorageError) as info:
+        st.get_store(url, st.StorageOptions("test", options(s3_server))).read(url)
+    assert "abcdef123456" not in str(info.value) and "/data/layer/none.bin?<query hidden>" in str(info.value)
