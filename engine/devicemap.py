@@ -228,8 +228,10 @@ class SegmentWork:
         live = [i for i, row in enumerate(rows) if type(row) is not FailedRow]
         entry = self.entry
         values = [rows[i][entry] if entry is not None else rows[i][1] for i in live]
+        keys = chunk.keys  # a shard's rows draw by their global position, as on the CPU (Chunk.keys)
         contexts = [
-            [KernelContext(self.seed, pass_index, row_start + i, position, self.options) for position in self.positions]
+            [KernelContext(self.seed, pass_index, row_start + i if keys is None else keys[i], position, self.options)
+             for position in self.positions]
             for i in live
         ]
         with self.segment.lock:

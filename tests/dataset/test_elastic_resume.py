@@ -334,3 +334,20 @@ def test_the_ray_executor_steps_key_a_shard_rows_as_the_local_engine():
     _, _, out, _ = step.apply(pos, np.array([int(r[0]) for r in rows]), rows, [None] * len(rows))
     step.close()
     assert [o[1].tobytes() for o in out] == [r[1].tobytes() for r in local]
+
+
+def test_a_shard_draws_alike_on_the_gpu_driver(monkeypatch):
+    pytest.importorskip("torch", reason="the emulated GPU driver runs on torch")
+    md.config.set_gpu_driver("torch")
+    md.config.set_gpu_emulation(True)
+    from minddata.ops.gpu import kernels
+
+    monkeypatch.setattr(kernels, "_backends", {})
+    images = (np.arange(ROWS * 12, dtype=np.int64).reshape(ROWS, 2, 2, 3) % 251).astype(np.uint8)
+    out = {}
+    for device in ("CPU", "GPU"):
+        md.config.set_seed(SEED)
+        ds = md.NumpySlicesDataset({"x": images}, shuffle=True, num_shards=3, shard_id=2)
+        ds = ds.map([vision.RandomHorizontalFlip().device(device)], input_columns="x")
+        out[device] = [r[0].tobytes() for r in ds.create_tuple_iterator(num_epochs=1, output_numpy=True)]
+    assert out["GPU"] == out["CPU"]
