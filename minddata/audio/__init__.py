@@ -36,7 +36,7 @@ from minddata.audio.biquad import (
     RiaaBiquad,
     TrebleBiquad,
 )
-from minddata.audio.effects import Dither, Flanger, Phaser
+from minddata.audio.effects import Dither, Flanger, Phaser, Vad
 from minddata.audio.features import DetectPitchFrequency, SlidingWindowCmn, SpectralCentroid
 from minddata.audio.masking import FrequencyMasking, MaskAlongAxis, MaskAlongAxisIID, TimeMasking
 from minddata.audio.phase import Angle, ComplexNorm, Magphase, PhaseVocoder, PitchShift, TimeStretch
@@ -132,6 +132,7 @@ __all__ = [
     "TimeMasking",
     "TimeStretch",
     "TrebleBiquad",
+    "Vad",
     "Vol",
     "WindowType",
     "create_dct",

@@ -1,5 +1,5 @@
 """Effect ops, named as in ``mindspore.dataset.audio``: :class:`Dither`, :class:`Flanger`,
-:class:`Phaser`.
+:class:`Phaser`, :class:`Vad`.
 
 Waveforms have shape ``<..., time>`` (:class:`Flanger`: ``<..., channel, time>``). Outputs are
 float32, or float64 for float64 input. Specs only; the CPU kernels live in ``minddata.ops.cpu.effects``.
@@ -12,7 +12,7 @@ from minddata.audio.utils import DensityFunction, Interpolation, Modulation
 from minddata.errors import ArgumentError
 from minddata.ops.base import Op, TensorSpec
 
-__all__ = ["Dither", "Flanger", "Phaser"]
+__all__ = ["Dither", "Flanger", "Phaser", "Vad"]
 
 
 class _SameShape(Op):
@@ -125,3 +125,65 @@ class Phaser(_SameShape):
         self.decay = _in_range(self.name, "decay", decay, 0, 0.99)
         self.mod_speed = _in_range(self.name, "mod_speed", mod_speed, 0.1, 2)
         self.sinusoidal = check_bool(self.name, "sinusoidal", sinusoidal)
+
+
+class Vad(Op):
+    """Trim the silence before the first speech of a waveform ``<..., time>`` (SoX's ``vad``, as
+    torchaudio's ``vad``): every ``1 / measure_freq`` s a cepstral power measure of the last
+    ``measure_duration`` s (after a noise estimate); once its smoothed level reaches ``trigger_level``
+    the waveform is cut ``search_time`` (with gaps up to ``allowed_gap``) plus ``pre_trigger_time`` s
+    before the trigger point (or kept from the start when the trigger comes sooner, as SoX does;
+    torchaudio's slice would count that start from the end). Channels trigger together. Without a
+    trigger the output is the last ``pre_trigger_time + search_time + measure_duration`` s, as in
+    torchaudio and MindSpore.
+
+    MindSpore 2.10's measure is always 0 (its cepstrum reads a buffer of zeros), so it never triggers
+    above ``trigger_level`` 0; minddata computes SoX's measure, so it trims where speech starts.
+
+    Args:
+        sample_rate: the sample rate, > 0.
+        trigger_level: the measure level that triggers.
+        trigger_time, search_time, allowed_gap, pre_trigger_time, boot_time: seconds, >= 0.
+        noise_up_time, noise_down_time: the noise estimate's time constants, >= 0, up >= down.
+        noise_reduction_amount: >= 0.
+        measure_freq: measures per second, > 0.
+        measure_duration: each measure's span in seconds (None: ``2 / measure_freq``).
+        measure_smooth_time: the spectrum's smoothing time constant, >= 0.
+        hp_filter_freq, lp_filter_freq, hp_lifter_freq, lp_lifter_freq: the band edges, > 0.
+
+    Examples:
+        >>> import numpy as np
+        >>> from minddata import audio
+        >>> audio.Vad(8000)(np.zeros(4000, np.float32)).shape
+        (4000,)
+    """
+
+    def __init__(
+        self, sample_rate: int, trigger_level: float = 7.0, trigger_time: float = 0.25, search_time: float = 1.0,
+        allowed_gap: float = 0.25, pre_trigger_time: float = 0.0, boot_time: float = 0.35,
+        noise_up_time: float = 0.1, noise_down_time: float = 0.01, noise_reduction_amount: float = 1.35,
+        measure_freq: float = 20.0, measure_duration: float | None = None, measure_smooth_time: float = 0.4,
+        hp_filter_freq: float = 50.0, lp_filter_freq: float = 6000.0, hp_lifter_freq: float = 150.0,
+        lp_lifter_freq: float = 2000.0,
+    ) -> None:
+        self.sample_rate = check_int(self.name, "sample_rate", sample_rate, low=1)
+        self.trigger_level = check_float(self.name, "trigger_level", trigger_level)
+        for arg, value in (("trigger_time", trigger_time), ("search_time", search_time), ("allowed_gap", allowed_gap),
+                           ("pre_trigger_time", pre_trigger_time), ("boot_time", boot_time),
+                           ("noise_up_time", noise_up_time), ("noise_down_time", noise_down_time),
+                           ("noise_reduction_amount", noise_reduction_amount),
+                           ("measure_smooth_time", measure_smooth_time)):
+            setattr(self, arg, check_float(self.name, arg, value, low=0))
+        if self.noise_up_time < self.noise_down_time:
+            raise ArgumentError(f"{self.name}: `noise_up_time` must be at least `noise_down_time` "
+                                f"({noise_down_time}). Found: {noise_up_time}")
+        self.measure_freq = check_float(self.name, "measure_freq", measure_freq, low=0, low_open=True)
+        self.measure_duration = (2.0 / self.measure_freq if not measure_duration
+                                 else check_float(self.name, "measure_duration", measure_duration, low=0))
+        for arg, value in (("hp_filter_freq", hp_filter_freq), ("lp_filter_freq", lp_filter_freq),
+                           ("hp_lifter_freq", hp_lifter_freq), ("lp_lifter_freq", lp_lifter_freq)):
+            setattr(self, arg, check_float(self.name, arg, value, low=0, low_open=True))
+
+    def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
+        spec = one_input(self.name, inputs)
+        return TensorSpec((*spec.shape[:-1], None), float_dtype(spec.dtype))

@@ -123,3 +123,97 @@ def flanger(op: Any, ctx: KernelContext, x: Any) -> np.ndarray:
             line[..., s + 1 : e + 1] = x3[..., s + 1 : e + 1] + feedback * delayed[..., s : min(e, n - 1)]
     out = x3 * in_gain + delayed * delay_gain
     return np.clip(out, -1.0, 1.0).reshape(w.shape).astype(out_dtype(arr))
+
+
+def _decay(seconds: float, rate: float) -> float:
+    return math.exp(-1.0 / (seconds * rate)) if seconds * rate > 0 else 0.0
+
+
+def _flush_count(ring: np.ndarray, k: int, level: float, gap: int, count: int) -> int:
+    """SoX's count of measures before the trigger to keep: back from measure ``k`` over the ring of the
+    last ``len(ring)`` measures, through bursts at most ``gap`` apart, to the last zero measure."""
+    n = len(ring)
+    j_trigger = j_zero = n
+    for j in range(n):
+        value = ring[(k - j) % n]
+        if value >= level and j <= j_trigger + gap:
+            j_trigger = j_zero = j
+        elif value == 0 and j_trigger >= j_zero:
+            j_zero = j
+    return min(max(count, j_zero), n)
+
+
+@register_kernel("Vad", "CPU")
+def vad(op: Any, ctx: KernelContext, x: Any) -> np.ndarray:
+    arr = np.asarray(x)
+    w = as_waveform(op, arr)
+    lead, n = w.shape[:-1], w.shape[-1]
+    sr = op.sample_rate
+    length = int(sr * op.measure_duration + 0.5)
+    dft = 16
+    while dft < length:
+        dft *= 2
+    period = int(sr / op.measure_freq + 0.5)
+    ring_len = math.ceil(op.search_time * op.measure_freq)
+    gap = int(op.allowed_gap * op.measure_freq + 0.5)
+    held = int(op.pre_trigger_time * sr + 0.5) + ring_len * period + length
+    s0 = max(int(op.hp_filter_freq / sr * dft + 0.5), 1)
+    s1 = min(int(op.lp_filter_freq / sr * dft + 0.5), dft // 2)
+    c0, c1 = math.ceil(sr * 0.5 / op.lp_lifter_freq), min(math.floor(sr * 0.5 / op.hp_lifter_freq), dft // 4)
+    if s1 <= s0:
+        raise ValueError(f"{op.name}: the spectrum's band is empty: `hp_filter_freq` is too high or `lp_filter_freq` "
+                         "too low for the sample rate")
+    if c1 <= c0:
+        raise ValueError(f"{op.name}: the cepstrum's band is empty: `hp_lifter_freq` is too high or `lp_lifter_freq` "
+                         "too low for the sample rate")
+    flat = w.reshape(-1, n) if w.size else np.zeros((max(int(np.prod(lead)), 1), n))
+    channels = flat.shape[0]
+    start = n - held  # without a trigger
+    positions = np.arange(length - 1, n, period) if period > 0 else np.zeros(0, np.int64)
+    if len(positions) and ring_len > 0 and length > 0:
+        spectrum_window = 2.0 / math.sqrt(length) * (0.5 - 0.5 * np.cos(2 * np.pi * np.arange(length) / length))
+        bins = s1 - s0
+        cepstrum_window = 2.0 / math.sqrt(bins) * (0.5 - 0.5 * np.cos(2 * np.pi * np.arange(bins) / bins))
+        # Measure k sees samples [p - length, p) of its position p (zeros before the start).
+        padded = np.pad(flat, [(0, 0), (length, 0)])
+        frames = padded[:, positions[:, None] + np.arange(length)[None, :]] * spectrum_window
+        magnitudes = np.abs(np.fft.rfft(frames, n=dft, axis=-1))[..., s0:s1]  # (channels, measures, bins)
+        smooth, up, down = (_decay(op.measure_smooth_time, op.measure_freq), _decay(op.noise_up_time, op.measure_freq),
+                            _decay(op.noise_down_time, op.measure_freq))
+        trigger_mult = _decay(op.trigger_time, op.measure_freq)
+        boot_max = int(op.boot_time * op.measure_freq - 0.5)
+        spectrum = np.zeros((channels, bins))
+        noise = np.zeros((channels, bins))
+        mean = np.zeros(channels)
+        ring = np.zeros((channels, ring_len))
+        boot = 0
+        for k, position in enumerate(positions.tolist()):
+            mult = boot / (1.0 + boot) if boot >= 0 else smooth
+            spectrum = spectrum * mult + magnitudes[:, k] * (1 - mult)
+            power = spectrum**2
+            mult2 = 0.0 if boot >= 0 else np.where(power > noise, up, down)
+            noise = noise * mult2 + power * (1 - mult2)
+            cepstrum = np.zeros((channels, dft // 2))
+            cepstrum[:, s0:s1] = np.sqrt(np.maximum(power - op.noise_reduction_amount * noise, 0.0)) * cepstrum_window
+            total = (np.abs(np.fft.rfft(cepstrum, axis=-1)[:, c0:c1]) ** 2).sum(-1)
+            with np.errstate(divide="ignore"):
+                measure = np.where(total > 0, 21 + np.log(np.where(total > 0, total, 1.0) / (c1 - c0)), 0.0)
+            measure = np.maximum(measure, 0.0)
+            ring[:, k % ring_len] = measure
+            mean = mean * trigger_mult + measure * (1.0 - trigger_mult)
+            fired = np.flatnonzero(mean >= op.trigger_level)
+            if boot >= 0:
+                boot = -1 if boot == boot_max else boot + 1
+            if len(fired):
+                count = 0
+                for c in range(int(fired[0]), channels):  # the channels measured after the first that fires
+                    count = _flush_count(ring[c], k % ring_len, op.trigger_level, gap, count)
+                # SoX keeps everything from the start when the trigger comes before a full search stretch
+                # (torchaudio's and MindSpore's slice would count a negative start from the end).
+                start = max(position + 1 - held + (ring_len - count) * period, 0)
+                break
+    if start < -n:
+        start = 0
+    elif start < 0:
+        start += n  # without a trigger, a negative start counts from the end, as in torchaudio and MindSpore
+    return flat[:, start:].reshape(*lead, n - start).astype(out_dtype(arr))

@@ -112,6 +112,7 @@ def audio_cases(case: Any) -> dict[str, Any]:
                                 **s),
         "Dither": case(lambda: audio.Dither(audio.DensityFunction.GPDF, True), **w),
         "Phaser": case(lambda: audio.Phaser(8000), **w),
+        "Vad": case(lambda: audio.Vad(8000), **w),
         # <..., channel, time>: the odd inputs of one axis have no channel axis.
         "Flanger": case(lambda: audio.Flanger(8000, regen=30.0), rejects={k: ValueError for k in ("empty", "one_pixel", "large")},
                         **w),
