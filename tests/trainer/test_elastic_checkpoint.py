@@ -51,15 +51,22 @@ def _run(tmp_path, world: int, mode: str, ckpt: Path) -> list[list[int]]:
 
 def test_a_two_rank_checkpoint_resumes_on_three_ranks_and_on_one(tmp_path):
     ckpt = tmp_path / "two.ckpt"
-    before = [i for seen in _run(tmp_path, 2, "save", ckpt) for i in seen]
+    saved = _run(tmp_path, 2, "save", ckpt)
+    before = [i for seen in saved for i in seen]
     assert len(before) == 16 and len(set(before)) == 16
-    saved = torch.load(ckpt, weights_only=True)
-    assert isinstance(saved["data_state"], list) and [s["elastic"]["shard_id"] for s in saved["data_state"]] == [0, 1]
+    checkpoint = torch.load(ckpt, weights_only=True)
+    states = checkpoint["data_state"]
+    assert isinstance(states, list) and [s["elastic"]["shard_id"] for s in states] == [0, 1]
 
     left = set(range(ROWS)) - set(before)
     three = [i for seen in _run(tmp_path, 3, "resume", ckpt) for i in seen]
     assert set(three) == left
     assert len(three) - len(left) == 3 * math.ceil(len(left) / 3) - len(left)  # padding to equal shares
+
+    two = _run(tmp_path, 2, "resume", ckpt)  # the same world size: each rank continues its own share
+    for saved_rank, resumed_rank in zip(saved, two):
+        assert not set(saved_rank) & set(resumed_rank) and len(saved_rank) + len(resumed_rank) == ROWS // 2
+    assert sorted(i for a in two for i in a) == sorted(left)
 
     (one,) = _run(tmp_path, 1, "resume", ckpt)
     md.config.set_seed(3)  # the children's seed: the uninterrupted single-process order
