@@ -80,7 +80,7 @@ class SlidingWindowCmn(Op):
         >>> import numpy as np
         >>> from minddata import audio
         >>> audio.SlidingWindowCmn(cmn_window=2, min_cmn_window=1)(np.array([[1.0], [3.0], [5.0]])).tolist()
-        [[0.0], [1.0], [1.0]]
+        [[0.0], [1.0], [2.0]]
     """
 
     def __init__(self, cmn_window: int = 600, min_cmn_window: int = 100, center: bool = False,
@@ -113,7 +113,7 @@ class DetectPitchFrequency(Op):
         >>> import numpy as np
         >>> from minddata import audio
         >>> t = np.arange(8000) / 8000.0
-        >>> audio.DetectPitchFrequency(8000, win_length=3)(np.sin(2 * np.pi * 200 * t))[5].round()
+        >>> float(audio.DetectPitchFrequency(8000, win_length=3)(np.sin(2 * np.pi * 200 * t))[5].round())
         200.0
     """
 
