@@ -122,13 +122,17 @@ def render(rows: list[tuple[str, str, bool]]) -> str:
 
 
 def _list_mindspore() -> list[str]:
+    import __future__
+
     import mindspore.dataset as ds  # only with --list-mindspore, in a Python that has mindspore
     import mindspore.dataset.audio  # noqa: F401  (not imported by mindspore.dataset itself)
 
     def public(mod, prefix):
         names = getattr(mod, "__all__", None) or dir(mod)
+        # A module's `from __future__ import ...` leaves a _Feature object behind: not API.
         return [f"{prefix}.{n}" for n in sorted(names)
-                if not n.startswith("_") and not inspect.ismodule(getattr(mod, n, None))]
+                if not n.startswith("_") and not inspect.ismodule(getattr(mod, n, None))
+                and not isinstance(getattr(mod, n, None), __future__._Feature)]
 
     config = [f"dataset.config.{n}" for n in sorted(dir(ds.config))
               if not n.startswith("_") and (n.startswith(("set_", "get_")) or n == "load")]
