@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import socket
 
 import numpy as np
 from PIL import Image
@@ -41,3 +42,10 @@ def shm_segments() -> set[str]:
         return set()
     own = f"minddata_{os.getpid()}_"
     return {n for n in os.listdir("/dev/shm") if n.startswith(own)}
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now (for a server the test starts)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

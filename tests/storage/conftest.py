@@ -8,7 +8,6 @@ are dummies, and ``AWS_EC2_METADATA_DISABLED=true`` keeps botocore's chain off 1
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -16,6 +15,7 @@ import urllib.request
 
 import pytest
 from s3faults import FaultProxy
+from testkit import free_port
 
 pytest.importorskip("botocore", reason="the object storage tests need the storage extra (botocore)")
 pytest.importorskip("moto", reason="the object storage tests need moto[server]")
@@ -25,16 +25,10 @@ KEY_ID = "AKIDTESTING0000"
 BUCKET = "data"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="session")
 def s3_server(tmp_path_factory):
     """``http://127.0.0.1:<port>`` of a moto S3 server in a subprocess (stopped at the end)."""
-    port = _free_port()
+    port = free_port()
     env = dict(os.environ, AWS_EC2_METADATA_DISABLED="true", AWS_ACCESS_KEY_ID=KEY_ID, AWS_SECRET_ACCESS_KEY=SECRET)
     log = tmp_path_factory.mktemp("moto") / "server.log"
     with open(log, "wb") as out:

@@ -9,27 +9,22 @@ from __future__ import annotations
 
 import os
 import random
-import socket
 import sys
 import time
 from datetime import timedelta
 
 sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))  # tests/, for the test kit
 os.environ.update(AWS_EC2_METADATA_DISABLED="true", AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing",
                   AWS_DEFAULT_REGION="us-east-1")
 
 from moto.server import ThreadedMotoServer  # noqa: E402
 from s3faults import FaultProxy  # noqa: E402
+from testkit import free_port  # noqa: E402
 
 SIZE = 32 << 20
 RANGES = 400
 PIECE = 16 << 10
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def boto_client(endpoint):

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from testkit import free_port
 
 torch = pytest.importorskip("torch", reason="torch is not installed: the trainer needs it")
 if not torch.distributed.is_available() or not torch.distributed.is_gloo_available():
@@ -22,15 +22,9 @@ from minddata.trainer import LambdaCallback  # noqa: E402
 CHILD = Path(__file__).resolve().parent / "ddp_child.py"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _run_ranks(tmp_path, *extra: str) -> list[dict]:
     """Run two ranks of ddp_child.py on gloo; their JSON reports."""
-    port = str(_free_port())
+    port = str(free_port())
     outs = [tmp_path / f"rank{r}.json" for r in range(2)]
     procs = [subprocess.Popen([sys.executable, str(CHILD), str(r), "2", port, str(outs[r]), *extra], env=child_env(),
                               cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)

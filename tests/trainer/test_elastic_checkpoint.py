@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import math
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from testkit import free_port
 
 torch = pytest.importorskip("torch", reason="torch is not installed: the trainer needs it")
 if not torch.distributed.is_available() or not torch.distributed.is_gloo_available():
@@ -24,15 +24,9 @@ import minddata as md  # noqa: E402
 CHILD = Path(__file__).resolve().parent / "elastic_child.py"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _run(tmp_path, world: int, mode: str, ckpt: Path) -> list[list[int]]:
     """The row ids each of ``world`` processes trained on."""
-    port = str(_free_port())
+    port = str(free_port())
     outs = [tmp_path / f"{mode}{world}-rank{r}.json" for r in range(world)]
     procs = [subprocess.Popen([sys.executable, str(CHILD), str(r), str(world), port, str(outs[r]), str(ckpt), mode],
                               env=child_env(), cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
