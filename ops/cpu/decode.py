@@ -53,6 +53,19 @@ def _pil_rgb(im: Any) -> Any:
     return im.convert("RGB")
 
 
+class TruncatedJpegError(ValueError):
+    """A JPEG whose data ends before the image its frame header claims does."""
+
+
+def _refuse_short_scan(buf: np.ndarray, op_name: str) -> None:
+    try:
+        shortfall = jpeg.scan_shortfall(buf)
+    except ValueError:
+        return  # a header the marker walk can't follow: the decoder names what is wrong
+    if shortfall:
+        raise TruncatedJpegError(f"{op_name}: the JPEG is truncated: {shortfall}. {SKIP_HINT}")
+
+
 def _pil_decode(buf: np.ndarray, op_name: str, limit: int | None) -> Any:
     """Pillow decodes; the pixel limit is checked on the size Pillow's own header parse found, on the
     image object that then loads (so whatever Pillow reads in the header is what it decodes)."""
@@ -81,19 +94,6 @@ def _jpeg_failure(buf: np.ndarray, error: Exception, op_name: str) -> tuple[bool
             f"(libjpeg: {libjpeg}). {SKIP_HINT}"
         )
     return False, ValueError(f"{op_name}: the JPEG can't be decoded: {message}. {SKIP_HINT}")
-
-
-class TruncatedJpegError(ValueError):
-    """A JPEG whose data ends before the image its frame header claims does."""
-
-
-def _refuse_short_scan(buf: np.ndarray, op_name: str) -> None:
-    try:
-        shortfall = jpeg.scan_shortfall(buf)
-    except ValueError:
-        return  # a header the marker walk can't follow: the decoder names what is wrong
-    if shortfall:
-        raise TruncatedJpegError(f"{op_name}: the JPEG is truncated: {shortfall}. {SKIP_HINT}")
 
 
 _FROM_CONFIG: Any = object()  # "read config.get_max_image_pixels()", for callers outside a pipeline
