@@ -14,12 +14,13 @@ import webdataset as wds
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from loader_checks import assert_shards_partition
+from test_resume import _read
 from testkit import make_jpeg
 
 import minddata as md
 from minddata import vision
 from minddata.cli import main as cli_main
-from minddata.errors import ArgumentError, DataFormatError, EpochsExhaustedError, RowError
+from minddata.errors import ArgumentError, DataFormatError, RowError
 
 
 def _write_wds(path, samples):
@@ -189,29 +190,17 @@ def test_rows_do_not_depend_on_workers_and_resume_exactly_at_any_point(property_
         return md.WebDataset(property_shards, num_parallel_workers=w, shuffle=shuffle).map(
             vision.Decode(), input_columns="jpg")
 
-    def read(it, limit=None):
-        out = []
-        while limit is None or len(out) < limit:
-            try:
-                r = next(it)
-            except StopIteration:
-                continue  # the next epoch
-            except EpochsExhaustedError:
-                break
-            out.append((str(r["__key__"]), r["jpg"].tobytes(), int(r["cls"])))
-        return out
-
     md.config.set_seed(seed)
-    full = read(build(workers).create_dict_iterator(num_epochs=2, output_numpy=True))
+    full = _read(build(workers).create_tuple_iterator(num_epochs=2, output_numpy=True))
     md.config.set_seed(seed)
-    assert read(build(resumed_workers).create_dict_iterator(num_epochs=2, output_numpy=True)) == full
+    assert _read(build(resumed_workers).create_tuple_iterator(num_epochs=2, output_numpy=True)) == full
     md.config.set_seed(seed)
-    it = build(workers).create_dict_iterator(num_epochs=2, output_numpy=True)
-    before = read(it, stop)
+    it = build(workers).create_tuple_iterator(num_epochs=2, output_numpy=True)
+    before = _read(it, stop)
     state = it.get_state()
     it.close()
-    resumed = build(resumed_workers).create_dict_iterator(num_epochs=2, output_numpy=True, state=state)
-    assert before + read(resumed) == full
+    resumed = build(resumed_workers).create_tuple_iterator(num_epochs=2, output_numpy=True, state=state)
+    assert before + _read(resumed) == full
 
 
 # -- missing members and bad files -----------------------------------------------------------------
