@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 import pytest
 from PIL import Image
+from vision_testing import noise_photo
 
 import minddata as md
 from minddata import transforms, vision
@@ -37,13 +38,6 @@ def _emulate():
     md.config.set_gpu_emulation(True)
 
 
-def _noise(h: int, w: int, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    y, x = np.mgrid[0:h, 0:w]
-    base = np.stack([(3 * x + y) % 256, (x + 5 * y) % 256, (2 * x + 2 * y) % 256], -1)
-    return np.clip(base + rng.integers(0, 40, (h, w, 3)), 0, 255).astype(np.uint8)
-
-
 def _jpeg(pixels: np.ndarray) -> bytes:
     buf = io.BytesIO()
     Image.fromarray(pixels).save(buf, "JPEG", quality=92)
@@ -56,7 +50,7 @@ def folder(tmp_path_factory):
     root = tmp_path_factory.mktemp("gpu") / "images"
     (root / "c").mkdir(parents=True)
     for i in range(20):
-        pixels = _noise(40 + 3 * i, 56 + 5 * (i % 4), seed=i)
+        pixels = noise_photo(40 + 3 * i, 56 + 5 * (i % 4), seed=i)
         if i == 5:
             data = cv2.imencode(".png", pixels[..., ::-1])[1].tobytes()
         elif i == 9:
@@ -156,7 +150,7 @@ def test_a_bad_row_fails_alone_naming_op_row_and_file(folder, tmp_path):
     bad = tmp_path / "bad" / "c"
     bad.mkdir(parents=True)
     for i in range(6):
-        data = _jpeg(_noise(40, 48, i))
+        data = _jpeg(noise_photo(40, 48, i))
         if i == 3:
             data = data[: len(data) // 3]  # truncated: the header reads, the data does not
         if i == 4:
@@ -226,7 +220,7 @@ def test_segments_batch_rows_and_close_with_the_iterator(folder):
 def test_per_row_kernels_draw_what_the_cpu_kernels_draw():
     from minddata.ops import get_kernel
 
-    image = _noise(60, 80, 1)
+    image = noise_photo(60, 80, 1)
     op = vision.RandomResizedCrop((20, 30), scale=(0.1, 1.0), interpolation=vision.Inter.NEAREST)
     for row in range(6):
         ctx = dict(seed=5, pass_index=2, row_index=row, op_position=3)
@@ -246,7 +240,7 @@ def test_per_row_kernel_needs_a_gpu_or_emulation(monkeypatch):
     monkeypatch.setattr(probe, "visible_gpus", lambda: ([], "no NVIDIA GPU visible (nvidia-smi -L found none)"))
     monkeypatch.setattr(kernels, "_backends", {})
     with pytest.raises(DeviceError, match="GPU: not available here.*set_gpu_emulation"):
-        get_kernel("HorizontalFlip", "GPU")(vision.HorizontalFlip(), KernelContext(), _noise(4, 4, 0))
+        get_kernel("HorizontalFlip", "GPU")(vision.HorizontalFlip(), KernelContext(), noise_photo(4, 4, 0))
 
 
 def test_resume_mid_epoch_gives_the_rest_of_the_uninterrupted_run(folder):
@@ -300,7 +294,7 @@ ADJUST_OPS = {
 @pytest.mark.parametrize("name", sorted(ADJUST_OPS))
 def test_pixel_adjustments_are_exactly_the_cpus_with_the_same_draws(name):
     op = ADJUST_OPS[name]()
-    image = _noise(37, 45, 3)
+    image = noise_photo(37, 45, 3)
     outputs = set()
     for row in range(6):
         ctx = dict(seed=4, pass_index=1, row_index=row, op_position=2)
@@ -315,7 +309,7 @@ def test_pixel_adjustments_are_exactly_the_cpus_with_the_same_draws(name):
 @pytest.mark.parametrize("make", [vision.Invert, lambda: vision.AdjustBrightness(1.3), lambda: vision.Solarize((50, 200))])
 def test_numeric_adjustments_keep_the_cpus_dtype_rules(make, dtype):
     op = make()
-    image = (_noise(20, 24, 5).astype(np.float64) * 1.7 - 30).astype(dtype)
+    image = (noise_photo(20, 24, 5).astype(np.float64) * 1.7 - 30).astype(dtype)
     got = get_kernel(op.name, "GPU")(op, KernelContext(), image)
     want = get_kernel(op.name, "CPU")(op, KernelContext(), image)
     assert got.dtype == want.dtype and np.array_equal(got, want)
@@ -334,7 +328,7 @@ def test_seeded_random_adjustments_in_a_pipeline_match_the_cpu(folder):
 
 
 def test_rgb_only_adjustments_reject_other_images_as_the_cpu_does():
-    gray = _noise(20, 24, 6)[..., 0]
+    gray = noise_photo(20, 24, 6)[..., 0]
     for op in (vision.AdjustContrast(1.5), vision.AdjustHue(0.1), vision.RandomColor()):
         with pytest.raises(ValueError, match=f"{op.name}: expected an RGB uint8 image"):
             get_kernel(op.name, "GPU")(op, KernelContext(), gray)
@@ -357,7 +351,7 @@ PAD_ERASE_OPS = {
 @pytest.mark.parametrize("name", sorted(PAD_ERASE_OPS))
 def test_pad_to_size_and_erase_are_exactly_the_cpus(name, dtype):
     op = PAD_ERASE_OPS[name]()
-    image = (_noise(37, 45, 7).astype(np.float64) * 1.5).astype(dtype)
+    image = (noise_photo(37, 45, 7).astype(np.float64) * 1.5).astype(dtype)
     got = get_kernel(op.name, "GPU")(op, KernelContext(), image)
     want = get_kernel(op.name, "CPU")(op, KernelContext(), image)
     assert got.dtype == want.dtype and np.array_equal(got, want)
@@ -366,7 +360,7 @@ def test_pad_to_size_and_erase_are_exactly_the_cpus(name, dtype):
 def test_pad_to_size_that_does_not_fit_fails_as_on_the_cpu():
     op = vision.PadToSize(40, offset=(1, 2))
     with pytest.raises(ValueError, match=r"PadToSize: an image of size \(37, 45\) at offset"):
-        get_kernel("PadToSize", "GPU")(op, KernelContext(), _noise(37, 45, 8))
+        get_kernel("PadToSize", "GPU")(op, KernelContext(), noise_photo(37, 45, 8))
 
 
 def test_pad_to_size_with_an_edge_border_is_refused_when_the_iterator_is_created(folder):
@@ -384,7 +378,7 @@ def test_pad_to_size_with_an_edge_border_is_refused_when_the_iterator_is_created
 def test_random_resize_draws_the_cpus_interpolation_and_resizes_as_resize_does():
     from minddata.ops.plans.bbox import random_interpolation
 
-    image = _noise(24, 33, 9)
+    image = noise_photo(24, 33, 9)
     op = vision.RandomResize((10, 14))
     drawn = set()
     for row in range(12):
@@ -414,7 +408,7 @@ def test_random_resize_spells_dalis_interpolation_codes():
 @pytest.mark.parametrize("make", [vision.Equalize, lambda: vision.RandomEqualize(0.5)])
 def test_equalize_is_exactly_opencvs_with_the_same_draws(make):
     op = make()
-    for image in (_noise(37, 45, 10), _noise(37, 45, 11)[..., 0]):
+    for image in (noise_photo(37, 45, 10), noise_photo(37, 45, 11)[..., 0]):
         for row in range(6):
             got = get_kernel(op.name, "GPU")(op, KernelContext(seed=3, row_index=row), image)
             want = get_kernel(op.name, "CPU")(op, KernelContext(seed=3, row_index=row), image)
@@ -428,7 +422,7 @@ WARP_POINTS = ([[0, 0], [59, 0], [59, 39], [0, 39]], [[3, 2], [55, 0], [59, 35],
 @pytest.mark.parametrize("dtype", [np.uint8, np.float32])
 def test_perspective_warps_as_opencv_does(interpolation, dtype):
     op = vision.Perspective(*WARP_POINTS, getattr(vision.Inter, interpolation))
-    image = _noise(40, 60, 12).astype(dtype)
+    image = noise_photo(40, 60, 12).astype(dtype)
     got = get_kernel("Perspective", "GPU")(op, KernelContext(), image)
     want = get_kernel("Perspective", "CPU")(op, KernelContext(), image)
     diff = np.abs(got.astype(np.float64) - want)
@@ -439,7 +433,7 @@ def test_perspective_warps_as_opencv_does(interpolation, dtype):
 
 def test_random_perspective_draws_the_cpus_corners():
     op = vision.RandomPerspective(0.5, prob=0.6, interpolation=vision.Inter.BILINEAR)
-    image = _noise(40, 60, 13)
+    image = noise_photo(40, 60, 13)
     warped = 0
     for row in range(10):
         got = get_kernel(op.name, "GPU")(op, KernelContext(seed=8, row_index=row), image)
@@ -453,7 +447,7 @@ def test_random_perspective_draws_the_cpus_corners():
 def test_perspective_on_a_dtype_dali_cannot_warp_names_the_fix():
     op = vision.Perspective(*WARP_POINTS)
     with pytest.raises(TypeError, match="Perspective: DALI resamples uint8, int16, uint16 and float32 images"):
-        get_kernel("Perspective", "GPU")(op, KernelContext(), _noise(40, 60, 14).astype(np.int32))
+        get_kernel("Perspective", "GPU")(op, KernelContext(), noise_photo(40, 60, 14).astype(np.int32))
 
 
 # --- RandomLighting, AdjustGamma, RandomGrayscale, ToTensor ---------------------------------------
@@ -479,7 +473,7 @@ def test_lighting_gamma_grayscale_and_to_tensor_match_the_cpu(name):
     op = make()
     for dtype, tolerance in largest.items():
         scale = 1 / 255 if name == "AdjustGamma" and np.dtype(dtype).kind == "f" else 200 if dtype == np.uint16 else 1.3
-        image = (_noise(30, 40, 15) * scale).astype(dtype)
+        image = (noise_photo(30, 40, 15) * scale).astype(dtype)
         for row in range(4):
             got = get_kernel(op.name, "GPU")(op, KernelContext(seed=6, row_index=row), image)
             want = get_kernel(op.name, "CPU")(op, KernelContext(seed=6, row_index=row), image)
@@ -491,7 +485,7 @@ def test_to_tensor_hands_a_chw_row_to_the_next_op_and_a_gray_image_gets_a_channe
     got, _ = _run(folder, [vision.Decode(), *_gpu(vision.Resize((20, 24)), vision.ToTensor())])
     want, _ = _run(folder, [vision.Decode(), vision.Resize((20, 24)), vision.ToTensor()])
     assert got[0].shape == (3, 20, 24) and all(np.abs(a - b).max() <= 1 / 255 + 1e-6 for a, b in zip(got, want, strict=True))
-    gray = _noise(20, 24, 16)[..., 0]
+    gray = noise_photo(20, 24, 16)[..., 0]
     assert get_kernel("ToTensor", "GPU")(vision.ToTensor(), KernelContext(), gray).shape == (1, 20, 24)
 
 
@@ -506,7 +500,7 @@ def test_to_tensor_hands_a_chw_row_to_the_next_op_and_a_gray_image_gets_a_channe
 def test_sharpness_is_exactly_the_cpus_on_uint8_borders_included(make):
     op = make()
     # Images of 1-3 pixels per side are all border: the CPU keeps every pixel before blending.
-    for image in (_noise(24, 33, 17), _noise(24, 33, 18)[..., 0], _noise(2, 33, 19), _noise(3, 3, 20)):
+    for image in (noise_photo(24, 33, 17), noise_photo(24, 33, 18)[..., 0], noise_photo(2, 33, 19), noise_photo(3, 3, 20)):
         for row in range(4):
             got = get_kernel(op.name, "GPU")(op, KernelContext(seed=9, row_index=row), image)
             want = get_kernel(op.name, "CPU")(op, KernelContext(seed=9, row_index=row), image)
@@ -516,13 +510,13 @@ def test_sharpness_is_exactly_the_cpus_on_uint8_borders_included(make):
 def test_sharpness_on_other_dtypes_is_within_opencvs_rounding():
     op = vision.RandomSharpness((0.1, 1.9))
     for dtype, largest in ((np.int16, 1), (np.uint16, 1), (np.float32, 1e-4)):
-        image = (_noise(24, 33, 21) * 100).astype(dtype)
+        image = (noise_photo(24, 33, 21) * 100).astype(dtype)
         for row in range(4):
             got = get_kernel(op.name, "GPU")(op, KernelContext(row_index=row), image)
             want = get_kernel(op.name, "CPU")(op, KernelContext(row_index=row), image)
             assert got.dtype == want.dtype and np.abs(got.astype(np.float64) - want).max() <= largest
     with pytest.raises(TypeError, match="RandomSharpness: DALI filters uint8, int16, uint16 and float32 images"):
-        get_kernel(op.name, "GPU")(op, KernelContext(), _noise(24, 33, 22).astype(np.float64))
+        get_kernel(op.name, "GPU")(op, KernelContext(), noise_photo(24, 33, 22).astype(np.float64))
 
 
 # --- device copies, device faults, the hardware decoder ------------------------------------------
@@ -537,7 +531,7 @@ def test_a_segments_copy_for_torch_covers_every_output_dtype(dtype):
     torch = pytest.importorskip("torch", reason="torch is not installed: device outputs are torch tensors")
     from minddata.ops.gpu.segment import _DeviceCopies
 
-    image = (_noise(5, 7, 2) % 2).astype(dtype) if dtype == "bool" else (_noise(5, 7, 2) * 3).astype(dtype)
+    image = (noise_photo(5, 7, 2) % 2).astype(dtype) if dtype == "bool" else (noise_photo(5, 7, 2) * 3).astype(dtype)
     seg = DaliSegment([transforms.TypeCast(dtype)], backend="dali-cpu", batch_size=2)
     try:
         pipe = seg._pipeline(Kind("HWC", np.dtype(dtype), 3))
@@ -588,7 +582,7 @@ def test_dalis_own_error_for_a_truncated_jpeg_is_the_rows(tmp_path):
 
     seg = DaliSegment([vision.Decode()], backend="dali-cpu", batch_size=2)
     try:
-        results, _ = seg.run([_jpeg(_noise(40, 48, 1))[:300], _jpeg(_noise(40, 48, 2))], [[KernelContext()]] * 2)
+        results, _ = seg.run([_jpeg(noise_photo(40, 48, 1))[:300], _jpeg(noise_photo(40, 48, 2))], [[KernelContext()]] * 2)
     finally:
         seg.close()
     assert isinstance(results[0], RowFailure) and not device_fault(results[0].error.__cause__ or results[0].error)

@@ -13,6 +13,7 @@ import io
 import numpy as np
 import pytest
 from PIL import Image
+from vision_testing import noise_photo
 
 import minddata as md
 from minddata import transforms, vision
@@ -33,20 +34,13 @@ def _torch_driver_emulated(monkeypatch):
     monkeypatch.setattr(kernels, "_backends", {})
 
 
-def _noise(h: int, w: int, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    y, x = np.mgrid[0:h, 0:w]
-    base = np.stack([(3 * x + y) % 256, (x + 5 * y) % 256, (2 * x + 2 * y) % 256], -1)
-    return np.clip(base + rng.integers(0, 40, (h, w, 3)), 0, 255).astype(np.uint8)
-
-
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
     """12 JPEGs of assorted sizes, a PNG (row 5) and a grayscale JPEG (row 9), in one class."""
     root = tmp_path_factory.mktemp("torchgpu") / "images"
     (root / "c").mkdir(parents=True)
     for i in range(12):
-        pixels = _noise(40 + 3 * i, 56 + 5 * (i % 4), seed=i)
+        pixels = noise_photo(40 + 3 * i, 56 + 5 * (i % 4), seed=i)
         buf = io.BytesIO()
         if i == 5:
             Image.fromarray(pixels).save(buf, "PNG")
@@ -153,7 +147,7 @@ def test_a_bad_row_fails_alone_naming_op_row_and_file(tmp_path):
     bad.mkdir(parents=True)
     for i in range(6):
         buf = io.BytesIO()
-        Image.fromarray(_noise(40, 48, i)).save(buf, "JPEG")
+        Image.fromarray(noise_photo(40, 48, i)).save(buf, "JPEG")
         data = buf.getvalue()
         if i == 3:
             data = data[: len(data) // 3]
@@ -176,7 +170,7 @@ def test_an_op_without_a_torch_kernel_fails_when_the_iterator_is_created(folder)
 
 
 def test_per_row_kernels_draw_what_the_cpu_kernels_draw():
-    image = _noise(60, 80, 1)
+    image = noise_photo(60, 80, 1)
     op = vision.RandomHorizontalFlip()
     for row in range(8):
         ctx = dict(seed=5, pass_index=2, row_index=row, op_position=3)
@@ -202,7 +196,7 @@ TORCH_ADJUST_OPS = {
 @pytest.mark.parametrize("name", sorted(TORCH_ADJUST_OPS))
 def test_pixel_adjustments_are_exactly_the_cpus_with_the_same_draws(name):
     op = TORCH_ADJUST_OPS[name]()
-    image = _noise(37, 45, 3)
+    image = noise_photo(37, 45, 3)
     for row in range(6):
         ctx = dict(seed=4, pass_index=1, row_index=row, op_position=2)
         got = get_kernel(op.name, "GPU")(op, KernelContext(**ctx), image)
@@ -212,7 +206,7 @@ def test_pixel_adjustments_are_exactly_the_cpus_with_the_same_draws(name):
 
 @pytest.mark.parametrize("dtype", [np.int16, np.int32, np.float32, np.float64])
 def test_brightness_and_solarize_keep_the_cpus_dtype_rules(dtype):
-    image = (_noise(20, 24, 5).astype(np.float64) * 1.7 - 30).astype(dtype)
+    image = (noise_photo(20, 24, 5).astype(np.float64) * 1.7 - 30).astype(dtype)
     for op in (vision.AdjustBrightness(1.3), vision.Solarize((50, 200)), vision.Invert()):
         got = get_kernel(op.name, "GPU")(op, KernelContext(), image)
         want = get_kernel(op.name, "CPU")(op, KernelContext(), image)
@@ -231,7 +225,7 @@ def test_brightness_and_solarize_keep_the_cpus_dtype_rules(dtype):
 )
 def test_pad_to_size_and_erase_are_exactly_the_cpus(make, dtype):
     op = make()
-    image = (_noise(37, 45, 7).astype(np.float64) * 1.5).astype(dtype)
+    image = (noise_photo(37, 45, 7).astype(np.float64) * 1.5).astype(dtype)
     got = get_kernel(op.name, "GPU")(op, KernelContext(), image)
     want = get_kernel(op.name, "CPU")(op, KernelContext(), image)
     assert got.dtype == want.dtype and np.array_equal(got, want)
@@ -240,7 +234,7 @@ def test_pad_to_size_and_erase_are_exactly_the_cpus(make, dtype):
 def test_random_resize_draws_the_cpus_interpolation_and_resizes_as_resize_does():
     from minddata.ops.plans.bbox import random_interpolation
 
-    image = _noise(24, 33, 9)
+    image = noise_photo(24, 33, 9)
     op = vision.RandomResize((10, 14))
     for row in range(8):
         name = random_interpolation(KernelContext(seed=2, row_index=row).rng)
@@ -262,7 +256,7 @@ def test_lighting_gamma_and_to_tensor_match_the_cpu(make, largest):
     op = make()
     for dtype, tolerance in largest.items():
         scale = 1 / 255 if op.name == "AdjustGamma" and np.dtype(dtype).kind == "f" else 1.3
-        image = (_noise(30, 40, 15) * scale).astype(dtype)
+        image = (noise_photo(30, 40, 15) * scale).astype(dtype)
         for row in range(4):
             got = get_kernel(op.name, "GPU")(op, KernelContext(seed=6, row_index=row), image)
             want = get_kernel(op.name, "CPU")(op, KernelContext(seed=6, row_index=row), image)
@@ -277,7 +271,7 @@ def test_lighting_gamma_and_to_tensor_match_the_cpu(make, largest):
 @pytest.mark.parametrize("make", [lambda: vision.Resize((23, 31)), lambda: vision.Rotate(17)])
 def test_16_bit_resizes_and_warps_round_as_opencv_does(make, dtype):
     op = make()
-    image = (_noise(40, 52, 11).astype(np.int64) * 97 - (9000 if dtype == np.int16 else 0)).astype(dtype)
+    image = (noise_photo(40, 52, 11).astype(np.int64) * 97 - (9000 if dtype == np.int16 else 0)).astype(dtype)
     got = get_kernel(op.name, "GPU")(op, KernelContext(), image)
     want = get_kernel(op.name, "CPU")(op, KernelContext(), image)
     diff = np.abs(got.astype(np.int64) - want)
@@ -305,7 +299,7 @@ def test_rows_nvjpeg_refuses_decode_on_the_cpu_and_are_counted(caplog):
     jpegs = []
     for i in range(4):
         buf = io.BytesIO()
-        Image.fromarray(_noise(20 + i, 30, i)).save(buf, "JPEG", quality=90)
+        Image.fromarray(noise_photo(20 + i, 30, i)).save(buf, "JPEG", quality=90)
         jpegs.append(buf.getvalue())
     seg = TorchSegment([vision.Decode(), vision.HorizontalFlip()], backend="torch-cpu")
     seg.cuda = True  # as on the GPU: a decoder to fall back from, one host copy per batch

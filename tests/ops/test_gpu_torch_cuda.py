@@ -13,6 +13,7 @@ import os
 import numpy as np
 import pytest
 from PIL import Image
+from vision_testing import noise_photo
 
 import minddata as md
 from minddata import transforms, vision
@@ -37,13 +38,6 @@ def _torch_on_the_gpu(monkeypatch):
     monkeypatch.setattr(kernels, "_backends", {})
     yield
     kernels.close_cached_segments()
-
-
-def _noise(h: int, w: int, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    y, x = np.mgrid[0:h, 0:w]
-    base = np.stack([(3 * x + y) % 256, (x + 5 * y) % 256, (2 * x + 2 * y) % 256], -1)
-    return np.clip(base + rng.integers(0, 40, (h, w, 3)), 0, 255).astype(np.uint8)
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +80,7 @@ OPS = {
 def test_each_op_on_the_gpu_matches_the_cpu_kernel(name):
     make, largest = OPS[name]
     op = make()
-    image = _noise(60, 80, 3)
+    image = noise_photo(60, 80, 3)
     for row in range(3):
         ctx = dict(seed=8, pass_index=0, row_index=row, op_position=1)
         got = get_kernel(op.name, "GPU")(op, KernelContext(**ctx), image)
@@ -192,7 +186,7 @@ def test_a_cmyk_jpeg_falls_back_to_the_cpu_and_is_counted(tmp_path):
     folder = tmp_path / "cmyk" / "c"
     folder.mkdir(parents=True)
     for i in range(4):
-        image = Image.fromarray(_noise(48, 64, i))
+        image = Image.fromarray(noise_photo(48, 64, i))
         buf = io.BytesIO()
         (image.convert("CMYK") if i == 1 else image).save(buf, "JPEG", quality=90)
         (folder / f"{i}.jpg").write_bytes(buf.getvalue())

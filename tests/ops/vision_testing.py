@@ -53,3 +53,11 @@ def fills(fill: Any, channels: int) -> list[float]:
     if isinstance(fill, int):
         return [fill] * channels
     return (list(fill) + [0] * channels)[:channels] if channels > 1 else [fill[0]]
+
+
+def noise_photo(h: int, w: int, seed: int) -> np.ndarray:
+    """A uint8 HxWx3 gradient with seeded noise: the GPU driver tests' input (DALI, torch, torch on CUDA)."""
+    rng = np.random.default_rng(seed)
+    y, x = np.mgrid[0:h, 0:w]
+    base = np.stack([(3 * x + y) % 256, (x + 5 * y) % 256, (2 * x + 2 * y) % 256], -1)
+    return np.clip(base + rng.integers(0, 40, (h, w, 3)), 0, 255).astype(np.uint8)
