@@ -12,7 +12,7 @@ from minddata.errors import ArgumentError
 from minddata.ops.base import TensorSpec
 from minddata.text._checks import check_bool, check_enum, is_int
 
-__all__ = ["check_bool", "check_enum", "check_float", "check_int", "float_dtype", "one_input", "INT32_MAX"]
+__all__ = ["check_bool", "check_enum", "check_float", "check_int", "check_stft_args", "float_dtype", "one_input", "INT32_MAX"]
 
 INT32_MAX = 2**31 - 1
 FLOAT32_MAX = float(np.finfo(np.float32).max)
@@ -57,6 +57,24 @@ def check_float(
         )
         raise ArgumentError(f"{op}: `{arg}` must be {rule}. Found: {value}")
     return v
+
+
+def check_stft_args(
+    op: str, n_fft: Any, win_length: Any, hop_length: Any, *, hop_divisor: int = 2, zero_is_default: bool = False,
+) -> tuple[int, int, int]:
+    """``(n_fft, win_length, hop_length)`` of a framed op: ``win_length`` at most ``n_fft`` (None: ``n_fft``),
+    ``hop_length`` None: ``win_length // hop_divisor``; with ``zero_is_default`` a 0 means None too."""
+    n_fft = check_int(op, "n_fft", n_fft, low=1)
+    low = 0 if zero_is_default else 1
+    if win_length is not None:
+        check_int(op, "win_length", win_length, low=low)
+        if win_length > n_fft:
+            raise ArgumentError(f"{op}: `win_length` must be at most `n_fft` ({n_fft}). Found: {win_length}")
+    win = win_length if win_length else n_fft
+    if hop_length is not None:
+        check_int(op, "hop_length", hop_length, low=low)
+    hop = hop_length if hop_length else max(win // hop_divisor, 1)
+    return n_fft, win, hop
 
 
 def float_dtype(dtype: np.dtype | None) -> np.dtype | None:

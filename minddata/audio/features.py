@@ -11,7 +11,15 @@ import math
 
 import numpy as np
 
-from minddata.audio._checks import check_bool, check_enum, check_float, check_int, float_dtype, one_input
+from minddata.audio._checks import (
+    check_bool,
+    check_enum,
+    check_float,
+    check_int,
+    check_stft_args,
+    float_dtype,
+    one_input,
+)
 from minddata.audio.utils import WindowType
 from minddata.errors import ArgumentError
 from minddata.ops.base import Op, TensorSpec
@@ -47,15 +55,7 @@ class SpectralCentroid(Op):
         pad: int = 0, window: WindowType = WindowType.HANN,
     ) -> None:
         self.sample_rate = check_int(self.name, "sample_rate", sample_rate, low=0)
-        self.n_fft = check_int(self.name, "n_fft", n_fft, low=1)
-        if win_length is not None:
-            check_int(self.name, "win_length", win_length, low=1)
-            if win_length > n_fft:
-                raise ArgumentError(f"{self.name}: `win_length` must be at most `n_fft` ({n_fft}). Found: {win_length}")
-        if hop_length is not None:
-            check_int(self.name, "hop_length", hop_length, low=1)
-        self.win_length = win_length if win_length else n_fft
-        self.hop_length = hop_length if hop_length else max(self.win_length // 2, 1)
+        self.n_fft, self.win_length, self.hop_length = check_stft_args(self.name, n_fft, win_length, hop_length)
         self.pad = check_int(self.name, "pad", pad, low=0)
         self.window = check_enum(self.name, "window", window, WindowType)
 

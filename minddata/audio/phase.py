@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from minddata.audio._checks import check_enum, check_float, check_int, float_dtype, one_input
+from minddata.audio._checks import check_enum, check_float, check_int, check_stft_args, float_dtype, one_input
 from minddata.audio.utils import WindowType
 from minddata.errors import ArgumentError
 from minddata.ops.base import Op, TensorSpec
@@ -179,15 +179,9 @@ class PitchShift(Op):
         self.bins_per_octave = check_int(self.name, "bins_per_octave", bins_per_octave)
         if self.bins_per_octave == 0:
             raise ArgumentError(f"{self.name}: `bins_per_octave` must not be 0. Found: 0")
-        self.n_fft = check_int(self.name, "n_fft", n_fft, low=1)
-        if win_length is not None:
-            check_int(self.name, "win_length", win_length, low=1)
-            if win_length > n_fft:
-                raise ArgumentError(f"{self.name}: `win_length` must be at most `n_fft` ({n_fft}). Found: {win_length}")
-        if hop_length is not None:
-            check_int(self.name, "hop_length", hop_length, low=1)
-        self.win_length = win_length if win_length is not None else n_fft
-        self.hop_length = hop_length if hop_length is not None else max(self.win_length // 4, 1)
+        self.n_fft, self.win_length, self.hop_length = check_stft_args(
+            self.name, n_fft, win_length, hop_length, hop_divisor=4
+        )
         self.window = check_enum(self.name, "window", window, WindowType)
 
     def output_spec(self, *inputs: TensorSpec) -> TensorSpec:

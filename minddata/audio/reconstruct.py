@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from minddata.audio._checks import check_bool, check_enum, check_float, check_int, float_dtype, one_input
+from minddata.audio._checks import (
+    check_bool,
+    check_enum,
+    check_float,
+    check_int,
+    check_stft_args,
+    float_dtype,
+    one_input,
+)
 from minddata.audio.spectrogram import _check_freqs
 from minddata.audio.utils import MelType, NormType, WindowType
 from minddata.errors import ArgumentError
@@ -47,16 +55,10 @@ class GriffinLim(Op):
         window_type: WindowType = WindowType.HANN, power: float = 2.0, momentum: float = 0.99,
         length: int | None = None, rand_init: bool = True,
     ) -> None:
-        self.n_fft = check_int(self.name, "n_fft", n_fft, low=1)
+        self.n_fft, self.win_length, self.hop_length = check_stft_args(
+            self.name, n_fft, win_length, hop_length, zero_is_default=True
+        )
         self.n_iter = check_int(self.name, "n_iter", n_iter, low=1)
-        if win_length is not None:
-            check_int(self.name, "win_length", win_length, low=0)
-            if win_length > n_fft:
-                raise ArgumentError(f"{self.name}: `win_length` must be at most `n_fft` ({n_fft}). Found: {win_length}")
-        if hop_length is not None:
-            check_int(self.name, "hop_length", hop_length, low=0)
-        self.win_length = win_length if win_length else n_fft
-        self.hop_length = hop_length if hop_length else max(self.win_length // 2, 1)
         self.window_type = check_enum(self.name, "window_type", window_type, WindowType)
         self.power = check_float(self.name, "power", power, low=0, low_open=True)
         self.momentum = check_float(self.name, "momentum", momentum, low=0)

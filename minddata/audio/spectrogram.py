@@ -12,7 +12,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from minddata.audio._checks import check_bool, check_enum, check_float, check_int, float_dtype, one_input
+from minddata.audio._checks import (
+    check_bool,
+    check_enum,
+    check_float,
+    check_int,
+    check_stft_args,
+    float_dtype,
+    one_input,
+)
 from minddata.audio.utils import BorderType, MelType, NormMode, NormType, ScaleType, WindowType
 from minddata.errors import ArgumentError
 from minddata.ops.base import Op, TensorSpec
@@ -32,16 +40,7 @@ __all__ = [
 
 
 def _check_stft(op: str, n_fft: Any, win_length: Any, hop_length: Any, pad: Any) -> tuple[int, int, int, int]:
-    n_fft = check_int(op, "n_fft", n_fft, low=1)
-    if win_length is not None:
-        check_int(op, "win_length", win_length, low=1)
-        if win_length > n_fft:
-            raise ArgumentError(f"{op}: `win_length` must be at most `n_fft` ({n_fft}). Found: {win_length}")
-    win = win_length if win_length else n_fft
-    if hop_length is not None:
-        check_int(op, "hop_length", hop_length, low=1)
-    hop = hop_length if hop_length else max(win // 2, 1)
-    return n_fft, win, hop, check_int(op, "pad", pad, low=0)
+    return (*check_stft_args(op, n_fft, win_length, hop_length), check_int(op, "pad", pad, low=0))
 
 
 def _check_freqs(op: str, f_min: Any, f_max: Any, sample_rate: int, *, strict: bool) -> tuple[float, float]:
