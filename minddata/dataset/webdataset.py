@@ -427,63 +427,62 @@ class _Shards:
             index = indexes[f]
             with open_shard(index.path, self.storage_options) as shard:
                 if isinstance(shard, _RemoteShard):
-                    ranges = [self._reads(index, ids[p] - int(self.starts[f]), wanted) for p in positions]
-                    shard.prefetch([r for rs in ranges if rs for r in rs])
+                    members = [_members(index, ids[p] - int(self.starts[f]), wanted) for p in positions]
+                    shard.prefetch([r for m in members if m for r in _reads(index, m)])
                 for position in positions:
                     row = ids[position]
                     out[position] = self._sample(shard, index, row, row - int(self.starts[f]), wanted, columns)
         return out  # type: ignore[return-value]
 
     def _sample(self, shard: Any, index: ShardIndex, row: int, i: int, wanted: list[str], columns: list[str]) -> tuple:
-        lo, hi = int(index.first[i]), int(index.first[i + 1])
         key = index.keys[i]
-        have = {index.exts[j]: j for j in range(lo, hi)}
-        missing = [c for c in wanted if c not in have]
-        if missing:
+        picked = _members(index, i, wanted)
+        if picked is None:
+            have = [index.exts[j] for j in range(int(index.first[i]), int(index.first[i + 1]))]
+            missing = [c for c in wanted if c not in have]
             raise RowError(
                 f"{self.where}: shard {index.path}, sample {key!r} (row {row}) has no member {', '.join(missing)} "
                 f"(its members: {', '.join(have) or 'none'}). Name only members every sample has in columns_list, "
                 "or skip such samples with config.set_error_samples_mode('skip').",
                 op=self.where, row=row, source=index.path,
             )
-        picked = [have[c] for c in wanted]
         values: dict[str, Any] = {KEY: np.array(key)}
         if picked:
-            start = int(min(index.offsets[j] for j in picked))
-            stop = int(max(index.offsets[j] + index.sizes[j] for j in picked))
             try:
-                if _together(index, picked, start, stop):  # the members sit together: one read
-                    buf = memoryview(shard.read_at(start, stop - start))
-                    pieces = {c: buf[int(index.offsets[j]) - start: int(index.offsets[j] + index.sizes[j]) - start]
-                              for c, j in zip(wanted, picked)}
+                reads = _reads(index, picked)
+                if len(reads) == 1:  # the members sit together: one read, sliced
+                    start, size = reads[0]
+                    buf = memoryview(shard.read_at(start, size))
+                    pieces = [buf[int(index.offsets[j]) - start: int(index.offsets[j] + index.sizes[j]) - start]
+                              for j in picked]
                 else:
-                    pieces = {c: memoryview(shard.read_at(int(index.offsets[j]), int(index.sizes[j])))
-                              for c, j in zip(wanted, picked)}
-                for c in wanted:
-                    values[c] = member_value(c, pieces[c], lambda c=c: f"shard {index.path}, member {key}.{c}")
+                    pieces = [memoryview(shard.read_at(o, n)) for o, n in reads]
+                for c, piece in zip(wanted, pieces):
+                    values[c] = member_value(c, piece, lambda c=c: f"shard {index.path}, member {key}.{c}")
             except (DataFormatError, ValueError, _storage.StorageError) as error:
                 raise RowError(f"{self.where}: row {row}: {error}", op=self.where, row=row, source=index.path) from None
         return tuple(values[c] for c in columns)
 
-    @staticmethod
-    def _reads(index: ShardIndex, i: int, wanted: list[str]) -> list[tuple[int, int]] | None:
-        """The (offset, size) reads ``_sample`` makes for sample ``i`` (None if a member is missing)."""
-        lo, hi = int(index.first[i]), int(index.first[i + 1])
-        have = {index.exts[j]: j for j in range(lo, hi)}
-        if any(c not in have for c in wanted):
-            return None
-        picked = [have[c] for c in wanted]
-        if not picked:
-            return []
-        start = int(min(index.offsets[j] for j in picked))
-        stop = int(max(index.offsets[j] + index.sizes[j] for j in picked))
-        if _together(index, picked, start, stop):
-            return [(start, stop - start)]
-        return [(int(index.offsets[j]), int(index.sizes[j])) for j in picked]
+
+def _members(index: ShardIndex, i: int, wanted: list[str]) -> list[int] | None:
+    """The member numbers of sample ``i`` for the ``wanted`` extensions, in order (None if one is missing)."""
+    have = {index.exts[j]: j for j in range(int(index.first[i]), int(index.first[i + 1]))}
+    if any(c not in have for c in wanted):
+        return None
+    return [have[c] for c in wanted]
 
 
-def _together(index: ShardIndex, picked: list[int], start: int, stop: int) -> bool:
-    return stop - start <= 2 * int(sum(index.sizes[j] for j in picked)) + 4096
+def _reads(index: ShardIndex, picked: list[int]) -> list[tuple[int, int]]:
+    """The (offset, size) reads of the members ``picked``: one read when they sit together (at most
+    twice their bytes apart, plus 4 KiB), else one per member. ``fetch``'s prefetch and ``_sample``
+    both use it, so a prefetched range is the range ``read_at`` asks for."""
+    if not picked:
+        return []
+    start = int(min(index.offsets[j] for j in picked))
+    stop = int(max(index.offsets[j] + index.sizes[j] for j in picked))
+    if stop - start <= 2 * int(sum(index.sizes[j] for j in picked)) + 4096:
+        return [(start, stop - start)]
+    return [(int(index.offsets[j]), int(index.sizes[j])) for j in picked]
 
 
 class WebDataset(Dataset):
