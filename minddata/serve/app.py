@@ -43,6 +43,7 @@ from minddata.serve.protocol import (
     json_chars_per_element,
     json_numbers,
     parse_infer_request,
+    whole_number,
 )
 
 log = logging.getLogger("minddata.serve")
@@ -109,13 +110,9 @@ class _Held:
         self.size = 0
 
 
-def _digits(value: str | None) -> int | None:
-    return int(value) if value is not None and 0 < len(value) <= 18 and value.isascii() and value.isdigit() else None
-
-
 async def _read_body(request: Request, limit: int, held: _Held, what: str = "the body",
                      option: str = "--max-body-mb") -> bytes:
-    declared = _digits(request.headers.get("content-length"))
+    declared = whole_number(request.headers.get("content-length"))
     if declared is not None and declared > limit:
         raise Rejected(413, f"{what} is {declared} bytes, over the limit of {limit} ({option})",
                        {"Connection": "close"})
@@ -414,11 +411,12 @@ def create_app(service: Any) -> FastAPI:
                 body = await _read_body(request, json_limit, held, "the JSON body", "--max-json-mb")
             else:
                 try:
-                    if header_length_value(header_length) > json_limit:
-                        raise Rejected(413, f"the JSON header is {header_length_value(header_length)} bytes, over the "
-                                            f"limit of {json_limit} (--max-json-mb)", {"Connection": "close"})
+                    header_size = header_length_value(header_length)
                 except ProtocolError as exc:
                     raise Rejected(400, str(exc)) from None
+                if header_size > json_limit:
+                    raise Rejected(413, f"the JSON header is {header_size} bytes, over the limit of {json_limit} "
+                                        "(--max-json-mb)", {"Connection": "close"})
                 body = await _read_body(request, limit, held)
             try:
                 parsed = await maybe_off_loop(len(body), deadline, parse_infer_request, body, header_length,

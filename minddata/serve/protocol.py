@@ -41,6 +41,7 @@ __all__ = [
     "oip_datatype",
     "parse_infer_request",
     "parse_json",
+    "whole_number",
 ]
 
 HEADER_LENGTH = "Inference-Header-Content-Length"
@@ -101,13 +102,21 @@ def _show(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def whole_number(value: str | None) -> int | None:
+    """A length header's value as a number, or None unless it is 1 to 18 ASCII digits (``int()``
+    also takes ``+108``, ``1_08`` and surrounding spaces)."""
+    if value is not None and 0 < len(value) <= 18 and value.isascii() and value.isdigit():
+        return int(value)
+    return None
+
+
 def header_length_value(header_length: str) -> int:
-    """``Inference-Header-Content-Length`` as a number: ASCII digits only (``int()`` also takes
-    ``+108``, ``1_08`` and surrounding spaces)."""
-    if not (0 < len(header_length) <= 18 and header_length.isascii() and header_length.isdigit()):
+    """``Inference-Header-Content-Length`` as a number: ASCII digits only (see :func:`whole_number`)."""
+    size = whole_number(header_length)
+    if size is None:
         raise ProtocolError(f"{HEADER_LENGTH} must be a whole number of bytes, in digits. "
                             f"Found: {_show(header_length)}")
-    return int(header_length)
+    return size
 
 
 def parse_json(data: bytes) -> Any:
