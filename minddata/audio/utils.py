@@ -146,7 +146,7 @@ def create_dct(n_mfcc: int, n_mels: int, norm: NormMode = NormMode.NONE) -> np.n
     check_int("create_dct", "n_mfcc", n_mfcc, low=1)
     check_int("create_dct", "n_mels", n_mels, low=1)
     check_enum("create_dct", "norm", norm, NormMode)
-    return _plans.create_dct(n_mfcc, n_mels, norm.value)
+    return _plans.create_dct(n_mfcc, n_mels, norm.value).copy()
 
 
 def linear_fbanks(n_freqs: int, f_min: float, f_max: float, n_filter: int, sample_rate: int) -> np.ndarray:
@@ -166,7 +166,7 @@ def linear_fbanks(n_freqs: int, f_min: float, f_max: float, n_filter: int, sampl
         raise ArgumentError(f"{name}: `f_min` must be at most `f_max` ({f_max}). Found: {f_min}")
     check_int(name, "n_filter", n_filter, low=1)
     check_int(name, "sample_rate", sample_rate, low=1)
-    return _plans.linear_fbanks(n_freqs, float(f_min), float(f_max), n_filter, sample_rate)
+    return _plans.linear_fbanks(n_freqs, float(f_min), float(f_max), n_filter, sample_rate).copy()
 
 
 def melscale_fbanks(
@@ -192,4 +192,5 @@ def melscale_fbanks(
     check_int(name, "sample_rate", sample_rate, low=1)
     check_enum(name, "norm", norm, NormType)
     check_enum(name, "mel_type", mel_type, MelType)
-    return _plans.melscale_fbanks(n_freqs, float(f_min), float(f_max), n_mels, sample_rate, norm.value, mel_type.value)
+    fb = _plans.melscale_fbanks(n_freqs, float(f_min), float(f_max), n_mels, sample_rate, norm.value, mel_type.value)
+    return fb.copy()

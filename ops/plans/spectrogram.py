@@ -3,9 +3,14 @@ frame counts (torchaudio's and MindSpore's definitions). Device-free: NumPy only
 
 Enum arguments arrive as their string values (``"hann"``, ``"htk"``, ``"slaney"``, ``"ortho"``): the
 audio enums are ``str`` enums, so either form works.
+
+Windows, filter banks and DCT matrices depend only on an op's arguments, so they are cached and returned
+read-only: a kernel builds each once per op, not once per row (copy one before changing it).
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
@@ -19,10 +24,19 @@ __all__ = [
 ]
 
 
+def _frozen(arr: np.ndarray) -> np.ndarray:
+    arr.setflags(write=False)
+    return arr
+
+
+@functools.lru_cache(maxsize=64)
 def window(kind: str, length: int) -> np.ndarray:
     """A periodic window of ``length`` samples (float64), as ``torch.<kind>_window(length)``; Kaiser
     with beta 12."""
-    kind = str(getattr(kind, "value", kind))
+    return _frozen(_window(str(getattr(kind, "value", kind)), length))
+
+
+def _window(kind: str, length: int) -> np.ndarray:
     if length <= 0:
         return np.zeros(0)
     if length == 1:
@@ -41,11 +55,12 @@ def window(kind: str, length: int) -> np.ndarray:
     raise ValueError(f"unknown window {kind!r}")
 
 
+@functools.lru_cache(maxsize=64)
 def padded_window(kind: str, win_length: int, n_fft: int) -> np.ndarray:
     """The window of ``win_length`` centred in ``n_fft`` zeros (as torch.stft pads it)."""
     w = window(kind, win_length)
     left = (n_fft - win_length) // 2
-    return np.pad(w, (left, n_fft - win_length - left))
+    return _frozen(np.pad(w, (left, n_fft - win_length - left)))
 
 
 def frame_count(length: int | None, n_fft: int, hop_length: int, pad: int, center: bool) -> int | None:
@@ -87,6 +102,7 @@ def _triangles(all_freqs: np.ndarray, f_pts: np.ndarray) -> np.ndarray:
     return np.nan_to_num(np.maximum(0.0, np.minimum(down, up)))
 
 
+@functools.lru_cache(maxsize=64)
 def melscale_fbanks(
     n_freqs: int, f_min: float, f_max: float, n_mels: int, sample_rate: int, norm: str = "none",
     mel_type: str = "htk",
@@ -100,16 +116,18 @@ def melscale_fbanks(
     fb = _triangles(all_freqs, f_pts) + 0.0
     if norm == "slaney":
         fb *= (2.0 / (f_pts[2 : n_mels + 2] - f_pts[:n_mels]))[None, :]
-    return fb.astype(np.float32)
+    return _frozen(fb.astype(np.float32))
 
 
+@functools.lru_cache(maxsize=64)
 def linear_fbanks(n_freqs: int, f_min: float, f_max: float, n_filter: int, sample_rate: int) -> np.ndarray:
     """The triangular filter bank with linearly spaced centres, shape ``(n_freqs, n_filter)``, float32."""
     all_freqs = np.linspace(0, sample_rate // 2, n_freqs)
     f_pts = np.linspace(f_min, f_max, n_filter + 2)
-    return (_triangles(all_freqs, f_pts) + 0.0).astype(np.float32)
+    return _frozen((_triangles(all_freqs, f_pts) + 0.0).astype(np.float32))
 
 
+@functools.lru_cache(maxsize=64)
 def create_dct(n_mfcc: int, n_mels: int, norm: str = "none") -> np.ndarray:
     """The DCT-II matrix, shape ``(n_mels, n_mfcc)``, float32; ``norm="ortho"`` makes it orthonormal."""
     norm = str(getattr(norm, "value", norm))
@@ -121,4 +139,4 @@ def create_dct(n_mfcc: int, n_mels: int, norm: str = "none") -> np.ndarray:
         dct *= np.sqrt(2.0 / n_mels)
     else:
         dct *= 2.0
-    return dct.T.astype(np.float32)
+    return _frozen(dct.T.astype(np.float32))
