@@ -177,7 +177,10 @@ class _RemoteShard:
     def __init__(self, path: str, storage_options: Any):
         self.path = path
         self.url = _storage.split_url(path)
-        self.options = _storage.StorageOptions("WebDataset", storage_options)
+        options = storage_options
+        if not isinstance(options, _storage.StorageOptions):  # WebDataset passes its checked options: reused per fetch
+            options = _storage.StorageOptions("WebDataset", options)
+        self.options = options
         self.store = _storage.get_store(self.url, self.options)  # type: ignore[arg-type]
         self._size: int | None = None
         self._ready: dict[tuple[int, int], bytes] = {}
