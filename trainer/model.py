@@ -68,7 +68,7 @@ _LEGACY_SAFE_GLOBALS: list[Any] = [
     (_RECONSTRUCT, "numpy.core.multiarray._reconstruct"),  # written under NumPy 1.x
     np.ndarray,
     np.dtype,
-    *(type(np.dtype(t)) for t in ("uint32",)),  # some NumPy versions pickle the dtype's class
+    type(np.dtype("uint32")),  # some NumPy versions pickle the dtype's class (numpy.dtypes.UInt32DType)
 ]
 
 
