@@ -314,6 +314,10 @@ def parse_infer_request(body: bytes, header_length: str | None, input_name: str,
     return request
 
 
+# OIP datatype → NumPy dtype: the inverse of OUTPUT_DATATYPES, looked up per request.
+_DTYPE_OF_DATATYPE = {oip: np.dtype(name) for name, oip in OUTPUT_DATATYPES.items()}
+
+
 class DeadlinePassed(Exception):
     """Encoding an answer went past the request's deadline."""
 
@@ -348,10 +352,7 @@ def json_chars_per_element(dtype: Any) -> int:
 
 def datatype_dtype(datatype: str) -> np.dtype | None:
     """The NumPy dtype of an OIP datatype (None for BYTES)."""
-    for name, oip in OUTPUT_DATATYPES.items():
-        if oip == datatype:
-            return np.dtype(name)
-    return None
+    return _DTYPE_OF_DATATYPE.get(datatype)
 
 
 def encode_infer_response(
