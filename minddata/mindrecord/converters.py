@@ -467,6 +467,8 @@ class TFRecordToMR:
             if not (hasattr(feature, "shape") and hasattr(feature, "dtype")):
                 raise ArgumentError(f"{where}: feature_dict[{key!r}] must be a FixedLenFeature. Found: {feature!r}")
         self.source, self.destination, self.feature_dict = source, destination, feature_dict
+        if bytes_fields is not None and not isinstance(bytes_fields, list):
+            raise ArgumentError(f"{where}: `bytes_fields` must be list(str). Found: {bytes_fields!r}")
         self.bytes_fields_list: list[str] = []
         for item in bytes_fields or []:
             if not isinstance(item, str) or item not in feature_dict:
@@ -474,8 +476,6 @@ class TFRecordToMR:
             if _type_name(feature_dict[item].dtype) != "string":
                 raise ArgumentError(f"{where}: bytes field {item!r} must be a string feature in feature_dict")
             self.bytes_fields_list.append(_cast_name(item))
-        if bytes_fields is not None and not isinstance(bytes_fields, list):
-            raise ArgumentError(f"{where}: `bytes_fields` must be list(str). Found: {bytes_fields!r}")
         self.mindrecord_schema = self._schema(where)
 
     def _schema(self, where: str) -> dict:

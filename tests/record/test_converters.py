@@ -211,6 +211,8 @@ def test_tfrecord_to_mr_errors_name_the_record(tmp_path):
         TFRecordToMR(source, str(tmp_path / "c.mindrecord"), {"file_name": FixedLenFeature([2], "string")})
     with pytest.raises(md.errors.ArgumentError, match="bytes field 'int64_scalar' must be a string feature"):
         TFRecordToMR(source, str(tmp_path / "d.mindrecord"), _FEATURES, ["int64_scalar"])
+    with pytest.raises(md.errors.ArgumentError, match=r"`bytes_fields` must be list\(str\). Found: 'image bytes'"):
+        TFRecordToMR(source, str(tmp_path / "f.mindrecord"), _FEATURES, "image bytes")
 
 
 def _paged(path):
