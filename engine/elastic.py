@@ -285,7 +285,6 @@ def next_epoch(state: Any) -> Any:
     part = state.get(KEY)
     if isinstance(part, dict):
         part = {**part, "taken": 0, "base": []}
-        part["rows"] = part.get("rows")
         part["check"] = _checksum(part, moved.get("seed"), moved.get("shard_seed", moved.get("seed")),
                                   moved["epoch"], 0)
         moved[KEY] = part
