@@ -49,12 +49,10 @@ def _rows(folder: str, ops: list, *, fusion: bool, fast: bool) -> list[np.ndarra
 def pixel_differences(ours: list[np.ndarray], theirs: list[np.ndarray]) -> tuple[list[float], list[float]]:
     """Per image pair: the mean and the largest absolute difference (grey levels for 8-bit images, the
     arrays' own units otherwise). ``minddata parity`` summarises its peers with these too."""
-    means, maxima = [], []
-    for a, b in zip(ours, theirs):
-        diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
-        means.append(float(diff.mean()) if diff.size else 0.0)
-        maxima.append(float(diff.max()) if diff.size else 0.0)
-    return means, maxima
+    from minddata._parity import difference
+
+    pairs = [difference(a, b) for a, b in zip(ours, theirs)]
+    return [mean for _, mean in pairs], [largest for largest, _ in pairs]
 
 
 def measure(folder: str) -> dict[str, dict[str, float]]:
