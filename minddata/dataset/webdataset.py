@@ -107,8 +107,7 @@ def expand_shards(where: str, dataset_files: Any, storage_options: _storage.Stor
             for url in brace_expand(text):
                 files.extend(u.url for u, _ in _storage.expand_urls(where, url, options))
             continue
-        if text.startswith("file://"):
-            text = text[len("file://"):]
+        text = _storage.local_path(text)  # file:// (any case, file://localhost/) removed as every source does
         for path in brace_expand(os.path.expanduser(text)):
             if glob.has_magic(path):
                 matches = sorted(m for m in glob.glob(path) if os.path.isfile(m))
