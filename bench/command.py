@@ -36,7 +36,6 @@ from minddata._command_line import (
 )
 from minddata._progress import ProgressBar
 from minddata.bench import pipelines, runner
-from minddata.bench.verdict import in_command_terms as _in_command_terms  # noqa: F401 - the tests' name
 from minddata.bench.verdict import plain_fusion_notes, verdict
 from minddata.errors import UsageError
 

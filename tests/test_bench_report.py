@@ -16,9 +16,9 @@ import pytest
 from testkit import make_jpeg
 
 from minddata.bench import compare, images, pipelines, runner
-from minddata.bench.command import LoadMonitor, _in_command_terms, aggregate_rounds
+from minddata.bench.command import LoadMonitor, aggregate_rounds
 from minddata.bench.runner import BenchResult
-from minddata.bench.verdict import plain_fusion_notes, verdict
+from minddata.bench.verdict import in_command_terms, plain_fusion_notes, verdict
 from minddata.cli import main
 
 
@@ -46,7 +46,7 @@ def test_rounds_that_disagree_name_no_bottleneck():
 
 def test_worker_advice_becomes_the_flag_to_pass():
     advice = "add workers (num_parallel_workers=2 → 3) or make Resize (40% of its time) cheaper"
-    assert _in_command_terms(advice) == "rerun with --workers 3 or make Resize (40% of its time) cheaper"
+    assert in_command_terms(advice) == "rerun with --workers 3 or make Resize (40% of its time) cheaper"
 
 
 def test_load_monitor_sees_another_busy_process():
