@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -118,21 +119,27 @@ def fade(op: Any, ctx: KernelContext, x: Any) -> np.ndarray:
     return (w * ramp).astype(out_dtype(arr))
 
 
-def _sinc_kernel(op: Any, orig: int, new: int) -> tuple[np.ndarray, int]:
-    """torchaudio's windowed-sinc resampling kernel: ``(new, 2·width + orig)`` taps and ``width``."""
-    base = min(orig, new) * op.rolloff
-    width = math.ceil(op.lowpass_filter_width * orig / base)
+@functools.lru_cache(maxsize=32)
+def _sinc_kernel(
+    orig: int, new: int, method: str, lowpass_filter_width: int, rolloff: float, beta: float | None,
+) -> tuple[np.ndarray, int]:
+    """torchaudio's windowed-sinc resampling kernel: ``(new, 2·width + orig)`` taps and ``width``; cached
+    (read-only), as it depends only on the op's arguments."""
+    base = min(orig, new) * rolloff
+    width = math.ceil(lowpass_filter_width * orig / base)
     idx = np.arange(-width, width + orig, dtype=np.float64)[None, :] / orig
     t = (np.arange(0, -new, -1, dtype=np.float64)[:, None] / new + idx) * base
-    t = np.clip(t, -op.lowpass_filter_width, op.lowpass_filter_width)
-    if op.resample_method == "sinc_interpolation":
-        window = np.cos(t * np.pi / op.lowpass_filter_width / 2) ** 2
+    t = np.clip(t, -lowpass_filter_width, lowpass_filter_width)
+    if method == "sinc_interpolation":
+        window = np.cos(t * np.pi / lowpass_filter_width / 2) ** 2
     else:
-        window = np.i0(op.beta * np.sqrt(1 - (t / op.lowpass_filter_width) ** 2)) / np.i0(op.beta)
+        window = np.i0(beta * np.sqrt(1 - (t / lowpass_filter_width) ** 2)) / np.i0(beta)
     t = t * np.pi
     with np.errstate(divide="ignore", invalid="ignore"):
         kernels = np.where(t == 0, 1.0, np.sin(t) / np.where(t == 0, 1.0, t))
-    return kernels * window * (base / orig), width
+    kernels = kernels * window * (base / orig)
+    kernels.setflags(write=False)
+    return kernels, width
 
 
 @register_kernel("Resample", "CPU")
@@ -143,7 +150,9 @@ def resample(op: Any, ctx: KernelContext, x: Any) -> np.ndarray:
         return w.astype(out_dtype(arr))
     gcd = math.gcd(int(op.orig_freq), int(op.new_freq)) or 1
     orig, new = int(op.orig_freq) // gcd, int(op.new_freq) // gcd
-    kernels, width = _sinc_kernel(op, orig, new)
+    kernels, width = _sinc_kernel(
+        orig, new, op.resample_method, op.lowpass_filter_width, op.rolloff, op.beta
+    )
     lead, length = w.shape[:-1], w.shape[-1]
     target = math.ceil(new * length / orig)
     if w.size == 0:
