@@ -78,6 +78,14 @@ def _normalize(image: np.ndarray, p: dict[str, Any]) -> np.ndarray:
     return ((image.astype(np.float32) - mean) / std).astype(np.float32)
 
 
+def _resize_mode(p: dict[str, Any], modes: dict[str, Any]) -> Any:
+    """The peer's counterpart (from ``modes``) of the Resize's interpolation; NotTranslated when it has none."""
+    interpolation = p.get("interpolation", "BILINEAR")
+    if interpolation not in modes:
+        raise NotTranslated(f"Resize with {interpolation}")
+    return modes[interpolation]
+
+
 def _common(name: str, p: dict[str, Any], image: np.ndarray) -> np.ndarray:
     """Ops every peer computes the same way here (NumPy arithmetic, layout)."""
     if name == "CenterCrop":
@@ -148,11 +156,8 @@ class OpenCVPeer(Peer):
         if name == "Resize":
             flags = {"NEAREST": cv2.INTER_NEAREST, "BILINEAR": cv2.INTER_LINEAR, "LINEAR": cv2.INTER_LINEAR,
                      "BICUBIC": cv2.INTER_CUBIC, "CUBIC": cv2.INTER_CUBIC, "AREA": cv2.INTER_AREA}
-            interpolation = p.get("interpolation", "BILINEAR")
-            if interpolation not in flags:
-                raise NotTranslated(f"Resize with {interpolation}")
             h, w = target.shape[:2]
-            return cv2.resize(image, (w, h), interpolation=flags[interpolation])
+            return cv2.resize(image, (w, h), interpolation=_resize_mode(p, flags))
         return _common(name, p, image)
 
 
@@ -177,11 +182,11 @@ class TorchvisionPeer(Peer):
         if name == "Resize":
             modes = {"NEAREST": InterpolationMode.NEAREST, "BILINEAR": InterpolationMode.BILINEAR,
                      "LINEAR": InterpolationMode.BILINEAR, "BICUBIC": InterpolationMode.BICUBIC}
-            interpolation = p.get("interpolation", "BILINEAR")
-            if interpolation not in modes or image.ndim != 3:
-                raise NotTranslated(f"Resize with {interpolation}")
+            mode = _resize_mode(p, modes)
+            if image.ndim != 3:
+                raise NotTranslated("Resize of images without a channel axis")
             tensor = torch.from_numpy(np.ascontiguousarray(image)).permute(2, 0, 1)
-            out = F.resize(tensor, list(target.shape[:2]), modes[interpolation], antialias=True)
+            out = F.resize(tensor, list(target.shape[:2]), mode, antialias=True)
             return out.permute(1, 2, 0).numpy()
         return _common(name, p, image)
 
@@ -213,10 +218,8 @@ class DaliPeer(Peer):
             if name == "Decode":
                 return fn.decoders.image(data, device="cpu", output_type=types.RGB)
             if name == "Resize":
-                if p.get("interpolation", "BILINEAR") not in interp:
-                    raise NotTranslated(f"Resize with {p.get('interpolation')}")
                 size = fn.external_source(source=lambda: sizes, batch=True)
-                return fn.resize(data, size=size, interp_type=interp[p.get("interpolation", "BILINEAR")],
+                return fn.resize(data, size=size, interp_type=_resize_mode(p, interp),
                                  antialias=p.get("interpolation") == "AREA")
             ch, cw = _pair(p["size"])
             return fn.crop(data, crop=(ch, cw), crop_pos_x=0.5, crop_pos_y=0.5)
