@@ -226,7 +226,9 @@ def test_predict_on_a_uint8_array_says_to_pass_floats():
 
 def test_float32_images_from_the_pipeline_train():
     ds = _uint8_images().map(md.transforms.TypeCast(np.float32), input_columns="image").batch(4)
-    _conv_model().train(1, ds)
+    losses: list[float] = []
+    _conv_model().train(1, ds, callbacks=[_losses_into(losses)])
+    assert len(losses) == 2 and all(np.isfinite(losses))
 
 
 def test_a_network_that_takes_integers_on_purpose_is_not_affected():
@@ -237,7 +239,13 @@ def test_a_network_that_takes_integers_on_purpose_is_not_affected():
     torch.manual_seed(0)
     net = Pixels()
     model = Model(net, torch.nn.CrossEntropyLoss(), torch.optim.SGD(net.parameters(), lr=0.1), device="cpu")
-    model.train(1, _uint8_images().batch(4))
+    losses: list[float] = []
+    model.train(1, _uint8_images().batch(4), callbacks=[_losses_into(losses)])
+    assert len(losses) == 2 and all(np.isfinite(losses))
+
+
+def _losses_into(losses: list[float]) -> LambdaCallback:
+    return LambdaCallback(on_train_step_end=lambda c: losses.append(float(c.original_args().net_outputs)))
 
 
 def test_other_forward_errors_with_integer_inputs_pass_through_unchanged():
