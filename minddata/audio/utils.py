@@ -13,6 +13,7 @@ Examples:
 from __future__ import annotations
 
 from enum import Enum
+from typing import Any
 
 import numpy as np
 
@@ -149,6 +150,15 @@ def create_dct(n_mfcc: int, n_mels: int, norm: NormMode = NormMode.NONE) -> np.n
     return _plans.create_dct(n_mfcc, n_mels, norm.value).copy()
 
 
+def _check_band(name: str, n_freqs: Any, f_min: Any, f_max: Any) -> None:
+    """The checks the filter-bank functions share: ``n_freqs`` >= 0 and ``0 <= f_min <= f_max``, ``f_max`` > 0."""
+    check_int(name, "n_freqs", n_freqs, low=0)
+    check_float(name, "f_min", f_min, low=0)
+    check_float(name, "f_max", f_max, low=0, low_open=True)
+    if f_min > f_max:
+        raise ArgumentError(f"{name}: `f_min` must be at most `f_max` ({f_max}). Found: {f_min}")
+
+
 def linear_fbanks(n_freqs: int, f_min: float, f_max: float, n_filter: int, sample_rate: int) -> np.ndarray:
     """A bank of ``n_filter`` triangular filters with linearly spaced centres between ``f_min`` and
     ``f_max``, over ``n_freqs`` frequencies from 0 to ``sample_rate // 2``: shape ``(n_freqs, n_filter)``.
@@ -159,11 +169,7 @@ def linear_fbanks(n_freqs: int, f_min: float, f_max: float, n_filter: int, sampl
         (4096, 40)
     """
     name = "linear_fbanks"
-    check_int(name, "n_freqs", n_freqs, low=0)
-    check_float(name, "f_min", f_min, low=0)
-    check_float(name, "f_max", f_max, low=0, low_open=True)
-    if f_min > f_max:
-        raise ArgumentError(f"{name}: `f_min` must be at most `f_max` ({f_max}). Found: {f_min}")
+    _check_band(name, n_freqs, f_min, f_max)
     check_int(name, "n_filter", n_filter, low=1)
     check_int(name, "sample_rate", sample_rate, low=1)
     return _plans.linear_fbanks(n_freqs, float(f_min), float(f_max), n_filter, sample_rate).copy()
@@ -183,11 +189,7 @@ def melscale_fbanks(
         (4096, 40)
     """
     name = "melscale_fbanks"
-    check_int(name, "n_freqs", n_freqs, low=0)
-    check_float(name, "f_min", f_min, low=0)
-    check_float(name, "f_max", f_max, low=0, low_open=True)
-    if f_min > f_max:
-        raise ArgumentError(f"{name}: `f_min` must be at most `f_max` ({f_max}). Found: {f_min}")
+    _check_band(name, n_freqs, f_min, f_max)
     check_int(name, "n_mels", n_mels, low=1)
     check_int(name, "sample_rate", sample_rate, low=1)
     check_enum(name, "norm", norm, NormType)
