@@ -48,10 +48,6 @@ class Dither(_SameShape):
         return self.density_function != DensityFunction.TPDF
 
 
-def _in_range(op: str, arg: str, value: object, low: float, high: float) -> float:
-    return check_float(op, arg, value, low=low, high=high)
-
-
 class Flanger(_SameShape):
     """A flanger effect on a waveform ``<..., channel, time>`` (torchaudio's ``flanger``, after SoX):
     the signal plus a copy delayed by a low-frequency oscillator, with feedback.
@@ -84,12 +80,12 @@ class Flanger(_SameShape):
         self.sample_rate = check_int(self.name, "sample_rate", sample_rate)
         if self.sample_rate == 0:
             raise ArgumentError(f"{self.name}: `sample_rate` must not be 0. Found: 0")
-        self.delay = _in_range(self.name, "delay", delay, 0, 30)
-        self.depth = _in_range(self.name, "depth", depth, 0, 10)
-        self.regen = _in_range(self.name, "regen", regen, -95, 95)
-        self.width = _in_range(self.name, "width", width, 0, 100)
-        self.speed = _in_range(self.name, "speed", speed, 0.1, 10)
-        self.phase = _in_range(self.name, "phase", phase, 0, 100)
+        self.delay = check_float(self.name, "delay", delay, low=0, high=30)
+        self.depth = check_float(self.name, "depth", depth, low=0, high=10)
+        self.regen = check_float(self.name, "regen", regen, low=-95, high=95)
+        self.width = check_float(self.name, "width", width, low=0, high=100)
+        self.speed = check_float(self.name, "speed", speed, low=0.1, high=10)
+        self.phase = check_float(self.name, "phase", phase, low=0, high=100)
         self.modulation = check_enum(self.name, "modulation", modulation, Modulation)
         self.interpolation = check_enum(self.name, "interpolation", interpolation, Interpolation)
 
@@ -119,11 +115,11 @@ class Phaser(_SameShape):
         decay: float = 0.4, mod_speed: float = 0.5, sinusoidal: bool = True,
     ) -> None:
         self.sample_rate = check_int(self.name, "sample_rate", sample_rate)
-        self.gain_in = _in_range(self.name, "gain_in", gain_in, 0, 1)
-        self.gain_out = _in_range(self.name, "gain_out", gain_out, 0, 1e9)
-        self.delay_ms = _in_range(self.name, "delay_ms", delay_ms, 0, 5.0)
-        self.decay = _in_range(self.name, "decay", decay, 0, 0.99)
-        self.mod_speed = _in_range(self.name, "mod_speed", mod_speed, 0.1, 2)
+        self.gain_in = check_float(self.name, "gain_in", gain_in, low=0, high=1)
+        self.gain_out = check_float(self.name, "gain_out", gain_out, low=0, high=1e9)
+        self.delay_ms = check_float(self.name, "delay_ms", delay_ms, low=0, high=5.0)
+        self.decay = check_float(self.name, "decay", decay, low=0, high=0.99)
+        self.mod_speed = check_float(self.name, "mod_speed", mod_speed, low=0.1, high=2)
         self.sinusoidal = check_bool(self.name, "sinusoidal", sinusoidal)
 
 
