@@ -434,10 +434,11 @@ def check_golden(card: PipelineCard, ops: Sequence[Any], run_pipeline: Callable[
     images = card.images
     report = GoldenReport("exact", versions_here=pixel_versions(), versions_at_export=card.versions)
     inputs = [np.frombuffer(b, np.uint8) for b in images]
+    names = card.op_names()
     for k, op in enumerate(ops):
         outputs = run_ops([op], inputs)
         tol = tuple(card.tolerances[k])
-        worst = OpCheck(k, card.op_names()[k], 0.0, 0.0, tol, 0)
+        worst = OpCheck(k, names[k], 0.0, 0.0, tol, 0)
         for i, out in enumerate(outputs):
             stored = card.arrays[f"op{k}_{i}"]
             largest, mean = difference(_stored(out), stored)

@@ -24,6 +24,7 @@ from minddata._parity import (
     PipelineCard,
     check_golden,
     diff_ops,
+    digest_ops,
     op_entry,
     read_card,
     side_by_side,
@@ -155,8 +156,6 @@ def _card(path: str, strict: bool = False) -> PipelineCard | None:
             raise ValueError(f"{path}: not a model file whose metadata can be read ({type(exc).__name__}: {first})") from None
         return None
     if card is not None and not card.stored_digest_ok:
-        from minddata._parity import digest_ops
-
         raise ValueError(f"{path}: the embedded pipeline does not match its digest (stored {card.digest}, its ops "
                          f"give {digest_ops(card.ops)}, or its golden arrays were changed): the file was edited "
                          "after export; export the model again")
