@@ -49,3 +49,9 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def gpu_required() -> bool:
+    """``MINDDATA_REQUIRE_GPU`` set to anything but "" or "0" (bench/device_check.sh sets it): a GPU test
+    that finds no GPU fails instead of skipping (the same rule as bench/require_gpu.py)."""
+    return os.environ.get("MINDDATA_REQUIRE_GPU", "") not in ("", "0")

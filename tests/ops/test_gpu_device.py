@@ -11,17 +11,16 @@ libjpeg-turbo's by a few levels.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
+from testkit import gpu_required
 
 import minddata as md
 from minddata import vision
 from minddata.ops import probe
 
 _gpus, _why = probe.visible_gpus()
-if os.environ.get("MINDDATA_REQUIRE_GPU") and not _gpus:
+if gpu_required() and not _gpus:
     raise RuntimeError(f"MINDDATA_REQUIRE_GPU is set but no GPU is visible: {_why}")
 _dali_ok, _dali_why = probe.dali_status()
 # torch is imported only where a GPU is there to use.
@@ -30,7 +29,7 @@ _DRIVERS = {
     "dali": (_dali_ok, f"nvidia.dali not importable ({_dali_why})"),
     "torch": (_torch_ok and _torch_cuda, f"no CUDA PyTorch here ({_torch_why})"),
 }
-if os.environ.get("MINDDATA_REQUIRE_GPU") and not any(ok for ok, _ in _DRIVERS.values()):
+if gpu_required() and not any(ok for ok, _ in _DRIVERS.values()):
     raise RuntimeError(f"MINDDATA_REQUIRE_GPU is set but no GPU driver works: {_DRIVERS}")
 pytestmark = [
     pytest.mark.gpu,

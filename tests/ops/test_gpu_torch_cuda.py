@@ -8,11 +8,11 @@ under ``MINDDATA_REQUIRE_GPU=1`` (bench/device_check.sh) that is an error instea
 from __future__ import annotations
 
 import io
-import os
 
 import numpy as np
 import pytest
 from PIL import Image
+from testkit import gpu_required
 from vision_testing import noise_photo
 
 import minddata as md
@@ -22,7 +22,7 @@ from minddata.ops import KernelContext, get_kernel
 torch = pytest.importorskip("torch", reason="PyTorch is not installed: the torch GPU driver needs it")
 
 _cuda = torch.cuda.is_available()
-if os.environ.get("MINDDATA_REQUIRE_GPU") and not _cuda:
+if gpu_required() and not _cuda:
     raise RuntimeError("MINDDATA_REQUIRE_GPU is set but torch sees no CUDA device (a CPU-only build, or no GPU)")
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not _cuda, reason="no CUDA device visible to torch")]
 

@@ -6,10 +6,9 @@ Skipped where torch sees no CUDA device; ``bench/device_check.sh`` runs this fil
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
+from testkit import gpu_required
 
 torch = pytest.importorskip("torch", reason="torch is not installed: the trainer needs it")
 
@@ -18,7 +17,7 @@ from minddata.trainer import LambdaCallback, Model  # noqa: E402
 from minddata.trainer.sink import EPOCH_END, BatchFeed  # noqa: E402
 
 _cuda = torch.cuda.is_available()
-if os.environ.get("MINDDATA_REQUIRE_GPU") and not _cuda:
+if gpu_required() and not _cuda:
     raise RuntimeError("MINDDATA_REQUIRE_GPU is set but torch sees no CUDA device")
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(not _cuda, reason="no CUDA device visible to torch")]
 
