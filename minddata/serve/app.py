@@ -174,10 +174,16 @@ _BASE64_FIX_V2 = ('add "parameters": {"content_type": "base64"} to the input, or
                   "(the binary tensor data extension)")
 
 
-def _json_too_large(estimate: int, limit: int) -> Rejected:
-    return Rejected(413, f"the answer would be about {estimate / (1 << 20):.0f} MB of JSON, over the limit of "
-                         f"{limit / (1 << 20):g} MB (--max-json-answer-mb); ask for binary outputs "
-                         '("parameters": {"binary_data_output": true}) or send fewer images per request')
+_JSON_FIX_V2 = 'ask for binary outputs ("parameters": {"binary_data_output": true}) or send fewer images per request'
+_JSON_FIX_V1 = "drop Accept: application/json to get the tensors as .npy"
+
+
+def _json_within_limit(estimate: int, limit: int, fix: str) -> int:
+    """``estimate`` (the JSON answer's size in bytes), or 413 naming ``fix`` when it is over ``limit``."""
+    if estimate > limit:
+        raise Rejected(413, f"the answer would be about {estimate / (1 << 20):.0f} MB of JSON, over the limit of "
+                            f"{limit / (1 << 20):g} MB (--max-json-answer-mb); {fix}")
+    return estimate
 
 
 def _json_estimate(tensors: dict[str, np.ndarray]) -> int:
@@ -429,16 +435,13 @@ def create_app(service: Any) -> FastAPI:
             _check_images(parsed.images, _BASE64_FIX_V2)
             json_outputs = [n for n in (parsed.outputs or service.output_names)
                             if not parsed.binary_outputs.get(n, parsed.binary_default)]
-            estimate = json_answer_estimate(len(parsed.images), json_outputs)
-            if estimate > answer_limit:
-                raise _json_too_large(estimate, answer_limit)
+            _json_within_limit(json_answer_estimate(len(parsed.images), json_outputs), answer_limit, _JSON_FIX_V2)
             result = await _await_result(service, request, parsed.images, deadline)
             if result is None:
                 return client_left(request)
             chosen = {k: v for k, v in result.items() if parsed.outputs is None or k in parsed.outputs}
-            estimate = _json_estimate({k: v for k, v in chosen.items() if k in json_outputs})
-            if estimate > answer_limit:
-                raise _json_too_large(estimate, answer_limit)
+            estimate = _json_within_limit(_json_estimate({k: v for k, v in chosen.items() if k in json_outputs}),
+                                          answer_limit, _JSON_FIX_V2)
             size = estimate + sum(v.nbytes for v in chosen.values())
             content, header_length_out = await maybe_off_loop(size, deadline, encode_infer_response, name, parsed,
                                                               chosen, "1", deadline)
@@ -479,16 +482,12 @@ def create_app(service: Any) -> FastAPI:
             body = await _read_body(request, limit, held)
             _check_images([body], "decode the base64 text and send the image's own bytes")
             if as_json:
-                estimate = json_answer_estimate(1, None)
-                if estimate > answer_limit:
-                    raise _json_too_large(estimate, answer_limit)
+                _json_within_limit(json_answer_estimate(1, None), answer_limit, _JSON_FIX_V1)
             result = await _await_result(service, request, [body], deadline)
             if result is None:
                 return client_left(request)
             tensors = {k: np.asarray(v[0]) for k, v in result.items()}
-            estimate = _json_estimate(tensors) if as_json else 0
-            if estimate > answer_limit:
-                raise _json_too_large(estimate, answer_limit)
+            estimate = _json_within_limit(_json_estimate(tensors), answer_limit, _JSON_FIX_V1) if as_json else 0
             size = estimate + sum(v.nbytes for v in tensors.values())
             content, media_type = await maybe_off_loop(size, deadline, encode_preprocessed, tensors, as_json, deadline)
         except Rejected as exc:
