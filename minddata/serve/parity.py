@@ -112,9 +112,6 @@ class ParityState:
             lines.append(f"  parity:   {self.golden.message()}")
         return lines
 
-    def record(self, metrics: Any) -> None:
-        metrics.record_parity(self)
-
 
 def resolve(pipeline_arg: str, model_arg: str | None, given: Any, allow: bool) -> tuple[Any, str | None, ParityState | None]:
     """(pipeline, model path, parity state) for the command line. ``given`` builds the PIPELINE

@@ -99,7 +99,7 @@ class Service:
                 from minddata.serve.parity import model_runner, session_runner
 
                 parity.check(list(pipeline.ops), session_runner(self.session), model_runner(model, INPUT_COLUMN))
-                parity.record(self.metrics)
+                self.metrics.record_parity(parity)
         except BaseException:
             self.session.close()
             raise
