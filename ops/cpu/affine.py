@@ -16,7 +16,7 @@ from minddata.ops.base import KernelContext, Op
 from minddata.ops.cpu.image import _cast_back, _image, channels
 from minddata.ops.plans.affine import affine_params, random_affine_params, rotation, rotation_degrees
 from minddata.ops.plans.image import fill_values, interpolation_name
-from minddata.ops.registry import register_kernel
+from minddata.ops.registry import declare_op, register_kernel
 
 __all__ = ["rotate_image", "warp_affine"]
 
@@ -77,12 +77,14 @@ def rotate_image(
     return warp_affine(img, matrix, out_h, out_w, resample, fill, op_name)
 
 
+declare_op("Rotate", cost_ms_per_mp=3.0)
 @register_kernel("Rotate", "CPU")
 def rotate(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("Rotate", image, numeric=True)
     return rotate_image(img, op.degrees, op.resample, op.expand, op.center, op.fill_value, "Rotate")
 
 
+declare_op("RandomRotation", cost_ms_per_mp=3.0)
 @register_kernel("RandomRotation", "CPU")
 def random_rotation(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("RandomRotation", image, numeric=True)

@@ -15,7 +15,7 @@ import numpy as np
 from minddata.ops.base import KernelContext, Op
 from minddata.ops.cpu.image import _cast_back, _image
 from minddata.ops.plans.color import color_adjustments
-from minddata.ops.registry import register_kernel
+from minddata.ops.registry import declare_op, register_kernel
 
 __all__ = [
     "adjust_brightness",
@@ -160,6 +160,7 @@ def adjust_hue(img: np.ndarray, hue: float) -> np.ndarray:
 _ADJUST = (adjust_brightness, adjust_contrast, adjust_saturation, adjust_hue)
 
 
+declare_op("RandomColorAdjust", cost_ms_per_mp=4.0)
 @register_kernel("RandomColorAdjust", "CPU")
 def random_color_adjust(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("RandomColorAdjust", image)

@@ -16,7 +16,7 @@ from minddata.ops.cpu.image import _image, channels
 from minddata.ops.plans.crop import CropBox, center_crop_box, random_crop_plan
 from minddata.ops.plans.image import fill_values, square
 from minddata.ops.plans.resize import crop_resize
-from minddata.ops.registry import register_kernel
+from minddata.ops.registry import declare_op, register_kernel
 
 __all__ = ["crop_padded", "pad_image"]
 
@@ -41,6 +41,7 @@ def _typed_fill(values: tuple[float, ...], dtype: np.dtype) -> np.ndarray:
     return arr.astype(dtype)
 
 
+declare_op("CenterCrop", cost_ms_per_mp=0.2)
 @register_kernel("CenterCrop", "CPU")
 def center_crop(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("CenterCrop", image)
@@ -64,6 +65,7 @@ def crop_padded(img: np.ndarray, box: CropBox) -> np.ndarray:
     return out
 
 
+declare_op("Crop", cost_ms_per_mp=0.2)
 @register_kernel("Crop", "CPU")
 def crop(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("Crop", image)
@@ -116,6 +118,7 @@ def pad_image(
     return np.pad(img, widths, mode=border)
 
 
+declare_op("Pad", cost_ms_per_mp=0.4)
 @register_kernel("Pad", "CPU")
 def pad(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("Pad", image)

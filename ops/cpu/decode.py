@@ -22,7 +22,7 @@ from minddata.ops.plans.decode import (
     empty_input_error,
     encoded_bytes,
 )
-from minddata.ops.registry import register_kernel
+from minddata.ops.registry import declare_op, register_kernel
 
 __all__ = ["PixelLimitError", "check_image_pixels", "decode_image"]
 
@@ -151,6 +151,7 @@ def decode_image(data: Any, to_pil: bool = False, op_name: str = "Decode", max_p
         raise failure from None
 
 
+declare_op("Decode", cost_ms_per_mp=8.0, decodes=True, fusion_partners=("Resize", "RandomResizedCrop"))
 @register_kernel("Decode", "CPU")
 def decode(op: Op, ctx: KernelContext, data: Any) -> Any:
     return decode_image(data, to_pil=op.to_pil, max_pixels=ctx.options.max_image_pixels)

@@ -14,7 +14,7 @@ from minddata.ops.cpu.normalize import hwc2chw, normalize, normalize_into
 from minddata.ops.cpu.resize import resize_image
 from minddata.ops.plans.decode import check_image_pixels, choose_scale, encoded_bytes
 from minddata.ops.plans.resize import crop_resize
-from minddata.ops.registry import register_kernel
+from minddata.ops.registry import declare_op, register_kernel
 
 __all__ = ["choose_scale", "decode_random_resized_crop"]
 
@@ -40,6 +40,7 @@ def _decode_region(buf: np.ndarray, scale: int, box: tuple[int, int, int, int] |
         return None
 
 
+declare_op("FusedDecodeResize", cost_ms_per_mp=5.0, decodes=True)
 @register_kernel("FusedDecodeResize", "CPU")
 def fused_decode_resize(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
     buf = encoded_bytes(data)
@@ -81,16 +82,19 @@ def decode_random_resized_crop(op: Op, ctx: KernelContext, data: Any, op_name: s
     return resize_image(image[top : top + ch, left : left + cw], out_h, out_w, interpolation, op_name)
 
 
+declare_op("FusedDecodeRandomResizedCrop", cost_ms_per_mp=4.0, decodes=True)
 @register_kernel("FusedDecodeRandomResizedCrop", "CPU")
 def fused_decode_random_resized_crop(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
     return decode_random_resized_crop(op, ctx, data, "RandomResizedCrop")
 
 
+declare_op("RandomCropDecodeResize", cost_ms_per_mp=4.0, decodes=True)
 @register_kernel("RandomCropDecodeResize", "CPU")
 def random_crop_decode_resize(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
     return decode_random_resized_crop(op, ctx, data, "RandomCropDecodeResize")
 
 
+declare_op("FusedNormalizeHWC2CHW", float_output=True)
 @register_kernel("FusedNormalizeHWC2CHW", "CPU")
 def fused_normalize_hwc2chw(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     norm = op.normalize

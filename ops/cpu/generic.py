@@ -9,13 +9,15 @@ from typing import Any
 import numpy as np
 
 from minddata.ops.base import KernelContext, Op
-from minddata.ops.registry import get_kernel, register_kernel
+from minddata.ops.registry import declare_op, get_kernel, register_kernel
 
 __all__ = ["child_position"]
 
 _MASK64 = 0xFFFFFFFFFFFFFFFF
 
 
+declare_op("TypeCast", cost_ms_per_mp=0.5)
+declare_op("ToType", cost_ms_per_mp=0.5)
 @register_kernel("TypeCast", "CPU")
 @register_kernel("ToType", "CPU")
 def type_cast(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:

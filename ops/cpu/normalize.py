@@ -15,11 +15,12 @@ import numpy as np
 
 from minddata.ops.base import KernelContext, Op
 from minddata.ops.cpu.image import _as_array, _image
-from minddata.ops.registry import register_kernel
+from minddata.ops.registry import declare_op, register_kernel
 
 __all__ = ["check_normalize_input", "normalize_into"]
 
 
+declare_op("Normalize", cost_ms_per_mp=1.2, float_output=True, fusion_partners=("HWC2CHW", "TypeCast", "ToType"))
 @register_kernel("Normalize", "CPU")
 def normalize(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("Normalize", image, numeric=True)
@@ -48,6 +49,7 @@ def normalize(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     return out
 
 
+declare_op("HWC2CHW", cost_ms_per_mp=0.6)
 @register_kernel("HWC2CHW", "CPU")
 def hwc2chw(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("HWC2CHW", image)
@@ -56,6 +58,7 @@ def hwc2chw(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     return np.ascontiguousarray(img.transpose(2, 0, 1))
 
 
+declare_op("Rescale", cost_ms_per_mp=1.0, float_output=True)
 @register_kernel("Rescale", "CPU")
 def rescale(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _as_array("Rescale", image)

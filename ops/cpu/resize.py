@@ -17,7 +17,7 @@ from minddata.ops.cpu.image import _cast_back, _image
 from minddata.ops.plans.bbox import random_interpolation
 from minddata.ops.plans.image import interpolation_name
 from minddata.ops.plans.resize import crop_resize, resize_output_size
-from minddata.ops.registry import register_kernel
+from minddata.ops.registry import declare_op, register_kernel
 
 __all__ = ["resize_image"]
 
@@ -84,6 +84,7 @@ def _cv_resize(img: np.ndarray, h: int, w: int, flag: int) -> np.ndarray:
     return _cast_back(cv2.resize(img.astype(np.float64), (w, h), interpolation=flag), img.dtype)
 
 
+declare_op("Resize", cost_ms_per_mp=2.0)
 @register_kernel("Resize", "CPU")
 def resize(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     # numeric: cv2/Pillow give cryptic errors (or silently drop imaginary parts) on other dtypes.
@@ -92,6 +93,7 @@ def resize(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     return resize_image(img, h, w, op.interpolation, "Resize")
 
 
+declare_op("RandomResizedCrop", cost_ms_per_mp=1.5)
 @register_kernel("RandomResizedCrop", "CPU")
 def random_resized_crop(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("RandomResizedCrop", image, numeric=True)
@@ -99,6 +101,7 @@ def random_resized_crop(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     return resize_image(img[top : top + ch, left : left + cw], oh, ow, op.interpolation, "RandomResizedCrop")
 
 
+declare_op("ResizedCrop", cost_ms_per_mp=1.5)
 @register_kernel("ResizedCrop", "CPU")
 def resized_crop(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("ResizedCrop", image, numeric=True)
