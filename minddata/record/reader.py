@@ -182,6 +182,11 @@ def read_meta(path: str, where: str | None = None, named_by: str | None = None) 
             meta = json.load(f)
     except (OSError, ValueError) as error:
         raise DataFormatError(f"record file {path}: its metadata file {meta_path} is unreadable: {error}", path=path) from None
+    return check_meta(path, meta_path, meta)
+
+
+def check_meta(path: str, meta_path: str, meta: Any) -> dict[str, Any]:
+    """``meta`` (the parsed ``.meta.json`` of data file ``path``) checked against the format's rules."""
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         found = meta.get("format") if isinstance(meta, dict) else type(meta).__name__
         raise DataFormatError(
@@ -513,12 +518,17 @@ class ShardFile:
             # The reads and the size checks must see one file: read through the descriptor we fstat.
             with pa.OSFile(_fd_path(fd, path), "r") as handle:
                 reader = pa.ipc.open_file(handle)
-                self._blocks = _record_batch_blocks(fd, size)
+                self._blocks = _record_batch_blocks(lambda n, at: os.pread(fd, n, at), size)
         except (pa.ArrowException, OSError) as error:
             raise DataFormatError(
                 f"record file {path} is not a valid Arrow IPC file ({error}); it is corrupted or not a record file.",
                 path=path,
             ) from None
+        return self._check_reader(reader)
+
+    def _check_reader(self, reader: Any) -> pa.Schema:
+        """The opened Arrow file ``reader`` checked against the metadata (set id, schema, batches); its schema."""
+        path, meta = self.path, self.meta
         set_id = (reader.schema.metadata or {}).get(SET_ID_KEY, b"").decode(errors="replace")
         if set_id != meta["set_id"]:
             raise DataFormatError(
@@ -576,7 +586,7 @@ class ShardFile:
                 self._schema = self._open()
             self.check_size()
             offset, meta_bytes, body_bytes = self._blocks[b]
-            message = _pread_into(self._fd, np.empty(meta_bytes + body_bytes, np.uint8), offset, self)  # type: ignore[arg-type]
+            message = self._read_at(np.empty(meta_bytes + body_bytes, np.uint8), offset)
             buffer = pa.py_buffer(message)
             try:
                 batch = pa.ipc.read_record_batch(pa.ipc.read_message(buffer), self._schema)
@@ -588,13 +598,16 @@ class ShardFile:
             self._views[key] = view
             return view
 
+    def _read_at(self, out: np.ndarray, position: int) -> np.ndarray:
+        """Fill ``out`` from the data file at ``position`` (a file in object storage: a ranged GET)."""
+        return _pread_into(self._fd, out, position, self)  # type: ignore[arg-type]
+
     def reader_for(self, b: int) -> Any:
         """``read(out, file_position) -> out``: from batch ``b``'s bytes in memory if still held, else
         with ``pread``."""
         recent = _RECENT.get((self._token, b))
         if recent is None:
-            fd = self._fd
-            return lambda out, position: _pread_into(fd, out, position, self)  # type: ignore[arg-type]
+            return self._read_at
         message, start = recent
 
         def copy(out: np.ndarray, position: int) -> np.ndarray:
@@ -656,18 +669,19 @@ def _flatbuffer_field(buf: bytes, table: int, index: int) -> int | None:
     return table + at if at else None
 
 
-def _record_batch_blocks(fd: int, size: int) -> list[tuple[int, int, int]]:
-    """``(offset, metadata bytes, body bytes)`` of each record batch, from the Arrow file footer.
+def _record_batch_blocks(pread: Any, size: int) -> list[tuple[int, int, int]]:
+    """``(offset, metadata bytes, body bytes)`` of each record batch, from the Arrow file footer
+    (``pread(n, offset)`` reads the file's bytes).
 
     pyarrow reads the footer but does not expose these; with them a batch is read with one
     ``pread`` of exactly its bytes (Arrow's File.fbs: Footer field 3 is ``recordBatches``, a vector of
     24-byte ``Block`` structs).
     """
-    tail = os.pread(fd, 10, size - 10)
+    tail = pread(10, size - 10)
     footer_bytes = struct.unpack_from("<i", tail)[0]
     if tail[4:] != b"ARROW1" or not 0 < footer_bytes <= size - 18:
         raise pa.ArrowInvalid("bad Arrow file footer")
-    footer = os.pread(fd, footer_bytes, size - 10 - footer_bytes)
+    footer = pread(footer_bytes, size - 10 - footer_bytes)
     try:
         root = struct.unpack_from("<I", footer)[0]
         field = _flatbuffer_field(footer, root, 3)
@@ -691,6 +705,8 @@ def _fd_path(fd: int, path: str) -> str:
 
 class RecordSet:
     """The rows of several record files, in file order, read by global row index."""
+
+    shard_file: Any = ShardFile  # the class reading one data file (a subclass reads files in object storage)
 
     def __init__(self, where: str, opened: Sequence[tuple[str, dict[str, Any]]], columns_list: Sequence[str] | None = None):
         self.where = where
@@ -716,7 +732,7 @@ class RecordSet:
                     "together must share one schema.",
                     path=path,
                 )
-            shards.append(ShardFile(path, meta))
+            shards.append(self.shard_file(path, meta))
         self.shards = shards
         self.fields = fields_from_json(schema)  # type: ignore[arg-type]
         if columns_list is None:
