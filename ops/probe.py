@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from minddata import config
+from minddata.config import RunOptions
 
 __all__ = [
     "DALI_INSTALL_HINT",
@@ -201,13 +202,14 @@ def dvpp_drivers(gpus: list[str] | None = None, dali: tuple[bool, str] | None = 
     return [nvjpg_driver(gpus, dali_ok, dali_why), ascend_driver(), REFERENCE_DRIVER]
 
 
-def dvpp_driver() -> tuple[str | None, str]:
-    """The driver Dvpp ops run on under ``config.get_dvpp_driver()``, or ``None`` and why not.
+def dvpp_driver(options: RunOptions | None = None) -> tuple[str | None, str]:
+    """The driver Dvpp ops run on under a run's ``options.dvpp_driver`` (default: the settings now,
+    ``config.snapshot()``), or ``None`` and why not.
 
     ``"auto"`` takes the first hardware driver found and never the reference model, which is a
     preview, not an accelerator.
     """
-    wanted = config.get_dvpp_driver()
+    wanted = (options if options is not None else config.snapshot()).dvpp_driver
     if wanted == "reference":
         return "reference", REFERENCE_DRIVER.detail
     if wanted == "ascend":
@@ -247,19 +249,21 @@ def torch_status() -> tuple[bool, bool, str]:
     return True, cuda, f"PyTorch {torch.__version__}" + ("" if build else " (a CPU-only build)")
 
 
-def gpu_backend(emulate: bool | None = None) -> tuple[str | None, str]:
-    """How GPU-placed ops run here, under ``config.get_gpu_driver()``:
+def gpu_backend(emulate: bool | None = None, *, options: RunOptions | None = None) -> tuple[str | None, str]:
+    """How GPU-placed ops run here, under a run's ``options.gpu_driver`` (default: the settings now,
+    ``config.snapshot()``):
 
     * ``"cuda"``: DALI on a visible NVIDIA GPU; ``"torch-cuda"``: PyTorch CUDA tensors;
     * ``"dali-cpu"`` / ``"torch-cpu"``: the same driver on the CPU, whenever
       ``config.set_gpu_emulation(True)`` asks for it (GPU or not);
     * ``None``, with what is missing.
 
-    ``"auto"`` takes DALI where it is installed, else torch. ``emulate`` (from a run's options)
-    overrides ``config.get_gpu_emulation()``.
+    ``"auto"`` takes DALI where it is installed, else torch. ``emulate`` overrides
+    ``options.gpu_emulation``.
     """
-    wanted = config.get_gpu_driver()
-    emulate = config.get_gpu_emulation() if emulate is None else emulate
+    options = options if options is not None else config.snapshot()
+    wanted = options.gpu_driver
+    emulate = options.gpu_emulation if emulate is None else emulate
     dali_ok, dali_why = dali_status() if wanted in ("auto", "dali") else (False, "")
     use_dali = wanted == "dali" or (wanted == "auto" and dali_ok)
     gpus, gpu_why = visible_gpus()
