@@ -6,12 +6,9 @@ from typing import Any
 
 import numpy as np
 
+from minddata._checks import is_int
 from minddata.engine.autotune import is_autotune
 from minddata.errors import ArgumentError
-
-
-def is_int(value: Any) -> bool:
-    return not isinstance(value, bool) and isinstance(value, (int, np.integer))
 
 
 def positive_int(where: str, name: str, value: Any, *, allow_none: bool = False) -> int | None:

@@ -5,14 +5,15 @@ from __future__ import annotations
 import enum
 import os
 from collections.abc import Sequence
-from numbers import Integral
 from typing import Any
 
 import numpy as np
 
+from minddata._checks import check_bool, check_int, is_int, show_value
 from minddata.errors import ArgumentError
 
 __all__ = [
+    "is_int",
     "check_bool",
     "check_int",
     "check_str",
@@ -23,35 +24,9 @@ __all__ = [
 ]
 
 
-def _show(value: Any) -> str:
-    return f"{value!r} ({type(value).__name__})"
-
-
-def is_int(value: Any) -> bool:
-    # bool is an int subclass; `width=True` is always a mistake.
-    return isinstance(value, Integral) and not isinstance(value, bool)
-
-
-def check_bool(op: str, arg: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"{op}: `{arg}` must be a bool. Found: {_show(value)}")
-    return value
-
-
-def check_int(op: str, arg: str, value: Any, *, low: int, high: int) -> int:
-    if not is_int(value):
-        raise TypeError(f"{op}: `{arg}` must be an int. Found: {_show(value)}")
-    if value < low:
-        rule = "greater than 0" if low == 1 else f"at least {low}"
-        raise ArgumentError(f"{op}: `{arg}` must be {rule}. Found: {value}")
-    if value > high:
-        raise ArgumentError(f"{op}: `{arg}` must be at most {high}. Found: {value}")
-    return int(value)
-
-
 def check_str(op: str, arg: str, value: Any, *, non_empty: bool = False) -> str:
     if not isinstance(value, str):
-        raise TypeError(f"{op}: `{arg}` must be a str. Found: {_show(value)}")
+        raise TypeError(f"{op}: `{arg}` must be a str. Found: {show_value(value)}")
     if non_empty and not value:
         raise ArgumentError(f"{op}: `{arg}` must not be empty. Found: ''")
     return value
@@ -60,17 +35,17 @@ def check_str(op: str, arg: str, value: Any, *, non_empty: bool = False) -> str:
 def check_enum(op: str, arg: str, value: Any, kind: type[enum.Enum]) -> Any:
     if not isinstance(value, kind):
         members = ", ".join(f"{kind.__name__}.{m.name}" for m in kind)
-        raise TypeError(f"{op}: `{arg}` must be one of {members}. Found: {_show(value)}")
+        raise TypeError(f"{op}: `{arg}` must be one of {members}. Found: {show_value(value)}")
     return value
 
 
 def check_str_list(op: str, arg: str, value: Any, *, unique: bool = True) -> list[str]:
     if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
-        raise TypeError(f"{op}: `{arg}` must be a list of str. Found: {_show(value)}")
+        raise TypeError(f"{op}: `{arg}` must be a list of str. Found: {show_value(value)}")
     out = []
     for i, item in enumerate(value):
         if not isinstance(item, str):
-            raise TypeError(f"{op}: `{arg}[{i}]` must be a str. Found: {_show(item)}")
+            raise TypeError(f"{op}: `{arg}[{i}]` must be a str. Found: {show_value(item)}")
         out.append(str(item))
     if unique and len(set(out)) != len(out):
         seen: set[str] = set()
@@ -81,7 +56,7 @@ def check_str_list(op: str, arg: str, value: Any, *, unique: bool = True) -> lis
 
 def check_file(op: str, arg: str, value: Any) -> str:
     if not isinstance(value, (str, os.PathLike)):
-        raise TypeError(f"{op}: `{arg}` must be a file path. Found: {_show(value)}")
+        raise TypeError(f"{op}: `{arg}` must be a file path. Found: {show_value(value)}")
     path = os.fspath(value)
     if not os.path.isfile(path):
         raise ArgumentError(f"{op}: `{arg}` must be an existing file. Found: {path!r}, which does not exist")
@@ -96,6 +71,6 @@ def check_numeric_dtype(op: str, arg: str, value: Any) -> np.dtype:
         dtype = None
     if dtype is None or dtype.kind not in "biuf":
         raise TypeError(
-            f"{op}: `{arg}` must be a numeric NumPy dtype such as np.int32 or 'float32'. Found: {_show(value)}"
+            f"{op}: `{arg}` must be a numeric NumPy dtype such as np.int32 or 'float32'. Found: {show_value(value)}"
         )
     return dtype

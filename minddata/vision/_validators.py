@@ -8,11 +8,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from numbers import Integral, Real
+from numbers import Real
 from typing import Any
 
 import numpy as np
 
+# check_bool and show_value are re-exported: the op specs import every check from here.
+from minddata._checks import check_bool as check_bool
+from minddata._checks import check_int as _check_int
+from minddata._checks import is_int as is_int
+from minddata._checks import show_value as show_value
 from minddata.errors import ArgumentError
 from minddata.ops.base import TensorSpec
 from minddata.vision._utils import Border, Inter
@@ -21,35 +26,13 @@ from minddata.vision._utils import Border, Inter
 MAX_INT_SIZE = 16777216
 
 
-def show_value(value: Any) -> str:
-    """A value as errors show it: its repr and its type."""
-    return f"{value!r} ({type(value).__name__})"
-
-
-def is_int(value: Any) -> bool:
-    # bool is an int subclass; `size=True` is always a mistake.
-    return isinstance(value, Integral) and not isinstance(value, bool)
-
-
 def is_real(value: Any) -> bool:
     return isinstance(value, Real) and not isinstance(value, bool)
 
 
-def check_bool(op: str, arg: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"{op}: `{arg}` must be a bool. Found: {show_value(value)}")
-    return value
-
-
 def check_int(op: str, arg: str, value: Any, *, low: int, high: int = MAX_INT_SIZE) -> int:
-    if not is_int(value):
-        raise TypeError(f"{op}: `{arg}` must be an int. Found: {show_value(value)}")
-    if value < low:
-        rule = "greater than 0" if low == 1 else f"at least {low}"
-        raise ArgumentError(f"{op}: `{arg}` must be {rule}. Found: {value}")
-    if value > high:
-        raise ArgumentError(f"{op}: `{arg}` must be at most {high}. Found: {value}")
-    return int(value)
+    """:func:`minddata._checks.check_int` with MindSpore's bound for sizes and coordinates as the default."""
+    return _check_int(op, arg, value, low=low, high=high)
 
 
 def check_real(op: str, arg: str, value: Any) -> float:
