@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from minddata.engine.mapfn import column_layout, op_label
 from minddata.errors import ColumnNotFoundError, GraphError
+from minddata.ops.base import op_label
 
 __all__ = [
     "Node",
@@ -36,7 +36,24 @@ __all__ = [
     "DevicePart",
     "one_pass",
     "rewrite",
+    "column_layout",
 ]
+
+
+def column_layout(columns: list[str], input_columns: list[str], output_columns: list[str]) -> list[tuple[int, int]]:
+    """Where each output column comes from, as MindSpore 2.x lays them out.
+
+    Returns ``[(0, i) | (1, k)]``: ``(0, i)`` keeps input-row column ``i``, ``(1, k)`` takes op output
+    ``k``. With as many outputs as inputs, output ``k`` takes the place of input column ``k``;
+    otherwise the outputs come first, then the untouched columns in their order.
+    """
+    index = {name: i for i, name in enumerate(columns)}
+    if len(input_columns) == len(output_columns):
+        slot = {index[name]: k for k, name in enumerate(input_columns)}
+        return [(1, slot[i]) if i in slot else (0, i) for i in range(len(columns))]
+    used = {index[name] for name in input_columns}
+    return [(1, k) for k in range(len(output_columns))] + [(0, i) for i in range(len(columns)) if i not in used]
+
 
 # Every node is a frozen dataclass: the optimizer's passes derive new nodes with
 # ``dataclasses.replace`` (or :meth:`Node.with_children`) and never change one in place, so a node

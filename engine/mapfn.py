@@ -13,27 +13,13 @@ from typing import Any
 from minddata.config import RunOptions
 from minddata.engine.chunk import Chunk, FailedRow
 from minddata.engine.debughooks import PrintMetaDataHook
+from minddata.engine.ir import column_layout
 from minddata.engine.runtime import PipelineStopped, Runtime
 from minddata.errors import PipelineError, RowError
 from minddata.ops.base import KernelContext, Op, op_label
 from minddata.ops.registry import get_kernel
 
 __all__ = ["MapFunction", "MapErrorPolicy", "op_label", "column_layout"]
-
-
-def column_layout(columns: list[str], input_columns: list[str], output_columns: list[str]) -> list[tuple[int, int]]:
-    """Where each output column comes from, as MindSpore 2.x lays them out.
-
-    Returns ``[(0, i) | (1, k)]``: ``(0, i)`` keeps input-row column ``i``, ``(1, k)`` takes op output
-    ``k``. With as many outputs as inputs, output ``k`` takes the place of input column ``k``;
-    otherwise the outputs come first, then the untouched columns in their order.
-    """
-    index = {name: i for i, name in enumerate(columns)}
-    if len(input_columns) == len(output_columns):
-        slot = {index[name]: k for k, name in enumerate(input_columns)}
-        return [(1, slot[i]) if i in slot else (0, i) for i in range(len(columns))]
-    used = {index[name] for name in input_columns}
-    return [(1, k) for k in range(len(output_columns))] + [(0, i) for i in range(len(columns)) if i not in used]
 
 
 class _OutputCountError(PipelineError):

@@ -39,18 +39,28 @@ def _importing_from(frame: Any) -> bool:
 
 
 def module_getattr(
-    module: str, lazy: dict[str, str] | None = None, aliases: dict[str, Any] | None = None
+    module: str,
+    lazy: dict[str, str] | None = None,
+    aliases: dict[str, Any] | None = None,
+    lazy_attributes: dict[str, str] | None = None,
 ) -> Callable[[str], Any]:
-    """A module ``__getattr__``: ``lazy`` maps names to modules imported on first use, ``aliases``
-    names to values (names that can't be module globals, e.g. ``bool``); other public
-    names raise :func:`not_implemented`; private and dunder names raise a plain AttributeError (tools
-    probe those with ``hasattr``)."""
+    """A module ``__getattr__``: ``lazy`` maps names to modules imported on first use,
+    ``lazy_attributes`` names to the module that defines them (imported on first use, the value kept
+    in ``module``'s globals), ``aliases`` names to values (names that can't be module globals, e.g.
+    ``bool``); other public names raise :func:`not_implemented`; private and dunder names raise a plain
+    AttributeError (tools probe those with ``hasattr``)."""
 
     def __getattr__(name: str) -> Any:
         if lazy and name in lazy:
             import importlib
 
             return importlib.import_module(lazy[name])
+        if lazy_attributes and name in lazy_attributes:
+            import importlib
+
+            value = getattr(importlib.import_module(lazy_attributes[name]), name)
+            setattr(sys.modules[module], name, value)
+            return value
         if aliases and name in aliases:
             return aliases[name]
         if name.startswith("_"):

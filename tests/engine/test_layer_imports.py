@@ -1,0 +1,52 @@
+"""What importing a low layer pulls in: the graph module and the device-free op plans stay light.
+
+Each check imports one module in a fresh interpreter (sys.modules is shared by the whole test
+session, so only a new process shows what one import brings).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# The modules that run a pipeline: stages and their workers, the runtime, the iterator, the executors.
+EXECUTION_MODULES = (
+    "minddata.engine.stages",
+    "minddata.engine.parallel",
+    "minddata.engine.runtime",
+    "minddata.engine.procpool",
+    "minddata.engine.iterator",
+    "minddata.engine.mapfn",
+    "minddata.engine.compiler",
+    "minddata.engine.ray_executor",
+    "minddata.engine.ray",
+)
+
+
+def modules_after_import(module: str) -> set[str]:
+    """The names in sys.modules after ``import module`` in a new interpreter started at the checkout."""
+    code = f"import json, sys; import {module}; print(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, check=True
+    )
+    return set(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def _under(loaded: set[str], packages: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in loaded if any(m == p or m.startswith(p + ".") for p in packages))
+
+
+def test_graph_module_imports_no_execution_code():
+    loaded = modules_after_import("minddata.engine.ir")
+    assert "minddata.engine.ir" in loaded
+    assert _under(loaded, EXECUTION_MODULES) == []
+
+
+def test_resize_plan_imports_neither_the_dataset_api_nor_pyarrow():
+    loaded = modules_after_import("minddata.ops.plans.resize")
+    assert "minddata.ops.plans.resize" in loaded
+    assert _under(loaded, ("minddata.dataset", "pyarrow")) == []
