@@ -248,26 +248,7 @@ def open_set(where: str, dataset_files: Any) -> list[tuple[str, dict[str, Any]]]
             meta = read_meta(first, where)
             files = [_shard_path(first, meta, name) for name in meta["shards"]]
             out = [(p, meta if p == first else read_meta(p, where, named_by=first)) for p in files]
-        if len(set(files)) != len(files) or files[meta["shard_id"]] != first:
-            raise DataFormatError(
-                f"{where}: record file {first}: its metadata's shard list {_shown(meta['shards'])} must name each shard "
-                f"once, this file at its shard_id ({meta['shard_id']}). The metadata is damaged; rewrite the set.",
-                path=first,
-            )
-        for k, (path, other) in enumerate(out):
-            if other["set_id"] == meta["set_id"] and (other["shards"] != meta["shards"] or other["shard_id"] != k):
-                raise DataFormatError(
-                    f"{where}: record file {path}: its metadata disagrees with {os.path.basename(first)}'s about the "
-                    "set's shards. The metadata is damaged; rewrite the set.",
-                    path=path,
-                )
-            if other["set_id"] != meta["set_id"]:
-                raise DataFormatError(
-                    f"{where}: record file {path} is not of the same write as {first} (set ids {other['set_id']} and "
-                    f"{meta['set_id']}): the set was partly overwritten by other files. Rewrite the set, or pass the "
-                    "files to read as a list.",
-                    path=path,
-                )
+        check_set(where, first, meta, out)
         return out
     files = listed_files(where, dataset_files)
     for folder in dict.fromkeys(os.path.dirname(f) for f in files):
@@ -277,6 +258,32 @@ def open_set(where: str, dataset_files: Any) -> list[tuple[str, dict[str, Any]]]
         with folder_lock(os.path.dirname(path), exclusive=False):
             out.append((path, read_meta(path, where)))
     return out
+
+
+def check_set(where: str, first: str, meta: dict[str, Any], out: Sequence[tuple[str, dict[str, Any]]]) -> None:
+    """The shards ``out`` (path, metadata) of the set that ``first`` (with ``meta``) names: one write,
+    each shard once, each metadata agreeing with ``first``'s about the set."""
+    files = [path for path, _ in out]
+    if len(set(files)) != len(files) or files[meta["shard_id"]] != first:
+        raise DataFormatError(
+            f"{where}: record file {first}: its metadata's shard list {_shown(meta['shards'])} must name each shard "
+            f"once, this file at its shard_id ({meta['shard_id']}). The metadata is damaged; rewrite the set.",
+            path=first,
+        )
+    for k, (path, other) in enumerate(out):
+        if other["set_id"] == meta["set_id"] and (other["shards"] != meta["shards"] or other["shard_id"] != k):
+            raise DataFormatError(
+                f"{where}: record file {path}: its metadata disagrees with {os.path.basename(first)}'s about the "
+                "set's shards. The metadata is damaged; rewrite the set.",
+                path=path,
+            )
+        if other["set_id"] != meta["set_id"]:
+            raise DataFormatError(
+                f"{where}: record file {path} is not of the same write as {first} (set ids {other['set_id']} and "
+                f"{meta['set_id']}): the set was partly overwritten by other files. Rewrite the set, or pass the "
+                "files to read as a list.",
+                path=path,
+            )
 
 
 def _pread_into(fd: int, out: np.ndarray, offset: int, shard: ShardFile) -> np.ndarray:
