@@ -75,6 +75,7 @@ from minddata.dataset.standard import (
 from minddata.dataset.stl10 import STL10Dataset
 from minddata.dataset.sun397 import SUN397Dataset
 from minddata.dataset.svhn import SVHNDataset
+from minddata.dataset.tedlium import TedliumDataset
 from minddata.dataset.text_sources import CSVDataset, TextFileDataset, TFRecordDataset
 from minddata.dataset.voc import VOCDataset
 from minddata.dataset.webdataset import WebDataset
@@ -182,6 +183,7 @@ __all__ = [
     "LibriTTSDataset",
     "SpeechCommandsDataset",
     "YesNoDataset",
+    "TedliumDataset",
     "STL10Dataset",
     "SUN397Dataset",
     "SVHNDataset",
