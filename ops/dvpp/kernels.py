@@ -89,7 +89,7 @@ def unsupported_reason(op: Op, driver: str) -> str | None:
     if op.name == "Decode" and getattr(op, "to_pil", False):
         return "Decode(to_pil=True) has no Dvpp kernel: PIL images live on the host"
     if driver == "nvjpg":
-        from minddata.ops.gpu.translate import unsupported_reason as gpu_reason
+        from minddata.ops.gpu.translation import unsupported_reason as gpu_reason
 
         return gpu_reason(op)
     tensor_rule = rules.TENSOR_OPS.get(op.name)

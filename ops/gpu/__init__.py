@@ -1,7 +1,8 @@
 """GPU kernels: NVIDIA DALI translations of the op specs (``minddata[gpu]``).
 
 Importing this package registers a GPU kernel for every op with a translation
-(:mod:`minddata.ops.gpu.translate`); it does not import DALI, which is loaded when a pipeline is
+(one module per op family, as ``minddata.ops.cpu``: ``resize.py``, ``crop.py``, ...; what they
+share is :mod:`minddata.ops.gpu.translation`); it does not import DALI, which is loaded when a pipeline is
 built, so ``minddata devices`` can list the GPU's ops on machines without it.
 """
 

@@ -51,6 +51,6 @@ def unsupported_reason(op: Op, backend: str | None) -> str | None:
         from minddata.ops.gpu.torch_segment import torch_unsupported_reason
 
         return torch_unsupported_reason(op)
-    from minddata.ops.gpu.translate import unsupported_reason as dali_reason
+    from minddata.ops.gpu.translation import unsupported_reason as dali_reason
 
     return dali_reason(op)

@@ -24,7 +24,23 @@ from minddata.errors import DeviceError
 from minddata.ops.base import KernelContext, Op
 from minddata.ops.gpu.drivers import make_segment
 from minddata.ops.gpu.segment import GPU_HW_DECODER_LOAD, RowFailure
-from minddata.ops.gpu.translate import TRANSLATIONS
+# The op families' modules register their translations (and the ops' GPU tolerances) as they import.
+from minddata.ops.gpu import (  # noqa: F401
+    adjust,
+    affine,
+    color,
+    convert,
+    crop,
+    decode,
+    flip,
+    fused,
+    generic,
+    normalize,
+    pad_erase,
+    perspective,
+    resize,
+)
+from minddata.ops.gpu.translation import TRANSLATIONS
 from minddata.ops.registry import register_kernel
 
 __all__ = ["close_cached_segments", "gpu_kernel", "row_backend"]

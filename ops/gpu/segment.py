@@ -3,7 +3,7 @@
 :class:`DaliSegment` is what the engine runs for consecutive GPU-placed ops (and for Dvpp ops on the
 ``nvjpg`` driver), and what the per-row GPU kernels run for one op. For each batch it:
 
-1. plans every row on the host (:mod:`minddata.ops.gpu.translate`): checks it as the CPU kernels
+1. plans every row on the host (:mod:`minddata.ops.gpu.translation`): checks it as the CPU kernels
    would, draws its random parameters from the row's RNG, works out every shape;
 2. feeds the rows and their parameters to the pipeline built for their kind (layout, dtype, channels:
    rows of another kind get a pipeline of their own) and runs it once;
@@ -28,7 +28,7 @@ import numpy as np
 
 from minddata.errors import DeviceError, PipelineError
 from minddata.ops.base import KernelContext, Op
-from minddata.ops.gpu.translate import TRANSLATIONS, Kind, Sample, dali_type
+from minddata.ops.gpu.translation import TRANSLATIONS, Kind, Sample, dali_type
 from minddata.ops.probe import DALI_INSTALL_HINT
 
 __all__ = ["DaliSegment", "GPU_HW_DECODER_LOAD", "PlannedSegment", "RowFailure", "SegmentStats", "device_fault",

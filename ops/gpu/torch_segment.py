@@ -1,7 +1,7 @@
 """The GPU device without DALI: a run of ops on PyTorch CUDA tensors, batch by batch.
 
 :class:`TorchSegment` has :class:`~minddata.ops.gpu.segment.DaliSegment`'s interface and runs the same
-host-side plans (:mod:`minddata.ops.gpu.translate`): every row is checked as the CPU kernel checks it,
+host-side plans (:mod:`minddata.ops.gpu.translation`): every row is checked as the CPU kernel checks it,
 its random parameters are drawn from the row's RNG with the CPU kernels' own functions, and its shapes
 are known before anything runs. Only the execution differs: PyTorch tensor operations instead of DALI
 operators. So a seeded pipeline crops and flips the same rows the same way on the CPU, on DALI and here.
@@ -44,7 +44,7 @@ from minddata.ops.gpu.segment import (
     device_fault,
     device_fault_error,
 )
-from minddata.ops.gpu.translate import TRANSLATIONS, Sample
+from minddata.ops.gpu.translation import TRANSLATIONS, Sample
 from minddata.ops.plans.image import fill_values, interpolation_name
 
 __all__ = ["TorchSegment", "TORCH_OPS", "torch_unsupported_reason", "import_torch"]
@@ -217,7 +217,7 @@ def _brightness(op: Op, x: Any, args: dict, torch: Any) -> Any:
 
 
 def _erase(op: Op, x: Any, args: dict, torch: Any) -> Any:
-    from minddata.ops.gpu.translate import erase_fill
+    from minddata.ops.gpu.pad_erase import erase_fill
 
     top, left = (int(v) for v in args["anchor"])
     height, width = (int(v) for v in args["shape"])
@@ -241,7 +241,7 @@ def _lighting(op: Op, x: Any, args: dict, torch: Any) -> Any:
 
 
 def _gamma(op: Op, x: Any, args: dict, torch: Any) -> Any:
-    from minddata.ops.gpu.translate import gamma_table
+    from minddata.ops.gpu.adjust import gamma_table
 
     if x.dtype == torch.uint8:
         return torch.tensor(gamma_table(op), dtype=torch.uint8, device=x.device)[x.long()]

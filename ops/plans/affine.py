@@ -3,7 +3,7 @@
 
 Matrices are forward (source pixel → output pixel), 2x3, float64, in pixel-index coordinates (the
 centre of the top-left pixel is (0, 0)), as OpenCV's ``warpAffine`` takes them; a device with other
-coordinates converts them (``minddata.ops.gpu.translate.warp_matrix``).
+coordinates converts them (``minddata.ops.gpu.affine.warp_matrix``).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from minddata.errors import DeviceError
 from minddata.ops import KernelContext
 from minddata.ops.fused import FusedDecodeRandomResizedCrop, FusedDecodeResize
 from minddata.ops.gpu.segment import DaliSegment, cuda_device_id, torch_dtype
-from minddata.ops.gpu.translate import TRANSLATIONS, Kind
+from minddata.ops.gpu.translation import TRANSLATIONS, Kind
 from minddata.ops.probe import dali_status, visible_gpus
 
 _ok, _why = dali_status()

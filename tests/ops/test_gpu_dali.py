@@ -21,7 +21,7 @@ from minddata import transforms, vision
 from minddata.errors import DeviceError, RowError
 from minddata.ops import KernelContext, get_kernel
 from minddata.ops.gpu.segment import DaliSegment, torch_dtype
-from minddata.ops.gpu.translate import Kind
+from minddata.ops.gpu.translation import Kind
 from minddata.ops.probe import dali_status
 
 _ok, _why = dali_status()
@@ -396,7 +396,7 @@ def test_random_resize_draws_the_cpus_interpolation_and_resizes_as_resize_does()
 def test_random_resize_spells_dalis_interpolation_codes():
     from nvidia.dali.types import DALIInterpType
 
-    from minddata.ops.gpu.translate import ROW_INTERP
+    from minddata.ops.gpu.resize import ROW_INTERP
 
     assert ROW_INTERP == {"NEAREST": int(DALIInterpType.INTERP_NN), "BILINEAR": int(DALIInterpType.INTERP_LINEAR),
                           "BICUBIC": int(DALIInterpType.INTERP_CUBIC), "AREA": int(DALIInterpType.INTERP_LINEAR)}

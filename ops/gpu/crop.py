@@ -1,0 +1,77 @@
+"""GPU kernels of the crop family (the CPU's :mod:`minddata.ops.cpu.crop`): CenterCrop, Crop and Pad, as
+DALI's ``slice`` (its out-of-bounds padding is MindSpore's zero padding of a too-small image, and Pad's
+constant border). Exact. Pad with an EDGE/REFLECT/SYMMETRIC border has no GPU kernel (refused before
+anything runs).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minddata.ops.base import KernelContext, Op
+from minddata.ops.gpu.translation import (
+    Args,
+    Sample,
+    _hwc,
+    _image,
+    _register,
+    _shown_shape,
+)
+from minddata.ops.plans.crop import center_crop_box
+from minddata.ops.plans.image import fill_values, square
+from minddata.ops.plans.resize import crop_resize
+
+# ---------------------------------------------------------------------------------------------- crops
+
+SLICE_ARGS = {"anchor": np.int32, "shape": np.int32}
+
+
+def build_slice(node: Any, args: dict[str, Any], env: Any, fill: Any = 0) -> Any:
+    return env.fn.slice(
+        node, args["anchor"], args["shape"], axis_names="HW", out_of_bounds_policy="pad",
+        fill_values=fill, device=env.device,
+    )
+
+
+def _slice_args(top: int, left: int, h: int, w: int) -> Args:
+    return {"anchor": np.array([top, left], np.int32), "shape": np.array([h, w], np.int32)}
+
+
+@_register("CenterCrop", args=SLICE_ARGS, build=lambda op, node, args, env: build_slice(node, args, env))
+def _plan_center_crop(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    h, w = _image("CenterCrop", s)
+    # MindSpore pads a too-small image with zeros around it, the odd pixel first: a negative anchor
+    # into the zero padding of DALI's slice is exactly that.
+    box = center_crop_box(h, w, *square(op.size))
+    return _slice_args(*box), _hwc(s, box.height, box.width)
+
+
+@_register("Crop", args=SLICE_ARGS, build=lambda op, node, args, env: build_slice(node, args, env))
+def _plan_crop(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    h, w = _image("Crop", s)
+    box = crop_resize(op, h, w, shape=_shown_shape(s)).box
+    return _slice_args(*box), _hwc(s, box.height, box.width)
+
+
+# ---------------------------------------------------------------------------------------------- Pad
+
+
+def _pad_supported(op: Op) -> str | None:
+    mode = str(getattr(op.padding_mode, "value", op.padding_mode)).lower()
+    if mode != "constant":
+        return f"{op.name}: padding_mode={mode!r} has no GPU equivalent (DALI pads with a constant only)"
+    return None
+
+
+def _build_pad(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+    fill = list(fill_values(op.fill_value, env.kind_in.channels or 1))
+    return build_slice(node, args, env, fill=fill)
+
+
+@_register("Pad", args=SLICE_ARGS, supports=_pad_supported, build=_build_pad)
+def _plan_pad(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    h, w = _image("Pad", s)
+    left, top, right, bottom = op.padding
+    return _slice_args(-top, -left, h + top + bottom, w + left + right), _hwc(s, h + top + bottom, w + left + right)
