@@ -27,6 +27,7 @@ from minddata.ops.dvpp import rules
 from minddata.ops.formats import sniff_format
 from minddata.ops.plans.decode import check_image_pixels, encoded_bytes
 from minddata.ops.plans.resize import CROP_RESIZE_OPS, crop_resize
+from minddata.ops.registry import decoder_ops
 
 __all__ = ["run"]
 
@@ -188,7 +189,7 @@ def run(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
     dev = _Device.get()
     name = op.name
     with dev.lock:
-        if name in ("Decode", "FusedDecodeResize", "FusedDecodeRandomResizedCrop", "RandomCropDecodeResize"):
+        if name in decoder_ops():
             decode_name = "RandomCropDecodeResize" if name == "RandomCropDecodeResize" else "Decode"
             pic, h, w = _decoded(dev, decode_name, data, ctx.options.max_image_pixels)
         else:

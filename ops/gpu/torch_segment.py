@@ -46,6 +46,7 @@ from minddata.ops.gpu.segment import (
 )
 from minddata.ops.gpu.translation import TRANSLATIONS, Sample
 from minddata.ops.plans.image import fill_values, interpolation_name
+from minddata.ops.registry import decoder_ops
 
 __all__ = ["TorchSegment", "TORCH_OPS", "torch_unsupported_reason", "import_torch"]
 
@@ -300,7 +301,7 @@ TORCH_OPS: dict[str, Callable] = {
     "ToTensor": _to_tensor,
 }
 # Decoders read encoded bytes; what follows the decode inside them (resize, crop) runs as above.
-DECODERS = ("Decode", "FusedDecodeResize", "FusedDecodeRandomResizedCrop", "RandomCropDecodeResize")
+DECODERS = tuple(sorted(decoder_ops() & set(TRANSLATIONS)))
 
 
 def torch_unsupported_reason(op: Op) -> str | None:

@@ -6,7 +6,8 @@ how the op meets odd inputs. A kernel registered without an entry fails
 
 - the output matches ``output_spec`` (shape, with ``None`` as a wildcard, and dtype), for inputs with
   known sizes and with unknown ones;
-- a non-CPU kernel matches the CPU kernel within ``device_tolerance`` (stated per device and op);
+- a non-CPU kernel matches the CPU kernel within its tolerance (``op_facts(name).tolerances``, declared
+  with the kernel);
 - the spec pickles, and the unpickled op gives the same output;
 - the same (seed, pass, row, position) gives the same output; random ops vary with the row, other
   ops don't;
@@ -47,48 +48,28 @@ from minddata.ops.fused import (
     FusedNormalizeHWC2CHW,
     NormalizeInputCheck,
 )
+from minddata.ops.registry import op_facts
 from minddata.vision import Border, ConvertMode, ImageBatchFormat, Inter, SliceMode
 
 # How far a non-CPU kernel may be from the CPU reference, per element on the data's own scale (0-255
-# for uint8 images): (largest difference, mean difference). Measured with DALI 2.4 and the reference
-# Dvpp model; the reasons are in minddata/ops/gpu/translate.py and minddata/ops/dvpp/rules.py.
+# for uint8 images): (largest difference, mean difference), declared with the device's kernel in the op
+# facts (the GPU family modules in minddata/ops/gpu/, minddata/ops/dvpp/kernels.py), where the reasons
+# are. Measured with DALI 2.4 and the reference Dvpp model.
 Tolerance = tuple[float, float]
-DEVICE_TOLERANCE: dict[str, dict[str, Tolerance]] = {
-    # DALI's CPU backend: exact for geometry, flips, decode and pixel arithmetic; BILINEAR resampling
-    # within 1 level (OpenCV's fixed-point weights).
-    "GPU": {
-        "*": (1.0, 0.25),
-        # Inter.AREA: DALI's antialiased linear filter vs OpenCV's exact box average.
-        "RandomResizedCrop": (8.0, 1.5),
-        # A row drawing AREA (shrinking: 14 levels at most here) or BICUBIC (a = -0.5 vs -0.75).
-        "RandomResize": (16.0, 1.5),
-        # NEAREST warps: a few pixels on exact half-pixel boundaries pick the neighbour.
-        "RandomRotation": (255.0, 0.05),
-    },
-    # A real GPU decodes with nvJPEG (its own IDCT and chroma upsampling), the rest as above.
-    "GPU-cuda": {
-        "Decode": (32.0, 1.5),
-        "FusedDecodeResize": (32.0, 1.5),
-        "FusedDecodeRandomResizedCrop": (32.0, 1.5),
-        "RandomCropDecodeResize": (32.0, 1.5),
-    },
-    # The reference model keeps the CPU's geometry; the NV12 intermediate loses colour detail finer
-    # than 2x2 pixels: 2-3 levels on average on photo_jpeg() (sensor noise included), more where the
-    # op resizes without antialiasing, and more again against the CPU's fused kernels, which decode
-    # at a reduced DCT scale where DVPP decodes in full.
-    "Dvpp": {"*": (32.0, 4.0), "Resize": (48.0, 6.0), "FusedDecodeResize": (48.0, 6.5),
-             "FusedDecodeRandomResizedCrop": (40.0, 5.5), "RandomCropDecodeResize": (40.0, 5.5)},
-}
 
 
 def device_tolerance(name: str, device: str) -> Tolerance:
-    table = DEVICE_TOLERANCE[device]
+    backend = None
     if device == "GPU":
         from minddata.ops.gpu.kernels import row_backend
 
-        if row_backend() == "cuda" and name in DEVICE_TOLERANCE["GPU-cuda"]:
-            return DEVICE_TOLERANCE["GPU-cuda"][name]
-    return table.get(name, table["*"])
+        backend = row_backend()
+    bound = op_facts(name).tolerance(device, backend)
+    assert bound is not None, (
+        f"{name} has a {device} kernel but declares no tolerance against the CPU kernel: declare it where the "
+        f"kernel is registered (register_kernel({name!r}, {device!r}, tolerance=...))"
+    )
+    return bound
 
 
 def _dali_missing() -> str | None:
