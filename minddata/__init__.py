@@ -112,6 +112,7 @@ if TYPE_CHECKING:
         deserialize,
         serialize,
         show,
+        sync_wait_for_dataset,
         zip,
     )
 
@@ -180,6 +181,7 @@ __all__ = [
     "errors",
     "serialize",
     "show",
+    "sync_wait_for_dataset",
     "zip",
     # the standard image datasets
     "Caltech101Dataset",
@@ -310,6 +312,7 @@ _DATASET_NAMES = frozenset(
         "deserialize",
         "serialize",
         "show",
+        "sync_wait_for_dataset",
         "zip",
     )
 )

@@ -57,7 +57,7 @@ def test_mstype_names_are_dtypes_accepted_by_typecast_and_schema():
 
 @pytest.mark.parametrize(
     "module, name",
-    [("minddata.dataset", "sync_wait_for_dataset"),
+    [("minddata.dataset", "NoSuchDataset"),
      ("minddata.dataset.transforms.c_transforms", "Plugin"), ("minddata.common.dtype", "bfloat16"), ("minddata", "Tensor")],
 )
 def test_a_missing_name_says_not_implemented_and_points_at_the_coverage_table(module, name):

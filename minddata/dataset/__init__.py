@@ -49,6 +49,7 @@ from minddata.dataset.mnist_family import (
 from minddata.dataset.omniglot import OmniglotDataset
 from minddata.dataset.photo_tour import PhotoTourDataset
 from minddata.dataset.places365 import Places365Dataset
+from minddata.dataset.rank_sync import sync_wait_for_dataset
 from minddata.dataset.rendered_sst2 import RenderedSST2Dataset
 from minddata.dataset.sbd import SBDataset
 from minddata.dataset.sbu import SBUDataset
@@ -144,6 +145,7 @@ __all__ = [
     "deserialize",
     "serialize",
     "show",
+    "sync_wait_for_dataset",
     "zip",
     "DistributedSampler",
     "PKSampler",
