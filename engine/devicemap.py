@@ -5,8 +5,8 @@ becomes a stage:
 
 * a ``"row"`` part is a map over its ops in the map's workers (thread or process), with each op's
   kernel for its device (CPU, or Dvpp's ``reference``/``ascend`` driver);
-* a ``"segment"`` part is one device segment (:func:`~minddata.ops.gpu.drivers.make_segment`: a DALI
-  pipeline or a torch segment) run by one worker thread,
+* a ``"segment"`` part is one device segment (:meth:`~minddata.ops.devices.Device.build_segment`:
+  for the GPU a DALI pipeline or a torch segment) run by one worker thread,
   batch by batch (chunks are first merged up to the segment's batch size, except in online
   sessions, where rows must not wait for others).
 
@@ -44,11 +44,12 @@ from minddata.engine.runtime import Runtime
 from minddata.engine.stages import Stage
 from minddata.errors import GraphError
 from minddata.ops.base import KernelContext, Op
+from minddata.ops.devices import RowFailure, get_device
 from minddata.ops.registry import get_kernel
 
 __all__ = ["PartFunction", "RechunkStage", "build_device_map", "needs_device_build"]
 
-# Rows per DALI run when nothing better is known (a following batch's size is used when there is one).
+# Rows per segment run when nothing better is known (a following batch's size is used when there is one).
 DEFAULT_SEGMENT_ROWS = 64
 
 
@@ -63,7 +64,8 @@ def needs_device_build(node: ir.MapNode) -> bool:
 
 
 def _device(op: Any) -> str:
-    return op.device_target if isinstance(op, Op) and op.device_target in ("GPU", "Dvpp") else "CPU"
+    # Placed names are canonical: the host, "auto" (the host, once placed) or an accelerator's.
+    return op.device_target if isinstance(op, Op) and op.device_target not in ("CPU", "auto") else "CPU"
 
 
 # ---------------------------------------------------------------------------------------------- row parts
@@ -204,11 +206,11 @@ def _row_boundaries(ops: list[Any]) -> list[tuple[int, str]]:
     return found
 
 
-# ---------------------------------------------------------------------------------------------- DALI parts
+# ---------------------------------------------------------------------------------------------- segment parts
 
 
 class SegmentWork:
-    """The work of a ``"segment"`` part: one DALI run per chunk of rows (see the module docstring)."""
+    """The work of a ``"segment"`` part: one segment run per chunk of rows (see the module docstring)."""
 
     def __init__(self, segment: Any, positions: list[int], seed: int, *, entry: int | None,
                  assemble: Callable[[tuple, tuple], tuple] | None, labels: tuple[str, str],
@@ -222,8 +224,6 @@ class SegmentWork:
         self.labels = labels  # (device data enters, device data leaves)
 
     def __call__(self, chunk: Chunk, pass_index: int, row_start: int) -> tuple:
-        from minddata.ops.gpu.segment import RowFailure
-
         rows = chunk.rows
         live = [i for i, row in enumerate(rows) if type(row) is not FailedRow]
         entry = self.entry
@@ -255,7 +255,7 @@ class SegmentWork:
 
 
 class RechunkStage(Stage):
-    """Merges consecutive chunks into chunks of at least ``rows`` rows (the DALI batch), in order."""
+    """Merges consecutive chunks into chunks of at least ``rows`` rows (the segment's batch), in order."""
 
     fast_skip = True  # the same rows in bigger chunks: a resume skips in the child
 
@@ -302,9 +302,6 @@ def build_device_map(builder: Any, node: ir.MapNode, child: Stage,
     ``read``: for a map that reads its source's rows itself, ``(read, finish_read)`` as the compiler's
     source parts give them; the first part then reads the rows in its workers.
     """
-    from minddata.ops.gpu.drivers import make_segment
-    from minddata.ops.gpu.segment import GPU_HW_DECODER_LOAD
-
     rt = builder.rt
     ops = node.operations
     positions = node.op_positions
@@ -338,20 +335,15 @@ def build_device_map(builder: Any, node: ir.MapNode, child: Stage,
                     f"{node.label}: its last op runs on the GPU and returns one value, but output_columns names "
                     f"{len(outputs)} column(s): {outputs}"
                 )
-            dvpp = [op.device_target == "Dvpp" for op in part_ops]
-            cpu_fallback = None
-            if any(dvpp) and rt.options.dvpp_policy == "cpu":
-                # A row the media engine refuses (e.g. a GIF) runs this part on the CPU kernels instead.
-                cpu_fallback = lambda k, error, _d=dvpp: _d[k] and isinstance(error, ValueError)  # noqa: E731
-            segment = make_segment(
+            # A row a device refuses for its data (e.g. a GIF on the media engine) may run on the CPU
+            # kernels instead (config.set_dvpp_policy("cpu")): the device's segment decides.
+            segment = get_device(part_ops[0].device_target).build_segment(
                 part_ops,
-                backend=part.backend or "cuda",
-                hw_decoder_load=[1.0 if d else GPU_HW_DECODER_LOAD for d in dvpp],
+                backend=part.backend,
+                options=rt.options,
                 batch_size=_segment_rows(node, rt.options.rows_per_chunk),
                 num_threads=max(1, int(node.num_workers)),
                 output="device" if last and node.device_output else "host",
-                cpu_fallback=cpu_fallback,
-                cpu_kernels=[get_kernel(op.name, "CPU") for op in part_ops],
             )
             rt.on_close(segment.close)
             assemble = MapFunction([], [], input_indices, layout, len(outputs), rt.seed, node.label, False)._assembler()
@@ -364,13 +356,13 @@ def build_device_map(builder: Any, node: ir.MapNode, child: Stage,
             )
             policy = PartPolicy(rt, node.label, labels, offset=part.start, last=last, boundaries=[])
             remotes = None
-            workers = 1  # a DALI pipeline serves one thread; its own threads do the parallel work
+            workers = 1  # a segment serves one thread; its own threads do the parallel work
             if not online and not (first and read is not None):
                 stage = RechunkStage(rt, stage, _segment_rows(node, rt.options.rows_per_chunk), f"{label}.rechunk")
         finish = policy.finish
         if first and read is not None:
             # The map reads its source's rows in this part's workers (the optimizer's source
-            # absorption); only row parts do (plan_parts keeps a DALI part away from the source).
+            # absorption); only row parts do (plan_parts keeps a segment part away from the source).
             work, finish = reading_first(read[0], read[1], work, finish)
         stage = ParallelApplyStage(
             rt, stage, work, workers, label, finish=finish,

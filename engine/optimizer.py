@@ -38,7 +38,7 @@ import numpy as np
 from minddata.engine import ir
 from minddata.engine.autotune import is_autotune
 from minddata.engine.fusions import FUSIONS, Fusion
-from minddata.engine.placement import Machine, _unsupported, place, plan_parts
+from minddata.engine.placement import Machine, place, plan_parts, unsupported
 from minddata.ops.base import Op
 from minddata.ops.fused import FusedNormalizeHWC2CHW, NormalizeInputCheck
 
@@ -148,10 +148,7 @@ def _on_device(fused: Op, device: str) -> Op | None:
     unfused). Only the media engine and the GPU gain from these fusions besides the CPU."""
     if device == "CPU":
         return fused
-    machine = Machine()
-    if device == "Dvpp":
-        machine.probe("Dvpp")
-    if _unsupported(fused, device, machine) is not None:
+    if unsupported(fused, device, Machine()) is not None:
         return None
     fused._device = device
     return fused

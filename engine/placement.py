@@ -30,115 +30,71 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from minddata import config
+from minddata.config import RunOptions
 from minddata.engine import ir
 from minddata.engine.fusions import fusion_of
 from minddata.engine.ir import DevicePart
 from minddata.errors import DeviceError, warn
 from minddata.ops.base import Op
-from minddata.ops.registry import has_kernel, ops_on
+from minddata.ops.devices import Presence, get_device, run_options
+from minddata.ops.devices import devices as _devices
+from minddata.ops.registry import decoder_ops, has_kernel, op_facts
 
-__all__ = ["DevicePart", "Machine", "cannot_run", "choose", "place", "plan_parts"]
+__all__ = ["DevicePart", "Machine", "cannot_run", "choose", "place", "plan_parts", "unsupported"]
 
-# Estimated cost of each op in milliseconds per megapixel on one CPU core, and the factor a GPU or
-# the media engine runs it at (smaller is cheaper). Only the ratios matter: every op's cost scales
-# with the pixel count. The point of offload is to free the CPU, so device time is weighted lightly.
-_CPU_MS_PER_MP = {
-    "Decode": 8.0, "FusedDecodeResize": 5.0, "FusedDecodeRandomResizedCrop": 4.0, "RandomCropDecodeResize": 4.0,
-    "Resize": 2.0, "RandomResizedCrop": 1.5, "ResizedCrop": 1.5, "Rotate": 3.0, "RandomRotation": 3.0,
-    "Normalize": 1.2, "Rescale": 1.0, "HWC2CHW": 0.6, "TypeCast": 0.5, "ToType": 0.5, "Pad": 0.4,
-    "CenterCrop": 0.2, "Crop": 0.2, "HorizontalFlip": 0.3, "RandomHorizontalFlip": 0.2, "VerticalFlip": 0.1,
-    "RandomVerticalFlip": 0.1, "RandomColorAdjust": 4.0,
-}
-_DEVICE_FACTOR = {"GPU": 0.05, "Dvpp": 0.03}
+# Every op's cost is its declared CPU cost per megapixel (op_facts(name).cost_ms_per_mp) times its
+# device's cost factor (Device.cost_factor). Only the ratios matter: every op's cost scales with the
+# pixel count. An op with no declared cost counts as this much:
+_DEFAULT_MS_PER_MP = 1.0
 # Host <-> device copy, ms per megapixel of uint8 RGB (3 MB at ~12 GB/s, plus a synchronisation).
 _TRANSFER_MS_PER_MP = 0.4
-# Bytes per pixel after an op, relative to uint8 RGB: float outputs cost 4x to move; encoded input 0.1x.
-_FLOAT_OUTPUT = ("Normalize", "Rescale")
-_DECODERS = ("Decode", "FusedDecodeResize", "FusedDecodeRandomResizedCrop", "RandomCropDecodeResize")
+# The host: every op's baseline, with a kernel for every op.
+_HOST = "CPU"
 
 
 @dataclass
 class Machine:
-    """What this machine offers, probed once per compile and only when a non-CPU device is asked for."""
+    """What this machine offers under a run's ``options``: each device probed once per compile, and
+    only when asked about (:meth:`presence`). ``found`` holds what was probed.
 
-    gpu_backend: str | None = None  # "cuda"/"torch-cuda", "dali-cpu"/"torch-cpu" (emulation) or None
-    gpu_why: str = ""
-    dvpp_driver: str | None = None  # "nvjpg", "ascend", "reference" or None
-    dvpp_why: str = ""
-    probed: set = field(default_factory=set)
+    Examples:
+        >>> from minddata.engine.placement import Machine
+        >>> Machine().presence("CPU").present
+        True
+    """
 
-    def probe(self, device: str) -> None:
-        if device in self.probed:
-            return
-        self.probed.add(device)
-        from minddata.ops import probe
+    options: RunOptions | None = None
+    found: dict[str, Presence] = field(default_factory=dict)
 
-        if device == "GPU":
-            self.gpu_backend, self.gpu_why = probe.gpu_backend()
-        elif device == "Dvpp":
-            self.dvpp_driver, self.dvpp_why = probe.dvpp_driver()
+    def __post_init__(self) -> None:
+        self.options = run_options(self.options)
+
+    def presence(self, device: str) -> Presence:
+        """What probing ``device`` found (probed on the first call)."""
+        found = self.found.get(device)
+        if found is None:
+            found = self.found[device] = get_device(device).probe(self.options)
+        return found
 
     def accelerators(self) -> set[str]:
         """Devices ``"auto"`` may choose: real hardware only."""
-        self.probe("GPU")
-        self.probe("Dvpp")
-        found = {"CPU"}
-        if self.gpu_backend in ("cuda", "torch-cuda"):
-            found.add("GPU")
-        if self.dvpp_driver in ("nvjpg", "ascend"):
-            found.add("Dvpp")
-        return found
+        return {device.name for device in _devices() if device.auto_eligible(self.presence(device.name))}
 
 
 # ---------------------------------------------------------------------------------------------- support
 
 
-def _unsupported(op: Op, device: str, machine: Machine) -> str | None:
+def unsupported(op: Op, device: str, machine: Machine) -> str | None:
     """Why ``device`` can't run ``op`` (no kernel, or not with these parameters), or ``None``."""
     if not has_kernel(op.name, device):
         return f"no {op.name} kernel"
-    if device == "GPU":
-        from minddata.ops.gpu.drivers import unsupported_reason
-
-        machine.probe("GPU")
-        return unsupported_reason(op, machine.gpu_backend)
-    if device == "Dvpp":
-        from minddata.ops.dvpp.kernels import DRIVER_OPS, unsupported_reason
-
-        driver = machine.dvpp_driver or "reference"
-        if op.name not in DRIVER_OPS.get(driver, ()):
-            return f"no {op.name} kernel on its {driver!r} driver"
-        return unsupported_reason(op, driver)
-    return None
-
-
-def _device_ops(device: str, machine: Machine) -> list[str]:
-    if device == "Dvpp":
-        from minddata.ops.dvpp.kernels import DRIVER_OPS
-
-        return sorted(DRIVER_OPS.get(machine.dvpp_driver or "reference", ()))
-    return ops_on(device)
+    return get_device(device).unsupported_reason(op, machine.presence(device))
 
 
 def _absent(device: str, machine: Machine) -> str | None:
     """Why ``device`` can't be used here, or ``None`` when it can."""
-    machine.probe(device)
-    if device == "GPU":
-        return None if machine.gpu_backend else machine.gpu_why
-    if device == "Dvpp":
-        return None if machine.dvpp_driver else machine.dvpp_why
-    return None
-
-
-def _fix(device: str) -> str:
-    if device == "GPU":
-        return ("run on a machine with an NVIDIA GPU and `pip install 'minddata[gpu]'`, place the op with "
-                ".device('CPU'), or minddata.config.set_device_fallback('cpu') to run it on the CPU with a warning")
-    return ("run where a media engine is (an A100/H100/H200 GPU with `pip install 'minddata[gpu]'`, or Ascend "
-            "with CANN), place the op with .device('CPU'), minddata.config.set_device_fallback('cpu') to run it on "
-            "the CPU with a warning, or minddata.config.set_dvpp_driver('reference') to preview it on the CPU "
-            "model of DVPP")
+    presence = machine.presence(device)
+    return None if presence.present else presence.detail
 
 
 # ---------------------------------------------------------------------------------------------- choosing
@@ -161,26 +117,28 @@ def choose(ops: list[Any], devices: set[str], machine: Machine | None = None) ->
     """
     machine = machine or Machine()
     inf = float("inf")
+    decoders = decoder_ops()
     # state: device of the previous op -> (total cost, placement so far)
-    states: dict[str, tuple[float, list[str]]] = {"CPU": (0.0, [])}
+    states: dict[str, tuple[float, list[str]]] = {_HOST: (0.0, [])}
     first = getattr(ops[0], "name", "") if ops else ""
-    width = 0.1 if first in _DECODERS else 1.0  # data size relative to uint8 RGB (encoded: ~0.1)
+    width = 0.1 if first in decoders else 1.0  # data size relative to uint8 RGB (encoded: ~0.1)
     for op in ops:
         options: list[str]
         if not isinstance(op, Op):
-            options = ["CPU"]
+            options = [_HOST]
         elif op.device_target != "auto":
             options = [op.device_target]
         else:
             options = [
-                d for d in ("CPU", "GPU", "Dvpp")
-                if d in devices and (d == "CPU" or _unsupported(op, d, machine) is None)
+                d.name for d in _devices()
+                if d.name in devices and (d.name == _HOST or unsupported(op, d.name, machine) is None)
             ]
         name = getattr(op, "name", "")
-        base = _CPU_MS_PER_MP.get(name, 1.0)
+        facts = op_facts(name) if isinstance(op, Op) else None
+        base = facts.cost_ms_per_mp if facts is not None and facts.cost_ms_per_mp is not None else _DEFAULT_MS_PER_MP
         new: dict[str, tuple[float, list[str]]] = {}
         for device in options:
-            run = base * _DEVICE_FACTOR.get(device, 1.0)
+            run = base * get_device(device).cost_factor
             best: tuple[float, list[str]] = (inf, [])
             for prev, (cost, path) in states.items():
                 move = 0.0 if _side(prev) == _side(device) else _TRANSFER_MS_PER_MP * width
@@ -188,9 +146,10 @@ def choose(ops: list[Any], devices: set[str], machine: Machine | None = None) ->
                     best = (cost + move + run, path + [device])
             new[device] = best
         states = new
-        if name in _FLOAT_OUTPUT:
+        # Bytes per pixel after an op, relative to uint8 RGB: float outputs cost 4x to move.
+        if facts is not None and facts.float_output:
             width = 4.0
-        elif name in _DECODERS:
+        elif name in decoders:
             width = 1.0
     total = {d: c + (0.0 if _side(d) == "host" else _TRANSFER_MS_PER_MP * width) for d, (c, _) in states.items()}
     best_device = min(total, key=total.get)
@@ -199,9 +158,9 @@ def choose(ops: list[Any], devices: set[str], machine: Machine | None = None) ->
 
 
 def _side(device: str) -> str:
-    # The Dvpp engine and the GPU share device memory on NVIDIA (nvjpg); Ascend's DVPP output is also
-    # device memory. Only the CPU's data is on the host.
-    return "host" if device == "CPU" else "device"
+    # Accelerators share device memory (on NVIDIA the media engine's output is the GPU's; Ascend's DVPP
+    # output is device memory too); only the host's data is on the host.
+    return "host" if get_device(device).on_host else "device"
 
 
 # ---------------------------------------------------------------------------------------------- the pass
@@ -215,22 +174,24 @@ def _unplaced(op: Any) -> bool:
 def _offload_note(chosen: list[Any], devices: set[str], machine: Machine) -> str:
     """What auto offload decided for ``chosen`` ops, and why."""
     where = ", ".join(f"{op.name} on {op.device_target}" for op in chosen)
-    if devices == {"CPU"}:
-        missing = "; ".join(f"{d}: {why or 'emulated only'}" for d, why in
-                            (("GPU", machine.gpu_why), ("Dvpp", machine.dvpp_why)))
+    if devices == {_HOST}:
+        missing = "; ".join(f"{d.name}: {machine.presence(d.name).detail or 'emulated only'}"
+                            for d in _devices() if d.name != _HOST)
         return f"auto offload: {where} (no accelerator on this machine; {missing})"
     return f"auto offload: {where} (by the cost estimate among {', '.join(sorted(devices))})"
 
 
-def place(tree: ir.Node, fusion: bool = True, auto_offload: bool = False) -> ir.Node:
+def place(tree: ir.Node, fusion: bool = True, auto_offload: bool = False, *,
+          options: RunOptions | None = None) -> ir.Node:
     """``tree`` (a private plan tree) with every op's device resolved, or raise :class:`DeviceError`.
 
     With ``fusion``, an op a device runs only fused with the Decode before it (Resize or
     RandomResizedCrop on Dvpp's ``nvjpg`` driver, a decoder) is accepted: the fusion pass joins them.
     With ``auto_offload`` (``config.set_auto_offload``), ops whose device was not chosen are placed as
-    if ``device="auto"``, and the map's notes say where they went and why.
+    if ``device="auto"``, and the map's notes say where they went and why. ``options``: the run's
+    settings (``device_fallback``, the drivers the probes pick); default: the settings now.
     """
-    machine = Machine()
+    machine = Machine(options)
     warned: set[tuple[str, str]] = set()
 
     def place_map(node: ir.Node) -> ir.Node:
@@ -248,13 +209,13 @@ def place(tree: ir.Node, fusion: bool = True, auto_offload: bool = False) -> ir.
                 offload_notes = (_offload_note([ops[i] for i in offloaded], devices, machine),)
         placed: list[Any] = []
         for op in ops:
-            if isinstance(op, Op) and op.device_target not in ("CPU", "auto"):
+            if isinstance(op, Op) and op.device_target not in (_HOST, "auto"):
                 prev = placed[-1] if placed else None
                 op = _check(node, op, machine, warned, prev, fusion)
             elif isinstance(op, Op) and op.device_target == "auto":
-                op = _placed(op, "CPU")
+                op = _placed(op, _HOST)
             placed.append(op)
-        notes = [f"{op.name} on {op.device_target}" for op in placed if isinstance(op, Op) and op.device_target != "CPU"]
+        notes = [f"{op.name} on {op.device_target}" for op in placed if isinstance(op, Op) and op.device_target != _HOST]
         placed_notes = ("placed: " + ", ".join(notes),) if notes else ()
         return dataclasses.replace(
             node, operations=placed, fusion_notes=(*node.fusion_notes, *offload_notes, *placed_notes)
@@ -277,28 +238,30 @@ def _check(node: ir.MapNode, op: Op, machine: Machine, warned: set[tuple[str, st
     device = op.device_target
     absent = _absent(device, machine)
     if absent is not None:
-        if config.get_device_fallback() == "cpu":
+        if machine.options.device_fallback == "cpu":
             if (op.name, device) not in warned:
                 warned.add((op.name, device))
                 warn(
                     "%s: op %s is placed on %s, which this machine lacks (%s); running it on the CPU "
                     "(config.set_device_fallback('cpu'))", node.label, op.name, device, absent,
                 )
-            return _placed(op, "CPU")
+            return _placed(op, _HOST)
+        fix = machine.presence(device).fix
         raise DeviceError(
-            f"{node.label}: op {op.name} is placed on {device}, which this machine lacks: {absent}. Fix: {_fix(device)}."
+            f"{node.label}: op {op.name} is placed on {device}, which this machine lacks: {absent}. Fix: {fix}."
         )
-    reason = _unsupported(op, device, machine)
+    reason = unsupported(op, device, machine)
     if reason is not None and isinstance(prev, Op) and prev.device_target == device:
         fused = _fused_with(prev, op)
-        if fused is not None and _unsupported(fused, device, machine) is None:
+        if fused is not None and unsupported(fused, device, machine) is None:
             if fusion:
                 return op  # runs as one fused op with the Decode before it
             reason += " (it runs only fused with the Decode before it, and fusion is off: " \
                 "minddata.config.set_enable_fusion(True))"
     if reason is not None:
-        have = ", ".join(_device_ops(device, machine)) or "none"
-        driver = f" (driver {machine.dvpp_driver!r})" if device == "Dvpp" else ""
+        presence = machine.presence(device)
+        have = ", ".join(get_device(device).ops(presence)) or "none"
+        driver = get_device(device).driver_note(presence)
         raise DeviceError(
             f"{node.label}: op {op.name} is placed on {device}{driver}, which can't run it: {reason}. "
             f"Ops with a {device} kernel: {have}. Place {op.name} with .device('CPU')"
@@ -307,20 +270,13 @@ def _check(node: ir.MapNode, op: Op, machine: Machine, warned: set[tuple[str, st
     return op
 
 
-def _with_dvpp_settings(op: Any, driver: str) -> Any:
-    if not (isinstance(op, Op) and op.device_target == "Dvpp"):
-        return op
-    clone = copy.copy(op)
-    clone._dvpp_driver = driver  # a placement decision (what the probe found), not a setting
-    return clone
-
-
-def cannot_run(op: Op, device: str, previous: Any = None) -> str | None:
+def cannot_run(op: Op, device: str, previous: Any = None, *, options: RunOptions | None = None) -> str | None:
     """Why ``device`` can't run ``op`` on this machine (absent, no kernel on its driver, parameters it
     can't honour), or ``None`` when it can. ``previous``: the op before it in the map, for ops a
     device runs only fused with the Decode before them (Resize after Decode on Dvpp's ``nvjpg``).
 
-    For tools that place ops themselves (benchmarks): the same checks the placement pass makes.
+    For tools that place ops themselves (benchmarks): the same checks the placement pass makes, under
+    ``options`` (default: the settings now).
 
     Examples:
         >>> from minddata import vision
@@ -328,27 +284,18 @@ def cannot_run(op: Op, device: str, previous: Any = None) -> str | None:
         >>> cannot_run(vision.HWC2CHW(), "CPU") is None
         True
     """
-    machine = Machine()
+    machine = Machine(options)
     absent = _absent(device, machine)
     if absent is not None:
         return absent
-    reason = _unsupported(op, device, machine)
+    reason = unsupported(op, device, machine)
     if reason is not None and isinstance(previous, Op):
         prev = copy.copy(previous)
         prev._device = device
         fused = _fused_with(prev, _placed(op, device))
-        if fused is not None and _unsupported(fused, device, machine) is None:
+        if fused is not None and unsupported(fused, device, machine) is None:
             return None
     return reason
-
-
-def execution(op: Any, machine_driver: str | None) -> str:
-    """``"segment"`` for ops that run as a batch on a device driver (GPU, Dvpp on nvjpg), else ``"row"``."""
-    if not isinstance(op, Op):
-        return "row"
-    if op.device_target == "GPU" or (op.device_target == "Dvpp" and machine_driver == "nvjpg"):
-        return "segment"
-    return "row"
 
 
 # Nodes that pass rows on without looking into them.
@@ -369,9 +316,10 @@ def _hands_over(ancestors: list[ir.Node]) -> bool:
     return True
 
 
-def plan_parts(tree: ir.Node) -> ir.Node:
-    """``tree`` with every map cut into :class:`DevicePart` s (after fusion, which may merge maps)."""
-    machine = Machine()
+def plan_parts(tree: ir.Node, *, options: RunOptions | None = None) -> ir.Node:
+    """``tree`` with every map cut into :class:`DevicePart` s (after fusion, which may merge maps),
+    under the run's ``options`` (default: the settings now)."""
+    machine = Machine(options)
 
     def visit(node: ir.Node, ancestors: list[ir.Node]) -> ir.Node:
         if isinstance(node, ir.MapNode):
@@ -384,59 +332,82 @@ def plan_parts(tree: ir.Node) -> ir.Node:
     return visit(tree, [])
 
 
+def _off_host(op: Any) -> bool:
+    """Whether ``op`` is placed on an accelerator (names are canonical: the host, ``"auto"`` or one)."""
+    return isinstance(op, Op) and op.device_target not in (_HOST, "auto")
+
+
+def _bound(op: Any, machine: Machine) -> Any:
+    """``op`` carrying what its device's probe decided (e.g. the driver); settings reach kernels
+    through ``ctx.options``."""
+    if not _off_host(op):
+        return op
+    return get_device(op.device_target).bind(op, machine.presence(op.device_target))
+
+
+def _segment_host(op: Any, machine: Machine) -> str | None:
+    """The device whose segment runs ``op`` as a batch, or ``None`` when it runs per row."""
+    if not _off_host(op):
+        return None
+    return get_device(op.device_target).segment_host(machine.presence(op.device_target))
+
+
+def _segment_backend(ops: list[Op], host: str, machine: Machine) -> str | None:
+    """The backend of a segment of ``host`` over ``ops``: an op of another device riding in it (Dvpp on
+    the GPU's hardware decoder) needs its own backend; else the host's."""
+    chosen = None
+    for op in ops:
+        device = get_device(op.device_target)
+        backend = device.segment_backend(machine.presence(device.name))
+        if device.name != host:
+            return backend
+        chosen = chosen or backend
+    return chosen
+
+
 def _cut(node: ir.MapNode, ancestors: list[ir.Node], machine: Machine) -> ir.MapNode:
     """``node`` cut into its device parts; ``ancestors``: the nodes above it, nearest first."""
     ops = node.operations
-    if not any(isinstance(op, Op) and op.device_target in ("GPU", "Dvpp") for op in ops):
+    if not any(_off_host(op) for op in ops):
         return dataclasses.replace(node, device_parts=(DevicePart("row", 0, len(ops)),))
-    if any(isinstance(op, Op) and op.device_target == "Dvpp" for op in ops):
-        machine.probe("Dvpp")
-    if any(isinstance(op, Op) and op.device_target == "GPU" for op in ops):
-        machine.probe("GPU")
-    if machine.dvpp_driver is not None:
-        # The resolved driver travels with the op; settings reach kernels through ctx.options.
-        ops = [_with_dvpp_settings(op, machine.dvpp_driver) for op in ops]
-    kinds = [execution(op, machine.dvpp_driver) for op in ops]
+    ops = [_bound(op, machine) for op in ops]
+    hosts = [_segment_host(op, machine) for op in ops]
     parts: list[DevicePart] = []
+    part_hosts: list[str | None] = []
     start = 0
     for i in range(1, len(ops) + 1):
-        if i == len(ops) or kinds[i] != kinds[start]:
-            backend = None
-            if kinds[start] == "segment":
-                # Dvpp on nvjpg needs the real GPU; GPU ops may run emulated on DALI's CPU backend.
-                backend = "cuda" if any(
-                    isinstance(op, Op) and op.device_target == "Dvpp" for op in ops[start:i]
-                ) else (machine.gpu_backend or "cuda")
-            parts.append(DevicePart(kinds[start], start, i, backend))
+        if i == len(ops) or hosts[i] != hosts[start]:
+            host = hosts[start]
+            backend = _segment_backend(ops[start:i], host, machine) if host is not None else None
+            parts.append(DevicePart("segment" if host is not None else "row", start, i, backend))
+            part_hosts.append(host)
             start = i
     reads_source = node.reads_source
     notes = list(node.fusion_notes)
     if parts[0].kind == "segment" and reads_source:
-        # Files are read by the source's workers and merged into DALI-sized batches instead of
-        # being read chunk by chunk in the DALI part's one thread.
+        # Files are read by the source's workers and merged into segment-sized batches instead of
+        # being read chunk by chunk in the segment part's one thread.
         reads_source = False
         notes = [n for n in notes if "in its own workers" not in n]
     parent = ancestors[0] if ancestors else None
     segment_rows = None
     if isinstance(parent, ir.BatchNode) and isinstance(parent.batch_size, int):
-        # One DALI run per batch of the pipeline: the size the consumer wants anyway.
+        # One segment run per batch of the pipeline: the size the consumer wants anyway.
         segment_rows = min(max(parent.batch_size, 8), 512)
-    for part in parts:
-        if part.kind == "segment":
-            from minddata.ops.gpu.drivers import describe
-
+    for part, host in zip(parts, part_hosts, strict=True):
+        if host is not None:
             names = ", ".join(op.name for op in ops[part.start : part.end])
-            notes.append(f"{names}: {describe(part.backend)}, fed a batch of rows per run")
+            notes.append(f"{names}: {get_device(host).describe_segment(part.backend)}, fed a batch of rows per run")
     return dataclasses.replace(
         node,
         operations=ops,
         device_parts=tuple(parts),
         reads_source=reads_source,
-        # A GPU segment ending the map hands its rows on still on the GPU (torch CUDA tensors, or CuPy
+        # A segment ending the map hands its rows on still on the device (torch CUDA tensors, or CuPy
         # arrays for CuPy and JAX consumers) when the consumer takes such tensors
         # (config.set_framework) and what follows only stacks them (a plain batch) or hands them over.
         # Anything else gets host arrays.
-        device_output=config.get_framework() in ("torch", "cupy", "jax") and _hands_over(ancestors),
+        device_output=machine.options.framework in ("torch", "cupy", "jax") and _hands_over(ancestors),
         segment_rows=segment_rows,
         fusion_notes=tuple(notes),
     )

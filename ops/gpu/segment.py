@@ -28,6 +28,7 @@ import numpy as np
 
 from minddata.errors import DeviceError, PipelineError
 from minddata.ops.base import KernelContext, Op
+from minddata.ops.devices import RowFailure  # what every device's segment hands back for a failed row
 from minddata.ops.gpu.translation import TRANSLATIONS, Kind, Sample, dali_type
 from minddata.ops.probe import DALI_INSTALL_HINT
 
@@ -125,19 +126,6 @@ def cuda_device_id() -> int:
             pass
     local_rank = os.environ.get("LOCAL_RANK", "")
     return int(local_rank) if local_rank.isdigit() else 0
-
-
-class RowFailure:
-    """A row a segment could not process: ``op_index`` is the op (in the segment) that failed."""
-
-    __slots__ = ("op_index", "error")
-
-    def __init__(self, op_index: int, error: BaseException):
-        self.op_index = op_index
-        self.error = error
-
-    def __repr__(self) -> str:
-        return f"RowFailure(op {self.op_index}: {type(self.error).__name__}: {self.error})"
 
 
 @dataclass

@@ -16,6 +16,7 @@ from minddata import transforms, vision
 from minddata.engine.placement import Machine, choose
 from minddata.errors import ArgumentError, DeviceError
 from minddata.ops import probe
+from minddata.ops.devices import Presence
 
 
 @pytest.fixture
@@ -124,7 +125,7 @@ def test_parameters_a_device_cant_honour_are_named(images):
 
 
 def test_gpu_translation_limits_are_checked_before_running(images, monkeypatch):
-    monkeypatch.setattr(probe, "gpu_backend", lambda: ("cuda", "NVIDIA H200; DALI 2.4.0"))
+    monkeypatch.setattr(probe, "gpu_backend", lambda options=None: ("cuda", "NVIDIA H200; DALI 2.4.0"))
     ds = _pipeline(images, [vision.Decode(), vision.Pad(2, padding_mode=vision.Border.EDGE).device("GPU")])
     with pytest.raises(DeviceError, match="padding_mode='edge' has no GPU equivalent"):
         ds.create_dict_iterator(num_epochs=1)
@@ -137,6 +138,12 @@ def _auto(*ops):
     return [op.device("auto") for op in ops]
 
 
+def _machine(gpu=None, dvpp=None):
+    """A machine whose GPU runs on backend ``gpu`` and whose Dvpp on driver ``dvpp`` (None: absent)."""
+    return Machine(found={"GPU": Presence("GPU", gpu, "a GPU" if gpu else "no GPU"),
+                          "Dvpp": Presence("Dvpp", dvpp, "a media engine" if dvpp else "no media engine")})
+
+
 def test_auto_keeps_everything_on_the_cpu_without_accelerators():
     ops = choose(_auto(vision.Decode(), vision.Resize(256), vision.Normalize([0], [1])), {"CPU"})
     assert [op.device_target for op in ops] == ["CPU", "CPU", "CPU"]
@@ -144,20 +151,20 @@ def test_auto_keeps_everything_on_the_cpu_without_accelerators():
 
 @pytest.mark.parametrize("backend", ["cuda", "torch-cuda"])
 def test_auto_sends_a_pixel_heavy_run_to_the_gpu(backend):
-    machine = Machine(gpu_backend=backend, probed={"GPU", "Dvpp"})
+    machine = _machine(gpu=backend)
     ops = _auto(vision.Decode(), vision.RandomResizedCrop(224), vision.RandomHorizontalFlip(),
                 vision.Normalize([0, 0, 0], [1, 1, 1]), vision.HWC2CHW())
     assert {op.device_target for op in choose(ops, {"CPU", "GPU"}, machine)} == {"GPU"}
 
 
 def test_auto_uses_the_media_engine_for_decode_and_keeps_what_it_cant_run_on_the_cpu():
-    machine = Machine(dvpp_driver="nvjpg", probed={"GPU", "Dvpp"})
+    machine = _machine(dvpp="nvjpg")
     ops = _auto(vision.Decode(), vision.Normalize([0, 0, 0], [1, 1, 1]), transforms.TypeCast("float16"))
     assert [op.device_target for op in choose(ops, {"CPU", "Dvpp"}, machine)] == ["Dvpp", "CPU", "CPU"]
 
 
 def test_auto_keeps_a_cheap_op_off_the_device_when_the_copy_costs_more():
-    machine = Machine(gpu_backend="cuda", probed={"GPU", "Dvpp"})
+    machine = _machine(gpu="cuda")
     # A flip on its own: moving the image there and back costs more than flipping it here.
     assert choose(_auto(vision.HorizontalFlip()), {"CPU", "GPU"}, machine)[0].device_target == "CPU"
 
@@ -182,8 +189,8 @@ def test_explain_shows_placement_and_fusion_on_the_device(images):
 
 
 def test_nvjpg_takes_a_resize_only_fused_with_its_decode(monkeypatch):
-    monkeypatch.setattr(probe, "dvpp_driver", lambda: ("nvjpg", "NVIDIA H200 NVJPG through DALI 2.4.0"))
-    monkeypatch.setattr(probe, "gpu_backend", lambda: ("cuda", "NVIDIA H200; DALI 2.4.0"))
+    monkeypatch.setattr(probe, "dvpp_driver", lambda options=None: ("nvjpg", "NVIDIA H200 NVJPG through DALI 2.4.0"))
+    monkeypatch.setattr(probe, "gpu_backend", lambda options=None: ("cuda", "NVIDIA H200; DALI 2.4.0"))
     ds = md.NumpySlicesDataset({"image": [b"jpeg bytes"]}).map(
         [vision.Decode().device("Dvpp"), vision.Resize((416, 416)).device("Dvpp"), vision.HWC2CHW()],
         input_columns="image",
@@ -204,7 +211,7 @@ def test_nvjpg_takes_a_resize_only_fused_with_its_decode(monkeypatch):
 def test_gpu_output_stays_on_the_gpu_only_for_torch_consumers(monkeypatch):
     from minddata.engine.optimizer import lower
 
-    monkeypatch.setattr(probe, "gpu_backend", lambda: ("cuda", "NVIDIA H200; DALI 2.4.0"))
+    monkeypatch.setattr(probe, "gpu_backend", lambda options=None: ("cuda", "NVIDIA H200; DALI 2.4.0"))
     source = md.NumpySlicesDataset({"image": [np.zeros((4, 4, 3), np.uint8)]})
     gpu_map = source.map([vision.HorizontalFlip().device("GPU")], input_columns="image")
 
@@ -224,7 +231,7 @@ def test_cannot_run_answers_as_the_placement_pass_would(monkeypatch, no_gpu):
     from minddata.engine.placement import cannot_run
 
     assert "no NVIDIA GPU visible" in cannot_run(vision.Resize(8), "GPU")
-    monkeypatch.setattr(probe, "dvpp_driver", lambda: ("nvjpg", "NVIDIA H200 NVJPG through DALI 2.4.0"))
+    monkeypatch.setattr(probe, "dvpp_driver", lambda options=None: ("nvjpg", "NVIDIA H200 NVJPG through DALI 2.4.0"))
     assert "no Resize kernel on its 'nvjpg' driver" in cannot_run(vision.Resize(8), "Dvpp")
     assert cannot_run(vision.Resize(8), "Dvpp", previous=vision.Decode()) is None  # fused with it
     assert cannot_run(vision.Decode(), "Dvpp") is None
@@ -236,7 +243,7 @@ def test_ray_actors_ask_for_a_gpu_for_a_segment_of_either_driver(monkeypatch, ba
     from minddata.engine.optimizer import lower
     from minddata.engine.ray_executor import _num_gpus
 
-    monkeypatch.setattr(probe, "gpu_backend", lambda: (backend, f"NVIDIA H200; {backend}"))
+    monkeypatch.setattr(probe, "gpu_backend", lambda options=None: (backend, f"NVIDIA H200; {backend}"))
     ds = md.NumpySlicesDataset({"image": [np.zeros((4, 4, 3), np.uint8)]}).map(
         [vision.HorizontalFlip().device("GPU"), transforms.TypeCast(np.float32)], input_columns="image")
     (gpu_map,) = [n for n in lower(ds._node, True).walk() if getattr(n, "device_parts", ())]
