@@ -42,3 +42,17 @@ def test_dataset_methods_are_listed_and_checked_after_each_operation():
     rows = {ms: ok for ms, _, ok in coverage.coverage()}
     assert rows["dataset.Dataset.get_class_indexing"] and rows["dataset.Dataset.num_classes"]
     assert {"source", "map", "batch", "zip", "concat"} <= set(coverage.transformed_datasets())
+
+
+def test_runtime_plumbing_is_listed_as_not_applicable_with_its_reason():
+    page = PAGE.read_text(encoding="utf-8")
+    not_applicable = page[page.index("## Not applicable"):]
+    for name in ("parse", "parse_tree", "create_ir_tree", "iterator_bootstrap", "device_que"):
+        assert f"| `mindspore.dataset.Dataset.{name}` | internal to MindSpore's C++ runtime: " in not_applicable
+    dataset_section = page[page.index("## mindspore.dataset.Dataset"):page.index("## Not applicable")]
+    assert "| `parse_tree` |" not in dataset_section  # listed once, and not counted as missing
+
+
+def test_a_name_in_the_reasons_is_one_mindspore_has():
+    names = set(coverage.mindspore_names())
+    assert set(coverage.NOT_APPLICABLE) <= names and set(coverage.ABSENT) <= names
