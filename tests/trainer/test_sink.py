@@ -97,7 +97,7 @@ def test_an_iterator_made_for_a_cuda_device_keeps_gpu_rows_on_the_gpu(monkeypatc
     from minddata.ops import probe
     from minddata.trainer.sink import device_rows
 
-    monkeypatch.setattr(probe, "gpu_backend", lambda: ("torch-cuda", "NVIDIA H200; PyTorch"))
+    monkeypatch.setattr(probe, "gpu_backend", lambda options=None: ("torch-cuda", "NVIDIA H200; PyTorch"))
     ds = md.NumpySlicesDataset({"image": [np.zeros((4, 4, 3), np.uint8)]}).map(
         [vision.HorizontalFlip().device("GPU")], input_columns="image").batch(1)
 
