@@ -8,7 +8,8 @@
    (which hide a cycle from the interpreter, not from a reader).
 4. An op family has one name: its spec module ``minddata/vision/<family>.py``, its CPU kernels
    ``ops/cpu/<family>.py`` and its tests ``tests/ops/test_<family>.py`` (and its plan, if it has one,
-   ``ops/plans/<family>.py``), so a newcomer finds all of them by that name.
+   ``ops/plans/<family>.py``; its GPU kernels, if it has them, ``ops/gpu/<family>.py``), so a newcomer
+   finds all of them by that name.
 
 The checkers are tested on planted snippets, so a checker that sees nothing cannot pass.
 """
@@ -204,6 +205,20 @@ def test_each_audio_family_has_kernels_and_tests_of_its_name():
     assert not missing, "audio op families without their namesake kernel or test module: " + ", ".join(missing)
 
 
+# The GPU package's modules that are not an op family: the drivers and what the families share.
+GPU_DRIVER_MODULES = {"device", "drivers", "kernels", "segment", "torch_segment", "translation"}
+
+
+def test_each_gpu_module_is_a_cpu_family_or_a_driver_module():
+    families = _stems("ops/gpu") - GPU_DRIVER_MODULES
+    assert {"resize", "crop", "decode"} <= families  # guards the scan
+    orphans = sorted(families - _stems("ops/cpu"))
+    assert not orphans, (
+        f"ops/gpu/ modules named after no CPU family (ops/cpu/<name>.py): {orphans}; put a GPU kernel in the "
+        "module of its op's CPU family, or list a new driver module in GPU_DRIVER_MODULES"
+    )
+
+
 def test_each_plan_belongs_to_a_vision_or_audio_family():
     # image.py holds what the plans share.
     orphans = sorted(_stems("ops/plans") - _stems("minddata/vision") - _stems("minddata/audio") - {"image"})
@@ -221,7 +236,7 @@ def test_each_plan_belongs_to_a_vision_or_audio_family():
     [
         "from minddata.ops.cpu.image import _image",
         "import cv2",
-        "def f():\n    from minddata.ops.gpu import translate\n",
+        "def f():\n    from minddata.ops.gpu import resize\n",
     ],
 )
 def test_plan_checker_flags_device_code(snippet):
@@ -234,10 +249,10 @@ def test_plan_checker_accepts_plans_and_core():
 
 
 def test_private_name_checker_flags_only_other_packages():
-    modules = {"minddata.ops.cpu.image", "minddata.ops.cpu.crop", "minddata.ops.gpu.translate"}
+    modules = {"minddata.ops.cpu.image", "minddata.ops.cpu.crop", "minddata.ops.gpu.crop"}
     snippet = "from minddata.ops.cpu.image import _image"
     assert private_name_violations(
-        "ops/gpu/translate.py", layering.imports_in("ops/gpu/translate.py", snippet), modules
+        "ops/gpu/crop.py", layering.imports_in("ops/gpu/crop.py", snippet), modules
     )
     assert not private_name_violations(
         "ops/cpu/crop.py", layering.imports_in("ops/cpu/crop.py", snippet), modules
