@@ -3,7 +3,14 @@
 Settings are read when an iterator is created, so changing them affects pipelines iterated afterwards:
 the iterator takes one frozen :class:`RunOptions` snapshot (:func:`snapshot`) and hands it, through
 its runtime and every kernel's context, to worker threads and worker processes alike. Kernels read
-``ctx.options``, never these globals, so a setting has the same effect in every kind of worker.
+``ctx.options``, never these globals, so a setting has the same effect in every kind of worker. Inside
+a running pipeline (its worker threads and processes, and the Python functions they call) the getters
+and :func:`snapshot` answer from that run's snapshot.
+
+Each setting is declared once, as a field of :class:`RunOptions` (its name, type, default, check and
+doc); the getters and setters, :func:`load_defaults` and the snapshot come from that declaration.
+Setters with more to do than store a value (``set_seed`` also seeds NumPy, ``set_autotune`` takes
+budgets, ``set_iterator_mode`` sets two fields, ...) are written out, and store through it too.
 
 Examples:
     >>> import minddata as md
@@ -14,96 +21,21 @@ Examples:
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import enum
+import inspect
 import multiprocessing
 import os
 import random
 import threading
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 
 from minddata.errors import warn
-
-__all__ = [
-    "ErrorSamplesMode",
-    "RunOptions",
-    "snapshot",
-    "set_seed",
-    "get_seed",
-    "seed_is_set",
-    "set_num_parallel_workers",
-    "get_num_parallel_workers",
-    "set_prefetch_size",
-    "get_prefetch_size",
-    "set_error_samples_mode",
-    "get_error_samples_mode",
-    "set_enable_fusion",
-    "get_enable_fusion",
-    "set_fast_decode_resize",
-    "get_fast_decode_resize",
-    "set_rows_per_chunk",
-    "get_rows_per_chunk",
-    "set_worker_shm_size",
-    "get_worker_shm_size",
-    "set_framework",
-    "get_framework",
-    "set_max_image_pixels",
-    "get_max_image_pixels",
-    "set_device_fallback",
-    "get_device_fallback",
-    "set_dvpp_driver",
-    "get_dvpp_driver",
-    "set_dvpp_policy",
-    "get_dvpp_policy",
-    "set_gpu_emulation",
-    "get_gpu_emulation",
-    "set_gpu_device_id",
-    "get_gpu_device_id",
-    "set_gpu_driver",
-    "get_gpu_driver",
-    "set_profiling",
-    "get_profiling",
-    "set_autotune",
-    "get_autotune",
-    "get_autotune_budget",
-    "load_defaults",
-    "set_multiprocessing_start_method",
-    "get_multiprocessing_start_method",
-    "set_enable_autotune",
-    "get_enable_autotune",
-    "set_autotune_interval",
-    "get_autotune_interval",
-    "set_auto_num_workers",
-    "get_auto_num_workers",
-    "set_monitor_sampling_interval",
-    "get_monitor_sampling_interval",
-    "set_callback_timeout",
-    "get_callback_timeout",
-    "set_iterator_mode",
-    "get_iterator_mode",
-    "set_fast_recovery",
-    "get_fast_recovery",
-    "set_numa_enable",
-    "get_numa_enable",
-    "set_video_backend",
-    "get_video_backend",
-    "set_enable_shared_mem",
-    "get_enable_shared_mem",
-    "set_multiprocessing_timeout_interval",
-    "get_multiprocessing_timeout_interval",
-    "set_enable_watchdog",
-    "get_enable_watchdog",
-    "set_auto_offload",
-    "get_auto_offload",
-    "set_sending_batches",
-    "get_sending_batches",
-    "set_dynamic_shape",
-    "get_dynamic_shape",
-    "set_debug_mode",
-    "get_debug_mode",
-    "load",
-]
 
 _lock = threading.Lock()
 
@@ -141,58 +73,226 @@ def _default_start_method() -> str:
     return "spawn"
 
 
-_state: dict[str, object] = {}
+# ---------------------------------------------------------------------------------------------- checks
+# Each takes ``where`` (the setter, as errors name it: "set_prefetch_size") and the value, and returns
+# the value to store or raises TypeError/ValueError naming ``config.<where>`` and the value.
 
 
-def load_defaults() -> None:
-    """Restore every setting to its default."""
-    with _lock:
-        _state.clear()
-        _state.update(
-            seed=None,
-            num_parallel_workers=_default_workers(),
-            prefetch_size=16,
-            error_samples_mode=ErrorSamplesMode.RAISE,
-            enable_fusion=True,
-            fast_decode_resize=False,
-            rows_per_chunk=32,
-            worker_shm_size=16 << 20,
-            framework="numpy",
-            max_image_pixels=DEFAULT_MAX_IMAGE_PIXELS,
-            device_fallback="error",
-            dvpp_driver="auto",
-            dvpp_policy="error",
-            gpu_emulation=False,
-            gpu_device_id=None,
-            gpu_driver="auto",
-            profiling=False,
-            autotune=False,
-            autotune_cpu_budget=None,
-            autotune_memory_budget=None,
-            multiprocessing_start_method=_default_start_method(),
-            autotune_interval=0,
-            autotune_save_prefix=None,
-            auto_num_workers=False,
-            monitor_sampling_interval=10,
-            callback_timeout=60,
-            iterator_copy=False,
-            iterator_parallel_convert=True,
-            fast_recovery=True,
-            numa_enable=False,
-            video_backend="CPU",
-            enable_shared_mem=True,
-            multiprocessing_timeout_interval=300,
-            enable_watchdog=True,
-            auto_offload=False,
-            sending_batches=0,
-            dynamic_shape=False,
-            debug_mode=False,
-            debug_hooks=None,
+def _positive_int(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"config.{name}: the value must be an int. Found: {value!r} ({type(value).__name__})")
+    if value <= 0:
+        raise ValueError(f"config.{name}: the value must be greater than 0. Found: {value}")
+    return int(value)
+
+
+def _non_negative_int(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"config.{name}: the value must be an int. Found: {value!r} ({type(value).__name__})")
+    if not 0 <= value <= 2**31 - 1:
+        raise ValueError(f"config.{name}: the value must be in [0, 2147483647]. Found: {value}")
+    return int(value)
+
+
+def _bool(name: str, value: object) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"config.{name}: the value must be a bool. Found: {value!r} ({type(value).__name__})")
+    return bool(value)
+
+
+def _choice(name: str, value: object, choices: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value.lower() not in choices:
+        raise ValueError(f"config.{name}: the value must be one of {choices}. Found: {value!r}")
+    return value.lower()
+
+
+def _switch(param: str) -> Callable[[str, object], bool]:
+    """A plain bool named ``param`` in the error (NumPy bools are refused, as they always were)."""
+
+    def check(where: str, value: object) -> bool:
+        if not isinstance(value, bool):
+            raise TypeError(f"config.{where}: {param} must be a bool. Found: {value!r}")
+        return value
+
+    return check
+
+
+def _one_of(choices: tuple[str, ...]) -> Callable[[str, object], str]:
+    return lambda where, value: _choice(where, value, choices)
+
+
+def _interval(unit: str) -> Callable[[str, object], int]:
+    def check(where: str, value: object) -> int:
+        interval = _non_negative_int(where, value)
+        if interval == 0:
+            raise ValueError(f"config.{where}: the interval must be greater than 0 {unit}. Found: 0")
+        return interval
+
+    return check
+
+
+def _check_seed(where: str, seed: object) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
+        raise ValueError(f"config.{where}: seed must be an int in [0, 2**32). Found: {seed!r}")
+    return int(seed)
+
+
+def _check_error_mode(where: str, mode: object) -> ErrorSamplesMode:
+    try:
+        return ErrorSamplesMode(getattr(mode, "value", mode))
+    except ValueError:
+        raise ValueError(
+            f"config.{where}: mode must be one of 'raise', 'skip', 'replace'. Found: {mode!r}"
+        ) from None
+
+
+_FRAMEWORKS = ("numpy", "torch", "jax", "cupy")
+
+
+def _check_framework(where: str, name: object) -> str:
+    if name not in _FRAMEWORKS:
+        raise ValueError(f"config.{where}: name must be one of {_FRAMEWORKS}. Found: {name!r}")
+    return str(name)
+
+
+def _check_pixels(where: str, n: object) -> int | None:
+    return None if n is None else _positive_int(where, n)
+
+
+_FALLBACKS = ("error", "cpu")
+_DVPP_DRIVERS = ("auto", "nvjpg", "ascend", "reference")
+_DVPP_POLICIES = ("error", "cpu")
+_GPU_DRIVERS = ("auto", "dali", "torch")
+_VIDEO_BACKENDS = ("CPU", "Ascend")
+
+
+def _check_device_id(where: str, device_id: object) -> int | None:
+    if device_id is None:
+        return None
+    if isinstance(device_id, bool) or not isinstance(device_id, (int, np.integer)) or device_id < 0:
+        raise ValueError(f"config.{where}: `device_id` must be None or an int >= 0. Found: {device_id!r}")
+    return int(device_id)
+
+
+def _check_cpu_budget(where: str, cpu_budget: object) -> float | None:
+    if cpu_budget is None:
+        return None
+    if isinstance(cpu_budget, bool) or not isinstance(cpu_budget, (int, float, np.integer, np.floating)) \
+            or not cpu_budget > 0:
+        raise ValueError(f"config.{where}: cpu_budget must be a number of cores > 0. Found: {cpu_budget!r}")
+    return float(cpu_budget)
+
+
+def _check_memory_budget(where: str, memory_budget: object) -> int | None:
+    return None if memory_budget is None else _positive_int(f"{where}: memory_budget", memory_budget)
+
+
+def _check_start_method(where: str, method: object) -> str:
+    method = _choice(where, method, _START_METHODS)
+    if method not in multiprocessing.get_all_start_methods():
+        raise ValueError(
+            f"config.{where}: {method!r} is not available on this platform; "
+            f"available: {multiprocessing.get_all_start_methods()}"
         )
+    return method
 
 
-load_defaults()
-_warned_workers = False
+def _check_prefix(where: str, filepath_prefix: object) -> str | None:
+    if filepath_prefix is None:
+        return None
+    if not isinstance(filepath_prefix, (str, os.PathLike)) or not str(filepath_prefix):
+        raise TypeError(f"config.{where}: filepath_prefix must be a non-empty path. Found: {filepath_prefix!r}")
+    folder = os.path.dirname(os.path.abspath(str(filepath_prefix)))
+    if not os.path.isdir(folder):
+        raise ValueError(f"config.{where}: the folder of filepath_prefix does not exist: {folder}. "
+                         "Create it first.")
+    return str(filepath_prefix)
+
+
+def _check_video_backend(where: str, backend: object) -> str:
+    if backend not in _VIDEO_BACKENDS:
+        raise ValueError(f"config.{where}: backend must be one of {list(_VIDEO_BACKENDS)}. Found: {backend!r}")
+    return str(backend)
+
+
+def _check_hooks(where: str, debug_hook_list: object) -> tuple | None:
+    if debug_hook_list is None:
+        return None  # the map's default: PrintMetaDataHook
+    if not isinstance(debug_hook_list, list):
+        raise TypeError(f"config.{where}: debug_hook_list must be a list of DebugHook. "
+                        f"Found: {type(debug_hook_list).__name__}")
+    # By name: these settings sit below the hooks' module and may not import it.
+    wrong = [h for h in debug_hook_list if not any(
+        c.__name__ == "DebugHook" and c.__module__ == "minddata.engine.debughooks" for c in type(h).__mro__)]
+    if wrong:
+        raise TypeError(f"config.{where}: every item of debug_hook_list must be a DebugHook "
+                        f"(minddata.dataset.debug). Found: {wrong[0]!r}")
+    return tuple(debug_hook_list)
+
+
+def _check_debug_flag(where: str, flag: object) -> bool:
+    if not isinstance(flag, (bool, np.bool_)):
+        raise TypeError(f"config.{where}: debug_mode_flag must be a bool. Found: {flag!r}")
+    return bool(flag)
+
+
+def _named(param: str, check: Callable[[str, object], Any]) -> Callable[[str, object], Any]:
+    """``check`` naming ``param`` after the setter, as ``set_iterator_mode: do_copy``."""
+    return lambda where, value: check(f"{where}: {param}", value)
+
+
+# ---------------------------------------------------------------------------------------------- declaration
+
+
+_GENERATED = ""  # a setter or getter name left at this: "set_<name>" / "get_<name>"
+
+
+@dataclasses.dataclass(frozen=True)
+class Setting:
+    """One setting, declared once as a :class:`RunOptions` field (see :data:`SETTINGS`).
+
+    ``name``, ``type`` and the default (``default``, or ``default_factory`` for one computed when
+    :func:`load_defaults` runs) are the field's; ``check(where, value)`` returns the value to store or
+    raises an error naming ``config.<where>``; ``doc``'s first line says what the setting does, and
+    the rest (when the setter is generated) is that setter's documentation. ``setter``: the public
+    function that sets it, generated with the parameter ``param`` (MindSpore's name) typed
+    ``param_type``, unless ``by_hand`` (then it is written out below and stores through
+    :func:`_update`, which runs ``check``). ``getter``: the generated getter (``None``: none, or one
+    written out by hand).
+    """
+
+    check: Callable[[str, Any], Any]
+    doc: str
+    setter: str = _GENERATED
+    by_hand: bool = False
+    param: str = "value"
+    param_type: str | None = None
+    getter: str | None = _GENERATED
+    getter_doc: str | None = None
+    name: str = ""
+    type: str = ""
+    default: Any = None
+    default_factory: Callable[[], Any] | None = None
+
+    @property
+    def summary(self) -> str:
+        """The doc's first sentence, on one line."""
+        first = inspect.cleandoc(self.doc).split("\n\n")[0].replace("\n", " ")
+        end = first.find(". ")
+        return first if end < 0 else first[: end + 1]
+
+    def initial(self) -> Any:
+        """The default value, computed now for a default factory."""
+        return self.default_factory() if self.default_factory is not None else self.default
+
+
+def setting(default: Any = dataclasses.MISSING, *, factory: Callable[[], Any] | None = None, **declared: Any) -> Any:
+    """A :class:`RunOptions` field declaring one setting: ``default`` (or ``factory``) and the rest of
+    :class:`Setting`'s fields but its name and type, which are the field's."""
+    meta = {"setting": Setting(**declared)}
+    if factory is not None:
+        return dataclasses.field(default_factory=factory, metadata=meta)
+    return dataclasses.field(default=default, metadata=meta)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -212,59 +312,541 @@ class RunOptions:
         >>> md.config.load_defaults()
     """
 
-    seed: int | None
-    num_parallel_workers: int
-    prefetch_size: int
-    error_samples_mode: ErrorSamplesMode
-    enable_fusion: bool
-    fast_decode_resize: bool
-    rows_per_chunk: int
-    worker_shm_size: int
-    framework: str
-    max_image_pixels: int | None
-    device_fallback: str
-    dvpp_driver: str
-    dvpp_policy: str
-    gpu_emulation: bool
-    gpu_device_id: int | None
-    gpu_driver: str
-    profiling: bool
-    autotune: bool
-    autotune_cpu_budget: float | None
-    autotune_memory_budget: int | None
-    multiprocessing_start_method: str
-    autotune_interval: int
-    autotune_save_prefix: str | None
-    auto_num_workers: bool
-    monitor_sampling_interval: int
-    callback_timeout: int
-    iterator_copy: bool
-    iterator_parallel_convert: bool
-    fast_recovery: bool
-    numa_enable: bool
-    video_backend: str
-    enable_shared_mem: bool
-    multiprocessing_timeout_interval: int
-    enable_watchdog: bool
-    auto_offload: bool
-    sending_batches: int
-    dynamic_shape: bool
-    debug_mode: bool
-    debug_hooks: tuple | None
+    seed: int | None = setting(
+        None, check=_check_seed, setter="set_seed", by_hand=True, getter=None,
+        doc="The seed of every random choice (set_seed); None when none was set (get_seed then gives 5489).")
+    num_parallel_workers: int = setting(
+        factory=_default_workers, check=_positive_int, by_hand=True,
+        doc="Default worker count of maps and sources that are not given one, taken when they are created.")
+    prefetch_size: int = setting(
+        16, check=_positive_int, param="size", param_type="int",
+        doc="""Rows buffered ahead of the consumer by each pipeline stage (MindSpore's connector queue size).""")
+    error_samples_mode: ErrorSamplesMode = setting(
+        ErrorSamplesMode.RAISE, check=_check_error_mode, param="mode", param_type="str | ErrorSamplesMode",
+        doc="""How a map treats a row whose op raises: ``"raise"`` (default), ``"skip"`` or ``"replace"``.""")
+    enable_fusion: bool = setting(
+        True, check=_switch("enable"), param="enable", param_type="bool",
+        doc="""Switch the graph optimizer's op fusion on (default) or off.""")
+    fast_decode_resize: bool = setting(
+        False, check=_switch("enable"), param="enable", param_type="bool",
+        doc="""Let fusion decode JPEGs at a reduced DCT scale (1/2, 1/4, 1/8) before a deterministic
+        ``Resize`` to a small size (off by default).
+
+        Off, ``Decode → Resize`` gives MindSpore's pixels: the full decode, then the resize. On, the
+        decoder's own downscaling (an averaging filter) replaces part of the resize's, which saves some
+        decode time (the entropy decoding is not reduced, so 10-25%) and gives other pixels: measured on
+        200 generated ImageNet-like images (``python -m minddata.bench.fusion_pixels``), 5-9 grey levels
+        of mean absolute difference (per image at most 12). A model trained on MindSpore's (or this
+        library's default) preprocessing then sees inputs it was not trained on. Random crops
+        (``RandomResizedCrop`` after ``Decode``, ``RandomCropDecodeResize``) always use the reduced
+        scale: their pixels are random anyway (docs/mindspore_differences.md gives the measured
+        difference).
+
+        Examples:
+            >>> import minddata as md
+            >>> md.config.set_fast_decode_resize(True)
+            >>> md.config.get_fast_decode_resize()
+            True
+            >>> md.config.load_defaults()
+        """)
+    rows_per_chunk: int = setting(
+        32, check=_positive_int, param="rows", param_type="int",
+        doc="""Rows moved together between stages. Larger chunks cost less per row and add latency.""")
+    worker_shm_size: int = setting(
+        16 << 20, check=_positive_int, param="nbytes", param_type="int",
+        doc="""Initial shared-memory arena per worker process, in bytes; arenas grow when a chunk needs more.""")
+    framework: str = setting(
+        "numpy", check=_check_framework, param="name", param_type="str",
+        doc="""Tensor type returned by iterators created with ``output_numpy=False``: ``"numpy"`` (default),
+        ``"torch"``, ``"jax"`` or ``"cupy"``. Rows made on the GPU reach torch and CuPy (and JAX, through
+        CuPy and DLPack) without leaving the GPU; host rows are handed over without a copy where the
+        framework allows (torch, JAX on the CPU) and copied to the device otherwise.""")
+    max_image_pixels: int | None = setting(
+        DEFAULT_MAX_IMAGE_PIXELS, check=_check_pixels, param="n", param_type="int | None",
+        getter_doc="""The limit set by :func:`set_max_image_pixels` (``None``: no limit).""",
+        doc="""Largest image (width x height, read from its header) that ``vision.Decode`` will decode.
+
+        A larger image is refused before any pixel is decoded, so a small file claiming a huge size (a
+        "decompression bomb") cannot exhaust memory. The default, 178,956,970, is where Pillow refuses
+        images outright (twice ``PIL.Image.MAX_IMAGE_PIXELS``). ``None`` removes the limit.
+
+        Examples:
+            >>> import minddata as md
+            >>> md.config.set_max_image_pixels(4096 * 4096)
+            >>> md.config.get_max_image_pixels()
+            16777216
+            >>> md.config.set_max_image_pixels(None)
+            >>> md.config.get_max_image_pixels() is None
+            True
+            >>> md.config.load_defaults()
+        """)
+    # --- devices (DESIGN.md §5)
+    device_fallback: str = setting(
+        "error", check=_one_of(_FALLBACKS), param="mode", param_type="str",
+        doc="""What a pipeline does when an op is placed on a device this machine lacks.
+
+        ``"error"`` (default): creating the iterator raises :class:`~minddata.errors.DeviceError` naming
+        the op, the device, what is missing and the fix. ``"cpu"``: the op runs on the CPU instead, with
+        one warning per iterator in the ``minddata`` log.
+
+        Examples:
+            >>> import minddata as md
+            >>> md.config.set_device_fallback("cpu")
+            >>> md.config.get_device_fallback()
+            'cpu'
+            >>> md.config.load_defaults()
+        """)
+    dvpp_driver: str = setting(
+        "auto", check=_one_of(_DVPP_DRIVERS), param="name", param_type="str",
+        doc="""Which driver runs ops placed on ``"Dvpp"``.
+
+        ``"auto"`` (default): the first hardware engine found (``"nvjpg"``: NVIDIA's hardware JPEG decoder
+        through DALI; ``"ascend"``: Huawei DVPP through CANN's ``acl``); none found means Dvpp is absent.
+        ``"reference"``: a CPU model of DVPP's rules (JPEG-only decode, size limits, alignment, YUV420SP
+        output); never chosen automatically, it previews how a pipeline behaves on Dvpp and tests placement.
+
+        Examples:
+            >>> import minddata as md
+            >>> md.config.set_dvpp_driver("reference")
+            >>> md.config.get_dvpp_driver()
+            'reference'
+            >>> md.config.load_defaults()
+        """)
+    dvpp_policy: str = setting(
+        "error", check=_one_of(_DVPP_POLICIES), param="policy", param_type="str",
+        doc="""What a Dvpp op does with a row its engine can't take (a PNG for Decode, an image outside the
+        size limits): ``"error"`` (default) fails the row, naming the row and the rule (then
+        ``set_error_samples_mode`` applies); ``"cpu"`` runs that row alone on the CPU kernel and counts it
+        (``iterator.device_stats.cpu_rows``).""")
+    gpu_emulation: bool = setting(
+        False, check=_switch("enable"), param="enable", param_type="bool",
+        doc="""Run ops placed on ``"GPU"`` through DALI's CPU backend (``device_id=None``) when no GPU is
+        visible: the same translated DALI pipeline, on the CPU. For testing the translation and previewing
+        output on machines without a GPU (CI); never faster than the CPU kernels, and placement
+        (``device="auto"``) never chooses it.""")
+    gpu_device_id: int | None = setting(
+        None, check=_check_device_id, param="device_id", param_type="int | None",
+        getter_doc="""The device set by :func:`set_gpu_device_id`, or None (follow the framework).""",
+        doc="""The CUDA device GPU and Dvpp (nvjpg) ops run on. ``None`` (the default) follows the training
+        framework: torch's current CUDA device when torch has initialized CUDA in this process, else
+        ``$LOCAL_RANK`` (set by torchrun for each data-parallel rank), else device 0.
+
+        Examples:
+            >>> import minddata as md
+            >>> md.config.set_gpu_device_id(1)
+            >>> md.config.get_gpu_device_id()
+            1
+            >>> md.config.load_defaults()
+        """)
+    gpu_driver: str = setting(
+        "auto", check=_one_of(_GPU_DRIVERS), param="driver", param_type="str",
+        doc="""What runs ops placed on ``"GPU"``: ``"dali"`` (NVIDIA DALI pipelines), ``"torch"`` (PyTorch CUDA
+        tensors), or ``"auto"`` (the default: DALI where it is installed, else torch). Both drivers run the
+        same per-row plans, so a seeded pipeline gives the same crops and flips on either and on the CPU.
+
+        Examples:
+            >>> import minddata as md
+            >>> md.config.set_gpu_driver("torch")
+            >>> md.config.get_gpu_driver()
+            'torch'
+            >>> md.config.load_defaults()
+        """)
+    # --- profiling and autotune
+    profiling: bool = setting(
+        False, check=_switch("enable"), param="enable", param_type="bool",
+        doc="""Profile every iterator started afterwards, as if each ran inside a ``minddata.Profiler``.
+
+        Each iterator's profile is then ``iterator.profiler`` (a :class:`minddata.Profiler`).
+
+        Examples:
+            >>> import minddata as md
+            >>> md.config.set_profiling(True)
+            >>> it = md.NumpySlicesDataset({"x": [1, 2, 3]}).create_dict_iterator(num_epochs=1)
+            >>> rows = list(it)
+            >>> it.profiler.summary().rows
+            3
+            >>> md.config.load_defaults()
+        """)
+    autotune: bool = setting(
+        False, check=_bool, setter="set_autotune", by_hand=True,
+        doc="Autotune every parallel stage of pipelines started afterwards (set_autotune, set_enable_autotune).")
+    autotune_cpu_budget: float | None = setting(
+        None, check=_check_cpu_budget, setter="set_autotune", by_hand=True, getter=None,
+        doc="Cores autotune may keep busy (set_autotune's cpu_budget); None: the cores this process may use.")
+    autotune_memory_budget: int | None = setting(
+        None, check=_check_memory_budget, setter="set_autotune", by_hand=True, getter=None,
+        doc="Bytes the chunks in stage queues may take under autotune (set_autotune); None: a quarter of RAM.")
+    multiprocessing_start_method: str = setting(
+        factory=_default_start_method, check=_check_start_method, param="method", param_type="str",
+        getter_doc="""The start method of worker processes (see :func:`set_multiprocessing_start_method`).""",
+        doc="""How worker processes (``python_multiprocessing=True``) start: ``"fork"`` (default on Linux),
+        ``"spawn"`` (default elsewhere) or ``"forkserver"``, MindSpore's setting of the same name.
+
+        ``"fork"``: the workers are forked when the iterator is created, before the pipeline starts any
+        thread of its own, so they inherit the callables as they are (nothing is pickled) and the main
+        script is not run again: a script without an ``if __name__ == "__main__":`` guard works, as with
+        torch's DataLoader. A worker only runs the map's Python code: never the engine's threads, DALI
+        pipelines or locks it inherited. Rule for your own code: do not create CUDA state (torch.cuda,
+        CuPy) before the iterator if its workers need the GPU; when torch has initialized CUDA in this
+        process, or JAX has started its runtime, workers are spawned instead (a fork could not use them),
+        with one warning.
+        ``"spawn"`` / ``"forkserver"``: a fresh interpreter re-imports the main script, which therefore
+        needs the ``__main__`` guard; callables travel with cloudpickle.
+
+        Examples:
+            >>> import minddata as md
+            >>> md.config.set_multiprocessing_start_method("spawn")
+            >>> md.config.get_multiprocessing_start_method()
+            'spawn'
+            >>> md.config.load_defaults()
+        """)
+    autotune_interval: int = setting(
+        0, check=_non_negative_int, param="interval", param_type="int",
+        doc="""How often autotune looks and adjusts, in steps (batches the consumer takes), as in MindSpore.
+
+        ``0`` (the default) means continuously: a look every 0.15 s of wall time, so that a change shows
+        within a second. (MindSpore's 0 means once per epoch; minddata's trial-and-keep tuning needs
+        several looks per epoch to settle.)
+
+        Examples:
+            >>> import minddata as md
+            >>> md.config.set_autotune_interval(20)
+            >>> md.config.get_autotune_interval()
+            20
+            >>> md.config.load_defaults()
+        """)
+    autotune_save_prefix: str | None = setting(
+        None, check=_check_prefix, setter="set_enable_autotune", by_hand=True, getter=None,
+        doc="Where an autotuned run writes what it settled on (set_enable_autotune's filepath_prefix).")
+    auto_num_workers: bool = setting(
+        False, check=_bool, param="enable", param_type="bool",
+        doc="""Let the engine choose the worker count of every map (MindSpore's ``auto_num_workers``).
+
+        minddata chooses them while the pipeline runs: autotune starts each parallel stage from its given
+        ``num_parallel_workers`` and adds or takes back workers by measured throughput, within the CPU
+        budget (only the worker counts: prefetch and queue sizes are left as set). Worker counts never
+        change the rows produced.
+
+        Examples:
+            >>> import minddata as md
+            >>> md.config.set_auto_num_workers(True)
+            >>> md.config.get_auto_num_workers()
+            True
+            >>> md.config.load_defaults()
+        """)
+    monitor_sampling_interval: int = setting(
+        10, check=_interval("ms"), param="interval", param_type="int",
+        doc="""Milliseconds between the profiler's samples of queue use and worker states.
+
+        The default is 10 ms (MindSpore samples every 1,000 ms; queue use between short stages needs
+        finer samples). A ``minddata.Profiler`` given its own ``sample_interval`` uses that instead.
+
+        Examples:
+            >>> import minddata as md
+            >>> md.config.set_monitor_sampling_interval(50)
+            >>> md.config.get_monitor_sampling_interval()
+            50
+            >>> md.config.load_defaults()
+        """)
+    # --- MindSpore's remaining settings
+    callback_timeout: int = setting(
+        60, check=_positive_int, param="timeout", param_type="int",
+        doc="""Seconds a ``WaitedDSCallback`` waits for the training loop to end a step or an epoch before
+        it raises (default 60, as MindSpore).
+
+        Examples:
+            >>> import minddata as md
+            >>> md.config.set_callback_timeout(5)
+            >>> md.config.get_callback_timeout()
+            5
+            >>> md.config.load_defaults()
+        """)
+    iterator_copy: bool = setting(
+        False, check=_named("do_copy", _bool), setter="set_iterator_mode", by_hand=True, getter=None,
+        doc="Iterators copy each array into a tensor of its own (set_iterator_mode's do_copy).")
+    iterator_parallel_convert: bool = setting(
+        True, check=_named("parallel_convert", _bool), setter="set_iterator_mode", by_hand=True, getter=None,
+        doc="Iterators build rows on the prefetch thread, not the caller's (set_iterator_mode's parallel_convert).")
+    fast_recovery: bool = setting(
+        True, check=_bool, param="fast_recovery", param_type="bool",
+        doc="""MindSpore's choice between a fast resume (skip re-running random ops) and an exact one.
+
+        minddata's resume is both: it restores each source's position and each random op's per-row RNG
+        directly, without replaying rows, so the resumed rows equal an uninterrupted run's. The setting
+        is kept (and read back) so that MindSpore scripts run unchanged; it does not change resume.
+
+        Examples:
+            >>> import minddata as md
+            >>> md.config.set_fast_recovery(False)
+            >>> md.config.get_fast_recovery()
+            False
+            >>> md.config.load_defaults()
+        """)
+    numa_enable: bool = setting(
+        False, check=_bool, param="numa_enable", param_type="bool",
+        doc="""MindSpore's NUMA binding switch. minddata leaves thread and process placement to the operating
+        system's scheduler; the setting is kept and read back so that MindSpore scripts run unchanged.
+
+        Examples:
+            >>> import minddata as md
+            >>> md.config.set_numa_enable(True)
+            >>> md.config.get_numa_enable()
+            True
+            >>> md.config.load_defaults()
+        """)
+    video_backend: str = setting(
+        "CPU", check=_check_video_backend, param="backend", param_type="str",
+        doc="""The device that decodes video (``"CPU"``, the default, or ``"Ascend"``), as in MindSpore.
+
+        Examples:
+            >>> import minddata as md
+            >>> md.config.get_video_backend()
+            'CPU'
+        """)
+    enable_shared_mem: bool = setting(
+        True, check=_bool, param="enable", param_type="bool",
+        doc="""Whether process workers (``python_multiprocessing=True``) pass arrays through shared memory
+        (True, the default, as MindSpore) or through their pipe, inside the pickle (False).
+
+        With shared memory, arrays of 64 KiB or more are written once into a per-worker arena in
+        ``/dev/shm`` and only their place crosses the pipe; without it, no segment is created and each
+        array is copied through the pipe, which is slower for large arrays but works where ``/dev/shm``
+        is small or absent (a container started without ``--shm-size``). The rows are the same.
+
+        Examples:
+            >>> import minddata as md
+            >>> md.config.set_enable_shared_mem(False)
+            >>> md.config.get_enable_shared_mem()
+            False
+            >>> md.config.load_defaults()
+        """)
+    multiprocessing_timeout_interval: int = setting(
+        300, check=_interval("s"), param="interval", param_type="int",
+        doc="""Seconds between the warnings logged while a process worker (``python_multiprocessing=True``)
+        has not answered (default 300, as MindSpore).
+
+        The warning, on the ``minddata`` logger, names the map and its worker, the worker's pid and how
+        long it has been waiting; the pipeline keeps waiting (a slow row is not an error, and a worker
+        that died is reported at once).
+
+        Examples:
+            >>> import minddata as md
+            >>> md.config.set_multiprocessing_timeout_interval(30)
+            >>> md.config.get_multiprocessing_timeout_interval()
+            30
+            >>> md.config.load_defaults()
+        """)
+    enable_watchdog: bool = setting(
+        True, check=_bool, param="enable", param_type="bool",
+        doc="""Whether worker processes (``python_multiprocessing=True``) watch the process that started
+        them (True, the default, as MindSpore's watchdog).
+
+        On, a worker checks every second that its parent lives and exits when it does not, even in the
+        middle of the map's function: a script killed with SIGKILL (or by the OOM killer) leaves no
+        worker behind. Off, a worker whose parent died finishes the row it is on, then exits when it
+        finds its pipe closed; a function that never returns keeps its worker alive until it is killed.
+        Workers of a live pipeline are stopped by the pipeline either way.
+
+        Examples:
+            >>> import minddata as md
+            >>> md.config.set_enable_watchdog(False)
+            >>> md.config.get_enable_watchdog()
+            False
+            >>> md.config.load_defaults()
+        """)
+    auto_offload: bool = setting(
+        False, check=_bool, param="offload", param_type="bool",
+        doc="""Let the placement pass move ops to an accelerator (False by default, as MindSpore).
+
+        On, every op whose device nobody chose (neither ``op.device(...)`` nor ``map(device=...)``) is
+        placed as if ``device="auto"``: on the GPU or the media engine where this machine has one and the
+        cost estimate favours it, else on the CPU. ``Dataset.explain()`` lists the decision and its
+        reason per map. Placed ops give the same rows within each device's stated tolerance.
+
+        Examples:
+            >>> import minddata as md
+            >>> md.config.set_auto_offload(True)
+            >>> md.config.get_auto_offload()
+            True
+            >>> md.config.load_defaults()
+        """)
+    sending_batches: int = setting(
+        0, check=_non_negative_int, param="batch_num", param_type="int",
+        doc="""The most batches per pass that training in sink mode (``Model.train(...,
+        dataset_sink_mode=True)``) sends to the step (default 0: no limit), as MindSpore.
+
+        When that many were sent in a pass, the next batch is held until the limit is raised by calling
+        this again, e.g. from a callback's ``on_train_step_end``: a way to keep the data from running
+        ahead of the training loop. The limit is taken when training starts and read again whenever it is
+        reached. Without a sink thread (the CPU, where batches are staged in the training thread) nothing
+        could raise it while the batch waits, so a reached limit is an error that says so.
+
+        Examples:
+            >>> import minddata as md
+            >>> md.config.set_sending_batches(10)
+            >>> md.config.get_sending_batches()
+            10
+            >>> md.config.load_defaults()
+        """)
+    dynamic_shape: bool = setting(
+        False, check=_bool, param="is_dynamic", param_type="bool",
+        doc="""Whether training in sink mode accepts batches whose shapes vary (default False, as MindSpore's
+        sink, which compiles the step for one shape).
+
+        False: every batch must have the first batch's shapes (a remainder batch of
+        ``batch(drop_remainder=False)`` may be shorter in its first dimension), and a batch that differs
+        stops training with an error naming the column and both shapes. True: any shapes.
+
+        Examples:
+            >>> import minddata as md
+            >>> md.config.set_dynamic_shape(True)
+            >>> md.config.get_dynamic_shape()
+            True
+            >>> md.config.load_defaults()
+        """)
+    debug_mode: bool = setting(
+        False, check=_check_debug_flag, setter="set_debug_mode", by_hand=True,
+        getter_doc="""Whether debug mode is on (:func:`set_debug_mode`).""",
+        doc="Run every map, batch and source with one worker in this process (set_debug_mode).")
+    debug_hooks: tuple | None = setting(
+        None, check=_check_hooks, setter="set_debug_mode", by_hand=True, getter=None,
+        doc="The DebugHooks every map calls in debug mode (set_debug_mode); None: PrintMetaDataHook.")
+    # --- object storage (minddata/dataset/_storage.py)
+    storage_requests_in_flight: int = setting(
+        8, check=_positive_int, param="n", param_type="int",
+        doc="""Object-storage requests each worker keeps in flight when it reads a chunk of rows from
+        ``s3://``, ``gs://`` or ``http(s)://`` sources (default 8).
+
+        A source's own ``storage_options={"requests_in_flight": n}`` wins over it. Sources read inside
+        the pipeline, so the value is the iterator's (taken when it is created, like every setting);
+        reads made while a pipeline is built (listing a bucket, reading an index) take the value set at
+        that time. It also sizes a process's connection pool when its client is first made.
+
+        Examples:
+            >>> import minddata as md
+            >>> md.config.set_storage_requests_in_flight(32)
+            >>> md.config.get_storage_requests_in_flight()
+            32
+            >>> md.config.load_defaults()
+        """)
+
+
+def _declared() -> tuple[Setting, ...]:
+    found = []
+    for f in dataclasses.fields(RunOptions):
+        declared: Setting = f.metadata["setting"]
+        factory = None if f.default_factory is dataclasses.MISSING else f.default_factory
+        found.append(dataclasses.replace(
+            declared, name=f.name, type=str(f.type), default=None if factory else f.default, default_factory=factory,
+            setter=f"set_{f.name}" if declared.setter == _GENERATED else declared.setter,
+            getter=f"get_{f.name}" if declared.getter == _GENERATED else declared.getter,
+        ))
+    return tuple(found)
+
+
+#: Every setting, in :class:`RunOptions`' field order.
+SETTINGS: tuple[Setting, ...] = _declared()
+_BY_NAME = {s.name: s for s in SETTINGS}
+
+
+# ---------------------------------------------------------------------------------------------- state
+
+_state: dict[str, object] = {}
+# The settings of the pipeline run this thread works for (see ``running``): what the getters answer.
+_run_options: contextvars.ContextVar[RunOptions | None] = contextvars.ContextVar("minddata_run_options", default=None)
+
+
+def load_defaults() -> None:
+    """Restore every setting to its default."""
+    with _lock:
+        _state.clear()
+        _state.update({s.name: s.initial() for s in SETTINGS})
+
+
+load_defaults()
+_warned_workers = False
 
 
 def snapshot() -> RunOptions:
-    """The current settings as one immutable :class:`RunOptions`."""
+    """The current settings as one immutable :class:`RunOptions` (inside a running pipeline: its own)."""
+    run = _run_options.get()
+    if run is not None:
+        return run
     with _lock:
         return RunOptions(**_state)  # type: ignore[arg-type]
 
 
-def _positive_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"config.{name}: the value must be an int. Found: {value!r} ({type(value).__name__})")
-    if value <= 0:
-        raise ValueError(f"config.{name}: the value must be greater than 0. Found: {value}")
-    return int(value)
+@contextlib.contextmanager
+def running(options: RunOptions) -> Iterator[RunOptions]:
+    """Within the block, in this thread, the getters and :func:`snapshot` answer from ``options``: the
+    engine runs each pipeline thread and worker process in its run's snapshot, so Python functions in a
+    pipeline (a map's function, a generator, a source's reads) see the settings the iterator was
+    created with, in threads and processes alike. A worker given a snapshot shipped from elsewhere
+    (a Ray task) runs in it the same way.
+
+    Examples:
+        >>> import minddata as md
+        >>> options = md.config.snapshot()
+        >>> md.config.set_prefetch_size(3)
+        >>> with md.config.running(options):
+        ...     md.config.get_prefetch_size()
+        16
+        >>> md.config.get_prefetch_size()
+        3
+        >>> md.config.load_defaults()
+    """
+    if not isinstance(options, RunOptions):
+        raise TypeError(f"config.running: options must be a RunOptions. Found: {type(options).__name__}")
+    token = _run_options.set(options)
+    try:
+        yield options
+    finally:
+        _run_options.reset(token)
+
+
+def _value(name: str) -> Any:
+    run = _run_options.get()
+    return _state[name] if run is None else getattr(run, name)
+
+
+def _update(where: str, **values: Any) -> None:
+    """Check each value with its setting's declared check (errors name ``config.<where>``), then store
+    them together."""
+    checked = {name: _BY_NAME[name].check(where, value) for name, value in values.items()}
+    with _lock:
+        _state.update(checked)
+
+
+# ---------------------------------------------------------------------------------------------- generated
+# The generic getter and setter of each setting that declares them: real functions with MindSpore's
+# parameter names (so keyword calls work) and the declared docs, defined in this module.
+
+
+def _define(source: str, name: str, doc: str | None, annotations: dict[str, str]) -> None:
+    exec(source, globals())  # noqa: S102 - fixed templates over declared identifiers
+    fn = globals()[name]
+    fn.__doc__ = doc
+    fn.__annotations__ = annotations
+
+
+def _generate() -> list[str]:
+    names = []
+    for s in SETTINGS:
+        if not s.by_hand:
+            if not (s.name.isidentifier() and s.param.isidentifier() and s.setter.isidentifier()):
+                raise AssertionError(f"bad declaration: {s}")
+            _define(f"def {s.setter}({s.param}):\n    _update({s.setter!r}, {s.name}={s.param})\n", s.setter,
+                    inspect.cleandoc(s.doc), {s.param: s.param_type or s.type, "return": "None"})
+            names.append(s.setter)
+        if s.getter and s.getter not in globals():
+            _define(f"def {s.getter}():\n    return _value({s.name!r})\n", s.getter,
+                    s.getter_doc or f"The value set by :func:`{s.setter}`.",
+                    {"return": s.type})
+            names.append(s.getter)
+    return names
+
+
+# ---------------------------------------------------------------------------------------------- by hand
 
 
 def set_seed(seed: int) -> None:
@@ -273,10 +855,7 @@ def set_seed(seed: int) -> None:
     With a seed set, output is bit-identical across runs and whatever the worker counts. Like
     MindSpore, this also seeds Python's ``random`` and NumPy's global generator.
     """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
-        raise ValueError(f"config.set_seed: seed must be an int in [0, 2**32). Found: {seed!r}")
-    with _lock:
-        _state["seed"] = int(seed)
+    _update("set_seed", seed=seed)
     random.seed(int(seed))
     np.random.seed(int(seed))
 
@@ -303,12 +882,12 @@ def get_seed() -> int:
         7
         >>> md.config.load_defaults()
     """
-    seed = _state["seed"]
+    seed = _value("seed")
     return DEFAULT_SEED if seed is None else int(seed)
 
 
 def seed_is_set() -> bool:
-    return _state["seed"] is not None
+    return _value("seed") is not None
 
 
 def set_num_parallel_workers(num: int) -> None:
@@ -317,10 +896,8 @@ def set_num_parallel_workers(num: int) -> None:
     Unlike MindSpore, a count above the number of cores is accepted (with one warning): threads that
     wait on I/O or release the GIL can usefully outnumber cores.
     """
-    num = _positive_int("set_num_parallel_workers", num)
-    warn_if_oversubscribed(num)
-    with _lock:
-        _state["num_parallel_workers"] = num
+    _update("set_num_parallel_workers", num_parallel_workers=num)
+    warn_if_oversubscribed(int(num))
 
 
 def warn_if_oversubscribed(num: int) -> None:
@@ -333,287 +910,6 @@ def warn_if_oversubscribed(num: int) -> None:
             "will not get faster past %d",
             num, cores, cores,
         )
-
-
-def get_num_parallel_workers() -> int:
-    return int(_state["num_parallel_workers"])
-
-
-def set_prefetch_size(size: int) -> None:
-    """Rows buffered ahead of the consumer by each pipeline stage (MindSpore's connector queue size)."""
-    _state["prefetch_size"] = _positive_int("set_prefetch_size", size)
-
-
-def get_prefetch_size() -> int:
-    return int(_state["prefetch_size"])
-
-
-def set_error_samples_mode(mode: str | ErrorSamplesMode) -> None:
-    """How a map treats a row whose op raises: ``"raise"`` (default), ``"skip"`` or ``"replace"``."""
-    try:
-        _state["error_samples_mode"] = ErrorSamplesMode(getattr(mode, "value", mode))
-    except ValueError:
-        raise ValueError(
-            f"config.set_error_samples_mode: mode must be one of 'raise', 'skip', 'replace'. Found: {mode!r}"
-        ) from None
-
-
-def get_error_samples_mode() -> ErrorSamplesMode:
-    return _state["error_samples_mode"]  # type: ignore[return-value]
-
-
-def set_enable_fusion(enable: bool) -> None:
-    """Switch the graph optimizer's op fusion on (default) or off."""
-    if not isinstance(enable, bool):
-        raise TypeError(f"config.set_enable_fusion: enable must be a bool. Found: {enable!r}")
-    _state["enable_fusion"] = enable
-
-
-def get_enable_fusion() -> bool:
-    return bool(_state["enable_fusion"])
-
-
-def set_fast_decode_resize(enable: bool) -> None:
-    """Let fusion decode JPEGs at a reduced DCT scale (1/2, 1/4, 1/8) before a deterministic
-    ``Resize`` to a small size (off by default).
-
-    Off, ``Decode → Resize`` gives MindSpore's pixels: the full decode, then the resize. On, the
-    decoder's own downscaling (an averaging filter) replaces part of the resize's, which saves some
-    decode time (the entropy decoding is not reduced, so 10-25%) and gives other pixels: measured on
-    200 generated ImageNet-like images (``python -m minddata.bench.fusion_pixels``), 5-9 grey levels
-    of mean absolute difference (per image at most 12). A model trained on MindSpore's (or this
-    library's default) preprocessing then sees inputs it was not trained on. Random crops
-    (``RandomResizedCrop`` after ``Decode``, ``RandomCropDecodeResize``) always use the reduced
-    scale: their pixels are random anyway (docs/mindspore_differences.md gives the measured
-    difference).
-
-    Examples:
-        >>> import minddata as md
-        >>> md.config.set_fast_decode_resize(True)
-        >>> md.config.get_fast_decode_resize()
-        True
-        >>> md.config.load_defaults()
-    """
-    if not isinstance(enable, bool):
-        raise TypeError(f"config.set_fast_decode_resize: enable must be a bool. Found: {enable!r}")
-    _state["fast_decode_resize"] = enable
-
-
-def get_fast_decode_resize() -> bool:
-    return bool(_state["fast_decode_resize"])
-
-
-def set_rows_per_chunk(rows: int) -> None:
-    """Rows moved together between stages. Larger chunks cost less per row and add latency."""
-    _state["rows_per_chunk"] = _positive_int("set_rows_per_chunk", rows)
-
-
-def get_rows_per_chunk() -> int:
-    return int(_state["rows_per_chunk"])
-
-
-def set_worker_shm_size(nbytes: int) -> None:
-    """Initial shared-memory arena per worker process, in bytes; arenas grow when a chunk needs more."""
-    _state["worker_shm_size"] = _positive_int("set_worker_shm_size", nbytes)
-
-
-def get_worker_shm_size() -> int:
-    return int(_state["worker_shm_size"])
-
-
-_FRAMEWORKS = ("numpy", "torch", "jax", "cupy")
-
-
-def set_framework(name: str) -> None:
-    """Tensor type returned by iterators created with ``output_numpy=False``: ``"numpy"`` (default),
-    ``"torch"``, ``"jax"`` or ``"cupy"``. Rows made on the GPU reach torch and CuPy (and JAX, through
-    CuPy and DLPack) without leaving the GPU; host rows are handed over without a copy where the
-    framework allows (torch, JAX on the CPU) and copied to the device otherwise."""
-    if name not in _FRAMEWORKS:
-        raise ValueError(f"config.set_framework: name must be one of {_FRAMEWORKS}. Found: {name!r}")
-    _state["framework"] = name
-
-
-def get_framework() -> str:
-    return str(_state["framework"])
-
-
-def set_max_image_pixels(n: int | None) -> None:
-    """Largest image (width x height, read from its header) that ``vision.Decode`` will decode.
-
-    A larger image is refused before any pixel is decoded, so a small file claiming a huge size (a
-    "decompression bomb") cannot exhaust memory. The default, 178,956,970, is where Pillow refuses
-    images outright (twice ``PIL.Image.MAX_IMAGE_PIXELS``). ``None`` removes the limit.
-
-    Examples:
-        >>> import minddata as md
-        >>> md.config.set_max_image_pixels(4096 * 4096)
-        >>> md.config.get_max_image_pixels()
-        16777216
-        >>> md.config.set_max_image_pixels(None)
-        >>> md.config.get_max_image_pixels() is None
-        True
-        >>> md.config.load_defaults()
-    """
-    _state["max_image_pixels"] = None if n is None else _positive_int("set_max_image_pixels", n)
-
-
-def get_max_image_pixels() -> int | None:
-    """The limit set by :func:`set_max_image_pixels` (``None``: no limit)."""
-    value = _state["max_image_pixels"]
-    return None if value is None else int(value)  # type: ignore[call-overload]
-
-
-# --- devices (DESIGN.md §5) -----------------------------------------------------------------------
-
-_FALLBACKS = ("error", "cpu")
-_DVPP_DRIVERS = ("auto", "nvjpg", "ascend", "reference")
-_DVPP_POLICIES = ("error", "cpu")
-
-
-def _choice(name: str, value: object, choices: tuple[str, ...]) -> str:
-    if not isinstance(value, str) or value.lower() not in choices:
-        raise ValueError(f"config.{name}: the value must be one of {choices}. Found: {value!r}")
-    return value.lower()
-
-
-def set_device_fallback(mode: str) -> None:
-    """What a pipeline does when an op is placed on a device this machine lacks.
-
-    ``"error"`` (default): creating the iterator raises :class:`~minddata.errors.DeviceError` naming
-    the op, the device, what is missing and the fix. ``"cpu"``: the op runs on the CPU instead, with
-    one warning per iterator in the ``minddata`` log.
-
-    Examples:
-        >>> import minddata as md
-        >>> md.config.set_device_fallback("cpu")
-        >>> md.config.get_device_fallback()
-        'cpu'
-        >>> md.config.load_defaults()
-    """
-    _state["device_fallback"] = _choice("set_device_fallback", mode, _FALLBACKS)
-
-
-def get_device_fallback() -> str:
-    return str(_state["device_fallback"])
-
-
-def set_dvpp_driver(name: str) -> None:
-    """Which driver runs ops placed on ``"Dvpp"``.
-
-    ``"auto"`` (default): the first hardware engine found (``"nvjpg"``: NVIDIA's hardware JPEG decoder
-    through DALI; ``"ascend"``: Huawei DVPP through CANN's ``acl``); none found means Dvpp is absent.
-    ``"reference"``: a CPU model of DVPP's rules (JPEG-only decode, size limits, alignment, YUV420SP
-    output); never chosen automatically, it previews how a pipeline behaves on Dvpp and tests placement.
-
-    Examples:
-        >>> import minddata as md
-        >>> md.config.set_dvpp_driver("reference")
-        >>> md.config.get_dvpp_driver()
-        'reference'
-        >>> md.config.load_defaults()
-    """
-    _state["dvpp_driver"] = _choice("set_dvpp_driver", name, _DVPP_DRIVERS)
-
-
-def get_dvpp_driver() -> str:
-    return str(_state["dvpp_driver"])
-
-
-def set_dvpp_policy(policy: str) -> None:
-    """What a Dvpp op does with a row its engine can't take (a PNG for Decode, an image outside the
-    size limits): ``"error"`` (default) fails the row, naming the row and the rule (then
-    ``set_error_samples_mode`` applies); ``"cpu"`` runs that row alone on the CPU kernel and counts it
-    (``iterator.device_stats.cpu_rows``)."""
-    _state["dvpp_policy"] = _choice("set_dvpp_policy", policy, _DVPP_POLICIES)
-
-
-def get_dvpp_policy() -> str:
-    return str(_state["dvpp_policy"])
-
-
-def set_gpu_emulation(enable: bool) -> None:
-    """Run ops placed on ``"GPU"`` through DALI's CPU backend (``device_id=None``) when no GPU is
-    visible: the same translated DALI pipeline, on the CPU. For testing the translation and previewing
-    output on machines without a GPU (CI); never faster than the CPU kernels, and placement
-    (``device="auto"``) never chooses it."""
-    if not isinstance(enable, bool):
-        raise TypeError(f"config.set_gpu_emulation: enable must be a bool. Found: {enable!r}")
-    _state["gpu_emulation"] = enable
-
-
-def get_gpu_emulation() -> bool:
-    return bool(_state["gpu_emulation"])
-
-
-def set_gpu_device_id(device_id: int | None) -> None:
-    """The CUDA device GPU and Dvpp (nvjpg) ops run on. ``None`` (the default) follows the training
-    framework: torch's current CUDA device when torch has initialized CUDA in this process, else
-    ``$LOCAL_RANK`` (set by torchrun for each data-parallel rank), else device 0.
-
-    Examples:
-        >>> import minddata as md
-        >>> md.config.set_gpu_device_id(1)
-        >>> md.config.get_gpu_device_id()
-        1
-        >>> md.config.load_defaults()
-    """
-    if device_id is not None:
-        if isinstance(device_id, bool) or not isinstance(device_id, (int, np.integer)) or device_id < 0:
-            raise ValueError(f"config.set_gpu_device_id: `device_id` must be None or an int >= 0. Found: {device_id!r}")
-        device_id = int(device_id)
-    _state["gpu_device_id"] = device_id
-
-
-_GPU_DRIVERS = ("auto", "dali", "torch")
-
-
-def set_gpu_driver(driver: str) -> None:
-    """What runs ops placed on ``"GPU"``: ``"dali"`` (NVIDIA DALI pipelines), ``"torch"`` (PyTorch CUDA
-    tensors), or ``"auto"`` (the default: DALI where it is installed, else torch). Both drivers run the
-    same per-row plans, so a seeded pipeline gives the same crops and flips on either and on the CPU.
-
-    Examples:
-        >>> import minddata as md
-        >>> md.config.set_gpu_driver("torch")
-        >>> md.config.get_gpu_driver()
-        'torch'
-        >>> md.config.load_defaults()
-    """
-    _state["gpu_driver"] = _choice("set_gpu_driver", driver, _GPU_DRIVERS)
-
-
-def get_gpu_driver() -> str:
-    return str(_state["gpu_driver"])
-
-
-def get_gpu_device_id() -> int | None:
-    """The device set by :func:`set_gpu_device_id`, or None (follow the framework)."""
-    value = _state["gpu_device_id"]
-    return None if value is None else int(value)  # type: ignore[arg-type]
-
-
-def set_profiling(enable: bool) -> None:
-    """Profile every iterator started afterwards, as if each ran inside a ``minddata.Profiler``.
-
-    Each iterator's profile is then ``iterator.profiler`` (a :class:`minddata.Profiler`).
-
-    Examples:
-        >>> import minddata as md
-        >>> md.config.set_profiling(True)
-        >>> it = md.NumpySlicesDataset({"x": [1, 2, 3]}).create_dict_iterator(num_epochs=1)
-        >>> rows = list(it)
-        >>> it.profiler.summary().rows
-        3
-        >>> md.config.load_defaults()
-    """
-    if not isinstance(enable, bool):
-        raise TypeError(f"config.set_profiling: enable must be a bool. Found: {enable!r}")
-    _state["profiling"] = enable
-
-
-def get_profiling() -> bool:
-    return bool(_state["profiling"])
 
 
 def set_autotune(enable: bool, cpu_budget: float | None = None, memory_budget: int | None = None) -> None:
@@ -633,73 +929,12 @@ def set_autotune(enable: bool, cpu_budget: float | None = None, memory_budget: i
     """
     if not isinstance(enable, bool):
         raise TypeError(f"config.set_autotune: enable must be a bool. Found: {enable!r}")
-    if cpu_budget is not None:
-        if isinstance(cpu_budget, bool) or not isinstance(cpu_budget, (int, float, np.integer, np.floating)) \
-                or not cpu_budget > 0:
-            raise ValueError(f"config.set_autotune: cpu_budget must be a number of cores > 0. Found: {cpu_budget!r}")
-        cpu_budget = float(cpu_budget)
-    if memory_budget is not None:
-        memory_budget = _positive_int("set_autotune: memory_budget", memory_budget)
-    _state.update(autotune=enable, autotune_cpu_budget=cpu_budget, autotune_memory_budget=memory_budget)
-
-
-def get_autotune() -> bool:
-    return bool(_state["autotune"])
+    _update("set_autotune", autotune=enable, autotune_cpu_budget=cpu_budget, autotune_memory_budget=memory_budget)
 
 
 def get_autotune_budget() -> tuple[float | None, int | None]:
     """``(cpu_budget, memory_budget)`` as set by :func:`set_autotune`; ``None`` means the default."""
-    return _state["autotune_cpu_budget"], _state["autotune_memory_budget"]  # type: ignore[return-value]
-
-
-def set_multiprocessing_start_method(method: str) -> None:
-    """How worker processes (``python_multiprocessing=True``) start: ``"fork"`` (default on Linux),
-    ``"spawn"`` (default elsewhere) or ``"forkserver"``, MindSpore's setting of the same name.
-
-    ``"fork"``: the workers are forked when the iterator is created, before the pipeline starts any
-    thread of its own, so they inherit the callables as they are (nothing is pickled) and the main
-    script is not run again: a script without an ``if __name__ == "__main__":`` guard works, as with
-    torch's DataLoader. A worker only runs the map's Python code: never the engine's threads, DALI
-    pipelines or locks it inherited. Rule for your own code: do not create CUDA state (torch.cuda,
-    CuPy) before the iterator if its workers need the GPU; when torch has initialized CUDA in this
-    process, or JAX has started its runtime, workers are spawned instead (a fork could not use them),
-    with one warning.
-    ``"spawn"`` / ``"forkserver"``: a fresh interpreter re-imports the main script, which therefore
-    needs the ``__main__`` guard; callables travel with cloudpickle.
-
-    Examples:
-        >>> import minddata as md
-        >>> md.config.set_multiprocessing_start_method("spawn")
-        >>> md.config.get_multiprocessing_start_method()
-        'spawn'
-        >>> md.config.load_defaults()
-    """
-    method = _choice("set_multiprocessing_start_method", method, _START_METHODS)
-    if method not in multiprocessing.get_all_start_methods():
-        raise ValueError(
-            f"config.set_multiprocessing_start_method: {method!r} is not available on this platform; "
-            f"available: {multiprocessing.get_all_start_methods()}"
-        )
-    _state["multiprocessing_start_method"] = method
-
-
-def get_multiprocessing_start_method() -> str:
-    """The start method of worker processes (see :func:`set_multiprocessing_start_method`)."""
-    return str(_state["multiprocessing_start_method"])
-
-
-def _bool(name: str, value: object) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"config.{name}: the value must be a bool. Found: {value!r} ({type(value).__name__})")
-    return bool(value)
-
-
-def _non_negative_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"config.{name}: the value must be an int. Found: {value!r} ({type(value).__name__})")
-    if not 0 <= value <= 2**31 - 1:
-        raise ValueError(f"config.{name}: the value must be in [0, 2147483647]. Found: {value}")
-    return int(value)
+    return _value("autotune_cpu_budget"), _value("autotune_memory_budget")
 
 
 def set_enable_autotune(enable: bool, filepath_prefix: str | None = None) -> None:
@@ -718,104 +953,13 @@ def set_enable_autotune(enable: bool, filepath_prefix: str | None = None) -> Non
         >>> md.config.load_defaults()
     """
     enable = _bool("set_enable_autotune", enable)
-    if filepath_prefix is not None:
-        if not isinstance(filepath_prefix, (str, os.PathLike)) or not str(filepath_prefix):
-            raise TypeError(f"config.set_enable_autotune: filepath_prefix must be a non-empty path. Found: {filepath_prefix!r}")
-        folder = os.path.dirname(os.path.abspath(str(filepath_prefix)))
-        if not os.path.isdir(folder):
-            raise ValueError(f"config.set_enable_autotune: the folder of filepath_prefix does not exist: {folder}. "
-                             "Create it first.")
-        filepath_prefix = str(filepath_prefix)
-    _state.update(autotune=enable, autotune_save_prefix=filepath_prefix if enable else None)
+    prefix = _BY_NAME["autotune_save_prefix"].check("set_enable_autotune", filepath_prefix)
+    _update("set_enable_autotune", autotune=enable, autotune_save_prefix=prefix if enable else None)
 
 
 def get_enable_autotune() -> bool:
     """Whether autotune tunes every pipeline (:func:`set_enable_autotune`, :func:`set_autotune`)."""
-    return bool(_state["autotune"])
-
-
-def set_autotune_interval(interval: int) -> None:
-    """How often autotune looks and adjusts, in steps (batches the consumer takes), as in MindSpore.
-
-    ``0`` (the default) means continuously: a look every 0.15 s of wall time, so that a change shows
-    within a second. (MindSpore's 0 means once per epoch; minddata's trial-and-keep tuning needs
-    several looks per epoch to settle.)
-
-    Examples:
-        >>> import minddata as md
-        >>> md.config.set_autotune_interval(20)
-        >>> md.config.get_autotune_interval()
-        20
-        >>> md.config.load_defaults()
-    """
-    _state["autotune_interval"] = _non_negative_int("set_autotune_interval", interval)
-
-
-def get_autotune_interval() -> int:
-    return int(_state["autotune_interval"])  # type: ignore[call-overload]
-
-
-def set_auto_num_workers(enable: bool) -> None:
-    """Let the engine choose the worker count of every map (MindSpore's ``auto_num_workers``).
-
-    minddata chooses them while the pipeline runs: autotune starts each parallel stage from its given
-    ``num_parallel_workers`` and adds or takes back workers by measured throughput, within the CPU
-    budget (only the worker counts: prefetch and queue sizes are left as set). Worker counts never
-    change the rows produced.
-
-    Examples:
-        >>> import minddata as md
-        >>> md.config.set_auto_num_workers(True)
-        >>> md.config.get_auto_num_workers()
-        True
-        >>> md.config.load_defaults()
-    """
-    _state["auto_num_workers"] = _bool("set_auto_num_workers", enable)
-
-
-def get_auto_num_workers() -> bool:
-    return bool(_state["auto_num_workers"])
-
-
-def set_monitor_sampling_interval(interval: int) -> None:
-    """Milliseconds between the profiler's samples of queue use and worker states.
-
-    The default is 10 ms (MindSpore samples every 1,000 ms; queue use between short stages needs
-    finer samples). A ``minddata.Profiler`` given its own ``sample_interval`` uses that instead.
-
-    Examples:
-        >>> import minddata as md
-        >>> md.config.set_monitor_sampling_interval(50)
-        >>> md.config.get_monitor_sampling_interval()
-        50
-        >>> md.config.load_defaults()
-    """
-    interval = _non_negative_int("set_monitor_sampling_interval", interval)
-    if interval == 0:
-        raise ValueError("config.set_monitor_sampling_interval: the interval must be greater than 0 ms. Found: 0")
-    _state["monitor_sampling_interval"] = interval
-
-
-def get_monitor_sampling_interval() -> int:
-    return int(_state["monitor_sampling_interval"])  # type: ignore[call-overload]
-
-
-def set_callback_timeout(timeout: int) -> None:
-    """Seconds a ``WaitedDSCallback`` waits for the training loop to end a step or an epoch before
-    it raises (default 60, as MindSpore).
-
-    Examples:
-        >>> import minddata as md
-        >>> md.config.set_callback_timeout(5)
-        >>> md.config.get_callback_timeout()
-        5
-        >>> md.config.load_defaults()
-    """
-    _state["callback_timeout"] = _positive_int("set_callback_timeout", timeout)
-
-
-def get_callback_timeout() -> int:
-    return int(_state["callback_timeout"])  # type: ignore[call-overload]
+    return bool(_value("autotune"))
 
 
 def set_iterator_mode(do_copy: bool = False, parallel_convert: bool = True) -> None:
@@ -834,211 +978,11 @@ def set_iterator_mode(do_copy: bool = False, parallel_convert: bool = True) -> N
         {'do_copy': True, 'parallel_convert': False}
         >>> md.config.load_defaults()
     """
-    _state.update(iterator_copy=_bool("set_iterator_mode: do_copy", do_copy),
-                  iterator_parallel_convert=_bool("set_iterator_mode: parallel_convert", parallel_convert))
+    _update("set_iterator_mode", iterator_copy=do_copy, iterator_parallel_convert=parallel_convert)
 
 
 def get_iterator_mode() -> dict[str, bool]:
-    return {"do_copy": bool(_state["iterator_copy"]), "parallel_convert": bool(_state["iterator_parallel_convert"])}
-
-
-def set_fast_recovery(fast_recovery: bool) -> None:
-    """MindSpore's choice between a fast resume (skip re-running random ops) and an exact one.
-
-    minddata's resume is both: it restores each source's position and each random op's per-row RNG
-    directly, without replaying rows, so the resumed rows equal an uninterrupted run's. The setting
-    is kept (and read back) so that MindSpore scripts run unchanged; it does not change resume.
-
-    Examples:
-        >>> import minddata as md
-        >>> md.config.set_fast_recovery(False)
-        >>> md.config.get_fast_recovery()
-        False
-        >>> md.config.load_defaults()
-    """
-    _state["fast_recovery"] = _bool("set_fast_recovery", fast_recovery)
-
-
-def get_fast_recovery() -> bool:
-    return bool(_state["fast_recovery"])
-
-
-def set_numa_enable(numa_enable: bool) -> None:
-    """MindSpore's NUMA binding switch. minddata leaves thread and process placement to the operating
-    system's scheduler; the setting is kept and read back so that MindSpore scripts run unchanged.
-
-    Examples:
-        >>> import minddata as md
-        >>> md.config.set_numa_enable(True)
-        >>> md.config.get_numa_enable()
-        True
-        >>> md.config.load_defaults()
-    """
-    _state["numa_enable"] = _bool("set_numa_enable", numa_enable)
-
-
-def get_numa_enable() -> bool:
-    return bool(_state["numa_enable"])
-
-
-_VIDEO_BACKENDS = ("CPU", "Ascend")
-
-
-def set_video_backend(backend: str) -> None:
-    """The device that decodes video (``"CPU"``, the default, or ``"Ascend"``), as in MindSpore.
-
-    Examples:
-        >>> import minddata as md
-        >>> md.config.get_video_backend()
-        'CPU'
-    """
-    if backend not in _VIDEO_BACKENDS:
-        raise ValueError(f"config.set_video_backend: backend must be one of {list(_VIDEO_BACKENDS)}. Found: {backend!r}")
-    _state["video_backend"] = backend
-
-
-def get_video_backend() -> str:
-    return str(_state["video_backend"])
-
-
-def set_enable_shared_mem(enable: bool) -> None:
-    """Whether process workers (``python_multiprocessing=True``) pass arrays through shared memory
-    (True, the default, as MindSpore) or through their pipe, inside the pickle (False).
-
-    With shared memory, arrays of 64 KiB or more are written once into a per-worker arena in
-    ``/dev/shm`` and only their place crosses the pipe; without it, no segment is created and each
-    array is copied through the pipe, which is slower for large arrays but works where ``/dev/shm``
-    is small or absent (a container started without ``--shm-size``). The rows are the same.
-
-    Examples:
-        >>> import minddata as md
-        >>> md.config.set_enable_shared_mem(False)
-        >>> md.config.get_enable_shared_mem()
-        False
-        >>> md.config.load_defaults()
-    """
-    _state["enable_shared_mem"] = _bool("set_enable_shared_mem", enable)
-
-
-def get_enable_shared_mem() -> bool:
-    return bool(_state["enable_shared_mem"])
-
-
-def set_multiprocessing_timeout_interval(interval: int) -> None:
-    """Seconds between the warnings logged while a process worker (``python_multiprocessing=True``)
-    has not answered (default 300, as MindSpore).
-
-    The warning, on the ``minddata`` logger, names the map and its worker, the worker's pid and how
-    long it has been waiting; the pipeline keeps waiting (a slow row is not an error, and a worker
-    that died is reported at once).
-
-    Examples:
-        >>> import minddata as md
-        >>> md.config.set_multiprocessing_timeout_interval(30)
-        >>> md.config.get_multiprocessing_timeout_interval()
-        30
-        >>> md.config.load_defaults()
-    """
-    interval = _non_negative_int("set_multiprocessing_timeout_interval", interval)
-    if interval == 0:
-        raise ValueError("config.set_multiprocessing_timeout_interval: the interval must be greater than 0 s. Found: 0")
-    _state["multiprocessing_timeout_interval"] = interval
-
-
-def get_multiprocessing_timeout_interval() -> int:
-    return int(_state["multiprocessing_timeout_interval"])  # type: ignore[call-overload]
-
-
-def set_enable_watchdog(enable: bool) -> None:
-    """Whether worker processes (``python_multiprocessing=True``) watch the process that started
-    them (True, the default, as MindSpore's watchdog).
-
-    On, a worker checks every second that its parent lives and exits when it does not, even in the
-    middle of the map's function: a script killed with SIGKILL (or by the OOM killer) leaves no
-    worker behind. Off, a worker whose parent died finishes the row it is on, then exits when it
-    finds its pipe closed; a function that never returns keeps its worker alive until it is killed.
-    Workers of a live pipeline are stopped by the pipeline either way.
-
-    Examples:
-        >>> import minddata as md
-        >>> md.config.set_enable_watchdog(False)
-        >>> md.config.get_enable_watchdog()
-        False
-        >>> md.config.load_defaults()
-    """
-    _state["enable_watchdog"] = _bool("set_enable_watchdog", enable)
-
-
-def get_enable_watchdog() -> bool:
-    return bool(_state["enable_watchdog"])
-
-
-def set_auto_offload(offload: bool) -> None:
-    """Let the placement pass move ops to an accelerator (False by default, as MindSpore).
-
-    On, every op whose device nobody chose (neither ``op.device(...)`` nor ``map(device=...)``) is
-    placed as if ``device="auto"``: on the GPU or the media engine where this machine has one and the
-    cost estimate favours it, else on the CPU. ``Dataset.explain()`` lists the decision and its
-    reason per map. Placed ops give the same rows within each device's stated tolerance.
-
-    Examples:
-        >>> import minddata as md
-        >>> md.config.set_auto_offload(True)
-        >>> md.config.get_auto_offload()
-        True
-        >>> md.config.load_defaults()
-    """
-    _state["auto_offload"] = _bool("set_auto_offload", offload)
-
-
-def get_auto_offload() -> bool:
-    return bool(_state["auto_offload"])
-
-
-def set_sending_batches(batch_num: int) -> None:
-    """The most batches per pass that training in sink mode (``Model.train(...,
-    dataset_sink_mode=True)``) sends to the step (default 0: no limit), as MindSpore.
-
-    When that many were sent in a pass, the next batch is held until the limit is raised by calling
-    this again, e.g. from a callback's ``on_train_step_end``: a way to keep the data from running
-    ahead of the training loop. The limit is taken when training starts and read again whenever it is
-    reached. Without a sink thread (the CPU, where batches are staged in the training thread) nothing
-    could raise it while the batch waits, so a reached limit is an error that says so.
-
-    Examples:
-        >>> import minddata as md
-        >>> md.config.set_sending_batches(10)
-        >>> md.config.get_sending_batches()
-        10
-        >>> md.config.load_defaults()
-    """
-    _state["sending_batches"] = _non_negative_int("set_sending_batches", batch_num)
-
-
-def get_sending_batches() -> int:
-    return int(_state["sending_batches"])  # type: ignore[call-overload]
-
-
-def set_dynamic_shape(is_dynamic: bool) -> None:
-    """Whether training in sink mode accepts batches whose shapes vary (default False, as MindSpore's
-    sink, which compiles the step for one shape).
-
-    False: every batch must have the first batch's shapes (a remainder batch of
-    ``batch(drop_remainder=False)`` may be shorter in its first dimension), and a batch that differs
-    stops training with an error naming the column and both shapes. True: any shapes.
-
-    Examples:
-        >>> import minddata as md
-        >>> md.config.set_dynamic_shape(True)
-        >>> md.config.get_dynamic_shape()
-        True
-        >>> md.config.load_defaults()
-    """
-    _state["dynamic_shape"] = _bool("set_dynamic_shape", is_dynamic)
-
-
-def get_dynamic_shape() -> bool:
-    return bool(_state["dynamic_shape"])
+    return {"do_copy": bool(_value("iterator_copy")), "parallel_convert": bool(_value("iterator_parallel_convert"))}
 
 
 def set_debug_mode(debug_mode_flag: bool, debug_hook_list: list | None = None) -> None:
@@ -1061,26 +1005,44 @@ def set_debug_mode(debug_mode_flag: bool, debug_hook_list: list | None = None) -
         True
         >>> md.config.load_defaults()
     """
-    if not isinstance(debug_mode_flag, (bool, np.bool_)):
-        raise TypeError(f"config.set_debug_mode: debug_mode_flag must be a bool. Found: {debug_mode_flag!r}")
-    hooks: tuple | None = None  # the map's default: PrintMetaDataHook
-    if debug_hook_list is not None:
-        if not isinstance(debug_hook_list, list):
-            raise TypeError(f"config.set_debug_mode: debug_hook_list must be a list of DebugHook. "
-                            f"Found: {type(debug_hook_list).__name__}")
-        # By name: these settings sit below the hooks' module and may not import it.
-        wrong = [h for h in debug_hook_list if not any(
-            c.__name__ == "DebugHook" and c.__module__ == "minddata.engine.debughooks" for c in type(h).__mro__)]
-        if wrong:
-            raise TypeError(f"config.set_debug_mode: every item of debug_hook_list must be a DebugHook "
-                            f"(minddata.dataset.debug). Found: {wrong[0]!r}")
-        hooks = tuple(debug_hook_list)
-    _state.update(debug_mode=bool(debug_mode_flag), debug_hooks=hooks)
+    _update("set_debug_mode", debug_mode=debug_mode_flag, debug_hooks=debug_hook_list)
 
 
-def get_debug_mode() -> bool:
-    """Whether debug mode is on (:func:`set_debug_mode`)."""
-    return bool(_state["debug_mode"])
+__all__ = [
+    "ErrorSamplesMode",
+    "RunOptions",
+    "Setting",
+    "SETTINGS",
+    "snapshot",
+    "running",
+    "load_defaults",
+    "set_seed",
+    "get_seed",
+    "seed_is_set",
+    "set_num_parallel_workers",
+    "set_autotune",
+    "get_autotune_budget",
+    "set_enable_autotune",
+    "get_enable_autotune",
+    "set_iterator_mode",
+    "get_iterator_mode",
+    "set_debug_mode",
+    "load",
+    *_generate(),
+]
+
+
+def _settings_table() -> str:
+    rows = ["| setting | default | set with | what it does |", "|---|---|---|---|"]
+    for s in SETTINGS:
+        default = "computed" if s.default_factory is not None else f"``{s.default!r}``"
+        setter = f"``{s.setter}``"
+        rows.append(f"| ``{s.name}`` | {default} | {setter} | {s.summary.replace('|', '/')} |")
+    return "\n".join(rows)
+
+
+_intro, _examples = (__doc__ or "").split("Examples:", 1)
+__doc__ = f"{_intro}The settings (:data:`SETTINGS`), in :class:`RunOptions`' order:\n\n{_settings_table()}\n\nExamples:{_examples}"
 
 
 # MindSpore's configuration file keys (its config.load format) -> the setter that takes the value.

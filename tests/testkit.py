@@ -1,14 +1,20 @@
 """Helpers shared by the test modules (import them as ``from testkit import ...``): real JPEG bytes,
-a column of a dataset, and this process's shared-memory segments. Fixtures stay in conftest.py."""
+a column of a dataset, this process's shared-memory segments, and every setting changed with what a
+worker saw of them. Fixtures stay in conftest.py."""
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import io
 import os
+import pickle
 import socket
 
 import numpy as np
 from PIL import Image
+
+from minddata.ops.base import Op as _Op
 
 
 def make_jpeg(width: int, height: int, seed: int, quality: int = 90) -> bytes:
@@ -55,3 +61,183 @@ def gpu_required() -> bool:
     """``MINDDATA_REQUIRE_GPU`` set to anything but "" or "0" (bench/device_check.sh sets it): a GPU test
     that finds no GPU fails instead of skipping (the same rule as bench/require_gpu.py)."""
     return os.environ.get("MINDDATA_REQUIRE_GPU", "") not in ("", "0")
+
+
+# -- settings: every one changed in the driver, and what a worker saw -------------------------------
+# Used by tests/engine/test_settings_reach_workers.py (worker threads and processes) and by the Ray
+# executor's tests (Ray workers): change every setting with every_setting_changed(), run a map of
+# EchoOptions (a kernel reading its KernelContext) or of echo_config (a Python function reading
+# md.config, as user code can), and check the rows with assert_sees_settings().
+
+
+def every_setting_changed(folder, *, start_method: str = "spawn", debug_mode: bool = True) -> dict:
+    """Set every setting of ``minddata.config`` to a valid value other than its default, through the
+    public setters, and return ``{RunOptions field: the value set}`` (every field of ``RunOptions``).
+
+    ``folder``: an existing folder, for ``set_enable_autotune``'s ``filepath_prefix``.
+    ``start_method``: the process workers' start method (``"fork"`` is the Linux default; pass it to
+    run forked workers). ``debug_mode``: debug mode runs every map in one thread of the driver, so a
+    test of worker threads and processes passes False (its hooks are set either way).
+    The test's ``load_defaults()`` (conftest's autouse fixture) restores the defaults afterwards.
+    """
+    import os
+
+    import minddata as md
+    from minddata.config import RunOptions
+    from minddata.dataset.debug import PrintDataHook
+
+    prefix = os.path.join(os.fspath(folder), "autotune")
+    values = {
+        "seed": 1234,
+        "num_parallel_workers": 3,
+        "prefetch_size": 7,
+        "error_samples_mode": md.config.ErrorSamplesMode.SKIP,
+        "enable_fusion": False,
+        "fast_decode_resize": True,
+        "rows_per_chunk": 5,
+        "worker_shm_size": 8 << 20,
+        "framework": "torch",
+        "max_image_pixels": 4321,
+        "device_fallback": "cpu",
+        "dvpp_driver": "reference",
+        "dvpp_policy": "cpu",
+        "gpu_emulation": True,
+        "gpu_device_id": 1,
+        "gpu_driver": "torch",
+        "profiling": True,
+        "autotune": True,
+        "autotune_cpu_budget": 1.5,
+        "autotune_memory_budget": 1 << 30,
+        "multiprocessing_start_method": start_method,
+        "autotune_interval": 12,
+        "autotune_save_prefix": prefix,
+        "auto_num_workers": True,
+        "monitor_sampling_interval": 33,
+        "callback_timeout": 9,
+        "iterator_copy": True,
+        "iterator_parallel_convert": False,
+        "fast_recovery": False,
+        "numa_enable": True,
+        "video_backend": "Ascend",
+        "enable_shared_mem": False,
+        "multiprocessing_timeout_interval": 17,
+        "enable_watchdog": False,
+        "auto_offload": True,
+        "sending_batches": 5,
+        "dynamic_shape": True,
+        "debug_mode": debug_mode,
+        "debug_hooks": (PrintDataHook(),),
+        "storage_requests_in_flight": 3,
+    }
+    fields = [f.name for f in dataclasses.fields(RunOptions)]
+    missing = sorted(set(fields) - set(values))
+    assert not missing, f"testkit.every_setting_changed: give the new setting(s) {missing} a non-default value here"
+    c = md.config
+    c.set_seed(values["seed"])
+    c.set_num_parallel_workers(values["num_parallel_workers"])
+    c.set_prefetch_size(values["prefetch_size"])
+    c.set_error_samples_mode(values["error_samples_mode"])
+    c.set_enable_fusion(values["enable_fusion"])
+    c.set_fast_decode_resize(values["fast_decode_resize"])
+    c.set_rows_per_chunk(values["rows_per_chunk"])
+    c.set_worker_shm_size(values["worker_shm_size"])
+    c.set_framework(values["framework"])
+    c.set_max_image_pixels(values["max_image_pixels"])
+    c.set_device_fallback(values["device_fallback"])
+    c.set_dvpp_driver(values["dvpp_driver"])
+    c.set_dvpp_policy(values["dvpp_policy"])
+    c.set_gpu_emulation(values["gpu_emulation"])
+    c.set_gpu_device_id(values["gpu_device_id"])
+    c.set_gpu_driver(values["gpu_driver"])
+    c.set_profiling(values["profiling"])
+    c.set_autotune(values["autotune"], values["autotune_cpu_budget"], values["autotune_memory_budget"])
+    c.set_enable_autotune(values["autotune"], values["autotune_save_prefix"])
+    c.set_multiprocessing_start_method(values["multiprocessing_start_method"])
+    c.set_autotune_interval(values["autotune_interval"])
+    c.set_auto_num_workers(values["auto_num_workers"])
+    c.set_monitor_sampling_interval(values["monitor_sampling_interval"])
+    c.set_callback_timeout(values["callback_timeout"])
+    c.set_iterator_mode(values["iterator_copy"], values["iterator_parallel_convert"])
+    c.set_fast_recovery(values["fast_recovery"])
+    c.set_numa_enable(values["numa_enable"])
+    c.set_video_backend(values["video_backend"])
+    c.set_enable_shared_mem(values["enable_shared_mem"])
+    c.set_multiprocessing_timeout_interval(values["multiprocessing_timeout_interval"])
+    c.set_enable_watchdog(values["enable_watchdog"])
+    c.set_auto_offload(values["auto_offload"])
+    c.set_sending_batches(values["sending_batches"])
+    c.set_dynamic_shape(values["dynamic_shape"])
+    c.set_debug_mode(values["debug_mode"], list(values["debug_hooks"]))
+    c.set_storage_requests_in_flight(values["storage_requests_in_flight"])
+    now = dataclasses.asdict(c.snapshot())
+    unset = {k: (v, now[k]) for k, v in values.items() if now[k] != v}
+    assert not unset, f"testkit.every_setting_changed: these setters did not set the value: {unset}"
+    return {name: values[name] for name in fields}
+
+
+def assert_sees_settings(seen, expected: dict, where: str = "the worker") -> None:
+    """Every field of ``seen`` (a ``RunOptions``, or several: each is checked) equals ``expected``
+    (``{field: value}``, as :func:`every_setting_changed` returns); the error names each field that
+    differs, with both values."""
+    from minddata.config import RunOptions
+
+    for one in [seen] if isinstance(seen, RunOptions) else list(seen):
+        assert isinstance(one, RunOptions), f"{where} reported {type(one).__name__}, not a RunOptions"
+        got = {f.name: getattr(one, f.name) for f in dataclasses.fields(one)}
+        wrong = {k: f"set {expected[k]!r}, {where} saw {got[k]!r}" for k in expected if got[k] != expected[k]}
+        assert not wrong, f"{where} did not see {len(wrong)} setting(s): {wrong}"
+        assert set(got) == set(expected), f"fields not checked: {sorted(set(got) - set(expected))}"
+
+
+def _echo_kernel(op, ctx, value):
+    return np.frombuffer(pickle.dumps(ctx.options), np.uint8)
+
+
+def _register_echo() -> None:
+    from minddata.ops.registry import register_kernel
+
+    register_kernel("EchoOptions", "CPU")(_echo_kernel)
+
+
+def _new_echo():
+    # How an EchoOptions arrives in a worker process (spawned, or a Ray worker): registering its kernel.
+    _register_echo()
+    return EchoOptions()
+
+
+class EchoOptions(_Op):
+    """Test op: its CPU kernel returns the ``RunOptions`` its ``KernelContext`` carries, pickled into a
+    uint8 array (read it back with :func:`options_in`). Run it inside ``with echo_options():``, which
+    registers the kernel in this process (the contract test checks every registered kernel, so it is
+    not left registered); a worker process that unpickles the op registers it there."""
+
+    def output_spec(self, *inputs):  # pragma: no cover - not used by these pipelines
+        raise NotImplementedError
+
+    def __reduce__(self):
+        return (_new_echo, ())
+
+
+@contextlib.contextmanager
+def echo_options():
+    """Register :class:`EchoOptions`' kernel for the block."""
+    from minddata.ops import registry
+
+    _register_echo()
+    try:
+        yield
+    finally:
+        registry._KERNELS.pop(("EchoOptions", "CPU"), None)
+
+
+def echo_config(value):
+    """A map's Python function reporting the settings as user code sees them (``md.config.snapshot()``,
+    in whatever thread or process runs it), pickled into a uint8 array (:func:`options_in`)."""
+    import minddata as md
+
+    return np.frombuffer(pickle.dumps(md.config.snapshot()), np.uint8)
+
+
+def options_in(array):
+    """The ``RunOptions`` an :class:`EchoOptions` or :func:`echo_config` row holds."""
+    return pickle.loads(np.asarray(array).tobytes())

@@ -12,11 +12,11 @@ import pickle
 import numpy as np
 import pytest
 from PIL import Image
+from testkit import every_setting_changed
 
 import minddata as md
 from minddata import vision
 from minddata.config import RunOptions
-from minddata.dataset.debug import PrintDataHook
 from minddata.errors import RowError
 from minddata.ops import registry
 from minddata.ops.base import KernelContext, Op
@@ -72,92 +72,18 @@ def _mapped(values: list, ops: list, processes: bool) -> md.Dataset:
     return ds.map(ops, input_columns="x", num_parallel_workers=2, python_multiprocessing=processes)
 
 
-# Every setting, at a value other than its default.
-NON_DEFAULT = {
-    "seed": 1234,
-    "num_parallel_workers": 3,
-    "prefetch_size": 7,
-    "error_samples_mode": md.config.ErrorSamplesMode.SKIP,
-    "enable_fusion": False,
-    "rows_per_chunk": 5,
-    "worker_shm_size": 8 << 20,
-    "framework": "torch",
-    "max_image_pixels": 4321,
-    "device_fallback": "cpu",
-    "dvpp_driver": "reference",
-    "dvpp_policy": "cpu",
-    "gpu_emulation": True,
-    "gpu_device_id": 1,
-    "gpu_driver": "torch",
-    "fast_decode_resize": True,
-    "multiprocessing_start_method": "spawn",
-    "profiling": True,
-    "autotune": True,
-    "autotune_cpu_budget": 1.5,
-    "autotune_memory_budget": 1 << 30,
-    "autotune_interval": 12,
-    "autotune_save_prefix": None,  # set only with autotune on; checked in tests/profiler/test_autotune.py
-    "auto_num_workers": True,
-    "monitor_sampling_interval": 33,
-    "callback_timeout": 9,
-    "iterator_copy": True,
-    "iterator_parallel_convert": False,
-    "fast_recovery": False,
-    "numa_enable": True,
-    "video_backend": "Ascend",
-    "enable_shared_mem": False,
-    "multiprocessing_timeout_interval": 17,
-    "enable_watchdog": False,
-    "auto_offload": True,
-    "sending_batches": 5,
-    "dynamic_shape": True,
-    "debug_mode": True,
-    "debug_hooks": (PrintDataHook(),),
-}
+def test_the_snapshot_holds_every_setting(tmp_path) -> None:
+    values = every_setting_changed(tmp_path)
+    assert {f.name for f in dataclasses.fields(RunOptions)} == set(values)
+    assert dataclasses.asdict(md.config.snapshot()) == values
 
 
-def _configure(values: dict) -> None:
-    c = md.config
-    c.set_seed(values["seed"])
-    c.set_num_parallel_workers(values["num_parallel_workers"])
-    c.set_prefetch_size(values["prefetch_size"])
-    c.set_error_samples_mode(values["error_samples_mode"])
-    c.set_enable_fusion(values["enable_fusion"])
-    c.set_rows_per_chunk(values["rows_per_chunk"])
-    c.set_worker_shm_size(values["worker_shm_size"])
-    c.set_framework(values["framework"])
-    c.set_max_image_pixels(values["max_image_pixels"])
-    c.set_device_fallback(values["device_fallback"])
-    c.set_dvpp_driver(values["dvpp_driver"])
-    c.set_dvpp_policy(values["dvpp_policy"])
-    c.set_gpu_emulation(values["gpu_emulation"])
-    c.set_gpu_device_id(values["gpu_device_id"])
-    c.set_gpu_driver(values["gpu_driver"])
-    c.set_fast_decode_resize(values["fast_decode_resize"])
-    c.set_multiprocessing_start_method(values["multiprocessing_start_method"])
-    c.set_profiling(values["profiling"])
-    c.set_autotune(values["autotune"], values["autotune_cpu_budget"], values["autotune_memory_budget"])
-    c.set_autotune_interval(values["autotune_interval"])
-    c.set_auto_num_workers(values["auto_num_workers"])
-    c.set_monitor_sampling_interval(values["monitor_sampling_interval"])
-    c.set_callback_timeout(values["callback_timeout"])
-    c.set_iterator_mode(values["iterator_copy"], values["iterator_parallel_convert"])
-    c.set_fast_recovery(values["fast_recovery"])
-    c.set_numa_enable(values["numa_enable"])
-    c.set_video_backend(values["video_backend"])
-    c.set_enable_shared_mem(values["enable_shared_mem"])
-    c.set_multiprocessing_timeout_interval(values["multiprocessing_timeout_interval"])
-    c.set_enable_watchdog(values["enable_watchdog"])
-    c.set_auto_offload(values["auto_offload"])
-    c.set_sending_batches(values["sending_batches"])
-    c.set_dynamic_shape(values["dynamic_shape"])
-    c.set_debug_mode(values["debug_mode"], list(values["debug_hooks"]))
-
-
-def test_the_snapshot_holds_every_setting() -> None:
-    assert {f.name for f in dataclasses.fields(RunOptions)} == set(NON_DEFAULT)
-    _configure(NON_DEFAULT)
-    assert dataclasses.asdict(md.config.snapshot()) == NON_DEFAULT
+def test_a_run_options_pickles_with_every_setting_changed(tmp_path) -> None:
+    options = md.config.snapshot()
+    assert pickle.loads(pickle.dumps(options)) == options
+    every_setting_changed(tmp_path)
+    options = md.config.snapshot()
+    assert pickle.loads(pickle.dumps(options)) == options
 
 
 def test_the_snapshot_is_frozen() -> None:
@@ -166,10 +92,13 @@ def test_the_snapshot_is_frozen() -> None:
 
 
 @pytest.mark.parametrize("kind", list(KINDS))
-def test_kernels_see_every_setting_in_both_worker_kinds(kind: str) -> None:
+def test_kernels_see_every_setting_in_both_worker_kinds(kind: str, tmp_path) -> None:
     # Debug mode would run every map in one thread of this process: not both worker kinds.
-    _configure({**NON_DEFAULT, "profiling": False, "autotune": False, "auto_num_workers": False, "framework": "numpy",
-                "debug_mode": False})
+    every_setting_changed(tmp_path, debug_mode=False)
+    md.config.set_autotune(False)
+    md.config.set_auto_num_workers(False)
+    md.config.set_profiling(False)
+    md.config.set_framework("numpy")
     expected = md.config.snapshot()
     ds = _mapped([0, 1, 2], [EchoOptions()], KINDS[kind])
     it = ds.create_tuple_iterator(num_epochs=1, output_numpy=True)
