@@ -1,6 +1,10 @@
-"""The op pairs the optimizer fuses into one op, read by both the fusion pass
+"""How the optimizer fuses op pairs into one op, read by both the fusion pass
 (:mod:`minddata.engine.optimizer`) and the placement pass (:mod:`minddata.engine.placement`, which
 accepts a device op that the device runs only fused with the op before it).
+
+Which ops fuse is an op fact: the first op declares the second among its ``fusion_partners`` where its
+CPU kernel declares its facts (:func:`minddata.ops.registry.op_facts`); tests/ops/test_op_facts.py
+checks that every pair here is declared and that the optimizer fuses every declared pair.
 
 Examples:
     >>> from minddata.engine.fusions import fusion_of

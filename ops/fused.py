@@ -2,6 +2,8 @@
 
 They are not public API: ``Dataset.explain()`` shows them, users never build them. Each keeps the
 ops it replaces, so its kernel reproduces their semantics and their random draws exactly.
+Their facts (decoding, placement cost, float output) are declared with their CPU kernels
+(:mod:`minddata.ops.cpu.fused`); which user ops fuse is declared as the first op's ``fusion_partners``.
 """
 
 from __future__ import annotations
