@@ -707,6 +707,11 @@ class RangedFile(io.RawIOBase):
         self._cached_at = -1
         self._cached = b""
 
+    def prime(self, start: int, data: bytes) -> None:
+        """Hold ``data``, the object's bytes from ``start``, as if read: a reader that already fetched
+        a part (a file's tail, where a footer lies) serves reads there without another request."""
+        self._cached_at, self._cached = start, data
+
     def readable(self) -> bool:
         return True
 

@@ -64,8 +64,9 @@ class MindDataset(Dataset):
         storage_options: object storage settings (docs/data.md, "Object storage"). MindRecord
             files (with their ``.db``) are read from ``s3://``, ``gs://`` and ``http(s)://`` URLs: the
             header and index once, then each row's raw and blob entries as ranged GETs; one URL reads
-            the set its header names from the same prefix. minddata's Arrow record files are read
-            from local disk only for now.
+            the set its header names from the same prefix. minddata's Arrow record files likewise:
+            their ``.meta.json`` objects once, the Arrow footer once, then each record batch as one
+            ranged GET (see :mod:`minddata.record.remote`).
         cache_dir: a local folder caching what is read from object storage (size-bounded, least
             recently used first out, shared by processes), so later epochs read from disk.
 
@@ -247,11 +248,11 @@ def _open_records(where: str, dataset_files: Any, columns: list[str] | None) -> 
         return MindRecordSet(where, dataset_files, columns)
     if _storage.is_remote(first):
         _storage.file_size(first)  # a missing object or denied access: an error naming the URL and the fix
-        raise ArgumentError(
-            f"{where}: {first} is not a MindRecord file (its header is not MindRecord's); minddata's Arrow record "
-            "files (and Parquet through MindDataset) are read from local disk only for now. Copy them to a local "
-            "folder, or use ParquetDataset for Parquet in object storage."
-        )
+        if str(first).lower().endswith((".parquet", ".parq")):
+            raise ArgumentError(f"{where}: {first} is a Parquet file; read Parquet in object storage with ParquetDataset.")
+        from minddata.record.remote import RemoteRecordSet, open_remote_set
+
+        return RemoteRecordSet(where, open_remote_set(where, dataset_files), columns)
     from minddata.record.reader import RecordSet, open_set
 
     return RecordSet(where, open_set(where, dataset_files), columns)

@@ -8,14 +8,10 @@ are dummies, and ``AWS_EC2_METADATA_DISABLED=true`` keeps botocore's chain off 1
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-import time
-import urllib.request
 
 import pytest
-from s3faults import FaultProxy
-from testkit import free_port
+
+from minddata.bench.s3server import FaultProxy, MotoServer
 
 pytest.importorskip("botocore", reason="the object storage tests need the storage extra (botocore)")
 pytest.importorskip("moto", reason="the object storage tests need moto[server]")
@@ -27,32 +23,10 @@ BUCKET = "data"
 
 @pytest.fixture(scope="session")
 def s3_server(tmp_path_factory):
-    """``http://127.0.0.1:<port>`` of a moto S3 server in a subprocess (stopped at the end)."""
-    port = free_port()
-    env = dict(os.environ, AWS_EC2_METADATA_DISABLED="true", AWS_ACCESS_KEY_ID=KEY_ID, AWS_SECRET_ACCESS_KEY=SECRET)
+    """The port of a moto S3 server in a subprocess on 127.0.0.1 (stopped at the end)."""
     log = tmp_path_factory.mktemp("moto") / "server.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-                                stdout=out, stderr=subprocess.STDOUT, env=env)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(url + "/moto-api/", timeout=1):
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"moto server did not start: {log.read_text()[-2000:]}") from None
-                time.sleep(0.1)
-        yield port
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
+    with MotoServer(max_lifetime_s=3600, log_path=str(log)) as server:
+        yield server.port
 
 
 @pytest.fixture(autouse=True)
@@ -193,4 +167,28 @@ def s3_mindrecord(s3_client, tmp_path_factory):
                             "box": list(range(i % 4 + 1))} for i in range(20)])
     writer.commit()
     upload_tree(s3_client, root, "mr")
+    return root
+
+
+@pytest.fixture(scope="session")
+def s3_records(s3_client, tmp_path_factory):
+    """``s3://data/rec/train.rec{0,1}`` with their ``.meta.json`` (minddata's Arrow record files, written
+    by ``Dataset.save``: a JPEG, a label, a fixed-shape and a ragged tensor, a string per row; 2,100
+    rows, so each shard holds two record batches), and the same set locally."""
+    import numpy as np
+    from testkit import make_jpeg
+
+    import minddata as md
+
+    root = tmp_path_factory.mktemp("rec")
+    jpegs = [np.frombuffer(make_jpeg(16 + i, 12, seed=i), np.uint8) for i in range(7)]
+
+    def rows():
+        for i in range(2100):
+            yield (jpegs[i % 7], np.int32(i), np.full((2, 3), i / 4, np.float32), np.arange(i % 5 + 1, dtype=np.int64),
+                   np.array(f"row {i}"))
+
+    source = md.GeneratorDataset(rows, ["image", "label", "grid", "box", "name"], shuffle=False)
+    source.save(str(root / "train.rec"), num_files=2)
+    upload_tree(s3_client, root, "rec")
     return root

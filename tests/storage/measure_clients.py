@@ -19,8 +19,9 @@ os.environ.update(AWS_EC2_METADATA_DISABLED="true", AWS_ACCESS_KEY_ID="testing",
                   AWS_DEFAULT_REGION="us-east-1")
 
 from moto.server import ThreadedMotoServer  # noqa: E402
-from s3faults import FaultProxy  # noqa: E402
 from testkit import free_port  # noqa: E402
+
+from minddata.bench.s3server import FaultProxy  # noqa: E402
 
 SIZE = 32 << 20
 RANGES = 400

@@ -22,10 +22,10 @@ IMAGES = 64
 
 def main() -> None:
     import botocore.session
-    from s3faults import FaultProxy
     from testkit import make_jpeg
 
     import minddata as md
+    from minddata.bench.s3server import FaultProxy
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

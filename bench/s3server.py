@@ -1,0 +1,267 @@
+"""A local S3 API server for benchmarks and tests, and a fault-injecting proxy in front of it, both on
+127.0.0.1 only.
+
+:class:`MotoServer` runs moto's S3 server in a child process on a free port. Its lifetime is bounded
+twice over: :meth:`MotoServer.stop` (or leaving the ``with`` block) ends it, and the child ends itself
+when the process that started it is gone or after ``max_lifetime_s``, so an interrupted benchmark
+leaves no server behind.
+
+:class:`FaultProxy` forwards each request to the server and, for a deterministic share of requests (a
+seeded draw per request, in arrival order), answers instead with a fault:
+
+- ``"503"``: ``503 Slow Down`` with S3's XML error body (``<Code>SlowDown</Code>``), as S3 throttles;
+- ``"drop"``: closes the connection without an answer (a reset);
+- ``"cut"``: forwards the request, sends the status line, the headers and half of the body, then closes
+  (a connection lost in the middle of a read);
+- a request whose target (path and query) contains one of ``deny``: ``403 AccessDenied``, always;
+- ``"delay"``: waits ``delay_s`` before forwarding (latency; ``{"delay": 1.0}`` delays every request).
+
+Every connection is answered with ``Connection: close``, so one request is one connection and a fault
+never leaves half a response for the next request to read. ``counts`` records what was done.
+
+Examples:
+    >>> from minddata.bench.s3server import FaultProxy
+    >>> proxy = FaultProxy(9, {"delay": 1.0}, delay_s=0.02).start()  # upstream port 9: nothing is sent yet
+    >>> proxy.url.startswith("http://127.0.0.1:")
+    True
+    >>> proxy.stop()
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import random
+import socket
+import socketserver
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+import urllib.request
+from collections import Counter
+from typing import Any
+
+__all__ = ["FaultProxy", "MotoServer", "free_port"]
+
+SLOWDOWN_BODY = (
+    b'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SlowDown</Code>'
+    b"<Message>Please reduce your request rate.</Message><RequestId>FAULT</RequestId></Error>"
+)
+DENIED_BODY = (
+    b'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code>'
+    b"<Message>Access Denied</Message><RequestId>FAULT</RequestId></Error>"
+)
+_HOP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade"}
+
+
+class FaultProxy:
+    """``FaultProxy(upstream_port, rates={"503": 0.2, "drop": 0.1}, seed=0)``; ``url`` once started."""
+
+    def __init__(self, upstream_port: int, rates: dict[str, float] | None = None, seed: int = 0, delay_s: float = 0.05):
+        self.upstream_port = upstream_port
+        self.deny: tuple[str, ...] = ()  # request targets containing one of these: 403 AccessDenied
+        self.rates = dict(rates or {})
+        self.delay_s = delay_s
+        self.counts: Counter[str] = Counter()
+        self._rng = random.Random(seed)
+        self._lock = threading.Lock()
+        proxy = self
+
+        class Handler(socketserver.StreamRequestHandler):
+            timeout = 10
+
+            def handle(self) -> None:
+                proxy._handle(self)
+
+        class Server(socketserver.ThreadingTCPServer):
+            daemon_threads = True
+            allow_reuse_address = True
+            block_on_close = True
+
+        self._server = Server(("127.0.0.1", 0), Handler)
+        self.port = self._server.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> FaultProxy:
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(5)
+
+    def set_rates(self, rates: dict[str, float], seed: int = 0) -> None:
+        with self._lock:
+            self.rates = dict(rates)
+            self._rng = random.Random(seed)
+            self.counts.clear()
+
+    def _draw(self) -> str:
+        with self._lock:
+            x = self._rng.random()
+            self.counts["requests"] += 1
+            for kind, rate in self.rates.items():
+                if x < rate:
+                    self.counts[kind] += 1
+                    return kind
+                x -= rate
+            return "ok"
+
+    def _handle(self, h: socketserver.StreamRequestHandler) -> None:
+        line = h.rfile.readline(65537)
+        if not line:
+            return
+        method, target, _ = line.decode("latin-1").split(" ", 2)
+        headers: list[tuple[str, str]] = []
+        while True:
+            raw = h.rfile.readline(65537)
+            if raw in (b"\r\n", b"\n", b""):
+                break
+            name, _, value = raw.decode("latin-1").partition(":")
+            headers.append((name.strip(), value.strip()))
+        length = int(next((val for key, val in headers if key.lower() == "content-length"), "0") or 0)
+        body = h.rfile.read(length) if length else b""
+        if self.deny and any(d in urllib.parse.unquote(target) for d in self.deny):
+            body = DENIED_BODY
+            h.wfile.write(
+                b"HTTP/1.1 403 Forbidden\r\nContent-Type: application/xml\r\nConnection: close\r\n"
+                + f"Content-Length: {len(body) if method != 'HEAD' else 0}\r\n\r\n".encode() + (body if method != "HEAD" else b"")
+            )
+            return
+        kind = self._draw()
+        if kind == "drop":
+            h.connection.shutdown(socket.SHUT_RDWR)
+            return
+        if kind == "503":
+            body = SLOWDOWN_BODY if method != "HEAD" else b""
+            h.wfile.write(
+                b"HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\nConnection: close\r\n"
+                + f"Content-Length: {len(body)}\r\n\r\n".encode() + body
+            )
+            return
+        if kind == "delay":
+            time.sleep(self.delay_s)
+        conn = http.client.HTTPConnection("127.0.0.1", self.upstream_port, timeout=30)
+        try:
+            conn.putrequest(method, target, skip_host=True, skip_accept_encoding=True)
+            for key, val in headers:
+                if key.lower() not in _HOP:
+                    conn.putheader(key, val)
+            conn.endheaders(body or None)
+            resp = conn.getresponse()
+            data = resp.read()
+            out = [f"HTTP/1.1 {resp.status} {resp.reason}\r\n".encode()]
+            for key, val in resp.getheaders():
+                if key.lower() not in _HOP and (key.lower() != "content-length" or method == "HEAD"):
+                    out.append(f"{key}: {val}\r\n".encode("latin-1"))
+            length = f"Content-Length: {len(data)}\r\n" if method != "HEAD" else ""
+            out.append(f"{length}Connection: close\r\n\r\n".encode())
+            h.wfile.write(b"".join(out))
+            if kind == "cut" and method != "HEAD" and len(data) > 1:
+                h.wfile.write(data[: len(data) // 2])
+                h.wfile.flush()
+                h.connection.shutdown(socket.SHUT_RDWR)
+                return
+            if method != "HEAD":
+                h.wfile.write(data)
+        finally:
+            conn.close()
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now (for a server about to start)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# The child: moto's threaded server, ended when its parent is gone or its time is up.
+_SERVER_MAIN = """
+import os, sys, time
+from moto.server import ThreadedMotoServer
+port, parent, deadline = int(sys.argv[1]), int(sys.argv[2]), time.monotonic() + float(sys.argv[3])
+server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+server.start()
+try:
+    while os.getppid() == parent and time.monotonic() < deadline:
+        time.sleep(0.2)
+finally:
+    server.stop()
+"""
+
+
+class MotoServer:
+    """moto's S3 API server in a child process on ``127.0.0.1:<free port>`` (``url``), for at most
+    ``max_lifetime_s`` seconds; ``client()`` is a botocore client for it (dummy credentials).
+
+    Needs ``moto[server]`` (``pip install 'moto[server]'``). Use as a context manager, or call
+    :meth:`start` and :meth:`stop`.
+    """
+
+    def __init__(self, max_lifetime_s: float = 3600.0, log_path: str | None = None):
+        self.max_lifetime_s = float(max_lifetime_s)
+        self.log_path = log_path
+        self.port = 0
+        self.url = ""
+        self._proc: subprocess.Popen | None = None
+
+    def start(self, timeout_s: float = 60.0) -> MotoServer:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = dict(os.environ, AWS_EC2_METADATA_DISABLED="true", AWS_ACCESS_KEY_ID="testing",
+                   AWS_SECRET_ACCESS_KEY="testing", AWS_DEFAULT_REGION="us-east-1")
+        out = open(self.log_path, "wb") if self.log_path else subprocess.DEVNULL  # noqa: SIM115 - closed below
+        try:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-c", _SERVER_MAIN, str(self.port), str(os.getpid()), str(self.max_lifetime_s)],
+                stdout=out, stderr=subprocess.STDOUT, env=env, stdin=subprocess.DEVNULL,
+            )
+        finally:
+            if out is not subprocess.DEVNULL:
+                out.close()
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                with urllib.request.urlopen(self.url + "/moto-api/", timeout=1):
+                    return self
+            except OSError:
+                if self._proc.poll() is not None or time.monotonic() > deadline:
+                    code = self._proc.poll()
+                    self.stop()
+                    raise RuntimeError(
+                        f"the local S3 server (moto) did not start on {self.url} (exit code {code}); is moto[server] "
+                        "installed? pip install 'moto[server]'"
+                    ) from None
+                time.sleep(0.1)
+
+    def client(self) -> Any:
+        import botocore.session
+        from botocore.config import Config
+
+        return botocore.session.get_session().create_client(
+            "s3", endpoint_url=self.url, region_name="us-east-1", aws_access_key_id="testing",
+            aws_secret_access_key="testing", config=Config(s3={"addressing_style": "path"}),
+        )
+
+    def stop(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+    def __enter__(self) -> MotoServer:
+        return self.start() if self._proc is None else self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
