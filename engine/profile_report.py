@@ -652,13 +652,8 @@ def chrome_trace(snapshots: list[dict[str, Any]],
 
 @functools.lru_cache(maxsize=1)
 def _offload_targets() -> tuple[str, ...]:
-    """The devices this machine could take work to, as the placement calls that would do it."""
-    from minddata.ops.probe import dvpp_driver, gpu_backend
+    """The devices this machine could take work to (those ``device="auto"`` may choose), as the
+    placement calls that would do it."""
+    from minddata.ops.devices import devices
 
-    targets = []
-    if gpu_backend()[0] == "cuda":
-        targets.append(".device('GPU')")
-    driver, _ = dvpp_driver()
-    if driver in ("nvjpg", "ascend"):
-        targets.append(".device('Dvpp')")
-    return tuple(targets)
+    return tuple(f".device({d.name!r})" for d in devices() if not d.on_host and d.auto_eligible(d.probe()))

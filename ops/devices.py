@@ -46,6 +46,7 @@ __all__ = [
     "get_device",
     "register_device",
     "run_options",
+    "segment_needs_gpu",
     "unregister_device",
 ]
 
@@ -294,6 +295,17 @@ def get_device(name: str) -> Device:
 def accelerator_names() -> tuple[str, ...]:
     """Names of the devices whose data lives off the host (every device but the CPU)."""
     return tuple(device.name for device in devices() if not device.on_host)
+
+
+def segment_needs_gpu(backend: str | None) -> bool:
+    """Whether a segment on ``backend`` needs a GPU of its own: an executor that hands out GPUs (Ray)
+    reserves one for it; an emulated segment needs none.
+
+    Examples:
+        >>> segment_needs_gpu("cuda"), segment_needs_gpu("dali-cpu")
+        (True, False)
+    """
+    return any(device.occupies_gpu(backend) for device in devices())
 
 
 def cpu_kernels(ops: list[Op]) -> list[Callable[..., Any]]:
