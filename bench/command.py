@@ -530,7 +530,7 @@ def _ray_for_the_rounds(executor: str, cores: int) -> Any:
     ray = sys.modules.get("ray")
     if executor != "ray" or os.environ.get("RAY_ADDRESS") or (ray is not None and ray.is_initialized()):
         return lambda: None
-    from minddata.engine.ray_executor import init_local_cluster
+    from minddata.bench.ray_cluster import init_local_cluster
 
     return init_local_cluster(cores).shutdown
 

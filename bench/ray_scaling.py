@@ -78,7 +78,7 @@ def _median_rate(data_dir: str, workers: int, batch_size: int, executor: str, re
 
 
 def _ray_rate(cpus: int, data_dir: str, workers: int, batch_size: int, repeats: int) -> float:
-    from minddata.engine.ray_executor import init_local_cluster
+    from minddata.bench.ray_cluster import init_local_cluster
 
     ray = init_local_cluster(cpus)
     try:
@@ -92,7 +92,7 @@ def _alternating_rates(data_dir: str, workers: int, batch_size: int, repeats: in
     warm-up epochs: the medians of both rates and of the rounds' own ratios. The machine's drift moves
     both sides of a round. The cluster is down while the local epochs run: an idle Ray cluster took
     about 7% off the local rate here."""
-    from minddata.engine.ray_executor import init_local_cluster
+    from minddata.bench.ray_cluster import init_local_cluster
 
     _train_rate(data_dir, workers, batch_size, "local")  # page cache, imports
     local, on_ray, ratios = [], [], []
@@ -114,7 +114,8 @@ def _alternating_rates(data_dir: str, workers: int, batch_size: int, repeats: in
 def _block_overhead_ms(rows: int = 4096, small: int = 16, large: int = 1024) -> float:
     """Seconds per Ray block, in ms: the same rows in ``rows/small`` blocks and in ``rows/large``."""
     import minddata as md
-    from minddata.engine.ray_executor import RayPlan, init_local_cluster
+    from minddata.bench.ray_cluster import init_local_cluster
+    from minddata.engine.ray_executor import RayPlan
 
     ray = init_local_cluster(2)
     try:
@@ -142,17 +143,17 @@ def _consumer_rate(batch_size: int, rows: int = 1024) -> float:
     them with the train pipeline's Normalize + HWC2CHW (moved into the batch, as the optimizer does)."""
     import minddata as md
     from minddata import vision
-    from minddata.engine.ray_executor import _pack_rows, _unpack_rows
+    from minddata.engine.ray_executor.codec import pack_rows, unpack_rows
 
     rng = np.random.default_rng(0)
-    block = _pack_rows([(rng.integers(0, 256, (224, 224, 3), dtype=np.uint8), np.int32(0))
+    block = pack_rows([(rng.integers(0, 256, (224, 224, 3), dtype=np.uint8), np.int32(0))
                         for _ in range(min(rows, 64))])
     t0 = time.perf_counter()
     unpacked = 0
     while unpacked < rows:
-        unpacked += len(_unpack_rows(block))
+        unpacked += len(unpack_rows(block))
     unpack_s = (time.perf_counter() - t0) / unpacked
-    images = [row[0] for row in _unpack_rows(block)]
+    images = [row[0] for row in unpack_rows(block)]
     ds = md.NumpySlicesDataset({"image": [images[i % len(images)] for i in range(rows)]}, shuffle=False)
     ds = ds.map([vision.Normalize([123.7, 116.3, 103.5], [58.4, 57.1, 57.4]), vision.HWC2CHW()],
                 input_columns="image").batch(batch_size)

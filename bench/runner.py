@@ -552,7 +552,8 @@ def _ray_address() -> dict[str, str] | None:
 def _join_ray(settings: dict[str, str] | None) -> None:
     """Connect this (child) process to the bench's Ray cluster (``settings`` from :func:`_ray_address`),
     else to the one ``RAY_ADDRESS`` names, else to a running local one."""
-    from minddata.engine.ray_executor import NO_USAGE_STATS_ENV, SINGLE_MACHINE_ENV, require_ray
+    from minddata.bench.ray_cluster import NO_USAGE_STATS_ENV, SINGLE_MACHINE_ENV
+    from minddata.engine.ray_executor import require_ray
 
     os.environ.update(SINGLE_MACHINE_ENV)
     os.environ.update(NO_USAGE_STATS_ENV)

@@ -16,7 +16,8 @@ from minddata.engine.batchfn import BatchInfo, Collate
 from minddata.engine.cache_stage import CacheNode, build_cache_stage
 from minddata.engine.chunk import Chunk, FailedRow
 from minddata.engine.devicemap import build_device_map, needs_device_build
-from minddata.engine.mapfn import MapErrorPolicy, MapFunction, column_layout, op_label
+from minddata.engine.ir import column_layout
+from minddata.engine.mapfn import MapErrorPolicy, MapFunction
 from minddata.engine.optimizer import lower
 from minddata.engine.parallel import ParallelApplyStage, reading_first
 from minddata.engine.runtime import Runtime
@@ -35,8 +36,9 @@ from minddata.engine.stages import (
     ZipStage,
 )
 from minddata.errors import DeviceError, GraphError, PipelineError, RowError
+from minddata.ops.base import op_label
 
-__all__ = ["compile_plan", "validate", "plan_tree"]
+__all__ = ["compile_plan", "validate", "plan_tree", "Planner", "number_nodes"]
 
 
 def validate(root: ir.Node) -> None:
@@ -86,31 +88,104 @@ def stream_seeds(node: ir.IterableSourceNode, rt: Runtime, position: int) -> dic
     return {"seed": shard_seed, "row_seed": node_seed}
 
 
-class _Builder:
-    def __init__(self, rt: Runtime, online_source: Callable[[ir.OnlineSourceNode], Stage] | None):
+def number_nodes(tree: ir.Node) -> dict[tuple[int, ...], int]:
+    """Each node's plan position, keyed by its path from ``tree`` (the child indices from the root).
+
+    Positions count from 1 in post-order: a node's children, left to right, before the node. A cache
+    node takes none, so the nodes above it keep an uncached graph's positions. A position keys the
+    random streams of its node's stages (a sampler's permutation, a shuffle buffer, a streamed source's
+    order), so every executor that builds all or part of a plan takes positions from here, through
+    :class:`Planner`: two numberings would draw different rows from the same seed. Paths, not nodes,
+    are the keys: a node that feeds two consumers is built, and numbered, once per use.
+
+    Examples:
+        >>> import minddata as md
+        >>> from minddata.engine.compiler import number_nodes, plan_tree
+        >>> ds = md.NumpySlicesDataset({"x": [1, 2, 3]}, shuffle=False).shuffle(4).batch(2)
+        >>> number_nodes(plan_tree(ds._node))
+        {(0, 0): 1, (0,): 2, (): 3}
+    """
+    positions: dict[tuple[int, ...], int] = {}
+
+    def visit(node: ir.Node, path: tuple[int, ...]) -> None:
+        for k, child in enumerate(node.children):
+            visit(child, (*path, k))
+        if not isinstance(node, CacheNode):
+            positions[path] = len(positions) + 1
+
+    visit(tree, ())
+    return positions
+
+
+# A stage standing for a node and everything under it, or None to build the node as usual.
+Substitute = Callable[[ir.Node, tuple[int, ...]], "Stage | None"]
+
+
+class Planner:
+    """Builds the stages of one run (one :class:`Runtime`) from a plan tree (:func:`plan_tree`).
+
+    Each node is built at its position from :func:`number_nodes`. ``substitute(node, path)`` is asked
+    first for every node: a stage it returns stands for the node and its subtree (the Ray executor
+    puts its segments' stages there), and the nodes above keep their positions.
+    ``online_source`` builds an :class:`~minddata.engine.ir.OnlineSourceNode`'s stage (a serving
+    session); without it such a node is refused.
+
+    Examples:
+        >>> import minddata as md
+        >>> from minddata.engine.compiler import Planner, plan_tree
+        >>> from minddata.engine.runtime import Runtime
+        >>> tree = plan_tree(md.NumpySlicesDataset({"x": [1, 2, 3]}, shuffle=False).batch(2)._node)
+        >>> rt = Runtime(seed=1, error_mode="raise")
+        >>> [row[0].tolist() for chunk in Planner(rt).build(tree).run() for row in chunk.rows]
+        [[1, 2], [3]]
+        >>> rt.close()
+    """
+
+    def __init__(
+        self,
+        rt: Runtime,
+        online_source: Callable[[ir.OnlineSourceNode], Stage] | None = None,
+        substitute: Substitute | None = None,
+    ):
         self.rt = rt
         self.online_source = online_source
+        self.substitute = substitute
         self.chunk_rows = rt.options.rows_per_chunk
-        self.node_counter = 0
+        self.positions: dict[tuple[int, ...], int] = {}
 
-    def _position(self) -> int:
-        self.node_counter += 1
-        return self.node_counter
+    def build(self, tree: ir.Node) -> Stage:
+        """The stages of ``tree``; returns the last (the one to iterate)."""
+        self.positions = number_nodes(tree)
+        return self._build(tree, ())
 
-    def build(self, node: ir.Node) -> Stage:
+    def _build(self, node: ir.Node, path: tuple[int, ...]) -> Stage:
+        if self.substitute is not None:
+            stage = self.substitute(node, path)
+            if stage is not None:
+                return _named(stage, node)
         if isinstance(node, CacheNode):
-            # No position of its own: the nodes above keep an uncached graph's positions (and so its
-            # shuffles and random streams).
-            return _named(build_cache_stage(self.rt, node, self.build(node.children[0]), self.chunk_rows), node)
+            return _named(build_cache_stage(self.rt, node, self._build(node.children[0], (*path, 0)), self.chunk_rows), node)
         if isinstance(node, ir.MapNode) and node.reads_source:
-            return _named(self._map_reading_source(node), node)
-        children = [self.build(child) for child in node.children]
-        position = self._position()
-        return _named(self.build_node(node, children, position), node)
+            return _named(self._map_reading_source(node, path), node)
+        children = [self._build(child, (*path, k)) for k, child in enumerate(node.children)]
+        return _named(self.build_node(node, children, self.positions[path]), node)
 
     def build_node(self, node: ir.Node, children: list[Stage], position: int) -> Stage:
-        """The stages of ``node`` alone over its inputs' stages ``children``; returns the last."""
+        """The stages of ``node`` alone over its inputs' stages ``children``, its random streams keyed
+        by ``position``; returns the last. (An executor running one node's work elsewhere, over rows
+        it feeds in, builds it this way.)"""
         return _BUILDERS[type(node)](self, node, children, position)
+
+    def sampler_stage(self, node: ir.RandomAccessSourceNode, position: int) -> IndexSourceStage:
+        """The stage drawing the row ids of random-access source ``node`` at plan ``position``, pass by
+        pass, in the order this run reads them."""
+        rt = self.rt
+        # Samplers of different sources draw different permutations; shards of one source agree,
+        # also without config.set_seed: a sharded sampler draws from the shard seed every rank shares.
+        base_seed = rt.shard_seed if node.sampler.is_sharded() else rt.seed
+        node_seed = int(np.random.SeedSequence([base_seed, position]).generate_state(1)[0])
+        chunk_rows = min(self.chunk_rows, node.chunk_rows or self.chunk_rows)
+        return IndexSourceStage(rt, node.num_rows(), node.sampler, node_seed, chunk_rows, f"{node.name}.sampler")
 
     # Sources ---------------------------------------------------------------------------------
 
@@ -124,13 +199,7 @@ class _Builder:
         row whose op failed: skipped or replaced, and counted. A source read by its map's workers
         (``absorbed``) leaves a :class:`FailedRow` in the row's place for the map's policy."""
         rt = self.rt
-        num_rows = node.num_rows()
-        # Samplers of different sources draw different permutations; shards of one source agree,
-        # also without config.set_seed: a sharded sampler draws from the shard seed every rank shares.
-        base_seed = rt.shard_seed if node.sampler.is_sharded() else rt.seed
-        node_seed = int(np.random.SeedSequence([base_seed, position]).generate_state(1)[0])
-        chunk_rows = min(self.chunk_rows, node.chunk_rows or self.chunk_rows)
-        indices = IndexSourceStage(rt, num_rows, node.sampler, node_seed, chunk_rows, f"{node.name}.sampler")
+        indices = self.sampler_stage(node, position)
         origins = node.origins
         read = ReadRows(node.fetch, per_row_errors=rt.error_mode != "raise")
         policy = MapErrorPolicy(rt, "deliver" if absorbed else rt.error_mode, node.name, [node.name])
@@ -145,14 +214,13 @@ class _Builder:
 
         return indices, work, finish
 
-    def _map_reading_source(self, node: ir.MapNode) -> Stage:
+    def _map_reading_source(self, node: ir.MapNode, path: tuple[int, ...]) -> Stage:
         # The map's workers read their own rows (the optimizer's source absorption): file reads run
         # in parallel across the map's workers, without a stage and a hand-off of their own.
         source = node.child
         assert isinstance(source, ir.RandomAccessSourceNode)
-        indices, read, finish_read = self._source_parts(source, self._position(), absorbed=True)
-        position = self._position()
-        return self._map(node, [indices], position, read=(read, finish_read))
+        indices, read, finish_read = self._source_parts(source, self.positions[(*path, 0)], absorbed=True)
+        return self._map(node, [indices], self.positions[path], read=(read, finish_read))
 
     def _random_access_source(self, node: ir.RandomAccessSourceNode, children, position) -> Stage:
         rt = self.rt
@@ -380,25 +448,25 @@ class _Builder:
 
 # Which builder method makes the stages of each kind of node.
 _BUILDERS: dict[type, Callable[..., Stage]] = {
-    ir.RandomAccessSourceNode: _Builder._random_access_source,
-    ir.IterableSourceNode: _Builder._iterable_source,
-    ir.OnlineSourceNode: _Builder._online_source,
-    ir.MapNode: _Builder._map,
-    ir.BatchNode: _Builder._batch,
-    ir.BucketBatchNode: _Builder._bucket_batch,
-    ir.ShuffleNode: _Builder._shuffle,
-    ir.RepeatNode: _Builder._repeat,
-    ir.TakeNode: _Builder._take,
-    ir.SkipNode: _Builder._skip,
-    ir.ZipNode: _Builder._zip,
-    ir.ConcatNode: _Builder._concat,
-    ir.ShardRowsNode: _Builder._shard_rows,
-    ir.FlatMapNode: _Builder._flat_map,
-    ir.SyncWaitNode: _Builder._sync_wait,
-    ir.CallbackNode: _Builder._callback,
-    ir.ProjectNode: _Builder._project,
-    ir.RenameNode: _Builder._rename,
-    ir.FilterNode: _Builder._filter,
+    ir.RandomAccessSourceNode: Planner._random_access_source,
+    ir.IterableSourceNode: Planner._iterable_source,
+    ir.OnlineSourceNode: Planner._online_source,
+    ir.MapNode: Planner._map,
+    ir.BatchNode: Planner._batch,
+    ir.BucketBatchNode: Planner._bucket_batch,
+    ir.ShuffleNode: Planner._shuffle,
+    ir.RepeatNode: Planner._repeat,
+    ir.TakeNode: Planner._take,
+    ir.SkipNode: Planner._skip,
+    ir.ZipNode: Planner._zip,
+    ir.ConcatNode: Planner._concat,
+    ir.ShardRowsNode: Planner._shard_rows,
+    ir.FlatMapNode: Planner._flat_map,
+    ir.SyncWaitNode: Planner._sync_wait,
+    ir.CallbackNode: Planner._callback,
+    ir.ProjectNode: Planner._project,
+    ir.RenameNode: Planner._rename,
+    ir.FilterNode: Planner._filter,
 }
 
 
@@ -440,7 +508,7 @@ def compile_plan(
     if rt.options.debug_mode:
         tree = ir.rewrite(tree, _serial)
     try:
-        return _Builder(rt, online_source).build(tree)
+        return Planner(rt, online_source).build(tree)
     except (GraphError, DeviceError):
         raise
     except RecursionError:

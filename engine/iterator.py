@@ -88,7 +88,7 @@ def _compile(root: ir.Node, rt: Runtime, executor: str) -> Any:
         from minddata.engine.ray_executor import RayPlan, require_ray
 
         require_ray()
-        return RayPlan(root, rt.error_mode).compile(rt)
+        return RayPlan(root, rt.error_mode, rt.options).compile(rt)
     raise ValueError(f"executor must be one of {list(EXECUTORS)}. Found: {executor!r}")
 
 

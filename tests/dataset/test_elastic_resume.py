@@ -316,7 +316,7 @@ def test_the_ray_executor_steps_key_a_shard_rows_as_the_local_engine():
     # A Ray map step runs the local stage over a block; it is given the shard's key rule (Ray itself
     # is not needed to run a step).
     from minddata.engine.compiler import plan_tree
-    from minddata.engine.ray_executor import _Step
+    from minddata.engine.ray_executor.actors import Step
 
     md.config.set_seed(SEED)
     mapped = build(3, 1)
@@ -329,7 +329,7 @@ def test_the_ray_executor_steps_key_a_shard_rows_as_the_local_engine():
     rows = [tuple(r) for r in it]
     planned = plan_tree(mapped._node)  # the op positions are the plan's
     planned = dataclasses.replace(planned, reads_source=False) if hasattr(planned, "reads_source") else planned
-    step = _Step(planned, SEED, "raise", 0, keys=raw.sampler._global_key_rule(ROWS))
+    step = Step(planned, SEED, "raise", 0, md.config.snapshot(), keys=raw.sampler._global_key_rule(ROWS))
     pos = np.arange(len(rows), dtype=np.int64)
     _, _, out, _ = step.apply(pos, np.array([int(r[0]) for r in rows]), rows, [None] * len(rows))
     step.close()

@@ -23,7 +23,6 @@ EXECUTION_MODULES = (
     "minddata.engine.mapfn",
     "minddata.engine.compiler",
     "minddata.engine.ray_executor",
-    "minddata.engine.ray",
 )
 
 

@@ -241,11 +241,11 @@ def test_cannot_run_answers_as_the_placement_pass_would(monkeypatch, no_gpu):
                                                ("torch-cpu", 0.0)])
 def test_ray_actors_ask_for_a_gpu_for_a_segment_of_either_driver(monkeypatch, backend, gpus):
     from minddata.engine.optimizer import lower
-    from minddata.engine.ray_executor import _num_gpus
+    from minddata.engine.ray_executor.actors import num_gpus
 
     monkeypatch.setattr(probe, "gpu_backend", lambda options=None: (backend, f"NVIDIA H200; {backend}"))
     ds = md.NumpySlicesDataset({"image": [np.zeros((4, 4, 3), np.uint8)]}).map(
         [vision.HorizontalFlip().device("GPU"), transforms.TypeCast(np.float32)], input_columns="image")
     (gpu_map,) = [n for n in lower(ds._node, True).walk() if getattr(n, "device_parts", ())]
     assert [p.kind for p in gpu_map.device_parts] == ["segment", "row"]
-    assert _num_gpus(gpu_map) == gpus  # Ray hides every GPU from an actor that asked for none
+    assert num_gpus(gpu_map) == gpus  # Ray hides every GPU from an actor that asked for none

@@ -21,7 +21,7 @@ def start_local_cluster() -> Any:
         import ray.data  # noqa: F401
     except ImportError as error:
         pytest.skip(f"Ray Data is not installed ({error}); pip install 'minddata[ray]' to run the Ray tests")
-    from minddata.engine.ray_executor import init_local_cluster
+    from minddata.bench.ray_cluster import init_local_cluster
 
     if ray.is_initialized():
         return ray

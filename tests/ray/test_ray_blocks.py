@@ -10,17 +10,17 @@ from hypothesis.extra import numpy as hnp
 
 pa = pytest.importorskip("pyarrow", reason="pyarrow comes with the ray extra: pip install 'minddata[ray]'")
 
-from minddata.engine.ray_executor import (  # noqa: E402 - after the skip
+from minddata.engine.ray_executor.codec import (  # noqa: E402 - after the skip
     ID,
     NOTE_POS,
     ORIGIN,
     POS,
-    _frame,
-    _frame_rows,
-    _origins_of,
-    _pack_rows,
-    _take_notes,
-    _unpack_rows,
+    frame,
+    frame_rows,
+    origins_of,
+    pack_rows,
+    take_notes,
+    unpack_rows,
 )
 from minddata.engine.runtime import ErrorStats  # noqa: E402
 
@@ -63,59 +63,59 @@ rows = st.lists(st.tuples(laid_out_arrays(), scalars), max_size=6)
 @settings(max_examples=60, deadline=None)
 @given(rows)
 def test_packed_rows_come_back_bit_for_bit(values):
-    assert all(_same(a, b) for a, b in zip(values, _unpack_rows(_pack_rows(values)), strict=True))
+    assert all(_same(a, b) for a, b in zip(values, unpack_rows(pack_rows(values)), strict=True))
 
 
 @settings(max_examples=30, deadline=None)
 @given(rows)
 def test_unpacked_arrays_are_copies_as_writable_as_the_originals(values):
-    column = _pack_rows(values)
-    for original, row in zip(values, _unpack_rows(column), strict=True):
+    column = pack_rows(values)
+    for original, row in zip(values, unpack_rows(column), strict=True):
         assert row[0].flags.writeable == original[0].flags.writeable
         if row[0].flags.writeable:
             row[0][...] = 0  # a copy, never a view into the block (Ray's object store is read-only)
-    assert all(_same(a, b) for a, b in zip(values, _unpack_rows(column), strict=True))
+    assert all(_same(a, b) for a, b in zip(values, unpack_rows(column), strict=True))
 
 
 def test_sliced_and_chunked_columns_unpack_their_own_rows():
     values = [(np.full((2, 3), i, dtype=np.int16), i) for i in range(7)]
-    column = _pack_rows(values)
-    assert [row[1] for row in _unpack_rows(column.slice(2, 3))] == [2, 3, 4]
+    column = pack_rows(values)
+    assert [row[1] for row in unpack_rows(column.slice(2, 3))] == [2, 3, 4]
     chunked = pa.chunked_array([column.slice(0, 4), column.slice(4)])
-    assert all(_same(a, b) for a, b in zip(values, _unpack_rows(chunked), strict=True))
+    assert all(_same(a, b) for a, b in zip(values, unpack_rows(chunked), strict=True))
 
 
 def test_rows_larger_than_a_piece_pack_into_a_chunked_column(monkeypatch):
-    monkeypatch.setattr("minddata.engine.ray_executor.PACKED_CHUNK_BYTES", 1000)
+    monkeypatch.setattr("minddata.engine.ray_executor.codec.PACKED_CHUNK_BYTES", 1000)
     values = [(np.full(n, n % 256, dtype=np.uint8), n) for n in (10, 400, 700, 2500, 5, 990)]
-    column = _pack_rows(values)
+    column = pack_rows(values)
     assert isinstance(column, pa.ChunkedArray) and column.num_chunks > 1 and len(column) == len(values)
-    assert all(_same(a, b) for a, b in zip(values, _unpack_rows(column), strict=True))
+    assert all(_same(a, b) for a, b in zip(values, unpack_rows(column), strict=True))
 
 
 def test_a_block_of_row_ids_has_no_rows_yet():
-    table = _frame([0, 1, 2], [7, 8, 9], None, None)
-    assert _frame_rows(table) == [None, None, None] and table.column(ID).to_pylist() == [7, 8, 9]
+    table = frame([0, 1, 2], [7, 8, 9], None, None)
+    assert frame_rows(table) == [None, None, None] and table.column(ID).to_pylist() == [7, 8, 9]
 
 
 def test_origins_that_are_not_text_travel_packed():
-    table = _frame([0, 1], [5, 6], [1, 2], [("shard-0", 3), None])
-    assert _origins_of(table) == [("shard-0", 3), None]
-    assert _origins_of(_frame([0], [5], [1], ["a.jpg"])) == ["a.jpg"]
+    table = frame([0, 1], [5, 6], [1, 2], [("shard-0", 3), None])
+    assert origins_of(table) == [("shard-0", 3), None]
+    assert origins_of(frame([0], [5], [1], ["a.jpg"])) == ["a.jpg"]
 
 
 def test_bookkeeping_rows_leave_the_block_and_count_their_errors():
-    rows = _frame([0, 1], [10, 11], [("a",), ("b",)], ["x.jpg", "y.jpg"])
-    note = _frame([NOTE_POS], [0], [(2, 1, ["row 3: bad"])], None)
+    rows = frame([0, 1], [10, 11], [("a",), ("b",)], ["x.jpg", "y.jpg"])
+    note = frame([NOTE_POS], [0], [(2, 1, ["row 3: bad"])], None)
     errors = ErrorStats()
-    kept = _take_notes(pa.concat_tables([rows, note]), errors)
+    kept = take_notes(pa.concat_tables([rows, note]), errors)
     assert kept.column(POS).to_pylist() == [0, 1] and kept.column(ID).to_pylist() == [10, 11]
-    assert _frame_rows(kept) == [("a",), ("b",)] and kept.column(ORIGIN).to_pylist() == ["x.jpg", "y.jpg"]
+    assert frame_rows(kept) == [("a",), ("b",)] and kept.column(ORIGIN).to_pylist() == ["x.jpg", "y.jpg"]
     assert (errors.skipped, errors.replaced) == (2, 1)
 
 
 def test_a_packed_block_keeps_its_rows_while_the_next_block_is_packed():
     first = [(np.full((512, 1024), i, dtype=np.uint8), i) for i in range(4)]  # 2 MB: a recycled piece
-    column = _pack_rows(first)
-    _pack_rows([(np.full((512, 1024), 99, dtype=np.uint8), 99) for _ in range(4)])
-    assert all(_same(a, b) for a, b in zip(first, _unpack_rows(column), strict=True))
+    column = pack_rows(first)
+    pack_rows([(np.full((512, 1024), 99, dtype=np.uint8), 99) for _ in range(4)])
+    assert all(_same(a, b) for a, b in zip(first, unpack_rows(column), strict=True))

@@ -1,4 +1,4 @@
-"""The Ray executor (engine/ray_executor.py) on a real local Ray cluster: same rows as the local executor."""
+"""The Ray executor (engine/ray_executor/) on a real local Ray cluster: same rows as the local executor."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from ray_cluster import is_loopback, listening_addresses, ray_cluster  # noqa: F
 
 import minddata as md
 from minddata import vision
-from minddata.engine.ray_executor import RayPlan, _needs_actor
+from minddata.engine.ray_executor import RayPlan
+from minddata.engine.ray_executor.actors import needs_actor
 from minddata.errors import DataFormatError, GraphError, RowError
 from minddata.ops import KernelContext, get_kernel
 
@@ -400,7 +401,7 @@ def test_gpu_map_runs_in_an_actor_pool_with_the_local_rows():
     ds = _source(shuffle=False).map([vision.HorizontalFlip(), vision.Rescale(0.5, 1.0)], input_columns="image",
                                     device="GPU")
     (segment,) = RayPlan(ds._node).segments.values()
-    assert _needs_actor(segment.steps[-1])
+    assert needs_actor(segment.steps[-1])
     _same_rows(ds)
 
 
