@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEVICES",
     "KernelContext",
+    "KernelOp",
     "Op",
     "TensorSpec",
     "canonical_device",
@@ -252,6 +253,19 @@ class Op:
         row = int(np.random.randint(0, 2**62)) if self.random else 0
         ctx = KernelContext(seed=config.get_seed(), row_index=row, options=config.snapshot())
         return kernel(self, ctx, *inputs)
+
+
+if TYPE_CHECKING:
+
+    class KernelOp(Op):
+        """The type of a kernel's ``op`` argument: an op spec whose class lives above ``ops/``
+        (``minddata.vision.Resize`` and so on), so kernels, which cannot import it, read the parameters
+        they need by name (``op.size``); those reads type as ``Any``. At run time this is :class:`Op`."""
+
+        def __getattr__(self, name: str) -> Any: ...
+
+else:
+    KernelOp = Op
 
 
 def op_label(op: Any, *, timings: bool = False) -> str:
