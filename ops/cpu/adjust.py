@@ -17,7 +17,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.cpu.color import adjust_hue, adjust_saturation
 from minddata.ops.cpu.image import _cast_back, _image
 from minddata.ops.plans import adjust as adjust_plan
@@ -279,99 +279,99 @@ def hsv_to_rgb_array(arr: np.ndarray, is_hwc: bool, op_name: str = "HsvToRgb") -
 
 
 @register_kernel("AdjustBrightness", "CPU")
-def adjust_brightness_kernel(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def adjust_brightness_kernel(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     return brightness_image(_image("AdjustBrightness", image, numeric=True), op.brightness_factor)
 
 
 @register_kernel("AdjustContrast", "CPU")
-def adjust_contrast_kernel(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def adjust_contrast_kernel(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     return contrast_image(rgb_uint8("AdjustContrast", image), op.contrast_factor)
 
 
 @register_kernel("AdjustSaturation", "CPU")
-def adjust_saturation_kernel(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def adjust_saturation_kernel(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     return saturation_image(rgb_uint8("AdjustSaturation", image), op.saturation_factor)
 
 
 @register_kernel("AdjustHue", "CPU")
-def adjust_hue_kernel(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def adjust_hue_kernel(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     return hue_image(rgb_uint8("AdjustHue", image), op.hue_factor)
 
 
 @register_kernel("AdjustGamma", "CPU")
-def adjust_gamma_kernel(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def adjust_gamma_kernel(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     return gamma_image(_image("AdjustGamma", image), op.gamma, op.gain)
 
 
 @register_kernel("AdjustSharpness", "CPU")
-def adjust_sharpness_kernel(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def adjust_sharpness_kernel(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     return sharpness_image(_image("AdjustSharpness", image, numeric=True), op.sharpness_factor)
 
 
 @register_kernel("AutoContrast", "CPU")
-def auto_contrast_kernel(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def auto_contrast_kernel(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     return auto_contrast_image(uint8_image("AutoContrast", image), op.cutoff, op.ignore)
 
 
 @register_kernel("Equalize", "CPU")
-def equalize_kernel(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def equalize_kernel(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     return equalize_image(uint8_image("Equalize", image))
 
 
 @register_kernel("Invert", "CPU")
-def invert_kernel(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def invert_kernel(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     return invert_image(_image("Invert", image, numeric=True))
 
 
 @register_kernel("Posterize", "CPU")
-def posterize_kernel(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def posterize_kernel(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     return posterize_image(uint8_image("Posterize", image), op.bits)
 
 
 @register_kernel("Solarize", "CPU")
-def solarize_kernel(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def solarize_kernel(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     low, high = op.threshold
     return solarize_image(_image("Solarize", image, numeric=True), low, high)
 
 
 @register_kernel("RandomAdjustSharpness", "CPU")
-def random_adjust_sharpness(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def random_adjust_sharpness(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("RandomAdjustSharpness", image, numeric=True)
     return sharpness_image(img, op.degree) if adjust_plan.applies(ctx.rng, op.prob) else img
 
 
 @register_kernel("RandomAutoContrast", "CPU")
-def random_auto_contrast(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def random_auto_contrast(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = uint8_image("RandomAutoContrast", image)
     return auto_contrast_image(img, op.cutoff, op.ignore) if adjust_plan.applies(ctx.rng, op.prob) else img
 
 
 @register_kernel("RandomEqualize", "CPU")
-def random_equalize(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def random_equalize(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = uint8_image("RandomEqualize", image)
     return equalize_image(img) if adjust_plan.applies(ctx.rng, op.prob) else img
 
 
 @register_kernel("RandomInvert", "CPU")
-def random_invert(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def random_invert(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("RandomInvert", image, numeric=True)
     return invert_image(img) if adjust_plan.applies(ctx.rng, op.prob) else img
 
 
 @register_kernel("RandomPosterize", "CPU")
-def random_posterize(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def random_posterize(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = uint8_image("RandomPosterize", image)
     return posterize_image(img, adjust_plan.posterize_bits(ctx.rng, *op.bits))
 
 
 @register_kernel("RandomSolarize", "CPU")
-def random_solarize(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def random_solarize(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("RandomSolarize", image, numeric=True)
     return solarize_image(img, *adjust_plan.solarize_range(ctx.rng, *op.threshold))
 
 
 @register_kernel("RandomSharpness", "CPU")
-def random_sharpness(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def random_sharpness(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("RandomSharpness", image, numeric=True)
     return sharpness_image(img, adjust_plan.uniform_factor(ctx.rng, *op.degrees))
 
@@ -393,13 +393,13 @@ def color_image(img: np.ndarray, factor: float) -> np.ndarray:
 
 
 @register_kernel("RandomColor", "CPU")
-def random_color(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def random_color(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = rgb_uint8("RandomColor", image)
     return color_image(img, adjust_plan.uniform_factor(ctx.rng, *op.degrees))
 
 
 @register_kernel("RandomLighting", "CPU")
-def random_lighting(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def random_lighting(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("RandomLighting", image, numeric=True)
     if img.ndim != 3 or img.shape[2] != 3:
         raise ValueError(f"RandomLighting: expected an RGB image of shape <H, W, 3>. Found shape {img.shape}")
@@ -407,7 +407,7 @@ def random_lighting(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
 
 
 @register_kernel("RandomGrayscale", "CPU")
-def random_grayscale(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def random_grayscale(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("RandomGrayscale", image, numeric=True)
     c = _channels(img)
     if c not in (1, 3):
@@ -429,10 +429,10 @@ def random_grayscale(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
 
 
 @register_kernel("RgbToHsv", "CPU")
-def rgb_to_hsv(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def rgb_to_hsv(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     return rgb_to_hsv_array(np.asarray(image), op.is_hwc)
 
 
 @register_kernel("HsvToRgb", "CPU")
-def hsv_to_rgb(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def hsv_to_rgb(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     return hsv_to_rgb_array(np.asarray(image), op.is_hwc)

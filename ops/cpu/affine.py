@@ -12,7 +12,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.cpu.image import _cast_back, _image, channels
 from minddata.ops.plans.affine import affine_params, random_affine_params, rotation, rotation_degrees
 from minddata.ops.plans.image import fill_values, interpolation_name
@@ -79,28 +79,28 @@ def rotate_image(
 
 declare_op("Rotate", cost_ms_per_mp=3.0)
 @register_kernel("Rotate", "CPU")
-def rotate(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def rotate(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("Rotate", image, numeric=True)
     return rotate_image(img, op.degrees, op.resample, op.expand, op.center, op.fill_value, "Rotate")
 
 
 declare_op("RandomRotation", cost_ms_per_mp=3.0)
 @register_kernel("RandomRotation", "CPU")
-def random_rotation(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def random_rotation(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("RandomRotation", image, numeric=True)
     degrees = rotation_degrees(ctx.rng, op.degrees)
     return rotate_image(img, degrees, op.resample, op.expand, op.center, op.fill_value, "RandomRotation")
 
 
 @register_kernel("Affine", "CPU")
-def affine(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def affine(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("Affine", image, numeric=True)
     h, w = img.shape[:2]
     return warp_affine(img, affine_params(op, h, w).matrix(h, w), h, w, op.resample, op.fill_value, "Affine")
 
 
 @register_kernel("RandomAffine", "CPU")
-def random_affine(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def random_affine(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("RandomAffine", image, numeric=True)
     h, w = img.shape[:2]
     return warp_affine(img, random_affine_params(ctx.rng, op, h, w).matrix(h, w), h, w, op.resample, op.fill_value, "RandomAffine")

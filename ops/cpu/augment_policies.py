@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp, Op
 from minddata.ops.cpu import adjust
 from minddata.ops.cpu.affine import rotate_image, warp_affine
 from minddata.ops.cpu.generic import child_position
@@ -76,14 +76,14 @@ def apply_augment(img: np.ndarray, name: str, magnitude: float, interpolation: A
     return _AUGMENTS[name](img, magnitude, interpolation, fill)
 
 
-def _run_steps(img: np.ndarray, steps: Sequence[augment_plan.Step], op: Op) -> np.ndarray:
+def _run_steps(img: np.ndarray, steps: Sequence[augment_plan.Step], op: KernelOp) -> np.ndarray:
     for name, magnitude in steps:
         img = apply_augment(img, name, magnitude, op.interpolation, op.fill_value)
     return img
 
 
 @register_kernel("AutoAugment", "CPU")
-def auto_augment(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def auto_augment(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = adjust.rgb_uint8("AutoAugment", image)
     policy = str(getattr(op.policy, "value", op.policy))
     steps = augment_plan.auto_augment_plan(policy, img.shape[0], img.shape[1], ctx.rng)
@@ -91,7 +91,7 @@ def auto_augment(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
 
 
 @register_kernel("RandAugment", "CPU")
-def rand_augment(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def rand_augment(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = adjust.rgb_uint8("RandAugment", image)
     steps = augment_plan.rand_augment_plan(
         op.num_ops, op.magnitude, op.num_magnitude_bins, img.shape[0], img.shape[1], ctx.rng
@@ -100,13 +100,13 @@ def rand_augment(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
 
 
 @register_kernel("TrivialAugmentWide", "CPU")
-def trivial_augment_wide(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def trivial_augment_wide(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = adjust.rgb_uint8("TrivialAugmentWide", image)
     return _run_steps(img, augment_plan.trivial_augment_plan(op.num_magnitude_bins, ctx.rng), op)
 
 
 def _run_held(
-    op: Op, ctx: KernelContext, held: Op | Callable[..., Any], key: int, image: Any, where: str
+    op: KernelOp, ctx: KernelContext, held: Op | Callable[..., Any], key: int, image: Any, where: str
 ) -> Any:
     """Run one op held by ``op`` on the CPU, with its own random stream (``key`` identifies it)."""
     try:
@@ -122,7 +122,7 @@ def _run_held(
 
 
 @register_kernel("UniformAugment", "CPU")
-def uniform_augment(op: Op, ctx: KernelContext, image: Any) -> Any:
+def uniform_augment(op: KernelOp, ctx: KernelContext, image: Any) -> Any:
     _image("UniformAugment", image)  # every row fails alike, whichever ops its draws pick
     for i in augment_plan.uniform_augment_plan(len(op.transforms), op.num_ops, ctx.rng):
         image = _run_held(op, ctx, op.transforms[i], i, image, f"transforms[{i}]")
@@ -130,7 +130,7 @@ def uniform_augment(op: Op, ctx: KernelContext, image: Any) -> Any:
 
 
 @register_kernel("RandomSelectSubpolicy", "CPU")
-def random_select_subpolicy(op: Op, ctx: KernelContext, image: Any) -> Any:
+def random_select_subpolicy(op: KernelOp, ctx: KernelContext, image: Any) -> Any:
     _image("RandomSelectSubpolicy", image)  # every row fails alike, whichever ops its draws pick
     probs = [[prob for _, prob in sub] for sub in op.policy]
     index, applied = augment_plan.select_subpolicy_plan(probs, ctx.rng)

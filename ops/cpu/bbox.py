@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.cpu.crop import pad_image
 from minddata.ops.cpu.flip import _hflip
 from minddata.ops.cpu.image import _image
@@ -47,14 +47,14 @@ def _resize_with_boxes(
 
 
 @register_kernel("ResizeWithBBox", "CPU")
-def resize_with_bbox(op: Op, ctx: KernelContext, image: Any, boxes: Any) -> tuple[np.ndarray, np.ndarray]:
+def resize_with_bbox(op: KernelOp, ctx: KernelContext, image: Any, boxes: Any) -> tuple[np.ndarray, np.ndarray]:
     img, bxs = _inputs("ResizeWithBBox", image, boxes, numeric=True)
     return _resize_with_boxes("ResizeWithBBox", img, bxs, op.size, op.interpolation)
 
 
 @register_kernel("RandomResizeWithBBox", "CPU")
 def random_resize_with_bbox(
-    op: Op, ctx: KernelContext, image: Any, boxes: Any
+    op: KernelOp, ctx: KernelContext, image: Any, boxes: Any
 ) -> tuple[np.ndarray, np.ndarray]:
     img, bxs = _inputs("RandomResizeWithBBox", image, boxes, numeric=True)
     return _resize_with_boxes("RandomResizeWithBBox", img, bxs, op.size, random_interpolation(ctx.rng))
@@ -62,7 +62,7 @@ def random_resize_with_bbox(
 
 @register_kernel("RandomCropWithBBox", "CPU")
 def random_crop_with_bbox(
-    op: Op, ctx: KernelContext, image: Any, boxes: Any
+    op: KernelOp, ctx: KernelContext, image: Any, boxes: Any
 ) -> tuple[np.ndarray, np.ndarray]:
     img, bxs = _inputs("RandomCropWithBBox", image, boxes)
     plan = random_crop_plan(
@@ -84,7 +84,7 @@ def random_crop_with_bbox(
 
 @register_kernel("RandomHorizontalFlipWithBBox", "CPU")
 def random_horizontal_flip_with_bbox(
-    op: Op, ctx: KernelContext, image: Any, boxes: Any
+    op: KernelOp, ctx: KernelContext, image: Any, boxes: Any
 ) -> tuple[np.ndarray, np.ndarray]:
     img, bxs = _inputs("RandomHorizontalFlipWithBBox", image, boxes)
     if ctx.rng.random() < op.prob:
@@ -94,7 +94,7 @@ def random_horizontal_flip_with_bbox(
 
 @register_kernel("RandomVerticalFlipWithBBox", "CPU")
 def random_vertical_flip_with_bbox(
-    op: Op, ctx: KernelContext, image: Any, boxes: Any
+    op: KernelOp, ctx: KernelContext, image: Any, boxes: Any
 ) -> tuple[np.ndarray, np.ndarray]:
     img, bxs = _inputs("RandomVerticalFlipWithBBox", image, boxes)
     if ctx.rng.random() < op.prob:
@@ -104,7 +104,7 @@ def random_vertical_flip_with_bbox(
 
 @register_kernel("RandomResizedCropWithBBox", "CPU")
 def random_resized_crop_with_bbox(
-    op: Op, ctx: KernelContext, image: Any, boxes: Any
+    op: KernelOp, ctx: KernelContext, image: Any, boxes: Any
 ) -> tuple[np.ndarray, np.ndarray]:
     img, bxs = _inputs("RandomResizedCropWithBBox", image, boxes, numeric=True)
     top, left, ch, cw = random_resized_crop_box(
@@ -118,7 +118,7 @@ def random_resized_crop_with_bbox(
 
 
 @register_kernel("BoundingBoxAugment", "CPU")
-def bounding_box_augment(op: Op, ctx: KernelContext, image: Any, boxes: Any) -> tuple[np.ndarray, np.ndarray]:
+def bounding_box_augment(op: KernelOp, ctx: KernelContext, image: Any, boxes: Any) -> tuple[np.ndarray, np.ndarray]:
     img, bxs = _inputs("BoundingBoxAugment", image, boxes)
     transform = op.transform
     kernel = get_kernel(transform.name, "CPU")

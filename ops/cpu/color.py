@@ -12,7 +12,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.cpu.image import _cast_back, _image
 from minddata.ops.plans.color import color_adjustments
 from minddata.ops.registry import declare_op, register_kernel
@@ -89,7 +89,7 @@ def convert_color(img: np.ndarray, code: int, op_name: str = "ConvertColor", mod
 
 
 @register_kernel("ConvertColor", "CPU")
-def convert_color_kernel(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def convert_color_kernel(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("ConvertColor", image)
     return convert_color(img, int(op.convert_mode), "ConvertColor", op.convert_mode)
 
@@ -98,7 +98,7 @@ def convert_color_kernel(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
 
 
 @register_kernel("Grayscale", "CPU")
-def grayscale(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def grayscale(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("Grayscale", image, numeric=True)
     c = _channels(img)
     if c == 1:
@@ -162,7 +162,7 @@ _ADJUST = (adjust_brightness, adjust_contrast, adjust_saturation, adjust_hue)
 
 declare_op("RandomColorAdjust", cost_ms_per_mp=4.0)
 @register_kernel("RandomColorAdjust", "CPU")
-def random_color_adjust(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def random_color_adjust(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("RandomColorAdjust", image)
     if img.ndim != 3 or img.shape[2] != 3 or img.dtype != np.uint8:
         raise ValueError(
@@ -208,7 +208,7 @@ def _blur(img: np.ndarray, kx: np.ndarray, ky: np.ndarray) -> np.ndarray:
 
 
 @register_kernel("GaussianBlur", "CPU")
-def gaussian_blur(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def gaussian_blur(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("GaussianBlur", image, numeric=True)
     (kw, kh), sigma = op.kernel_size, op.sigma
     kx = gaussian_kernel(kw, None if sigma is None else sigma[0])

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.registry import register_kernel
 
 
@@ -23,7 +23,7 @@ def _array(op_name: str, x: Any) -> np.ndarray:
 
 
 @register_kernel("ToTensor", "CPU")
-def to_tensor(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def to_tensor(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _array("ToTensor", image)
     if img.ndim not in (2, 3):
         raise ValueError(f"ToTensor: expected an image of shape <H, W> or <H, W, C>. Found shape {img.shape}")
@@ -39,7 +39,7 @@ _PIL_MODES = {(np.dtype(np.uint8), 1): "L", (np.dtype(np.uint8), 3): "RGB", (np.
 
 
 @register_kernel("ToPIL", "CPU")
-def to_pil(op: Op, ctx: KernelContext, image: Any) -> Any:
+def to_pil(op: KernelOp, ctx: KernelContext, image: Any) -> Any:
     from PIL import Image
 
     if _is_pil(image):
@@ -59,12 +59,12 @@ def to_pil(op: Op, ctx: KernelContext, image: Any) -> Any:
 
 
 @register_kernel("ToNumpy", "CPU")
-def to_numpy(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def to_numpy(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     return _array("ToNumpy", image)
 
 
 @register_kernel("LinearTransformation", "CPU")
-def linear_transformation(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def linear_transformation(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _array("LinearTransformation", image)
     matrix, mean = op.transformation_matrix, op.mean_vector
     if img.size != matrix.shape[0]:

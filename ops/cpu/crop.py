@@ -11,7 +11,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.cpu.image import _image, channels
 from minddata.ops.plans.crop import CropBox, center_crop_box, random_crop_plan
 from minddata.ops.plans.image import fill_values, square
@@ -43,7 +43,7 @@ def _typed_fill(values: tuple[float, ...], dtype: np.dtype) -> np.ndarray:
 
 declare_op("CenterCrop", cost_ms_per_mp=0.2)
 @register_kernel("CenterCrop", "CPU")
-def center_crop(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def center_crop(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("CenterCrop", image)
     return crop_padded(img, center_crop_box(img.shape[0], img.shape[1], *square(op.size)))
 
@@ -67,7 +67,7 @@ def crop_padded(img: np.ndarray, box: CropBox) -> np.ndarray:
 
 declare_op("Crop", cost_ms_per_mp=0.2)
 @register_kernel("Crop", "CPU")
-def crop(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def crop(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("Crop", image)
     box = crop_resize(op, img.shape[0], img.shape[1], shape=img.shape).box
     # A copy, not a view: a view would pin the whole source image and let in-place ops alias it.
@@ -75,7 +75,7 @@ def crop(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
 
 
 @register_kernel("RandomCrop", "CPU")
-def random_crop(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def random_crop(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("RandomCrop", image)
     (left, top, right, bottom), box = random_crop_plan(
         ctx.rng, img.shape, square(op.size), op.padding, op.pad_if_needed
@@ -120,7 +120,7 @@ def pad_image(
 
 declare_op("Pad", cost_ms_per_mp=0.4)
 @register_kernel("Pad", "CPU")
-def pad(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def pad(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("Pad", image)
     left, top, right, bottom = op.padding
     return pad_image(img, left, top, right, bottom, op.padding_mode, op.fill_value, "Pad")

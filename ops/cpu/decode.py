@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 from minddata import config
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.cpu import jpeg
 from minddata.ops.formats import pil_open, sniff_format
 from minddata.ops.plans.decode import (
@@ -153,5 +153,5 @@ def decode_image(data: Any, to_pil: bool = False, op_name: str = "Decode", max_p
 
 declare_op("Decode", cost_ms_per_mp=8.0, decodes=True, fusion_partners=("Resize", "RandomResizedCrop"))
 @register_kernel("Decode", "CPU")
-def decode(op: Op, ctx: KernelContext, data: Any) -> Any:
+def decode(op: KernelOp, ctx: KernelContext, data: Any) -> Any:
     return decode_image(data, to_pil=op.to_pil, max_pixels=ctx.options.max_image_pixels)

@@ -12,7 +12,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.cpu.image import _image
 from minddata.ops.registry import register_kernel
 
@@ -49,7 +49,7 @@ def _to_dtype(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
 
 
 @register_kernel("NormalizePad", "CPU")
-def normalize_pad(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def normalize_pad(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("NormalizePad", image, numeric=True)
     layout = "HWC" if op.is_hwc else "CHW"
     if img.ndim != 3:
@@ -80,7 +80,7 @@ def normalize_pad(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------- RandomErasing
 
 
-def _erase_fill(op: Op, rng: np.random.Generator, channels: int, eh: int, ew: int) -> np.ndarray:
+def _erase_fill(op: KernelOp, rng: np.random.Generator, channels: int, eh: int, ew: int) -> np.ndarray:
     """Fill values shaped (C, eh, ew) or broadcastable to it."""
     if op.value == "random":
         # Drawn channel-first, as MindSpore's CHW op draws them, so both layouts get the same pixels.
@@ -91,7 +91,7 @@ def _erase_fill(op: Op, rng: np.random.Generator, channels: int, eh: int, ew: in
 
 
 @register_kernel("RandomErasing", "CPU")
-def random_erasing(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def random_erasing(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("RandomErasing", image, numeric=True)
     channels, h, w = _layout(img, op.is_hwc)
     # Checked before drawing, so that a bad input fails on every row rather than on some.
@@ -131,7 +131,7 @@ def random_erasing(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
 
 
 @register_kernel("CutOut", "CPU")
-def cut_out(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def cut_out(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("CutOut", image, numeric=True)
     _, h, w = _layout(img, op.is_hwc)
     out = img.copy()
@@ -185,7 +185,7 @@ def _cast_images(mixed: np.ndarray, dtype: np.dtype) -> np.ndarray:
 
 
 @register_kernel("MixUpBatch", "CPU")
-def mix_up_batch(op: Op, ctx: KernelContext, images: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
+def mix_up_batch(op: KernelOp, ctx: KernelContext, images: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
     imgs, labs = _batch("MixUpBatch", images, labels)
     rng = ctx.rng
     lam = float(rng.beta(op.alpha, op.alpha))
@@ -230,7 +230,7 @@ def cutmix_box(rng: np.random.Generator, height: int, width: int, lam: float) ->
 
 
 @register_kernel("CutMixBatch", "CPU")
-def cut_mix_batch(op: Op, ctx: KernelContext, images: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
+def cut_mix_batch(op: KernelOp, ctx: KernelContext, images: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
     imgs, labs = _batch("CutMixBatch", images, labels)
     nhwc = op.image_batch_format.name == "NHWC"
     height, width = (imgs.shape[1], imgs.shape[2]) if nhwc else (imgs.shape[2], imgs.shape[3])

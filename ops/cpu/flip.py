@@ -11,7 +11,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.cpu.image import _image
 from minddata.ops.plans.flip import flips
 from minddata.ops.registry import declare_op, register_kernel
@@ -31,13 +31,13 @@ def _hflip(img: np.ndarray) -> np.ndarray:
 
 declare_op("HorizontalFlip", cost_ms_per_mp=0.3)
 @register_kernel("HorizontalFlip", "CPU")
-def horizontal_flip(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def horizontal_flip(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     return _hflip(_image("HorizontalFlip", image))
 
 
 declare_op("RandomHorizontalFlip", cost_ms_per_mp=0.2)
 @register_kernel("RandomHorizontalFlip", "CPU")
-def random_horizontal_flip(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def random_horizontal_flip(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     # Validate before drawing so that a bad input fails on every row, not on half of them.
     img = _image("RandomHorizontalFlip", image)
     return _hflip(img) if flips(ctx.rng, op.prob) else img
@@ -45,12 +45,12 @@ def random_horizontal_flip(op: Op, ctx: KernelContext, image: Any) -> np.ndarray
 
 declare_op("VerticalFlip", cost_ms_per_mp=0.1)
 @register_kernel("VerticalFlip", "CPU")
-def vertical_flip(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def vertical_flip(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     return _image("VerticalFlip", image)[::-1]  # a view: free, and later ops read views fine
 
 
 declare_op("RandomVerticalFlip", cost_ms_per_mp=0.1)
 @register_kernel("RandomVerticalFlip", "CPU")
-def random_vertical_flip(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def random_vertical_flip(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("RandomVerticalFlip", image)  # validate before drawing: a bad input fails on every row
     return img[::-1] if flips(ctx.rng, op.prob) else img

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.cpu import jpeg
 from minddata.ops.cpu.decode import decode_image
 from minddata.ops.cpu.image import _image
@@ -42,7 +42,7 @@ def _decode_region(buf: np.ndarray, scale: int, box: tuple[int, int, int, int] |
 
 declare_op("FusedDecodeResize", cost_ms_per_mp=5.0, decodes=True)
 @register_kernel("FusedDecodeResize", "CPU")
-def fused_decode_resize(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
+def fused_decode_resize(op: KernelOp, ctx: KernelContext, data: Any) -> np.ndarray:
     buf = encoded_bytes(data)
     limit = ctx.options.max_image_pixels
     header = _header("Decode", buf, limit)
@@ -61,7 +61,7 @@ def fused_decode_resize(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
     return resize_image(full, out_h, out_w, op.resize.interpolation, "Resize")
 
 
-def decode_random_resized_crop(op: Op, ctx: KernelContext, data: Any, op_name: str) -> np.ndarray:
+def decode_random_resized_crop(op: KernelOp, ctx: KernelContext, data: Any, op_name: str) -> np.ndarray:
     """Shared by the fused Decode→RandomResizedCrop and by RandomCropDecodeResize: the crop is drawn
     from the header's size, then only that region is decoded, at the smallest adequate scale."""
     decode_name = "Decode" if op_name == "RandomResizedCrop" else op_name
@@ -84,19 +84,19 @@ def decode_random_resized_crop(op: Op, ctx: KernelContext, data: Any, op_name: s
 
 declare_op("FusedDecodeRandomResizedCrop", cost_ms_per_mp=4.0, decodes=True)
 @register_kernel("FusedDecodeRandomResizedCrop", "CPU")
-def fused_decode_random_resized_crop(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
+def fused_decode_random_resized_crop(op: KernelOp, ctx: KernelContext, data: Any) -> np.ndarray:
     return decode_random_resized_crop(op, ctx, data, "RandomResizedCrop")
 
 
 declare_op("RandomCropDecodeResize", cost_ms_per_mp=4.0, decodes=True)
 @register_kernel("RandomCropDecodeResize", "CPU")
-def random_crop_decode_resize(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
+def random_crop_decode_resize(op: KernelOp, ctx: KernelContext, data: Any) -> np.ndarray:
     return decode_random_resized_crop(op, ctx, data, "RandomCropDecodeResize")
 
 
 declare_op("FusedNormalizeHWC2CHW", float_output=True)
 @register_kernel("FusedNormalizeHWC2CHW", "CPU")
-def fused_normalize_hwc2chw(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def fused_normalize_hwc2chw(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     norm = op.normalize
     img = _image("Normalize", image, numeric=True)
     if img.dtype == np.uint8 and img.ndim == 3 and img.flags.c_contiguous and img.shape[2] == len(norm.mean) > 1:

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp, Op
 from minddata.ops.registry import declare_op, get_kernel, register_kernel
 
 __all__ = ["child_position"]
@@ -20,7 +20,7 @@ declare_op("TypeCast", cost_ms_per_mp=0.5)
 declare_op("ToType", cost_ms_per_mp=0.5)
 @register_kernel("TypeCast", "CPU")
 @register_kernel("ToType", "CPU")
-def type_cast(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
+def type_cast(op: KernelOp, ctx: KernelContext, data: Any) -> np.ndarray:
     arr = np.asarray(data)
     if arr.dtype.kind in "US" and np.dtype(op.data_type).kind not in "US":
         raise ValueError(
@@ -38,7 +38,7 @@ def type_cast(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
 
 
 def _run_chain(
-    op: Op, ctx: KernelContext, order: Sequence[int], position: Callable[[int], int], args: tuple[Any, ...]
+    op: KernelOp, ctx: KernelContext, order: Sequence[int], position: Callable[[int], int], args: tuple[Any, ...]
 ) -> tuple[Any, ...]:
     """Run ``op.transforms[i]`` for ``i`` in ``order``, each op with a context at ``position(i)``."""
     for i in order:
@@ -65,7 +65,7 @@ def _run_chain(
     return args
 
 
-def _named(op: Op, i: int, inner: str, error: Exception) -> Exception:
+def _named(op: KernelOp, i: int, inner: str, error: Exception) -> Exception:
     """The inner error, same type, prefixed with the holder: the engine reports the holder's name,
     and a user reading "Resize: ..." under "op RandomChoice failed" should see where Resize sat."""
     message = f"{op.name}: transforms[{i}] ({inner}) failed: {error}"
@@ -75,13 +75,13 @@ def _named(op: Op, i: int, inner: str, error: Exception) -> Exception:
         return (TypeError if isinstance(error, TypeError) else ValueError)(message)
 
 
-def _result(op: Op, args: tuple[Any, ...]) -> Any:
+def _result(op: KernelOp, args: tuple[Any, ...]) -> Any:
     # The engine's protocol: num_outputs == 1 → the output itself; otherwise a sequence of outputs.
     return args[0] if op.num_outputs == 1 and len(args) == 1 else args
 
 
 @register_kernel("Compose", "CPU")
-def compose(op: Op, ctx: KernelContext, *inputs: Any) -> Any:
+def compose(op: KernelOp, ctx: KernelContext, *inputs: Any) -> Any:
     # Element i gets its own stream, positioned as if the Compose had been flattened in place.
     base = ctx.op_position
     return _result(op, _run_chain(op, ctx, range(len(op.transforms)), lambda i: base + i, inputs))
@@ -106,7 +106,7 @@ def _children(ctx: KernelContext) -> Callable[[int], int]:
 
 
 @register_kernel("RandomApply", "CPU")
-def random_apply(op: Op, ctx: KernelContext, *inputs: Any) -> Any:
+def random_apply(op: KernelOp, ctx: KernelContext, *inputs: Any) -> Any:
     if ctx.rng.random() >= op.prob:
         if op.num_outputs == 1 and len(inputs) != 1:
             raise ValueError(
@@ -118,13 +118,13 @@ def random_apply(op: Op, ctx: KernelContext, *inputs: Any) -> Any:
 
 
 @register_kernel("RandomChoice", "CPU")
-def random_choice(op: Op, ctx: KernelContext, *inputs: Any) -> Any:
+def random_choice(op: KernelOp, ctx: KernelContext, *inputs: Any) -> Any:
     i = int(ctx.rng.integers(len(op.transforms)))
     return _result(op, _run_chain(op, ctx, [i], _children(ctx), inputs))
 
 
 @register_kernel("RandomOrder", "CPU")
-def random_order(op: Op, ctx: KernelContext, *inputs: Any) -> Any:
+def random_order(op: KernelOp, ctx: KernelContext, *inputs: Any) -> Any:
     order = ctx.rng.permutation(len(op.transforms)).tolist()
     return _result(op, _run_chain(op, ctx, order, _children(ctx), inputs))
 
@@ -133,7 +133,7 @@ def random_order(op: Op, ctx: KernelContext, *inputs: Any) -> Any:
 
 
 @register_kernel("OneHot", "CPU")
-def one_hot(op: Op, ctx: KernelContext, labels: Any) -> np.ndarray:
+def one_hot(op: KernelOp, ctx: KernelContext, labels: Any) -> np.ndarray:
     arr = np.asarray(labels)
     if arr.dtype.kind not in "iu":
         raise TypeError(f"OneHot: expected integer labels. Found dtype {arr.dtype} (shape {arr.shape})")
@@ -177,14 +177,14 @@ def _fill_scalar(op_name: str, dtype: np.dtype, value: Any) -> Any:
 
 
 @register_kernel("Fill", "CPU")
-def fill(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
+def fill(op: KernelOp, ctx: KernelContext, data: Any) -> np.ndarray:
     arr = np.asarray(data)
     value = _fill_scalar("Fill", arr.dtype, op.fill_value)
     return np.full(arr.shape, value, dtype=value.dtype)
 
 
 @register_kernel("Duplicate", "CPU")
-def duplicate(op: Op, ctx: KernelContext, data: Any) -> tuple[Any, np.ndarray]:
+def duplicate(op: KernelOp, ctx: KernelContext, data: Any) -> tuple[Any, np.ndarray]:
     arr = np.asarray(data)
     # Two independent arrays: an in-place op on one column must not show through the other.
     return arr, arr.copy()
@@ -211,7 +211,7 @@ def _as_input_dtype(name: str, extra: np.ndarray, dtype: np.dtype) -> np.ndarray
 
 
 @register_kernel("Concatenate", "CPU")
-def concatenate(op: Op, ctx: KernelContext, *data: Any) -> np.ndarray:
+def concatenate(op: KernelOp, ctx: KernelContext, *data: Any) -> np.ndarray:
     if not data:
         raise ValueError("Concatenate: expected at least 1 input column. Found: 0")
     arr = np.asarray(data[0])

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.plans.mixup import mixup_weights, shifted_partners
 from minddata.ops.registry import register_kernel
 
@@ -24,7 +24,7 @@ def _batch(what: str, x: Any, batch_size: int) -> np.ndarray:
 
 
 @register_kernel("MixUp", "CPU")
-def mix_up(op: Op, ctx: KernelContext, images: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
+def mix_up(op: KernelOp, ctx: KernelContext, images: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
     imgs = _batch("images", images, op.batch_size).astype(np.float32)
     labs = _batch("labels", labels, op.batch_size).astype(np.float32)
     lam = mixup_weights(ctx.rng, op.batch_size, op.alpha)

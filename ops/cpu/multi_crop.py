@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.cpu.crop import pad_image
 from minddata.ops.cpu.flip import _hflip
 from minddata.ops.cpu.image import _image
@@ -21,14 +21,14 @@ def _crops(img: np.ndarray, boxes: list[tuple[int, int, int, int]]) -> list[np.n
 
 
 @register_kernel("FiveCrop", "CPU")
-def five_crop(op: Op, ctx: KernelContext, image: Any) -> tuple[np.ndarray, ...]:
+def five_crop(op: KernelOp, ctx: KernelContext, image: Any) -> tuple[np.ndarray, ...]:
     img = _image("FiveCrop", image)
     ch, cw = _square(op.size)
     return tuple(_crops(img, five_crop_boxes("FiveCrop", img.shape[0], img.shape[1], ch, cw)))
 
 
 @register_kernel("TenCrop", "CPU")
-def ten_crop(op: Op, ctx: KernelContext, image: Any) -> tuple[np.ndarray, ...]:
+def ten_crop(op: KernelOp, ctx: KernelContext, image: Any) -> tuple[np.ndarray, ...]:
     img = _image("TenCrop", image)
     ch, cw = _square(op.size)
     boxes = five_crop_boxes("TenCrop", img.shape[0], img.shape[1], ch, cw)
@@ -37,7 +37,7 @@ def ten_crop(op: Op, ctx: KernelContext, image: Any) -> tuple[np.ndarray, ...]:
 
 
 @register_kernel("SlicePatches", "CPU")
-def slice_patches(op: Op, ctx: KernelContext, image: Any) -> np.ndarray | tuple[np.ndarray, ...]:
+def slice_patches(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray | tuple[np.ndarray, ...]:
     img = _image("SlicePatches", image)
     if op.num_height == 1 and op.num_width == 1:
         return img

@@ -13,7 +13,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp, Op
 from minddata.ops.cpu.image import _as_array, _image
 from minddata.ops.registry import declare_op, register_kernel
 
@@ -22,7 +22,7 @@ __all__ = ["check_normalize_input", "normalize_into"]
 
 declare_op("Normalize", cost_ms_per_mp=1.2, float_output=True, fusion_partners=("HWC2CHW", "TypeCast", "ToType"))
 @register_kernel("Normalize", "CPU")
-def normalize(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def normalize(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("Normalize", image, numeric=True)
     layout = "HWC" if op.is_hwc else "CHW"
     n = len(op.mean)
@@ -51,7 +51,7 @@ def normalize(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
 
 declare_op("HWC2CHW", cost_ms_per_mp=0.6)
 @register_kernel("HWC2CHW", "CPU")
-def hwc2chw(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def hwc2chw(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("HWC2CHW", image)
     if img.ndim == 2:
         return img
@@ -60,7 +60,7 @@ def hwc2chw(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
 
 declare_op("Rescale", cost_ms_per_mp=1.0, float_output=True)
 @register_kernel("Rescale", "CPU")
-def rescale(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def rescale(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _as_array("Rescale", image)
     if img.dtype.kind not in "biuf":
         raise TypeError(f"Rescale: expected a numeric array. Found dtype {img.dtype} (shape {img.shape})")
@@ -82,7 +82,7 @@ def check_normalize_input(normalize: Op, image: Any) -> None:
 
 
 @register_kernel("NormalizeInputCheck", "CPU")
-def normalize_input_check(op: Op, ctx: KernelContext, image: Any) -> Any:
+def normalize_input_check(op: KernelOp, ctx: KernelContext, image: Any) -> Any:
     check_normalize_input(op.normalize, image)
     return image
 

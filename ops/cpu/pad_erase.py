@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.cpu.crop import pad_image
 from minddata.ops.cpu.image import _image
 from minddata.ops.plans.image import square as _square
@@ -15,7 +15,7 @@ from minddata.ops.registry import register_kernel
 
 
 @register_kernel("Erase", "CPU")
-def erase(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def erase(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("Erase", image, numeric=True)
     if img.ndim != 3 or img.shape[2] != 3:
         raise ValueError(f"Erase: expected an image of shape <H, W, 3>. Found shape {img.shape}")
@@ -30,7 +30,7 @@ def erase(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
 
 
 @register_kernel("PadToSize", "CPU")
-def pad_to_size(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def pad_to_size(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("PadToSize", image)
     left, top, right, bottom = pad_to_size_padding(
         "PadToSize", img.shape[0], img.shape[1], _square(op.size), op.offset

@@ -8,7 +8,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.cpu.image import _cast_back, _image
 from minddata.ops.plans.image import interpolation_name as _interp_name
 from minddata.ops.plans.perspective import perspective_matrix, random_perspective_points
@@ -44,13 +44,13 @@ def warp_perspective(img: np.ndarray, matrix: np.ndarray, interpolation: Any) ->
 
 
 @register_kernel("Perspective", "CPU")
-def perspective(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def perspective(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("Perspective", image, numeric=True)
     return warp_perspective(img, perspective_matrix(op.start_points, op.end_points), op.interpolation)
 
 
 @register_kernel("RandomPerspective", "CPU")
-def random_perspective(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def random_perspective(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("RandomPerspective", image, numeric=True)
     rng = ctx.rng
     if rng.random() >= op.prob:

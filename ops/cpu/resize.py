@@ -12,7 +12,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.cpu.image import _cast_back, _image
 from minddata.ops.plans.bbox import random_interpolation
 from minddata.ops.plans.image import interpolation_name
@@ -86,7 +86,7 @@ def _cv_resize(img: np.ndarray, h: int, w: int, flag: int) -> np.ndarray:
 
 declare_op("Resize", cost_ms_per_mp=2.0)
 @register_kernel("Resize", "CPU")
-def resize(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def resize(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     # numeric: cv2/Pillow give cryptic errors (or silently drop imaginary parts) on other dtypes.
     img = _image("Resize", image, numeric=True)
     h, w = resize_output_size(img.shape[0], img.shape[1], op.size)
@@ -95,7 +95,7 @@ def resize(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
 
 declare_op("RandomResizedCrop", cost_ms_per_mp=1.5)
 @register_kernel("RandomResizedCrop", "CPU")
-def random_resized_crop(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def random_resized_crop(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("RandomResizedCrop", image, numeric=True)
     (top, left, ch, cw), oh, ow = crop_resize(op, img.shape[0], img.shape[1], ctx.rng)
     return resize_image(img[top : top + ch, left : left + cw], oh, ow, op.interpolation, "RandomResizedCrop")
@@ -103,14 +103,14 @@ def random_resized_crop(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
 
 declare_op("ResizedCrop", cost_ms_per_mp=1.5)
 @register_kernel("ResizedCrop", "CPU")
-def resized_crop(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def resized_crop(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = _image("ResizedCrop", image, numeric=True)
     (top, left, ch, cw), oh, ow = crop_resize(op, img.shape[0], img.shape[1], shape=img.shape)
     return resize_image(img[top : top + ch, left : left + cw], oh, ow, op.interpolation, "ResizedCrop")
 
 
 @register_kernel("RandomResize", "CPU")
-def random_resize(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def random_resize(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     # Resize's pixel work with the interpolation drawn by the plan (shared with RandomResizeWithBBox).
     img = _image("RandomResize", image, numeric=True)
     h, w = resize_output_size(img.shape[0], img.shape[1], op.size)

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.registry import register_kernel
 
 __all__: list[str] = []
@@ -41,14 +41,14 @@ def _constant_as(op_name: str, arg: str, value: Any, dtype: np.dtype) -> np.ndar
 
 
 @register_kernel("Mask", "CPU")
-def mask(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
+def mask(op: KernelOp, ctx: KernelContext, data: Any) -> np.ndarray:
     arr = np.asarray(data)
     constant = _constant_as("Mask", "constant", op.constant, arr.dtype)
     return _COMPARE[int(op.operator)](arr, constant).astype(op.dtype)
 
 
 @register_kernel("PadEnd", "CPU")
-def pad_end(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
+def pad_end(op: KernelOp, ctx: KernelContext, data: Any) -> np.ndarray:
     arr = np.asarray(data)
     if arr.ndim != len(op.pad_shape):
         raise ValueError(
@@ -83,7 +83,7 @@ def _index(op_name: str, k: int, option: Any, size: int) -> Any:
 
 
 @register_kernel("Slice", "CPU")
-def slice_tensor(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
+def slice_tensor(op: KernelOp, ctx: KernelContext, data: Any) -> np.ndarray:
     arr = np.asarray(data)
     if len(op.slices) > arr.ndim:
         raise ValueError(
@@ -99,7 +99,7 @@ def slice_tensor(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
 
 
 @register_kernel("Unique", "CPU")
-def unique(op: Op, ctx: KernelContext, data: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def unique(op: KernelOp, ctx: KernelContext, data: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     arr = np.asarray(data)
     if arr.ndim == 0:
         raise ValueError(f"Unique: expected an input of at least one dimension. Found shape {arr.shape}")

@@ -10,14 +10,14 @@ from typing import Any
 
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.icu_regex import compile_icu, expand
 from minddata.ops.registry import register_kernel
 
 __all__ = ["nfkc_casefold", "one_string", "string_array", "strings"]
 
 
-def strings(op: Op, data: Any) -> np.ndarray:
+def strings(op: KernelOp, data: Any) -> np.ndarray:
     """``data`` as a NumPy ``str`` array: ``U`` arrays as they are, ``S`` (bytes) and object arrays of
     str/bytes decoded as UTF-8; an empty array of any dtype is an empty string array."""
     arr = data if isinstance(data, np.ndarray) else np.asarray(data)
@@ -41,7 +41,7 @@ def strings(op: Op, data: Any) -> np.ndarray:
     )
 
 
-def one_string(op: Op, data: Any) -> str:
+def one_string(op: KernelOp, data: Any) -> str:
     """The text of a 0-d string input (tokenizers take one string per row, as MindSpore's)."""
     arr = strings(op, data)
     if arr.ndim != 0:
@@ -52,7 +52,7 @@ def one_string(op: Op, data: Any) -> str:
     return str(arr)
 
 
-def one_d(op: Op, arr: np.ndarray) -> np.ndarray:
+def one_d(op: KernelOp, arr: np.ndarray) -> np.ndarray:
     if arr.ndim != 1:
         raise ValueError(f"{op.name}: the input must be 1-D. Found shape {arr.shape}")
     return arr
@@ -63,7 +63,7 @@ def string_array(values: list[str], shape: tuple[int, ...] | None = None) -> np.
     return out if shape is None else out.reshape(shape)
 
 
-def _map_strings(op: Op, data: Any, fn: Any) -> np.ndarray:
+def _map_strings(op: KernelOp, data: Any, fn: Any) -> np.ndarray:
     arr = strings(op, data)
     return string_array([fn(s) for s in arr.reshape(-1).tolist()], arr.shape)
 
@@ -72,7 +72,7 @@ def _map_strings(op: Op, data: Any, fn: Any) -> np.ndarray:
 
 
 @register_kernel("Lookup", "CPU")
-def lookup(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
+def lookup(op: KernelOp, ctx: KernelContext, data: Any) -> np.ndarray:
     arr = strings(op, data)
     tokens = arr.reshape(-1).tolist()
     ids = op.vocab.tokens_to_ids(tokens)
@@ -89,7 +89,7 @@ def lookup(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
 
 
 @register_kernel("ToVectors", "CPU")
-def to_vectors(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
+def to_vectors(op: KernelOp, ctx: KernelContext, data: Any) -> np.ndarray:
     arr = strings(op, data)
     unk = None if op.unk_init is None else np.asarray(op.unk_init, np.float32)
     out = op.vectors.lookup(arr.reshape(-1).tolist(), unk, op.lower_case_backup)
@@ -100,7 +100,7 @@ def to_vectors(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
 
 
 @register_kernel("Ngram", "CPU")
-def ngram(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
+def ngram(op: KernelOp, ctx: KernelContext, data: Any) -> np.ndarray:
     tokens = one_d(op, strings(op, data)).tolist()
     (left, left_width), (right, right_width) = op.left_pad, op.right_pad
     out: list[str] = []
@@ -114,7 +114,7 @@ def ngram(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
 
 
 @register_kernel("Truncate", "CPU")
-def truncate(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
+def truncate(op: KernelOp, ctx: KernelContext, data: Any) -> np.ndarray:
     arr = np.asarray(data)
     if arr.ndim not in (1, 2):
         raise ValueError(f"Truncate: the input must be 1-D or 2-D. Found shape {arr.shape}")
@@ -123,7 +123,7 @@ def truncate(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
 
 @register_kernel("TruncateSequencePair", "CPU")
 def truncate_sequence_pair(
-    op: Op, ctx: KernelContext, first: Any, second: Any
+    op: KernelOp, ctx: KernelContext, first: Any, second: Any
 ) -> tuple[np.ndarray, np.ndarray]:
     a, b = np.asarray(first), np.asarray(second)
     for name, arr in (("first", a), ("second", b)):
@@ -140,7 +140,7 @@ def truncate_sequence_pair(
 
 
 @register_kernel("SlidingWindow", "CPU")
-def sliding_window(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
+def sliding_window(op: KernelOp, ctx: KernelContext, data: Any) -> np.ndarray:
     arr = np.asarray(data)
     if arr.ndim != 1:
         raise ValueError(f"SlidingWindow: the input must be 1-D (as in MindSpore). Found shape {arr.shape}")
@@ -150,7 +150,7 @@ def sliding_window(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
 
 
 @register_kernel("AddToken", "CPU")
-def add_token(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
+def add_token(op: KernelOp, ctx: KernelContext, data: Any) -> np.ndarray:
     arr = strings(op, data)
     if arr.ndim not in (1, 2):
         raise ValueError(
@@ -166,7 +166,7 @@ def add_token(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
 _NUMBER_INT = re.compile(r"[+-]?[0-9]+")
 
 
-def _parse(op: Op, s: str) -> Any:
+def _parse(op: KernelOp, s: str) -> Any:
     dtype = op.data_type
     # Leading whitespace is skipped, as C++'s stoll/stod (MindSpore's parsers) do. Trailing text is an
     # error here, where MindSpore would drop it silently ("12abc" -> 12).
@@ -190,14 +190,14 @@ def _parse(op: Op, s: str) -> Any:
 
 
 @register_kernel("ToNumber", "CPU")
-def to_number(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
+def to_number(op: KernelOp, ctx: KernelContext, data: Any) -> np.ndarray:
     arr = strings(op, data)
     values = [_parse(op, s) for s in arr.reshape(-1).tolist()]
     return np.array(values, dtype=op.data_type).reshape(arr.shape)
 
 
 @register_kernel("NormalizeUTF8", "CPU")
-def normalize_utf8(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
+def normalize_utf8(op: KernelOp, ctx: KernelContext, data: Any) -> np.ndarray:
     form = op.normalize_form.name
     if form == "NONE":
         return strings(op, data).copy()
@@ -222,12 +222,12 @@ def nfkc_casefold(text: str) -> str:
 
 
 @register_kernel("CaseFold", "CPU")
-def case_fold(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
+def case_fold(op: KernelOp, ctx: KernelContext, data: Any) -> np.ndarray:
     return _map_strings(op, data, nfkc_casefold)
 
 
 @register_kernel("RegexReplace", "CPU")
-def regex_replace(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
+def regex_replace(op: KernelOp, ctx: KernelContext, data: Any) -> np.ndarray:
     pattern = compile_icu(op.pattern)
     template = op.replace
     count = 0 if op.replace_all else 1
@@ -280,5 +280,5 @@ def _filter_wikipedia(s: str) -> str:
 
 
 @register_kernel("FilterWikipediaXML", "CPU")
-def filter_wikipedia_xml(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
+def filter_wikipedia_xml(op: KernelOp, ctx: KernelContext, data: Any) -> np.ndarray:
     return _map_strings(op, data, _filter_wikipedia)

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.cpu.text import nfkc_casefold, one_string, string_array, strings
 from minddata.ops.icu_regex import compile_icu
 from minddata.ops.registry import register_kernel
@@ -41,7 +41,7 @@ def byte_offsets(text: str) -> list[int]:
     return [0, *itertools.accumulate(_utf8_len(c) for c in text)]
 
 
-def _result(op: Op, tokens: list[str], spans: list[tuple[int, int]], text: str | None) -> Any:
+def _result(op: KernelOp, tokens: list[str], spans: list[tuple[int, int]], text: str | None) -> Any:
     """The kernel's output from tokens and their character spans in ``text`` (byte spans when ``text`` is
     None)."""
     if not tokens:
@@ -77,14 +77,14 @@ def _runs(text: str, key: Any) -> list[tuple[int, int, Any]]:
 
 
 @register_kernel("WhitespaceTokenizer", "CPU")
-def whitespace_tokenizer(op: Op, ctx: KernelContext, data: Any) -> Any:
+def whitespace_tokenizer(op: KernelOp, ctx: KernelContext, data: Any) -> Any:
     text = one_string(op, data)
     spans = [(a, b) for a, b, space in _runs(text, WHITESPACE.__contains__) if not space]
     return _result(op, [text[a:b] for a, b in spans], spans, text)
 
 
 @register_kernel("UnicodeCharTokenizer", "CPU")
-def unicode_char_tokenizer(op: Op, ctx: KernelContext, data: Any) -> Any:
+def unicode_char_tokenizer(op: KernelOp, ctx: KernelContext, data: Any) -> Any:
     text = one_string(op, data)
     return _result(op, list(text), [(i, i + 1) for i in range(len(text))], text)
 
@@ -101,7 +101,7 @@ def _script_key(c: str) -> tuple[bool, str]:
 
 
 @register_kernel("UnicodeScriptTokenizer", "CPU")
-def unicode_script_tokenizer(op: Op, ctx: KernelContext, data: Any) -> Any:
+def unicode_script_tokenizer(op: KernelOp, ctx: KernelContext, data: Any) -> Any:
     text = one_string(op, data)
     try:
         runs = _runs(text, _script_key)
@@ -130,7 +130,7 @@ def _regex_split(text: str, delim: Any, keep: Any | None) -> list[tuple[int, int
 
 
 @register_kernel("RegexTokenizer", "CPU")
-def regex_tokenizer(op: Op, ctx: KernelContext, data: Any) -> Any:
+def regex_tokenizer(op: KernelOp, ctx: KernelContext, data: Any) -> Any:
     text = one_string(op, data)
     keep = compile_icu(op.keep_delim_pattern) if op.keep_delim_pattern else None
     spans = _regex_split(text, compile_icu(op.delim_pattern), keep)
@@ -149,7 +149,7 @@ _UNUSED = r"\[CLS\]|\[SEP\]|\[UNK\]|\[PAD\]|\[MASK\]|\[unused\d+\]"
 _CONTROL = r"\p{Cc}|\p{Cf}"
 
 
-def _basic_patterns(op: Op) -> tuple[Any, Any]:
+def _basic_patterns(op: KernelOp) -> tuple[Any, Any]:
     unused = _UNUSED + "|" if op.preserve_unused_token else ""
     delim = compile_icu(unused + r"\s+|" + _COMMON)
     keep = compile_icu(unused + (r"\s+|" if op.keep_whitespace else "") + _COMMON)
@@ -161,7 +161,7 @@ def _fold(text: str) -> str:
     return "".join(c for c in folded if unicodedata.category(c) != "Mn")
 
 
-def _normalized(op: Op, text: str) -> str:
+def _normalized(op: KernelOp, text: str) -> str:
     if op.lower_case:
         if op.preserve_unused_token:
             # Special tokens keep their case: fold only what lies between them.
@@ -178,19 +178,19 @@ def _normalized(op: Op, text: str) -> str:
     return compile_icu(_CONTROL).sub(" ", text)
 
 
-def _basic(op: Op, text: str) -> tuple[str, list[tuple[int, int]]]:
+def _basic(op: KernelOp, text: str) -> tuple[str, list[tuple[int, int]]]:
     text = _normalized(op, text)
     delim, keep = _basic_patterns(op)
     return text, _regex_split(text, delim, keep)
 
 
 @register_kernel("BasicTokenizer", "CPU")
-def basic_tokenizer(op: Op, ctx: KernelContext, data: Any) -> Any:
+def basic_tokenizer(op: KernelOp, ctx: KernelContext, data: Any) -> Any:
     text, spans = _basic(op, one_string(op, data))
     return _result(op, [text[a:b] for a, b in spans], spans, text)
 
 
-def _wordpiece(op: Op, word: str, base: int, tokens: list[str], spans: list[tuple[int, int]]) -> None:
+def _wordpiece(op: KernelOp, word: str, base: int, tokens: list[str], spans: list[tuple[int, int]]) -> None:
     """Append ``word``'s pieces and their byte spans (``base``: the word's byte offset)."""
     size = len(word.encode("utf-8"))
     unknown = op.unknown_token
@@ -224,7 +224,7 @@ def _wordpiece(op: Op, word: str, base: int, tokens: list[str], spans: list[tupl
 
 
 @register_kernel("WordpieceTokenizer", "CPU")
-def wordpiece_tokenizer(op: Op, ctx: KernelContext, data: Any) -> Any:
+def wordpiece_tokenizer(op: KernelOp, ctx: KernelContext, data: Any) -> Any:
     words = strings(op, data)
     if words.ndim > 1:
         raise ValueError(
@@ -238,7 +238,7 @@ def wordpiece_tokenizer(op: Op, ctx: KernelContext, data: Any) -> Any:
 
 
 @register_kernel("BertTokenizer", "CPU")
-def bert_tokenizer(op: Op, ctx: KernelContext, data: Any) -> Any:
+def bert_tokenizer(op: KernelOp, ctx: KernelContext, data: Any) -> Any:
     text, basic_spans = _basic(op, one_string(op, data))
     where = byte_offsets(text)
     tokens: list[str] = []
@@ -252,7 +252,7 @@ def bert_tokenizer(op: Op, ctx: KernelContext, data: Any) -> Any:
 
 
 @register_kernel("PythonTokenizer", "CPU")
-def python_tokenizer(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
+def python_tokenizer(op: KernelOp, ctx: KernelContext, data: Any) -> np.ndarray:
     text = one_string(op, data)
     tokens = op.tokenizer(text)
     if isinstance(tokens, (str, bytes)) or not all(isinstance(t, str) for t in tokens):
@@ -288,7 +288,7 @@ def _model_file(path: str, mtime: float) -> bytes:
 
 
 @register_kernel("SentencePieceTokenizer", "CPU")
-def sentencepiece_tokenizer(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
+def sentencepiece_tokenizer(op: KernelOp, ctx: KernelContext, data: Any) -> np.ndarray:
     text = one_string(op, data)
     if isinstance(op.mode, str):
         import os
@@ -307,7 +307,7 @@ def sentencepiece_tokenizer(op: Op, ctx: KernelContext, data: Any) -> np.ndarray
 
 
 @register_kernel("JiebaTokenizer", "CPU")
-def jieba_tokenizer(op: Op, ctx: KernelContext, data: Any) -> Any:
+def jieba_tokenizer(op: KernelOp, ctx: KernelContext, data: Any) -> Any:
     from minddata.ops.cpu.text_jieba import segmenter
 
     text = one_string(op, data)

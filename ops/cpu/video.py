@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.registry import register_kernel
 
 __all__ = ["decode_video", "open_video", "video_frames_at", "video_metadata", "video_timestamps"]
@@ -155,7 +155,7 @@ def video_frames_at(what: str, path: str, indices: list[int]) -> np.ndarray:
 
 
 @register_kernel("DecodeVideo", "CPU")
-def decode_video_kernel(op: Op, ctx: KernelContext, data: Any) -> tuple[np.ndarray, np.ndarray]:
+def decode_video_kernel(op: KernelOp, ctx: KernelContext, data: Any) -> tuple[np.ndarray, np.ndarray]:
     arr = np.asarray(data)
     if arr.dtype.kind == "S" and arr.ndim == 0:
         raw = arr.item()
