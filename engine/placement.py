@@ -1,20 +1,25 @@
 """The placement pass: which device runs each op, and how a map splits into device segments.
 
 Runs inside :func:`minddata.engine.optimizer.lower`, so devices are settled when an iterator is
-created, not deep inside a worker:
+created, not deep inside a worker. Devices are seen only through :mod:`minddata.ops.devices`
+(:class:`~minddata.ops.devices.Device`: present or why not with the fix, the ops it runs, its cost
+factor, whether ``"auto"`` may choose it, how its ops run), so a new accelerator needs no change here:
 
-1. :func:`place` (before fusion) resolves every op's device. An explicit ``"GPU"``/``"Dvpp"`` must be
-   present and have a kernel for the op with its parameters; otherwise a
+1. :func:`place` (before fusion) resolves every op's device. An explicit device (``"GPU"``,
+   ``"Dvpp"``) must be present and have a kernel for the op with its parameters; otherwise a
    :class:`~minddata.errors.DeviceError` names the map, the op, the device, what is missing and the
    fix (``config.set_device_fallback("cpu")`` turns an *absent* device into a logged CPU fallback).
    ``"auto"`` picks per op by a cost estimate (:func:`choose`) among the devices this machine has;
-   it never picks the Dvpp reference model or an emulated GPU, which are previews, not accelerators.
+   it never picks a preview (the Dvpp reference model, an emulated GPU), only real hardware.
    Ops are copied before being re-placed: the user's op objects are never changed.
 2. :func:`plan_parts` (after fusion) cuts each map into parts: ``"row"`` parts run their ops per row
    in the map's workers (CPU kernels, and Dvpp's ``reference``/``ascend`` kernels); ``"segment"`` parts
-   are runs of consecutive GPU ops (and Dvpp ops on the ``nvjpg`` driver), each compiled into one
-   DALI pipeline that the engine feeds batch by batch. Data crosses between host and device once per
-   boundary between parts; the iterator counts it (``iterator.device_stats``).
+   are runs of consecutive ops that a device runs as one batched segment (GPU ops, and Dvpp ops on
+   the ``nvjpg`` driver, in one DALI pipeline or torch segment) that the engine feeds batch by batch.
+   Data crosses between host and device once per boundary between parts; the iterator counts it
+   (``iterator.device_stats``).
+
+Both take the run's settings as ``options`` (:class:`~minddata.config.RunOptions`).
 
 Examples:
     >>> from minddata import vision

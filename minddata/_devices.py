@@ -5,8 +5,8 @@ CUDA device (or DALI's CPU backend under ``config.set_gpu_emulation(True)``); fo
 JPEG engine driver (NVIDIA's NVJPG through DALI, or Huawei Ascend's DVPP through the CANN toolkit's
 ``acl`` module), or the reference model when ``config.set_dvpp_driver("reference")`` selects it.
 When a device is absent, ``detail`` says why and what fixes it. The probes live in
-:mod:`minddata.ops.probe`, which the engine's placement pass reads too, so this report and what
-pipelines get agree. Detection imports nothing heavy unless needed and never raises.
+:mod:`minddata.ops.probe`, which the devices the placement pass sees (:mod:`minddata.ops.devices`)
+read too, so this report and what pipelines get agree. Detection imports nothing heavy unless needed and never raises.
 
 Examples:
     >>> import minddata as md
@@ -189,9 +189,9 @@ def _driver_version(driver: DriverInfo, dali_why: str) -> str:
 
 def _dvpp_ops(driver: str) -> list[str]:
     try:
-        from minddata.ops.dvpp.kernels import DRIVER_OPS
+        from minddata.ops.devices import Presence, get_device
 
-        return sorted(DRIVER_OPS.get(driver, ()))
+        return get_device("Dvpp").ops(Presence("Dvpp", driver, ""))
     except Exception:
         return _ops_on("Dvpp")
 
