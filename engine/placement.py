@@ -35,6 +35,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from minddata import config
 from minddata.config import RunOptions
 from minddata.engine import ir
 from minddata.engine.fusions import fusion_of
@@ -68,11 +69,8 @@ class Machine:
         True
     """
 
-    options: RunOptions | None = None
+    options: RunOptions = field(default_factory=config.snapshot)
     found: dict[str, Presence] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        self.options = run_options(self.options)
 
     def presence(self, device: str) -> Presence:
         """What probing ``device`` found (probed on the first call)."""
@@ -196,7 +194,7 @@ def place(tree: ir.Node, fusion: bool = True, auto_offload: bool = False, *,
     if ``device="auto"``, and the map's notes say where they went and why. ``options``: the run's
     settings (``device_fallback``, the drivers the probes pick); default: the settings now.
     """
-    machine = Machine(options)
+    machine = Machine(run_options(options))
     warned: set[tuple[str, str]] = set()
 
     def place_map(node: ir.Node) -> ir.Node:
@@ -289,7 +287,7 @@ def cannot_run(op: Op, device: str, previous: Any = None, *, options: RunOptions
         >>> cannot_run(vision.HWC2CHW(), "CPU") is None
         True
     """
-    machine = Machine(options)
+    machine = Machine(run_options(options))
     absent = _absent(device, machine)
     if absent is not None:
         return absent
@@ -324,7 +322,7 @@ def _hands_over(ancestors: list[ir.Node]) -> bool:
 def plan_parts(tree: ir.Node, *, options: RunOptions | None = None) -> ir.Node:
     """``tree`` with every map cut into :class:`DevicePart` s (after fusion, which may merge maps),
     under the run's ``options`` (default: the settings now)."""
-    machine = Machine(options)
+    machine = Machine(run_options(options))
 
     def visit(node: ir.Node, ancestors: list[ir.Node]) -> ir.Node:
         if isinstance(node, ir.MapNode):
