@@ -70,10 +70,10 @@ def num_gpus(node: ir.Node) -> float:
     Ray hides every GPU from an actor that asked for none (``CUDA_VISIBLE_DEVICES`` is emptied), so
     without this the segment could not build there. Emulated segments need none.
     """
-    from minddata.ops.gpu.drivers import is_real_gpu
+    from minddata.ops.devices import segment_needs_gpu
 
     parts = getattr(node, "device_parts", None) or []
-    return 1.0 if any(part.kind == "segment" and is_real_gpu(part.backend) for part in parts) else 0.0
+    return 1.0 if any(part.kind == "segment" and segment_needs_gpu(part.backend) for part in parts) else 0.0
 
 
 def step_groups(steps: list[ir.Node]) -> list[list[ir.Node]]:
