@@ -56,3 +56,9 @@ def test_runtime_plumbing_is_listed_as_not_applicable_with_its_reason():
 def test_a_name_in_the_reasons_is_one_mindspore_has():
     names = set(coverage.mindspore_names())
     assert set(coverage.NOT_APPLICABLE) <= names and set(coverage.ABSENT) <= names
+
+
+def test_only_plugin_is_absent_and_it_says_why():
+    absent = [ms for ms, _, ok in coverage.coverage() if not ok and ms not in coverage.NOT_APPLICABLE]
+    assert absent == ["dataset.transforms.Plugin"]
+    assert "| `Plugin` |  | ✗ | loads a C++ plug-in" in PAGE.read_text(encoding="utf-8")

@@ -642,6 +642,48 @@ class Dataset:
             source, num_epochs=num_epochs, output_numpy=output_numpy, state=self._start_state(state), executor=executor
         )
 
+    def send(self, tensor: Any = None, dst: int | list[int] = 0, group: Any = None) -> None:
+        """Send ``tensor`` (an array, or a list of arrays) or, when None, this dataset's next row to
+        rank ``dst`` (or each rank of a list), which takes it with :meth:`recv`; as MindSpore's
+        (experimental) ``send``, over ``torch.distributed`` (initialized by the caller; ``group``: a
+        torch process group, None for the default one). Own rows come from one iterator kept across
+        calls, over unlimited epochs; numeric and bool columns only (``project`` away strings).
+
+        Examples:
+            >>> import os, tempfile, torch.distributed as dist
+            >>> import minddata as md
+            >>> dist.init_process_group("gloo", init_method="file://" + os.path.join(tempfile.mkdtemp(), "store"),
+            ...                         rank=0, world_size=1)
+            >>> md.NumpySlicesDataset({"x": [1, 2]}, shuffle=False).send(dst=0)
+            Traceback (most recent call last):
+                ...
+            minddata.errors.ArgumentError: Dataset.send: `dst` must not hold this rank (0): a rank reads its own rows with recv. Found: 0
+            >>> dist.destroy_process_group()
+        """
+        from minddata.dataset.rank_comm import send
+
+        send(self, tensor, dst, group)
+
+    def recv(self, src: int | list[int] = 0, group: Any = None) -> Any:
+        """The row or arrays rank ``src`` sent with :meth:`send` (each of a list of ranks: their
+        arrays in order); where ``src`` is this rank, this dataset's own next row. As MindSpore's
+        (experimental) ``recv``, over ``torch.distributed``: one array comes back as itself, several
+        as a list, numeric ones Tensor-like as the default iterators give them.
+
+        Examples:
+            >>> import os, tempfile, torch.distributed as dist
+            >>> import minddata as md
+            >>> dist.init_process_group("gloo", init_method="file://" + os.path.join(tempfile.mkdtemp(), "store"),
+            ...                         rank=0, world_size=1)
+            >>> ds = md.NumpySlicesDataset({"x": [1, 2]}, shuffle=False)
+            >>> [int(ds.recv(src=0)) for _ in range(3)]  # this rank's own rows, epoch after epoch
+            [1, 2, 1]
+            >>> dist.destroy_process_group()
+        """
+        from minddata.dataset.rank_comm import recv
+
+        return recv(self, src, group)
+
     def to_ray(self) -> Any:
         """The pipeline as a ``ray.data.Dataset`` (one pass): its rows, or its batches when the graph
         ends in ``batch``, with the pipeline's column names; ready for ``iter_batches``,
