@@ -1,0 +1,250 @@
+"""Devices behind one interface (DESIGN.md §5): the engine sees CPU, GPU and Dvpp only through
+:class:`minddata.ops.devices.Device`.
+
+1. The engine has no device-name branches and imports no concrete device module; checked on the
+   source with ``ast``, and the checker itself on planted snippets so that a checker that sees nothing
+   cannot pass.
+2. The registry: names, aliases, and a new device taking part in placement by registering alone.
+3. The bundled devices: probes that read a run's options (not the settings now) and say why a device is
+   absent and the fix, and a GPU segment built through the interface.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import doctest
+import importlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import minddata as md
+from minddata import config, vision
+from minddata.engine import ir, placement
+from minddata.engine.placement import Machine
+from minddata.errors import DeviceError
+from minddata.ops import probe
+from minddata.ops.base import KernelContext
+from minddata.ops.devices import (
+    CpuDevice,
+    Device,
+    Presence,
+    RowFailure,
+    devices,
+    get_device,
+    register_device,
+    segment_needs_gpu,
+    unregister_device,
+)
+
+ENGINE = Path(__file__).resolve().parents[2] / "engine"
+# Names only a concrete device may know: the engine branches on none of them.
+DEVICE_NAMES = frozenset({"GPU", "Dvpp", "Ascend"})
+CONCRETE_PACKAGES = ("minddata.ops.gpu", "minddata.ops.dvpp")
+
+
+# --- 1. the engine knows devices only through the interface ---------------------------------------
+
+
+def _names_in(node: ast.AST) -> set[str]:
+    """Device names a comparison operand spells: a string, or a tuple/list/set of strings."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return {node.value} & DEVICE_NAMES
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return set().union(*(_names_in(e) for e in node.elts)) if node.elts else set()
+    return set()
+
+
+def _module_of(node: ast.ImportFrom, package: str) -> str:
+    if not node.level:
+        return node.module or ""
+    base = package.split(".")[: len(package.split(".")) - node.level + 1]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def device_branches(source: str, package: str = "minddata.engine") -> list[str]:
+    """Every comparison with a device name and every import of a concrete device package in
+    ``source`` (a module of ``package``), as ``"line N: text"``."""
+    tree = ast.parse(source)
+    found = []
+    for node in ast.walk(tree):
+        offence = False
+        if isinstance(node, ast.Compare):
+            offence = any(_names_in(operand) for operand in [node.left, *node.comparators])
+        elif isinstance(node, ast.Import):
+            offence = any(alias.name.startswith(CONCRETE_PACKAGES) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            module = _module_of(node, package)
+            offence = module.startswith(CONCRETE_PACKAGES) or (
+                module == "minddata.ops" and any(alias.name in ("gpu", "dvpp") for alias in node.names)
+            )
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            offence = node.value in CONCRETE_PACKAGES or node.value.startswith(tuple(f"{p}." for p in CONCRETE_PACKAGES))
+        if offence:
+            found.append(f"line {node.lineno}: {ast.get_source_segment(source, node)}")
+    return found
+
+
+@pytest.mark.parametrize(("snippet", "caught"), [
+    ('if op.device_target == "GPU":\n    pass', True),
+    ('x = device in ("CPU", "Dvpp")', True),
+    ('x = "Ascend" != name', True),
+    ('x = name not in {"GPU"}', True),
+    ("from minddata.ops.gpu.drivers import make_segment", True),
+    ("import minddata.ops.dvpp.kernels", True),
+    ("from minddata.ops import gpu", True),
+    ("from ...ops.dvpp import kernels", True),
+    ('importlib.import_module("minddata.ops.gpu.segment")', True),
+    ('x = device == "CPU"', False),
+    ('message = "placed on GPU"', False),
+    ("from minddata.ops.devices import get_device", False),
+    ('"""See :mod:`minddata.ops.gpu.drivers`."""', False),
+])
+def test_the_checker_sees_device_branches_and_imports(snippet, caught):
+    assert bool(device_branches(snippet, "minddata.engine.sub")) is caught
+
+
+def test_the_engine_has_no_device_name_branches_or_concrete_device_imports():
+    offences = []
+    for path in sorted(ENGINE.rglob("*.py")):
+        rel = path.relative_to(ENGINE.parent)
+        package = ".".join(["minddata", *rel.parent.parts])  # what its relative imports start from
+        offences += [f"{rel}: {o}" for o in device_branches(path.read_text(), package)]
+    assert not offences, (
+        "the engine reaches devices only through minddata.ops.devices (get_device(name), Device's "
+        "methods); move these into the device's implementation:\n" + "\n".join(offences)
+    )
+
+
+# --- 2. the registry ------------------------------------------------------------------------------
+
+
+def test_the_registry_holds_cpu_gpu_and_dvpp_with_their_aliases():
+    assert [d.name for d in devices()] == ["CPU", "GPU", "Dvpp"]
+    assert get_device("Ascend") is get_device("Dvpp") is get_device("dvpp")
+    assert get_device("gpu") is get_device("GPU")
+    with pytest.raises(DeviceError, match="no device 'TPU'; devices: CPU, GPU, Dvpp"):
+        get_device("TPU")
+
+
+def test_bundled_devices_stay_registered():
+    with pytest.raises(ValueError, match="Dvpp is bundled with minddata"):
+        unregister_device("Ascend")
+    with pytest.raises(TypeError, match="expected a minddata.ops.devices.Device"):
+        register_device("GPU")
+
+
+class _Spare(Device):
+    """An accelerator that is here and real: placement may offer it to device="auto"."""
+
+    name = "Spare"
+    cost_factor = 0.5
+
+    def probe(self, options=None):
+        return Presence(self.name, "spare-driver", "a spare accelerator")
+
+    def backends(self):
+        return ("spare-driver",)
+
+
+@pytest.fixture
+def spare():
+    device = register_device(_Spare())
+    yield device
+    unregister_device(device.name)
+
+
+def test_a_registered_device_is_one_placement_offers(spare):
+    machine = Machine()
+    assert machine.accelerators() >= {"CPU", "Spare"}
+    assert machine.presence("Spare").backend == "spare-driver"
+    assert get_device("spare") is spare and not segment_needs_gpu("spare-driver")
+
+
+def test_an_unregistered_device_is_gone():
+    register_device(_Spare())
+    unregister_device("spare")
+    with pytest.raises(DeviceError, match="no device 'Spare'"):
+        get_device("Spare")
+
+
+# --- 3. the bundled devices -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def no_hardware(monkeypatch):
+    monkeypatch.setattr(probe, "visible_gpus", lambda: ([], "no NVIDIA GPU visible (nvidia-smi -L found none)"))
+    monkeypatch.setattr(probe, "ascend_driver", lambda: probe.DriverInfo("ascend", False, "no 'acl' module"))
+
+
+def _options(**changes):
+    return dataclasses.replace(config.snapshot(), **changes)
+
+
+def test_absent_devices_say_why_and_the_fix(no_hardware):
+    gpu = get_device("GPU").probe(_options(gpu_emulation=False))
+    dvpp = get_device("Dvpp").probe(_options(dvpp_driver="auto"))
+    assert not gpu.present and "no NVIDIA GPU visible" in gpu.detail and "pip install 'minddata[gpu]'" in gpu.fix
+    assert not dvpp.present and "ascend: no 'acl' module" in dvpp.detail
+    assert "set_dvpp_driver('reference')" in dvpp.fix
+
+
+def test_the_dvpp_probe_reads_the_runs_options_not_the_settings_now(no_hardware):
+    config.set_dvpp_driver("auto")
+    dvpp = get_device("Dvpp")
+    presence = dvpp.probe(_options(dvpp_driver="reference"))
+    assert presence.backend == "reference" and presence.fix == ""
+    assert not dvpp.auto_eligible(presence)  # a preview on the CPU, never chosen by device="auto"
+    assert dvpp.segment_host(presence) is None  # it runs per row
+    assert "AdjustBrightness" in dvpp.ops(presence) and dvpp.ops(presence) != dvpp.ops(Presence("Dvpp", "nvjpg", ""))
+
+
+def test_the_gpu_probe_reads_the_runs_emulation_and_driver(no_hardware):
+    pytest.importorskip("nvidia.dali")
+    config.set_gpu_emulation(False)
+    gpu = get_device("GPU")
+    presence = gpu.probe(_options(gpu_emulation=True, gpu_driver="dali"))
+    assert presence.backend == "dali-cpu" and not gpu.auto_eligible(presence)
+    assert gpu.segment_host(presence) == "GPU" and not segment_needs_gpu(presence.backend)
+    assert not gpu.probe(_options(gpu_emulation=False, gpu_driver="dali")).present
+
+
+def test_placement_falls_back_under_the_runs_options(no_hardware, caplog):
+    ds = md.NumpySlicesDataset({"image": [np.zeros((4, 4, 3), np.uint8)]}).map(
+        [vision.HorizontalFlip().device("GPU")], input_columns="image")
+    with pytest.raises(DeviceError, match="op HorizontalFlip is placed on GPU, which this machine lacks"):
+        placement.place(ds._node, options=_options(device_fallback="raise"))
+    placed = placement.place(ds._node, options=_options(device_fallback="cpu"))
+    (flip,) = next(n for n in placed.walk() if isinstance(n, ir.MapNode)).operations
+    assert flip.device_target == "CPU"
+    assert "HorizontalFlip is placed on GPU, which this machine lacks" in caplog.text
+
+
+def test_a_gpu_segment_built_through_the_interface_matches_the_cpu():
+    pytest.importorskip("nvidia.dali")
+    image = np.arange(6 * 8 * 3, dtype=np.uint8).reshape(6, 8, 3)
+    flip = vision.HorizontalFlip().device("GPU")
+    segment = get_device("GPU").build_segment([flip], backend="dali-cpu", options=config.snapshot(), batch_size=2,
+                                              num_threads=1)
+    try:
+        with segment.lock:
+            results, stats = segment.run([image, b"not an image"], [[KernelContext(0, 0, 0, 0)],
+                                                                    [KernelContext(0, 0, 1, 0)]])
+    finally:
+        segment.close()
+    np.testing.assert_array_equal(results[0], image[:, ::-1])
+    assert isinstance(results[1], RowFailure) and results[1].op_index == 0
+    assert stats.to_device == 1
+
+
+def test_the_host_builds_no_segment():
+    with pytest.raises(DeviceError, match="CPU: its ops run per row"):
+        CpuDevice().build_segment([], backend=None, options=config.snapshot(), batch_size=1, num_threads=1)
+
+
+@pytest.mark.parametrize("name", ["minddata.ops.devices", "minddata.ops.gpu.device", "minddata.ops.dvpp.device"])
+def test_the_interfaces_examples_run(name):
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.attempted and result.failed == 0
