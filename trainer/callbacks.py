@@ -30,7 +30,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minddata.errors import ArgumentError
 
@@ -77,6 +77,10 @@ class CallbackParams:
         if name.startswith("__"):
             raise AttributeError(name)
         return None
+
+    if TYPE_CHECKING:
+        # Any attribute may be set (a callback may keep its own on the run's state).
+        def __setattr__(self, name: str, value: Any) -> None: ...
 
     def __repr__(self) -> str:
         keys = ", ".join(sorted(k for k in self.__dict__ if not k.startswith("_")))

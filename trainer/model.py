@@ -775,7 +775,7 @@ class Model:
         path = os.fspath(path)
         dist = _distributed()
         run = self._run
-        data_state = run.data_state if run is not None else None
+        data_state: dict | list[Any] | None = run.data_state if run is not None else None
         if dist is not None and run is not None:
             # Every rank's data position, so that the run can resume on another number of ranks.
             states: list[Any] = [None] * dist[1]
