@@ -1,0 +1,249 @@
+"""Object storage benchmark: the train pipeline over the bench's JPEGs read from local files, from a
+local S3 API server as an image folder, and from the same server as WebDataset shards, at 0 ms and at
+20 ms of latency added to every request.
+
+In one run, on one machine:
+
+1. the generated image set of ``minddata bench`` (``--images``, default 2,000 JPEGs of about 500x375,
+   made once and cached) is uploaded to a moto S3 server this script starts on 127.0.0.1 (a child
+   process on a free port, ended at exit and after ``--max-minutes`` at most): the images under
+   ``s3://bench/images/<class>/``, and the same images as WebDataset tar shards of
+   ``--shard-images`` samples (``<key>.jpg``, ``<key>.cls``) under ``s3://bench/shards/``;
+2. the ``train`` pipeline (Decode → RandomResizedCrop(224) → RandomHorizontalFlip → Normalize →
+   HWC2CHW, batch 64; 2 workers per stage, as ``minddata bench``) reads them: local files
+   (``ImageFolderDataset`` on the folder), ``ImageFolderDataset("s3://bench/images/")`` and
+   ``WebDataset("s3://bench/shards/shard-*.tar")``; the remote sources at 0 ms (the server itself) and
+   at 20 ms (through a proxy that waits 20 ms before forwarding each request);
+3. each case runs once per round, in its own fresh process (as ``minddata bench`` runs a round, so a
+   round's peak RSS is its own), the cases of a round in a rotated order, for ``--rounds`` rounds.
+
+The table gives each case's median images/s over the rounds, its ratio to the median of local files,
+and its peak RSS (the highest of its rounds: the round's process plus any worker processes). Every
+source runs with its default settings (requests in flight, block sizes, no cache): the figures are
+what a user gets without tuning.
+
+Usage (on an idle machine; figures from a busy one are noise):
+    python -m minddata.bench.object_store [--images 2000 | --quick] [--rounds 3] [--json PATH]
+
+The credentials are dummies and every request goes to 127.0.0.1 (``AWS_EC2_METADATA_DISABLED=true``).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import statistics
+import sys
+import tarfile
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from minddata.bench._args import OneLineParser, positive_int
+
+__all__ = ["CaseResult", "main", "measure", "shard_archives", "table"]
+
+BUCKET = "bench"
+PIPELINE = "train"
+WORKERS = 2  # as `minddata bench` (its --workers default)
+BATCH_SIZE = 64  # as `minddata bench` (its --batch-size default)
+LATENCIES_MS = (0, 20)
+QUICK_IMAGES = 200
+# The environment a round's process reads its endpoint and (dummy) credentials from.
+_ENVIRONMENT = ("AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION",
+                "AWS_EC2_METADATA_DISABLED")
+
+
+@dataclass
+class CaseResult:
+    """One case (source and added latency) over all rounds."""
+
+    source: str
+    latency_ms: int | None
+    images: int
+    rounds_images_per_s: list = field(default_factory=list)
+    rounds_peak_rss_mb: list = field(default_factory=list)
+    median_images_per_s: float = 0.0
+    ratio_to_local: float = 0.0
+    peak_rss_mb: float = 0.0
+
+
+def shard_archives(folder: Path, per_shard: int) -> Iterator[tuple[str, bytes]]:
+    """The images of ``folder`` (``<class>/<image>``) as WebDataset tar shards of ``per_shard``
+    samples: ``(name, bytes)``, each sample ``<class>_<stem>.jpg`` and ``.cls`` (the class's index)."""
+    from minddata.bench.images import list_images
+
+    images = list_images(folder)
+    classes = {name: i for i, name in enumerate(sorted({p.parent.name for p in images}))}
+    for s, first in enumerate(range(0, len(images), per_shard)):
+        out = io.BytesIO()
+        with tarfile.open(fileobj=out, mode="w", format=tarfile.USTAR_FORMAT) as tar:
+            for path in images[first:first + per_shard]:
+                key = f"{path.parent.name}_{path.stem}"
+                for ext, data in (("jpg", path.read_bytes()), ("cls", str(classes[path.parent.name]).encode())):
+                    info = tarfile.TarInfo(f"{key}.{ext}")
+                    info.size = len(data)
+                    info.mtime = 0
+                    tar.addfile(info, io.BytesIO(data))
+        yield f"shard-{s:06d}.tar", out.getvalue()
+
+
+def _upload(client: Any, folder: Path, per_shard: int) -> None:
+    from minddata.bench.images import list_images
+
+    client.create_bucket(Bucket=BUCKET)
+    uploads = [(f"images/{p.parent.name}/{p.name}", p) for p in list_images(folder)]
+
+    def put(item: tuple[str, Any]) -> None:
+        key, body = item
+        client.put_object(Bucket=BUCKET, Key=key, Body=body.read_bytes() if isinstance(body, Path) else body)
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(put, uploads))
+        list(pool.map(put, ((f"shards/{name}", data) for name, data in shard_archives(folder, per_shard))))
+
+
+@contextmanager
+def _environment(values: dict[str, str]) -> Iterator[None]:
+    """``values`` in ``os.environ`` (which a round's spawned process inherits), restored after."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _cases(latencies: Sequence[int]) -> list[tuple[str, int | None]]:
+    cases: list[tuple[str, int | None]] = [("local files", None)]
+    for latency in latencies:
+        cases += [("s3 ImageFolder", latency), ("s3 WebDataset", latency)]
+    return cases
+
+
+def _run_case(source: str, data: str, endpoint: str | None) -> Any:
+    from minddata.bench import pipelines, runner
+
+    pipeline: Any = PIPELINE
+    if source == "s3 WebDataset":
+        from minddata.bench import object_store_pipeline as shards
+
+        pipeline = pipelines.CustomPipeline("train-webdataset", os.path.abspath(shards.__file__), "train over WebDataset shards",
+                                            shards.build)
+    settings = {"AWS_ENDPOINT_URL": endpoint} if endpoint else {}
+    with _environment(settings):
+        return runner.run_in_own_process(pipeline, data, workers=WORKERS, batch_size=BATCH_SIZE)
+
+
+def measure(folder: Path, rounds: int, latencies: Sequence[int], per_shard: int, max_minutes: float,
+            progress: Any = print) -> list[CaseResult]:
+    """Upload ``folder`` to a fresh local S3 server and run every case ``rounds`` times (see the
+    module's notes); the server and the latency proxy are gone when this returns."""
+    from minddata.bench.images import list_images
+    from minddata.bench.s3server import FaultProxy, MotoServer
+
+    count = len(list_images(folder))
+    cases = _cases(latencies)
+    results = {case: CaseResult(case[0], case[1], count) for case in cases}
+    dummy = {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1",
+             "AWS_EC2_METADATA_DISABLED": "true"}
+    proxies: dict[int, Any] = {}
+    with _environment(dummy), MotoServer(max_lifetime_s=max_minutes * 60) as server:
+        began = time.monotonic()
+        _upload(server.client(), folder, per_shard)
+        progress(f"uploaded {count} images and their shards to {server.url} in {time.monotonic() - began:.1f} s")
+        try:
+            for latency in latencies:
+                if latency:
+                    proxies[latency] = FaultProxy(server.port, {"delay": 1.0}, delay_s=latency / 1000).start()
+            for r in range(rounds):
+                order = cases[r % len(cases):] + cases[:r % len(cases)]
+                for source, latency in order:
+                    if source == "local files":
+                        data, endpoint = str(folder), None
+                    else:
+                        data = f"s3://{BUCKET}/{'images' if source == 's3 ImageFolder' else 'shards'}/"
+                        endpoint = proxies[latency].url if latency else server.url
+                    result = _run_case(source, data, endpoint)
+                    if result.images != count:
+                        raise RuntimeError(f"{source}: {result.images} images read, expected {count}")
+                    case = results[(source, latency)]
+                    case.rounds_images_per_s.append(result.images_per_s)
+                    case.rounds_peak_rss_mb.append(result.peak_rss_mb + result.worker_peak_rss_mb)
+                    shown = "" if latency is None else f" at {latency} ms"
+                    progress(f"round {r + 1}/{rounds}: {source}{shown}: {result.images_per_s:.1f} images/s")
+        finally:
+            for proxy in proxies.values():
+                proxy.stop()
+    local = statistics.median(results[("local files", None)].rounds_images_per_s)
+    for case in results.values():
+        case.median_images_per_s = statistics.median(case.rounds_images_per_s)
+        case.ratio_to_local = case.median_images_per_s / local if local else float("nan")
+        case.peak_rss_mb = max(case.rounds_peak_rss_mb)
+    return list(results.values())
+
+
+def table(results: Sequence[CaseResult], rounds: int) -> str:
+    """The results as a text table, one case a line."""
+    header = ("source", "latency", "images", "images/s", "vs local", "peak RSS MB")
+    rows = [header]
+    for r in results:
+        rows.append((r.source, "-" if r.latency_ms is None else f"{r.latency_ms} ms", str(r.images),
+                     f"{r.median_images_per_s:.1f}", f"{r.ratio_to_local:.2f}", f"{r.peak_rss_mb:.0f}"))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
+             for row in rows]
+    lines.insert(1, "-" * len(lines[0]))
+    lines.append(f"images/s: median of {rounds} round(s), each in its own process; vs local: against local files; "
+                 "peak RSS: the highest round's, workers included")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = OneLineParser(prog="python -m minddata.bench.object_store", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--images", type=positive_int, default=None,
+                        help=f"generated images to read (default 2000, {QUICK_IMAGES} with --quick)")
+    parser.add_argument("--quick", action="store_true", help=f"a short run: {QUICK_IMAGES} images (a check, not a measurement)")
+    parser.add_argument("--rounds", type=positive_int, default=3, help="rounds of every case (default 3)")
+    parser.add_argument("--shard-images", type=positive_int, default=100, help="samples per WebDataset shard (default 100)")
+    parser.add_argument("--max-minutes", type=float, default=60.0,
+                        help="the local S3 server ends itself after this long at most (default 60)")
+    parser.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")
+    args = parser.parse_args(argv)
+    if args.max_minutes <= 0:
+        parser.error(f"--max-minutes must be > 0, found {args.max_minutes}")
+    try:
+        import botocore  # noqa: F401
+        import moto  # noqa: F401
+    except ImportError as error:
+        print(f"{parser.prog}: needs botocore and moto[server] ({error.name} is missing): "
+              "pip install 'minddata[storage]' 'moto[server]'", file=sys.stderr)
+        return 1
+    from minddata.bench.images import ensure_images
+
+    num_images = args.images or (QUICK_IMAGES if args.quick else 2000)
+    folder, made = ensure_images(num_images=num_images)
+    print(f"images: {num_images} in {folder}{' (generated now)' if made else ' (cached)'}")
+    results = measure(folder, args.rounds, LATENCIES_MS, args.shard_images, args.max_minutes)
+    print()
+    print(table(results, args.rounds))
+    if args.json:
+        report = {"settings": {"images": num_images, "rounds": args.rounds, "pipeline": PIPELINE, "workers": WORKERS,
+                               "batch_size": BATCH_SIZE, "shard_images": args.shard_images,
+                               "latencies_ms": list(LATENCIES_MS)},
+                  "cases": [asdict(r) for r in results]}
+        Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,44 @@
+"""``python -m minddata.bench.object_store`` runs end to end on a tiny image set: its table and JSON
+have every case, and its S3 server is gone when it exits. (Structure only: speed is not checked.)"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CASES = [("local files", None), ("s3 ImageFolder", 0), ("s3 WebDataset", 0), ("s3 ImageFolder", 20),
+         ("s3 WebDataset", 20)]
+
+
+@pytest.mark.slow
+def test_quick_run_prints_every_case_and_stops_its_server(tmp_path):
+    env = dict(os.environ, MINDDATA_CACHE=str(tmp_path / "cache"),
+               PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    out = tmp_path / "result.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "minddata.bench.object_store", "--quick", "--rounds", "1", "--images", "20",
+         "--shard-images", "8", "--json", str(out)],
+        capture_output=True, text=True, timeout=110, env=env, cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("source"))
+    assert lines[header].split() == ["source", "latency", "images", "images/s", "vs", "local", "peak", "RSS", "MB"]
+    rows = [re.split(r"\s{2,}", line.strip()) for line in lines[header + 2:header + 2 + len(CASES)]]
+    assert [(r[0], r[1]) for r in rows] == [(s, "-" if ms is None else f"{ms} ms") for s, ms in CASES]
+    assert all(r[2] == "20" and float(r[3]) > 0 for r in rows) and rows[0][4] == "1.00"
+    report = json.loads(out.read_text())
+    assert [(c["source"], c["latency_ms"]) for c in report["cases"]] == CASES
+    assert all(len(c["rounds_images_per_s"]) == 1 and c["peak_rss_mb"] > 0 for c in report["cases"])
+    port = int(re.search(r"to http://127\.0\.0\.1:(\d+)", done.stdout).group(1))
+    with socket.socket() as s, pytest.raises(OSError):
+        s.settimeout(2)
+        s.connect(("127.0.0.1", port))
