@@ -79,6 +79,8 @@ MODULES = [
     "minddata.audio.reconstruct",
     "minddata.mindrecord.mindpage",
     "minddata.dataset.speech",
+    "minddata.dataset.tedlium",
+    "minddata.dataset.rank_sync",
     "minddata.dataset.audio",
     "minddata.vision._utils",
     "minddata.vision.affine",
