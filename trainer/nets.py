@@ -9,11 +9,14 @@ the data pipeline.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minddata.dataset.iterators import import_torch
 
-torch = import_torch("minddata.trainer.nets")
+if TYPE_CHECKING:
+    import torch
+else:
+    torch = import_torch("minddata.trainer.nets")  # an error that names the extra when torch is absent
 
 __all__ = ["BasicBlock", "ResNet18", "resnet18"]
 

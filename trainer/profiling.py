@@ -94,7 +94,8 @@ class TrainingProfile:
         for handle in self._hooks:
             handle.remove()
         module_names = {f"{n} ({type(m).__name__})" for n, m in self.model.network.named_modules() if n}
-        ops, modules = [], []
+        ops: list[dict[str, Any]] = []
+        modules: list[dict[str, Any]] = []
         for event in prof.key_averages():
             device_time = getattr(event, "device_time_total", 0.0) or getattr(event, "cuda_time_total", 0.0) or 0.0
             entry = {"name": event.key, "calls": int(event.count), "self_cpu": event.self_cpu_time_total / 1e6,
@@ -106,7 +107,7 @@ class TrainingProfile:
         self.trace.network_modules = modules
         # The per-layer ranges on the timeline, shifted to the step trace's clock.
         offset = self._t_profiler - self.trace.t0
-        spans = []
+        spans: list[list[Any]] = []
         try:
             events = prof.events()
         except Exception:  # pragma: no cover - a torch build without event access
