@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from minddata import config
 from minddata.config import RunOptions
 from minddata.engine import ir
 from minddata.engine.chunk import Chunk
@@ -233,16 +234,24 @@ class Chain:
     def __init__(self, steps: list[Step], reads: Reads | None = None):
         self.steps = steps
         self.reads = reads  # set when the block holds row ids only: this chain reads the rows
+        # The run's settings, which Python code in the steps (a map's function, the reads) sees
+        # through minddata.config, as in a local pipeline's threads.
+        self.options = steps[0].options
 
     def build(self) -> None:
-        for step in self.steps:
-            step._build()
+        with config.running(self.options):
+            for step in self.steps:
+                step._build()
 
     def close(self) -> None:
         for step in self.steps:
             step.close()
 
     def __call__(self, table: Any) -> Any:
+        with config.running(self.options):
+            return self._run(table)
+
+    def _run(self, table: Any) -> Any:
         import pyarrow as pa
 
         notes = block_positions(table) == NOTE_POS

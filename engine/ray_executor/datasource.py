@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from minddata import config
+from minddata.config import RunOptions
 from minddata.engine.ray_executor.codec import frame
 
 __all__ = ["Reads", "datasource_class", "read_task", "uniform_sizes", "rows_per_task", "TASKS_PER_CPU",
@@ -56,12 +58,12 @@ def datasource_class() -> Any:
         ``node`` is a random-access source or a streamed source's ``record_reads``."""
 
         def __init__(self, node: Any, ids: np.ndarray, first_pos: int, sizes: list[int],
-                     chunk_rows: int, reads_in_step: bool = False):
+                     options: RunOptions, reads_in_step: bool = False):
             self.node = node
+            self.options = options
             self.ids = ids
             self.first_pos = first_pos
             self.sizes = sizes
-            self.chunk_rows = chunk_rows
             self.reads_in_step = reads_in_step
 
         def get_name(self) -> str:
@@ -72,14 +74,14 @@ def datasource_class() -> Any:
 
         def get_read_tasks(self, parallelism: int, per_task_row_limit: int | None = None,
                            data_context: Any = None) -> list[Any]:
-            reads = None if self.reads_in_step else Reads(self.node.fetch, self.chunk_rows)
+            reads = None if self.reads_in_step else Reads(self.node.fetch, self.options.rows_per_chunk)
             origins = self.node.origins
             tasks = []
             start = 0
             for size in self.sizes:
                 ids = self.ids[start : start + size].tolist()
                 meta = BlockMetadata(num_rows=len(ids), size_bytes=None, exec_stats=None, input_files=None)
-                tasks.append(ReadTask(read_task(reads, origins, ids, self.first_pos + start), meta))
+                tasks.append(ReadTask(read_task(reads, origins, ids, self.first_pos + start, self.options), meta))
                 start += size
             return tasks
 
@@ -101,14 +103,17 @@ class Reads:
         return rows
 
 
-def read_task(reads: Reads | None, origins: Any, ids: list[int], pos: int) -> Any:
+def read_task(reads: Reads | None, origins: Any, ids: list[int], pos: int, options: RunOptions) -> Any:
     """One block per task: map steps then see whole runs of consecutive positions. Without ``reads``
-    the block carries no rows (null ``__row__``): the first step reads them."""
+    the block carries no rows (null ``__row__``): the first step reads them. The source reads under
+    the run's settings (``options``), as in a local pipeline's threads."""
 
     def read() -> Iterator[Any]:
-        where = origins(ids) if origins is not None else None
-        positions = np.arange(pos, pos + len(ids), dtype=np.int64)
-        yield frame(positions, ids, reads(ids) if reads is not None else None, where)
+        with config.running(options):
+            where = origins(ids) if origins is not None else None
+            positions = np.arange(pos, pos + len(ids), dtype=np.int64)
+            block = frame(positions, ids, reads(ids) if reads is not None else None, where)
+        yield block
 
     return read
 

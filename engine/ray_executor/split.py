@@ -236,7 +236,7 @@ class RayPlan:
         # rows then skip a pack and an unpack. An actor step keeps them read by the read tasks, which
         # run alongside the pool.
         reads_in_step = bool(groups) and not needs_actor(groups[0][0])
-        source = datasource_class()(segment.reads, ids, skip, sizes, chunk_rows, reads_in_step)
+        source = datasource_class()(segment.reads, ids, skip, sizes, options, reads_in_step)
         # As many blocks as read tasks: Ray would otherwise split blocks at arbitrary rows.
         ds = ray.data.read_datasource(source, override_num_blocks=max(1, len(sizes)))
         ds.context.execution_options.preserve_order = True

@@ -13,6 +13,13 @@ from typing import Any
 
 import pytest
 
+# The AWS settings of the Ray processes: no metadata service (169.254.169.254), no credential files.
+RAY_WORKER_AWS_ENV = {
+    "AWS_EC2_METADATA_DISABLED": "true",
+    "AWS_CONFIG_FILE": os.devnull,
+    "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+}
+
 
 def start_local_cluster() -> Any:
     """``ray.init(num_cpus=2)`` on 127.0.0.1 only, or skip the Ray tests when Ray is not installed."""
@@ -25,16 +32,22 @@ def start_local_cluster() -> Any:
 
     if ray.is_initialized():
         return ray
-    # The Ray workers unpickle the tests' helper classes by module name: they need this folder.
-    saved = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(Path(__file__).parent), saved) if p)
+    here = Path(__file__).parent
+    changed = ["PYTHONPATH", *RAY_WORKER_AWS_ENV]
+    saved = {name: os.environ.get(name) for name in changed}
+    # The Ray workers unpickle the tests' helper classes by module name: they need this folder and the
+    # test kit's. They never look for cloud credentials or a metadata service either: object storage
+    # tests give the local server's endpoint and dummy credentials in storage_options.
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(here), str(here.parent), saved.get("PYTHONPATH")) if p)
+    os.environ.update(RAY_WORKER_AWS_ENV)
     try:
         return init_local_cluster(2, object_store_memory=256 * 1024 * 1024)
     finally:
-        if saved is None:
-            del os.environ["PYTHONPATH"]
-        else:
-            os.environ["PYTHONPATH"] = saved
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 @pytest.fixture(scope="session", autouse=True)
