@@ -84,3 +84,16 @@ def test_denied_access_names_the_url_and_the_fix(s3_records, faults):
     faults.deny = ("/data/rec/train.rec1",)
     with pytest.raises(StorageError, match=r"s3://data/rec/train.rec1.*403.*grant s3:GetObject"):
         md.MindDataset(URLS[0], storage_options=options(faults.url))
+
+
+@pytest.mark.parametrize("scheme", ["http", "gs"])
+def test_other_schemes_read_the_set(scheme, s3_server, s3_client, s3_records):
+    for name in LOCAL:  # an http(s) URL is read without signing; one URL reads the whole set
+        for key in (f"rec/{name}", f"rec/{name}.meta.json"):
+            s3_client.put_object_acl(Bucket="data", Key=key, ACL="public-read")
+    url = f"http://127.0.0.1:{s3_server}/data/rec/train.rec1" if scheme == "http" else "gs://data/rec/train.rec1"
+    remote = md.MindDataset(url, columns_list=["label", "name"], shuffle=False, storage_options=options(s3_server))
+    local = md.MindDataset(str(s3_records / LOCAL[1]), columns_list=["label", "name"], shuffle=False)
+    got = [(int(r["label"]), str(r["name"])) for r in remote.create_dict_iterator(num_epochs=1, output_numpy=True)]
+    assert got == [(int(r["label"]), str(r["name"])) for r in local.create_dict_iterator(num_epochs=1, output_numpy=True)]
+    assert len(got) == 2100
