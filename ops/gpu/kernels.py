@@ -22,10 +22,7 @@ from typing import Any
 from minddata import config
 from minddata.errors import DeviceError
 from minddata.ops.base import KernelContext, Op
-from minddata.ops.gpu.drivers import make_segment
-from minddata.ops.gpu.segment import GPU_HW_DECODER_LOAD, RowFailure
-# The op families' modules register their translations (and the ops' GPU tolerances) as they import.
-from minddata.ops.gpu import (  # noqa: F401
+from minddata.ops.gpu import (  # noqa: F401  (imported to register the families' translations)
     adjust,
     affine,
     color,
@@ -40,6 +37,8 @@ from minddata.ops.gpu import (  # noqa: F401
     perspective,
     resize,
 )
+from minddata.ops.gpu.drivers import make_segment
+from minddata.ops.gpu.segment import GPU_HW_DECODER_LOAD, RowFailure
 from minddata.ops.gpu.translation import TRANSLATIONS
 from minddata.ops.registry import register_kernel
 
