@@ -49,3 +49,18 @@ def test_resize_plan_imports_neither_the_dataset_api_nor_pyarrow():
     loaded = modules_after_import("minddata.ops.plans.resize")
     assert "minddata.ops.plans.resize" in loaded
     assert _under(loaded, ("minddata.dataset", "pyarrow")) == []
+
+
+def test_the_dataset_api_loads_on_first_use_and_every_public_name_resolves():
+    code = (
+        "import json, sys; import minddata as md; loaded = 'minddata.dataset' in sys.modules; "
+        "unresolved = [n for n in md.__all__ if getattr(md, n, None) is None]; "
+        "print(json.dumps([loaded, unresolved, md.ImageFolderDataset.__module__]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, check=True
+    )
+    loaded_by_import, unresolved, module = json.loads(done.stdout.strip().splitlines()[-1])
+    assert loaded_by_import is False
+    assert unresolved == []
+    assert module.startswith("minddata.dataset.")
