@@ -91,7 +91,14 @@ class Machine:
 
 
 def unsupported(op: Op, device: str, machine: Machine) -> str | None:
-    """Why ``device`` can't run ``op`` (no kernel, or not with these parameters), or ``None``."""
+    """Why ``device`` can't run ``op`` (no kernel, or not with these parameters), or ``None``.
+
+    Examples:
+        >>> from minddata import vision
+        >>> from minddata.engine.placement import Machine, unsupported
+        >>> unsupported(vision.HWC2CHW(), "CPU", Machine()) is None
+        True
+    """
     if not has_kernel(op.name, device):
         return f"no {op.name} kernel"
     return get_device(device).unsupported_reason(op, machine.presence(device))

@@ -7,6 +7,11 @@ cost factor; whether its ops run per row or as one batched segment, and how that
 Adding an accelerator is one new :class:`Device` registered with :func:`register_device`; the engine
 has no device-name branches.
 
+Data moves in and out of a device inside its :class:`Segment`: rows go in as host values and come
+back as host arrays, or, when the segment ends a map whose consumer takes device tensors, still in
+device memory (``output="device"``); each run reports what crossed (:class:`SegmentStats`). Devices
+whose ops run per row take and give host values through their registered kernels.
+
 Examples:
     >>> from minddata.ops.devices import devices, get_device
     >>> [device.name for device in devices()]
