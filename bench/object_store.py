@@ -54,9 +54,12 @@ WORKERS = 2  # as `minddata bench` (its --workers default)
 BATCH_SIZE = 64  # as `minddata bench` (its --batch-size default)
 LATENCIES_MS = (0, 20)
 QUICK_IMAGES = 200
-# The environment a round's process reads its endpoint and (dummy) credentials from.
-_ENVIRONMENT = ("AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION",
-                "AWS_EC2_METADATA_DISABLED")
+# What a round's process reads its (dummy) credentials from: nothing of the user's (profiles, tokens,
+# credential files, an endpoint) reaches it, so every request goes to the local server.
+_ISOLATED = {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1",
+             "AWS_EC2_METADATA_DISABLED": "true", "AWS_CONFIG_FILE": os.devnull, "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+             "AWS_SESSION_TOKEN": None, "AWS_PROFILE": None, "AWS_REGION": None, "AWS_ENDPOINT_URL": None,
+             "AWS_ENDPOINT_URL_S3": None}
 
 
 @dataclass
@@ -109,10 +112,14 @@ def _upload(client: Any, folder: Path, per_shard: int) -> None:
 
 
 @contextmanager
-def _environment(values: dict[str, str]) -> Iterator[None]:
-    """``values`` in ``os.environ`` (which a round's spawned process inherits), restored after."""
+def _environment(values: dict[str, str | None]) -> Iterator[None]:
+    """``values`` in ``os.environ`` (which a round's spawned process inherits; None: unset), restored after."""
     saved = {name: os.environ.get(name) for name in values}
-    os.environ.update(values)
+    for name, value in values.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
     try:
         yield
     finally:
@@ -139,7 +146,7 @@ def _run_case(source: str, data: str, endpoint: str | None) -> Any:
 
         pipeline = pipelines.CustomPipeline("train-webdataset", os.path.abspath(shards.__file__), "train over WebDataset shards",
                                             shards.build)
-    settings = {"AWS_ENDPOINT_URL": endpoint} if endpoint else {}
+    settings = {"AWS_ENDPOINT_URL": endpoint, "AWS_ENDPOINT_URL_S3": endpoint} if endpoint else {}
     with _environment(settings):
         return runner.run_in_own_process(pipeline, data, workers=WORKERS, batch_size=BATCH_SIZE)
 
@@ -154,10 +161,8 @@ def measure(folder: Path, rounds: int, latencies: Sequence[int], per_shard: int,
     count = len(list_images(folder))
     cases = _cases(latencies)
     results = {case: CaseResult(case[0], case[1], count) for case in cases}
-    dummy = {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1",
-             "AWS_EC2_METADATA_DISABLED": "true"}
     proxies: dict[int, Any] = {}
-    with _environment(dummy), MotoServer(max_lifetime_s=max_minutes * 60) as server:
+    with _environment(_ISOLATED), MotoServer(max_lifetime_s=max_minutes * 60) as server:
         began = time.monotonic()
         _upload(server.client(), folder, per_shard)
         progress(f"uploaded {count} images and their shards to {server.url} in {time.monotonic() - began:.1f} s")

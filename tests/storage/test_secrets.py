@@ -14,11 +14,12 @@ SOURCES = {
     "CSVDataset": lambda o: md.CSVDataset("s3://data/files/people-*.csv", shuffle=False, storage_options=o),
     "ParquetDataset": lambda o: md.ParquetDataset("s3://data/files/table-*.parquet", shuffle=False, storage_options=o),
     "MindDataset": lambda o: md.MindDataset("s3://data/mr/train.mindrecord0", shuffle=False, storage_options=o),
+    "MindDataset-record": lambda o: md.MindDataset("s3://data/rec/train.rec0", shuffle=False, storage_options=o),
 }
 
 
 @pytest.fixture
-def secret_options(s3_server, s3_images, s3_shards, s3_files, s3_mindrecord):
+def secret_options(s3_server, s3_images, s3_shards, s3_files, s3_mindrecord, s3_records):
     return options(s3_server, aws_access_key_id=KEY_ID, aws_secret_access_key=SECRET, aws_session_token=SECRET + "-token")
 
 
