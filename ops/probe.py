@@ -249,6 +249,19 @@ def torch_status() -> tuple[bool, bool, str]:
     return True, cuda, f"PyTorch {torch.__version__}" + ("" if build else " (a CPU-only build)")
 
 
+def _chosen_gpu(gpus: list[str], why: str, device_id: int | None) -> tuple[list[str], str]:
+    """``gpus`` with the one ``config.set_gpu_device_id`` chose first (so details name it), or none and
+    why when it names a GPU that is not visible."""
+    if device_id is None or not gpus:
+        return gpus, why
+    if device_id >= len(gpus):
+        return [], (
+            f"config.set_gpu_device_id({device_id}) names GPU {device_id}, but {len(gpus)} NVIDIA GPU(s) are visible "
+            f"here ({', '.join(gpus)}): set a device id below {len(gpus)}, or None to follow the training framework"
+        )
+    return [gpus[device_id], *gpus[:device_id], *gpus[device_id + 1 :]], why
+
+
 def gpu_backend(emulate: bool | None = None, *, options: RunOptions | None = None) -> tuple[str | None, str]:
     """How GPU-placed ops run here, under a run's ``options.gpu_driver`` (default: the settings now,
     ``config.snapshot()``):
@@ -259,14 +272,15 @@ def gpu_backend(emulate: bool | None = None, *, options: RunOptions | None = Non
     * ``None``, with what is missing.
 
     ``"auto"`` takes DALI where it is installed, else torch. ``emulate`` overrides
-    ``options.gpu_emulation``.
+    ``options.gpu_emulation``. With ``options.gpu_device_id`` set, that GPU is the one named, and a
+    GPU that is not visible makes the device absent.
     """
     options = options if options is not None else config.snapshot()
     wanted = options.gpu_driver
     emulate = options.gpu_emulation if emulate is None else emulate
     dali_ok, dali_why = dali_status() if wanted in ("auto", "dali") else (False, "")
     use_dali = wanted == "dali" or (wanted == "auto" and dali_ok)
-    gpus, gpu_why = visible_gpus()
+    gpus, gpu_why = _chosen_gpu(*visible_gpus(), options.gpu_device_id)
     if use_dali:
         # Emulation is asked for by name: it wins over a visible GPU, so tests that compare the DALI
         # translation with the CPU kernels bit for bit run the same graph on a GPU machine.

@@ -211,6 +211,16 @@ def test_the_gpu_probe_reads_the_runs_emulation_and_driver(no_hardware):
     assert not gpu.probe(_options(gpu_emulation=False, gpu_driver="dali")).present
 
 
+def test_the_gpu_probe_names_the_runs_device_and_refuses_one_not_visible(monkeypatch):
+    pytest.importorskip("nvidia.dali")
+    monkeypatch.setattr(probe, "visible_gpus", lambda: (["NVIDIA H100", "NVIDIA H200"], ""))
+    gpu = get_device("GPU")
+    chosen = gpu.probe(_options(gpu_driver="dali", gpu_emulation=False, gpu_device_id=1))
+    assert chosen.backend == "cuda" and chosen.detail.startswith("NVIDIA H200;")
+    missing = gpu.probe(_options(gpu_driver="dali", gpu_emulation=False, gpu_device_id=2))
+    assert not missing.present and "set_gpu_device_id(2) names GPU 2, but 2 NVIDIA GPU(s)" in missing.detail
+
+
 def test_placement_falls_back_under_the_runs_options(no_hardware, caplog):
     ds = md.NumpySlicesDataset({"image": [np.zeros((4, 4, 3), np.uint8)]}).map(
         [vision.HorizontalFlip().device("GPU")], input_columns="image")
