@@ -65,7 +65,7 @@ def npy_bytes(array: np.ndarray) -> bytes:
     array = array if array.flags.c_contiguous else np.array(array, order="C")  # keeps a 0-d array 0-d
     header = io.BytesIO()
     np.lib.format.write_array_header_1_0(header, np.lib.format.header_data_from_array_1_0(array))
-    data = memoryview(array.reshape(-1)).cast("B") if array.size else b""
+    data = array.reshape(-1).data.cast("B") if array.size else b""
     return b"".join((header.getvalue(), data))
 
 
@@ -383,8 +383,8 @@ def create_app(service: Any) -> FastAPI:
 
     infer_responses = {code: _ERROR for code in (400, 404, 413, 415, 422, 503, 504)}
 
-    infer_doc = {"summary": "Inference (JSON tensors or binary tensor data)", "responses": infer_responses,
-                 "openapi_extra": {"requestBody": _INFER_BODY}}
+    infer_doc: dict[str, Any] = {"summary": "Inference (JSON tensors or binary tensor data)",
+                                 "responses": infer_responses, "openapi_extra": {"requestBody": _INFER_BODY}}
 
     def json_answer_estimate(images: int, outputs: list[str] | None) -> int:
         """An upper bound of the JSON answer's size from the outputs' declared shapes (0 when a
@@ -464,7 +464,7 @@ def create_app(service: Any) -> FastAPI:
         if len(tensors) == 1:
             return npy_bytes(next(iter(tensors.values()))), "application/x-npy"
         buf = io.BytesIO()
-        np.savez(buf, **tensors)
+        np.savez(buf, **tensors)  # type: ignore[arg-type]  # outputs by name; the stubs read **kwds as allow_pickle too
         return buf.getvalue(), "application/x-npz"
 
     @app.post("/v1/preprocess", summary="One raw image in, its tensor out (.npy, or JSON with Accept: "

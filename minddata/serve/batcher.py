@@ -242,7 +242,8 @@ class Batcher:
         outcomes: list[Any] = []
         good: list[tuple[int, list[dict[str, np.ndarray]]]] = []
         for i, (request, row_futures) in enumerate(zip(batch, futures)):
-            rows, error = [], None
+            rows: list[dict[str, np.ndarray]] = []
+            error: Exception | None = None
             for j, f in enumerate(row_futures):
                 try:
                     rows.append(f.result())

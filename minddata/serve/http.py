@@ -67,7 +67,7 @@ class _Guarded(HttpToolsProtocol):
     limits: ConnectionLimits = ConnectionLimits()
     metrics: Any = None
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]  # a server transport is a Transport, as uvicorn declares
         super().connection_made(transport)
         self._refused = False
         self._in_headers = True
@@ -132,7 +132,7 @@ class _Guarded(HttpToolsProtocol):
             return
         if cycle is not None and not cycle.response_complete:
             # The app is still reading this request: it sees the client leave, and counts `status`.
-            cycle.scope[REFUSED_KEY] = status  # type: ignore[literal-required]
+            cycle.scope[REFUSED_KEY] = status  # type: ignore[literal-required]  # an extension key in the ASGI scope
             cycle.disconnected = True
             cycle.message_event.set()
         if not self.transport.is_closing():

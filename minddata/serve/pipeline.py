@@ -61,7 +61,7 @@ class ServePipeline:
     def run_offline(self, images: Sequence[bytes], workers: int = 1) -> dict[str, np.ndarray]:
         """The same ops over ``images`` as an ordinary batch pipeline: what the service must match."""
         rows = [np.frombuffer(b, dtype=np.uint8) for b in images]
-        ds = md.GeneratorDataset(lambda: ((r,) for r in rows), column_names=[INPUT_COLUMN])
+        ds: md.Dataset = md.GeneratorDataset(lambda: ((r,) for r in rows), column_names=[INPUT_COLUMN])
         ds = ds.map(operations=list(self.ops), input_columns=INPUT_COLUMN, num_parallel_workers=workers)
         (batch,) = ds.batch(len(rows)).create_dict_iterator(num_epochs=1, output_numpy=True)
         return batch

@@ -149,7 +149,8 @@ def _split_binary(body: bytes, header_length: str | None) -> tuple[dict, bytes]:
 
 def _bytes_elements(raw: bytes, count: int, name: str) -> list[bytes]:
     """BYTES tensor binary form: each element is a 4-byte little-endian length, then that many bytes."""
-    out, pos = [], 0
+    out: list[bytes] = []
+    pos = 0
     while pos < len(raw):
         if pos + 4 > len(raw):
             raise ProtocolError(f"input {name!r}: binary BYTES data ends inside an element's 4-byte length")
@@ -367,7 +368,7 @@ def encode_infer_response(
         array = np.ascontiguousarray(array)
         entry: dict[str, Any] = {"name": name, "datatype": oip_datatype(array.dtype), "shape": list(array.shape)}
         if request.binary_outputs.get(name, request.binary_default):
-            data = memoryview(array.reshape(-1)).cast("B") if array.size else b""
+            data = array.reshape(-1).data.cast("B") if array.size else b""
             entry["parameters"] = {"binary_data_size": len(data)}
             chunks.append(data)
             outputs.append(json.dumps(entry, separators=(",", ":")))

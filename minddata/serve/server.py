@@ -280,7 +280,7 @@ def serve(pipeline: ServePipeline, model_path: str | None, settings: ServeSettin
     config = uvicorn.Config(create_app(service), log_level="warning", access_log=False, lifespan="on",
                             timeout_graceful_shutdown=max(1, int(settings.timeout_s)), server_header=False,
                             http=guarded_protocol(limits, service.metrics), ws="none",
-                            timeout_keep_alive=settings.keep_alive_s)
+                            timeout_keep_alive=settings.keep_alive_s)  # type: ignore[arg-type]  # uvicorn takes float seconds
     server = _drain_server_class(uvicorn)(config)
     _tune_gc()
     try:
