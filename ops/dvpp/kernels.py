@@ -33,7 +33,7 @@ from minddata.ops.formats import sniff_format
 from minddata.ops.plans.decode import check_image_pixels, empty_input_error, encoded_bytes
 from minddata.ops.plans.image import interpolation_name
 from minddata.ops.plans.resize import CropResize, crop_resize, geometry_op
-from minddata.ops.registry import decoder_ops, get_kernel, register_kernel
+from minddata.ops.registry import get_kernel, register_kernel
 
 __all__ = ["DRIVER_OPS", "DVPP_TOLERANCE", "current_driver", "unsupported_reason"]
 
@@ -41,14 +41,13 @@ __all__ = ["DRIVER_OPS", "DVPP_TOLERANCE", "current_driver", "unsupported_reason
 # states nothing else: it keeps the CPU's geometry, and the NV12 intermediate loses colour detail finer
 # than 2x2 pixels (2-3 levels on average on photos with sensor noise). Declared in the op facts.
 DVPP_TOLERANCE = (32.0, 4.0)
-# What each driver runs (DRIVER_OPS, filled as the kernels below register): the decoders, the VPC's
-# crops and resizes, and DVPP's tensor ops (RGB in, RGB out). ``nvjpg`` is a decoder only (its fusions
-# resize on the GPU, next to it); the tensor ops run on the reference model only, until the ascend
-# driver binds CANN's operators for them.
-_VPC = ("Resize", "Crop", "CenterCrop", "ResizedCrop", "RandomResizedCrop")
-_TENSOR = tuple(rules.TENSOR_OPS)
-_REGISTERED: list[str] = []
+# driver -> the ops it runs, filled as the kernels below register with the drivers that run them: the
+# decoders, the VPC's crops and resizes, and DVPP's tensor ops (RGB in, RGB out). ``nvjpg`` is a decoder
+# only (its fusions resize on the GPU, next to it); the tensor ops run on the reference model only,
+# until the ascend driver binds CANN's operators for them.
 DRIVER_OPS: dict[str, tuple[str, ...]] = {}
+_DECODER_DRIVERS = ("reference", "ascend", "nvjpg")
+_VPC_DRIVERS = ("reference", "ascend")
 
 _drivers: dict[str, tuple[str | None, str]] = {}
 
@@ -149,14 +148,17 @@ def _restore_rng(ctx: KernelContext, state: Any) -> None:
     ctx.rng.bit_generator.state = state
 
 
-def _register(*names: str, tolerance: tuple[float, float] = DVPP_TOLERANCE) -> Callable[[Callable], Callable]:
-    """Decorator over a reference model: the Dvpp kernel of ops ``names``, with their tolerance
-    against the CPU kernels (largest, mean |difference|)."""
+def _register(
+    *names: str, drivers: tuple[str, ...] = ("reference",), tolerance: tuple[float, float] = DVPP_TOLERANCE
+) -> Callable[[Callable], Callable]:
+    """Decorator over a reference model: the Dvpp kernel of ops ``names``, run by ``drivers``, with
+    their tolerance against the CPU kernels (largest, mean |difference|)."""
 
     def wrap(model: Callable) -> Callable:
         for name in names:
             register_kernel(name, "Dvpp", tolerance=tolerance[0], mean_tolerance=tolerance[1])(_with_policy(name, model))
-            _REGISTERED.append(name)
+            for driver in drivers:
+                DRIVER_OPS[driver] = (*DRIVER_OPS.get(driver, ()), name)
         return model
 
     return wrap
@@ -186,27 +188,27 @@ def _vpc(op_name: str, image: np.ndarray, plan: CropResize, interpolation: Any =
     return rules.nv12_roundtrip(resize_image(region, plan.out_height, plan.out_width, interpolation, op_name), "vpc")
 
 
-@_register("Decode")
+@_register("Decode", drivers=_DECODER_DRIVERS)
 def _decode_kernel(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
     return _decode("Decode", data, ctx.options.max_image_pixels)
 
 
 # Resize: more where the op resizes without antialiasing.
-@_register("Resize", tolerance=(48.0, 6.0))
-@_register("ResizedCrop", "RandomResizedCrop")
+@_register("Resize", drivers=_VPC_DRIVERS, tolerance=(48.0, 6.0))
+@_register("ResizedCrop", "RandomResizedCrop", drivers=_VPC_DRIVERS)
 def _resize_kernel(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     img = rules.check_vpc_input(op.name, image)
     return _vpc(op.name, img, crop_resize(op, img.shape[0], img.shape[1], ctx.rng, img.shape), op.interpolation)
 
 
-@_register("Crop", "CenterCrop")
+@_register("Crop", "CenterCrop", drivers=_VPC_DRIVERS)
 def _crop_kernel(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     img = rules.check_vpc_input(op.name, image)
     return _vpc(op.name, img, crop_resize(op, img.shape[0], img.shape[1], shape=img.shape))
 
 
 # Against the CPU's fused kernels, which decode at a reduced DCT scale where DVPP decodes in full.
-@_register("FusedDecodeResize", tolerance=(48.0, 6.5))
+@_register("FusedDecodeResize", drivers=_DECODER_DRIVERS, tolerance=(48.0, 6.5))
 def _decode_resize_kernel(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
     image = _decode("Decode", data, ctx.options.max_image_pixels)
     return _vpc("Resize", image, crop_resize(op, image.shape[0], image.shape[1]), op.resize.interpolation)
@@ -226,26 +228,19 @@ def _decode_crop(op: Op, ctx: KernelContext, data: Any, decode_name: str, crop_n
     return _vpc(crop_name, image, plan, geometry_op(op).interpolation)
 
 
-@_register("FusedDecodeRandomResizedCrop", tolerance=(40.0, 5.5))
+@_register("FusedDecodeRandomResizedCrop", drivers=_DECODER_DRIVERS, tolerance=(40.0, 5.5))
 def _decode_random_crop_kernel(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
     return _decode_crop(op, ctx, data, "Decode", "RandomResizedCrop")
 
 
-@_register("RandomCropDecodeResize", tolerance=(40.0, 5.5))
+@_register("RandomCropDecodeResize", drivers=_DECODER_DRIVERS, tolerance=(40.0, 5.5))
 def _random_crop_decode_resize_kernel(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
     return _decode_crop(op, ctx, data, "RandomCropDecodeResize", "RandomCropDecodeResize")
 
 
-@_register(*_TENSOR)
+@_register(*rules.TENSOR_OPS)
 def _tensor_kernel(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
     # DVPP's tensor ops read and write HWC images (no NV12 buffer): the model is the CPU kernel's
     # arithmetic behind DVPP's rules.
     return get_kernel(op.name, "CPU")(op, ctx, rules.check_tensor_op(op.name, image))
 
-
-_decoders = tuple(name for name in _REGISTERED if name in decoder_ops())
-DRIVER_OPS.update(
-    reference=tuple(_REGISTERED),
-    ascend=_decoders + _VPC,
-    nvjpg=_decoders,
-)
