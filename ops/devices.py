@@ -185,8 +185,9 @@ class Device(ABC):
 
     def build_segment(self, ops: list[Op], *, backend: str | None, options: RunOptions, batch_size: int,
                       num_threads: int, output: str = "host") -> Segment:
-        """The executable segment that runs ``ops`` (a run of ops whose :meth:`segment_host` is this
-        device) on ``backend``, fed up to ``batch_size`` rows at a time. ``output``: ``"host"`` for
+        """The executable segment that runs ``ops`` (a run of ops that :meth:`segment_host` puts in one
+        segment; a device riding in another's hands the building to it) on ``backend``, fed up to
+        ``batch_size`` rows at a time. ``output``: ``"host"`` for
         host arrays, ``"device"`` to hand rows on in device memory (torch/CuPy tensors)."""
         raise DeviceError(f"{self.name}: its ops run per row; it builds no segments. Place them with .device('CPU')")
 
