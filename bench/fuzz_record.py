@@ -64,11 +64,11 @@ _pristine: dict[str, bytes] = {}
 def _pristine_files() -> dict[str, bytes]:
     """The files of a valid two-shard set (written once per process), by name."""
     if not _pristine:
-        from minddata.record import FileWriter
+        from minddata.record import ArrowRecordWriter
 
         folder = tempfile.mkdtemp(prefix="minddata-fuzz-")
         try:
-            writer = FileWriter(os.path.join(folder, NAME), shard_num=2)
+            writer = ArrowRecordWriter(os.path.join(folder, NAME), shard_num=2)
             writer.add_schema(SCHEMA, "fuzz")
             writer.add_index(["label"])
             # Small record batches, so mutations land in several batches and their metadata.

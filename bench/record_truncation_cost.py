@@ -121,12 +121,12 @@ def make_data(folder: str, rows: int, row_bytes: int) -> dict[str, str]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from minddata.record import FileWriter
+    from minddata.record import ArrowRecordWriter
 
     rng = np.random.default_rng(0)
     blobs = [rng.integers(0, 256, row_bytes, dtype=np.uint8).tobytes() for _ in range(min(rows, 64))]
     record = os.path.join(folder, "rows.mindrecord")
-    with FileWriter(record) as writer:
+    with ArrowRecordWriter(record) as writer:
         writer.add_schema({"label": {"type": "int32"}, "blob": {"type": "bytes"}})
         for start in range(0, rows, 256):
             writer.write_raw_data([{"label": i, "blob": blobs[i % len(blobs)]} for i in range(start, min(rows, start + 256))])

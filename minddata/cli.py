@@ -7,9 +7,9 @@ Examples:
     $ minddata devices
     $ minddata bench                                  # generated images, every standard pipeline
     $ minddata bench --data ~/imagenet/val --pipeline infer224 --workers 8 --json out.json
-    $ minddata convert ~/imagenet/train train.mindrecord --shards 8   # image folder -> record files
+    $ minddata convert ~/imagenet/train train.mindrecord --shards 8   # image folder -> MindSpore MindRecord
     $ minddata serve infer224 --port 8000 --max-batch 32           # HTTP inference preprocessing
-    $ minddata convert ms/train.mindrecord0 arrow/train.mindrecord     # MindRecord <-> Arrow record files
+    $ minddata convert ms/train.mindrecord0 arrow/train.arrow --format arrow  # MindRecord -> Arrow record files
     $ minddata cache list                                          # DatasetCache sessions of this host
     $ minddata parity net.onnx --against pil,opencv,dali           # the pipeline's pixels in other frameworks
 """
@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,20 +55,23 @@ def _parser() -> CommandParser:
                    "(minddata parity --help lists its options)", add_help=False)
     conv = sub.add_parser(
         "convert",
-        help="convert an image folder to record files, or MindRecord files to Arrow record files and back",
+        help="convert an image folder or a record set to MindSpore's MindRecord files (or Arrow record files, or "
+        "WebDataset shards)",
         description="A folder SOURCE: write every image of SOURCE/<class>/<image> (undecoded, with its label and "
-        "file name) to record files read by MindDataset. A file SOURCE: convert its record set between MindSpore's "
-        "MindRecord format and minddata's Arrow record files (the format is told by content; DEST gets the other "
-        "one). With --shards N the files are DEST0 ... DEST{N-1}. Files appear only when every row is written. "
-        "--format webdataset writes either SOURCE as WebDataset tar shards instead.",
+        "file name) to record files read by MindDataset. A file SOURCE: convert its record set (MindRecord or "
+        "Arrow record files, told by content). DEST is written in MindSpore's MindRecord format, which MindSpore "
+        "and MindDataset read; --format arrow writes minddata's Arrow record files and --format webdataset "
+        "WebDataset tar shards instead. With --shards N the files are DEST0 ... DEST{N-1}. Files appear only when "
+        "every row is written.",
     )
     conv.add_argument("source", metavar="SOURCE",
                       help="image folder (class sub-folders of images), or one file of a MindRecord or Arrow record set")
     conv.add_argument("dest", metavar="DEST", help="record file or WebDataset shard to write (missing folders above it are created)")
-    conv.add_argument("--format", choices=["record", "webdataset"], default="record",
-                      help="what to write: record files (default; for a record set, its other format) or WebDataset tar "
-                      "shards (DEST, or DEST-000000.tar ... with --shards N for DEST.tar; images as <class>/<name>.<ext> "
-                      "with their label as .cls, record rows with one member per column)")
+    conv.add_argument("--format", choices=["mindrecord", "arrow", "webdataset"], default="mindrecord",
+                      help="what to write: MindSpore's MindRecord files (default; each shard with its .db index), "
+                      "minddata's Arrow record files (each with its .meta.json), or WebDataset tar shards (DEST, or "
+                      "DEST-000000.tar ... with --shards N for DEST.tar; images as <class>/<name>.<ext> with their "
+                      "label as .cls, record rows with one member per column)")
     conv.add_argument("--shards", type=positive_int, default=1, help="number of files to write (default 1)")
     conv.add_argument("--overwrite", action="store_true", help="replace existing files of the same names")
     conv.add_argument("--extensions", nargs="+", metavar="EXT", help="image extensions to read (default: common image types)")
@@ -194,10 +197,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``minddata`` console script; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        if argv[:1] == ["bench"]:
-            return _bench(argv[1:])
-        if argv[:1] == ["parity"]:
-            return _parity(argv[1:])
+        if argv[:1] and argv[0] in COMMANDS_ABOVE:
+            return load_command(argv[0], declared_commands())(argv[1:])
         parser = _parser()
         args = parser.parse_args(argv)
         if args.version:
@@ -313,7 +314,7 @@ def _convert(args: argparse.Namespace) -> int:
     try:
         result = convert_image_folder(source, dest, shard_num=args.shards, overwrite=args.overwrite,
                                       extensions=args.extensions, check=args.check, skip_bad=args.skip_bad,
-                                      progress=bar, executor=args.executor)
+                                      progress=bar, executor=args.executor, format=args.format)
     except MinddataError as exc:
         bar.close()
         # Library errors name keyword arguments; on the command line they are flags.
@@ -323,7 +324,7 @@ def _convert(args: argparse.Namespace) -> int:
     bar.close()
     rate = result.images / result.seconds if result.seconds > 0 else float("nan")
     print(f"wrote {result.images:,} images ({result.bytes / 1e6:,.1f} MB, {len(result.classes)} classes) to "
-          f"{len(result.files)} file(s) in {result.seconds:.1f} s ({_fmt(rate)} images/s):")
+          f"{len(result.files)} {_FORMAT_NAMES[args.format]} file(s) in {result.seconds:.1f} s ({_fmt(rate)} images/s):")
     for path in result.files:
         print(f"  {path}")
     if result.skipped:
@@ -333,16 +334,19 @@ def _convert(args: argparse.Namespace) -> int:
     return 0
 
 
+_FORMAT_NAMES = {"mindrecord": "MindRecord", "arrow": "Arrow record"}
+
+
 def _convert_records(args: argparse.Namespace, source: Path, dest: Path) -> int:
     from minddata.errors import MinddataError
     from minddata.record.convert import convert_records
 
     try:
-        result = convert_records(source, dest, shard_num=args.shards, overwrite=args.overwrite)
+        result = convert_records(source, dest, shard_num=args.shards, overwrite=args.overwrite, format=args.format)
     except MinddataError as exc:
         message = str(exc).removeprefix("convert: ").replace("Pass overwrite=True", "Pass --overwrite")
         raise UsageError(f"{PROG} convert: error: {message}") from None
-    names = {"mindrecord": "MindRecord", "arrow": "Arrow record"}
+    names = _FORMAT_NAMES
     print(f"converted {result.rows:,} rows from {names[result.source_format]} to {names[result.dest_format]} "
           f"files in {result.seconds:.1f} s:")
     for path in result.files:
@@ -390,24 +394,65 @@ def _fmt(value: float, digits: int = 0) -> str:
     return f"{value:,.{digits}f}" if value == value else "n/a"  # NaN != NaN
 
 
-# --- bench ----------------------------------------------------------------------------------------
+# --- commands of the layers above (bench, parity) ------------------------------------------------
+
+# The commands whose work lives above the public API (the benchmarks and the peers' adapters). The CLI
+# knows only their names: each is found through the entry-point group COMMAND_GROUP, as pyproject.toml
+# declares it, so this module imports nothing of bench/ (tests/test_layering.py).
+COMMAND_GROUP = "minddata.commands"
+COMMANDS_ABOVE = ("bench", "parity")
 
 
-def _bench(argv: list[str]) -> int:
-    # The command line's one import of the benchmarks, the exception tests/test_layering.py documents:
-    # `minddata bench` is the benchmarks' own command, so its options and its work live in
-    # bench/command.py and this hands it the arguments after "bench". Nothing else here knows bench/.
-    from minddata.bench.command import main as bench_main
+def declared_commands() -> dict[str, str]:
+    """``{command: "module:function"}`` of :data:`COMMAND_GROUP`: from the installed package's metadata,
+    or, in a source checkout whose metadata lacks them, from the checkout's pyproject.toml."""
+    from importlib.metadata import entry_points
 
-    return bench_main(argv)
+    found = {ep.name: ep.value for ep in entry_points(group=COMMAND_GROUP)}
+    if all(name in found for name in COMMANDS_ABOVE):
+        return found
+    from minddata._checkout import checkout_root
+
+    root = checkout_root(os.path.dirname(os.path.abspath(__file__)))
+    if root is not None:
+        found = {**checkout_commands(Path(root) / "pyproject.toml"), **found}
+    return found
 
 
-def _parity(argv: list[str]) -> int:
-    # The second documented dispatch (tests/test_layering.py): `minddata parity` drives the peers'
-    # adapters, which are benchmark code; its options and its work live in bench/parity.py.
-    from minddata.bench.parity import main as parity_main
+def checkout_commands(pyproject: Path) -> dict[str, str]:
+    """The :data:`COMMAND_GROUP` entry points a pyproject.toml declares (empty when it declares none)."""
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10: no TOML reader in the standard library
+        return {}
+    try:
+        with open(pyproject, "rb") as f:
+            project = tomllib.load(f).get("project", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
+    return dict(project.get("entry-points", {}).get(COMMAND_GROUP, {}))
 
-    return parity_main(argv)
+
+def load_command(name: str, declared: Mapping[str, str]) -> Callable[[list[str]], int]:
+    """The function behind command ``name`` in ``declared`` (as :func:`declared_commands` gives it), or
+    a UsageError that says what is missing and how to fix it."""
+    import importlib
+
+    target = declared.get(name)
+    if target is None:
+        raise UsageError(
+            f"{PROG} {name}: error: this installation of minddata declares no {name!r} command (entry point group "
+            f"{COMMAND_GROUP!r}): its package metadata is missing or stale. Reinstall minddata (pip install "
+            "--no-deps .) from the source tree, or run from a source checkout."
+        )
+    module, _, function = target.partition(":")
+    try:
+        return getattr(importlib.import_module(module), function)
+    except (ImportError, AttributeError) as error:
+        raise UsageError(
+            f"{PROG} {name}: error: the {name!r} command's entry point {target} does not load ({error}). Reinstall "
+            "minddata (pip install --no-deps .) so that its package metadata matches its files."
+        ) from None
 
 
 if __name__ == "__main__":  # pragma: no cover

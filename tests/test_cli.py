@@ -70,6 +70,59 @@ def test_no_command_prints_help_and_fails(capsys):
     assert "bench" in err and "devices" in err
 
 
+# --- commands found through the entry-point group ----------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+ABOVE = {"bench": "minddata.bench.command:main", "parity": "minddata.bench.parity:main"}
+
+
+def test_pyproject_declares_bench_and_parity_as_command_entry_points():
+    from minddata.cli import checkout_commands
+
+    assert checkout_commands(ROOT / "pyproject.toml") == ABOVE
+
+
+def test_installed_metadata_declares_the_commands_pyproject_does():
+    from importlib.metadata import entry_points
+
+    from minddata.cli import COMMAND_GROUP
+
+    installed = {ep.name: ep.value for ep in entry_points(group=COMMAND_GROUP)}
+    assert installed == ABOVE, "the installed package metadata is stale: pip install --no-deps ."
+
+
+def test_commands_resolve_to_the_benchmarks_own_functions():
+    from minddata.bench import command, parity
+    from minddata.cli import declared_commands, load_command
+
+    assert load_command("bench", declared_commands()) is command.main
+    assert load_command("parity", declared_commands()) is parity.main
+
+
+def test_a_pyproject_without_the_group_declares_no_commands(tmp_path):
+    from minddata.cli import checkout_commands
+
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    assert checkout_commands(tmp_path / "pyproject.toml") == {}
+    assert checkout_commands(tmp_path / "missing.toml") == {}
+
+
+def test_an_undeclared_command_names_the_group_and_the_fix():
+    from minddata.cli import load_command
+    from minddata.errors import UsageError
+
+    with pytest.raises(UsageError, match=r"declares no 'bench' command .*minddata\.commands.*Reinstall minddata"):
+        load_command("bench", {})
+
+
+def test_a_command_that_does_not_load_names_its_entry_point():
+    from minddata.cli import load_command
+    from minddata.errors import UsageError
+
+    with pytest.raises(UsageError, match=r"entry point minddata\.bench\.gone:main does not load"):
+        load_command("bench", {"bench": "minddata.bench.gone:main"})
+
+
 # --- minddata devices -----------------------------------------------------------------------------
 
 

@@ -1,6 +1,6 @@
 """A record folder's housekeeping: folder locks, writers' locked temporary files, commit journals.
 
-Commit protocol (:meth:`minddata.record.FileWriter.commit`): every new file (data and metadata) is
+Commit protocol (:meth:`minddata.record.ArrowRecordWriter.commit`): every new file (data and metadata) is
 written and fsynced under a temporary name ``<final>.tmp-<pid>-<token>``; then, holding the folder's
 exclusive lock, the writer renames a *commit journal* ``<first shard>.commit-journal.json`` (the list
 of its temporary files) into place: that rename is the commit point. It then renames each temporary

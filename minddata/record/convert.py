@@ -1,6 +1,8 @@
-"""Image folder → record files, and MindRecord ↔ Arrow record files (``minddata convert``).
+"""Image folder → record files, and record files between MindRecord and Arrow (``minddata convert``).
 
-Rows hold ``file_name`` (the path below the folder, string), ``label`` (int32, the class's index as
+Both write MindSpore's MindRecord format by default (MindSpore reads it, and so does
+:class:`minddata.MindDataset`); ``format="arrow"`` writes minddata's Arrow record files instead.
+Image folder rows hold ``file_name`` (the path below the folder, string), ``label`` (int32, the class's index as
 :class:`minddata.ImageFolderDataset` assigns it) and ``image`` (the file's bytes, undecoded), in
 the folder's sorted order; ``label`` and ``file_name`` are index fields.
 """
@@ -18,9 +20,14 @@ from typing import Any
 import numpy as np
 
 from minddata.errors import ArgumentError, DataFormatError
-from minddata.record.writer import FileWriter
+from minddata.record.writer import ArrowRecordWriter
 
-__all__ = ["convert_image_folder", "convert_records", "ConvertResult", "RecordConvertResult", "IMAGE_FOLDER_SCHEMA"]
+__all__ = [
+    "convert_image_folder", "convert_records", "ConvertResult", "RecordConvertResult", "IMAGE_FOLDER_SCHEMA", "FORMATS",
+]
+
+# What a conversion can write: MindSpore's MindRecord files (the default) or minddata's Arrow record files.
+FORMATS = ("mindrecord", "arrow")
 
 IMAGE_FOLDER_SCHEMA = {"file_name": {"type": "string"}, "label": {"type": "int32"}, "image": {"type": "bytes"}}
 
@@ -47,8 +54,14 @@ def convert_image_folder(
     check: str = "header",
     skip_bad: bool = False,
     executor: str = "local",
+    format: str = "mindrecord",
 ) -> ConvertResult:
     """Write every image of ``source/<class>/<image>`` to the record set ``dest``.
+
+    ``format`` is ``"mindrecord"`` (MindSpore's format, which MindSpore reads; the default) or
+    ``"arrow"`` (minddata's Arrow record files). Either way the rows go to the shards in contiguous
+    blocks, so :class:`minddata.MindDataset` reads the set back in the folder's order with
+    ``shuffle=False``.
 
     ``executor="ray"`` reads the images in Ray tasks (an ``ImageFolderDataset`` run with
     ``executor="ray"``, on the cluster ``ray.init()`` connected to); the writer stays in this process.
@@ -106,12 +119,14 @@ def convert_image_folder(
         except OSError as error:
             raise DataFormatError(f"convert: can't read {path}: {error.strerror or error}", path=path) from None
 
-    with _dest_folder(dest), FileWriter(dest, shard_num=shard_num, overwrite=overwrite) as writer:
+    with _dest_folder(dest), _open_writer(format, dest, shard_num, overwrite) as writer:
         writer.add_schema(IMAGE_FOLDER_SCHEMA, f"image folder {folder}")
         writer.add_index(["label", "file_name"])
+        shard_of = _contiguous_shards(total, shard_num)
         for first, datas in _read_batches(folder, exts, files, batch, read, executor):
             paths = files[first : first + batch]
             rows = []
+            shards = []
             for k, (p, d) in enumerate(zip(paths, datas)):
                 why = _image_problem(d, check)
                 if why is not None:
@@ -123,8 +138,8 @@ def convert_image_folder(
                     continue
                 rows.append({"file_name": os.path.relpath(p, folder).replace(os.sep, "/"),
                              "label": int(labels[first + k]), "image": d})  # type: ignore[index]
-            if rows:
-                writer.write_raw_data(rows)
+                shards.append(shard_of(first + k))
+            _write(writer, rows, shards)
             written += len(paths)
             nbytes += sum(len(d) for d in datas)
             if progress is not None:
@@ -135,6 +150,43 @@ def convert_image_folder(
 
 
 _CHECKS = ("header", "decode", "none")
+
+
+def _check_format(format: str) -> None:
+    if format not in FORMATS:
+        raise ArgumentError(
+            f"convert: `format` must be 'mindrecord' (MindSpore's format) or 'arrow' (minddata's Arrow record "
+            f"files). Found: {format!r}"
+        )
+
+
+def _open_writer(format: str, dest: str | os.PathLike, shard_num: int, overwrite: bool) -> Any:
+    from minddata.record.mindrecord_format import MindRecordWriter
+
+    _check_format(format)
+    kind = MindRecordWriter if format == "mindrecord" else ArrowRecordWriter
+    return kind(dest, shard_num=shard_num, overwrite=overwrite)
+
+
+def _contiguous_shards(total: int, shard_num: int) -> Callable[[int], int]:
+    """Row → shard for contiguous blocks, the first ``total % shard_num`` shards one row longer (as
+    one MindRecord ``write_raw_data`` call splits its rows), so a set reads back in row order."""
+    per, extra = divmod(total, shard_num)
+
+    def shard_of(row: int) -> int:
+        long_rows = extra * (per + 1)
+        return row // (per + 1) if row < long_rows else extra + (row - long_rows) // max(per, 1)
+
+    return shard_of
+
+
+def _write(writer: Any, rows: list[dict[str, Any]], shards: list[int]) -> None:
+    """Write each of ``rows`` to its shard of ``shards`` (either writer)."""
+    start = 0
+    for k in range(1, len(rows) + 1):
+        if k == len(rows) or shards[k] != shards[start]:
+            writer._write_shard(shards[start], rows[start:k])  # noqa: SLF001 - same package
+            start = k
 
 
 @contextlib.contextmanager
@@ -219,14 +271,16 @@ def convert_records(
     shard_num: int = 1,
     overwrite: bool = False,
     progress: Callable[[int, int, int], None] | None = None,
+    format: str = "mindrecord",
 ) -> RecordConvertResult:
     """Convert a record set between MindSpore's MindRecord format and minddata's Arrow record files.
 
-    ``source`` is one file of the set (the whole set is converted); its format is told by content and
-    ``dest`` is written in the other one, ``shard_num`` files, rows in the order ``MindDataset``
-    reads them with ``shuffle=False``. Arrow types MindRecord lacks are widened (bool, int8, int16,
-    uint8, uint16 -> int32; uint32, uint64 -> int64; float16 -> float32); a uint64 value beyond int64
-    is an error. Nothing appears under ``dest`` unless every row was written. Missing folders above
+    ``source`` is one file of the set (the whole set is converted; its format is told by content);
+    ``dest`` is written in ``format``, ``"mindrecord"`` (the default) or ``"arrow"``, as
+    ``shard_num`` files, rows in the order ``MindDataset`` reads them with ``shuffle=False`` (a set
+    converted to its own format is re-sharded). Arrow types MindRecord lacks are widened (bool, int8,
+    int16, uint8, uint16 -> int32; uint32, uint64 -> int64; float16 -> float32); a uint64 value beyond
+    int64 is an error. Nothing appears under ``dest`` unless every row was written. Missing folders above
     ``dest`` are created (and removed again if the conversion fails).
 
     Examples:
@@ -234,7 +288,7 @@ def convert_records(
         >>> import minddata as md
         >>> from minddata.record.convert import convert_records
         >>> root = tempfile.mkdtemp()
-        >>> arrow = os.path.join(root, "a.mindrecord")
+        >>> arrow = os.path.join(root, "a.arrow")
         >>> md.NumpySlicesDataset({"x": [1, 2, 3]}, shuffle=False).save(arrow)
         >>> convert_records(arrow, os.path.join(root, "m.mindrecord")).dest_format
         'mindrecord'
@@ -246,6 +300,7 @@ def convert_records(
     from minddata.record.reader import RecordSet, open_set
 
     where = "convert"
+    _check_format(format)
     source_path = os.path.abspath(os.fspath(source))
     if not os.path.isfile(source_path):
         raise ArgumentError(f"{where}: SOURCE {source} is not a file; pass one file of a record set.")
@@ -253,20 +308,19 @@ def convert_records(
         start = time.perf_counter()
         if read_as_mindrecord(source_path):
             records: Any = MindRecordSet(where, source_path)
-            writer: Any = FileWriter(dest, shard_num=shard_num, overwrite=overwrite)
             schema = records.schema()
-            formats = ("mindrecord", "arrow")
+            formats = ("mindrecord", format)
         else:
             records = RecordSet(where, open_set(where, source_path))
-            writer = MindRecordWriter(dest, shard_num=shard_num, overwrite=overwrite)
-            schema = {}
-            for name, field in records.fields.items():
-                spec = field.to_json()
+            schema = {name: field.to_json() for name, field in records.fields.items()}
+            formats = ("arrow", format)
+        if format == "mindrecord":
+            for name, spec in schema.items():
                 spec["type"] = _WIDEN.get(spec["type"], spec["type"])
                 if "shape" in spec and spec["type"] in ("string", "bytes"):
-                    raise ArgumentError(f"{where}: field {name!r} ({field.describe()}) has no MindRecord type.")
-                schema[name] = spec
-            formats = ("arrow", "mindrecord")
+                    raise ArgumentError(f"{where}: field {name!r} ({records.fields[name].describe()}) has no MindRecord type.")
+        writer: Any = (MindRecordWriter if format == "mindrecord" else ArrowRecordWriter)(
+            dest, shard_num=shard_num, overwrite=overwrite)
         try:
             writer.add_schema(schema, f"converted from {os.path.basename(source_path)}")
             index = [f for f in records.index_fields if f in schema and "shape" not in schema[f] and schema[f]["type"] != "bytes"]
@@ -275,23 +329,15 @@ def convert_records(
             total = records.num_rows
             names = records.columns
             done = 0
-            # Contiguous blocks per shard, as one write_raw_data call splits them, so the set reads back in order.
-            per, extra = divmod(total, shard_num)
-            bounds = [0]
-            for s in range(shard_num):
-                bounds.append(bounds[-1] + per + (1 if s < extra else 0))
+            shard_of = _contiguous_shards(total, shard_num)
             step = 256
-            for s in range(shard_num):
-                for first in range(bounds[s], bounds[s + 1], step):
-                    ids = range(first, min(first + step, bounds[s + 1]))
-                    rows = [dict(zip(names, _plain(row))) for row in records.fetch(ids)]
-                    if formats[1] == "mindrecord":
-                        writer._write_shard(s, rows)  # noqa: SLF001 - same package
-                    else:
-                        writer.write_raw_data(rows)
-                    done += len(rows)
-                    if progress is not None:
-                        progress(done, total, 0)
+            for first in range(0, total, step):
+                ids = range(first, min(first + step, total))
+                rows = [dict(zip(names, _plain(row))) for row in records.fetch(ids)]
+                _write(writer, rows, [shard_of(i) for i in ids])
+                done += len(rows)
+                if progress is not None:
+                    progress(done, total, 0)
             writer.commit()
         except BaseException:
             writer.abort()

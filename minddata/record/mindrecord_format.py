@@ -45,6 +45,17 @@ from minddata.dataset import _storage
 from minddata.errors import ArgumentError, DataFormatError
 from minddata.record._files import CommitOnExit
 from minddata.record._schema import Field, parse_schema
+from minddata.record._writer_checks import (
+    MAX_SHARDS,
+    bad_value,
+    check_desc,
+    check_index_list,
+    check_open,
+    check_row,
+    normalize_value,
+    refuse_existing,
+    writer_target,
+)
 
 __all__ = [
     "MINDRECORD_TYPES",
@@ -61,13 +72,14 @@ DEFAULT_HEADER_SIZE = 1 << 24
 DEFAULT_PAGE_SIZE = 1 << 25
 MIN_HEADER_SIZE, MAX_HEADER_SIZE = 16 << 10, 128 << 20
 MIN_PAGE_SIZE, MAX_PAGE_SIZE = 32 << 10, 256 << 20
-MAX_SHARDS = 1000
 _LEN = struct.Struct("<Q")
 _BIG_LEN = struct.Struct(">Q")
 # MindSpore's record types; arrays are int32/int64/float32/float64 with a shape.
 MINDRECORD_TYPES = ("int32", "int64", "float32", "float64", "string", "bytes")
 _ARRAY_TYPES = ("int32", "int64", "float32", "float64")
 _FIELD_NAME = re.compile(r"^[0-9A-Za-z_]+$")
+# The writer's public name (minddata.mindrecord.FileWriter, as MindSpore's), which its errors use.
+_NAME = "FileWriter"
 _SQL_TYPE = {"int32": "INTEGER", "int64": "INTEGER", "float32": "REAL", "float64": "REAL", "string": "TEXT"}
 _INDEX_COLUMNS = (
     "ROW_ID, PAGE_ID_RAW, PAGE_OFFSET_RAW, PAGE_OFFSET_RAW_END, ROW_GROUP_ID, PAGE_ID_BLOB, "
@@ -766,24 +778,9 @@ class MindRecordWriter(CommitOnExit):
     """
 
     def __init__(self, file_name: str | os.PathLike, shard_num: int = 1, overwrite: bool = False):
-        where = "FileWriter"
-        if not isinstance(file_name, (str, os.PathLike)) or not os.fspath(file_name):
-            raise ArgumentError(f"{where}: `file_name` must be a file path. Found: {file_name!r}")
-        if isinstance(shard_num, bool) or not isinstance(shard_num, (int, np.integer)) or not 1 <= shard_num <= MAX_SHARDS:
-            raise ArgumentError(f"{where}: `shard_num` must be an int in [1, {MAX_SHARDS}]. Found: {shard_num!r}")
-        if not isinstance(overwrite, bool):
-            raise ArgumentError(f"{where}: `overwrite` must be True or False. Found: {overwrite!r}")
-        path = os.path.abspath(os.fspath(file_name))
-        folder = os.path.dirname(path)
-        if not os.path.isdir(folder):
-            raise ArgumentError(f"{where}: the folder of `file_name` does not exist: {folder}. Create it first.")
-        self.paths = mindrecord_shard_paths(path, int(shard_num))
-        existing = [p for d in self.paths for p in (d, d + ".db") if os.path.exists(p)]
-        if existing and not overwrite:
-            raise ArgumentError(
-                f"{where}: {len(existing)} file(s) already exist, e.g. {existing[0]}. Pass overwrite=True to "
-                "replace them, or choose another file_name."
-            )
+        path, shard_num = writer_target(_NAME, file_name, shard_num, overwrite)
+        self.paths = mindrecord_shard_paths(path, shard_num)
+        refuse_existing(_NAME, [p for d in self.paths for p in (d, d + ".db")], overwrite)
         self.overwrite = overwrite
         self.header_size = DEFAULT_HEADER_SIZE
         self.page_size = DEFAULT_PAGE_SIZE
@@ -853,12 +850,10 @@ class MindRecordWriter(CommitOnExit):
                 raise ArgumentError(
                     f"FileWriter.add_schema: field {name!r} has type {field.describe()}; MindRecord stores "
                     f"{', '.join(MINDRECORD_TYPES)} and arrays of {', '.join(_ARRAY_TYPES)}. Use one of those (or "
-                    "minddata.record.FileWriter, whose Arrow files take every NumPy type)."
+                    "minddata.record.ArrowRecordWriter, whose Arrow record files take every NumPy type)."
                 )
-        if desc is not None and not isinstance(desc, str):
-            raise ArgumentError(f"FileWriter.add_schema: `desc` must be a str or None. Found: {desc!r}")
+        self._desc = check_desc(_NAME, desc) or ""
         self._fields = fields
-        self._desc = desc or ""
         return 0
 
     def add_index(self, index_fields: Sequence[str]) -> None:
@@ -866,9 +861,7 @@ class MindRecordWriter(CommitOnExit):
         scalar field, as MindSpore)."""
         self._check_state("add_index")
         fields = self._need_schema("add_index")
-        if isinstance(index_fields, (str, bytes)) or not isinstance(index_fields, (list, tuple)) or not index_fields:
-            raise ArgumentError(f"FileWriter.add_index: `index_fields` must be a non-empty list of field names. Found: {index_fields!r}")
-        for name in index_fields:
+        for name in check_index_list(_NAME, index_fields):
             field = fields.get(name) if isinstance(name, str) else None
             if field is None or field.type == "bytes" or field.shape is not None:
                 raise ArgumentError(
@@ -961,8 +954,7 @@ class MindRecordWriter(CommitOnExit):
         return int(value)
 
     def _check_state(self, call: str) -> None:
-        if self._state != "open":
-            raise ArgumentError(f"FileWriter.{call}: the writer is {self._state}; create a new FileWriter.")
+        check_open(_NAME, call, self._state)
 
     def _need_schema(self, call: str) -> dict[str, Field]:
         if self._fields is None:
@@ -970,19 +962,13 @@ class MindRecordWriter(CommitOnExit):
         return self._fields
 
     def _encode(self, row: Any, k: int, fields: dict[str, Field], blob_fields: list[str], compress: bool) -> tuple:
-        from minddata.record.writer import _bad, _normalize
-
-        if not isinstance(row, dict):
-            raise ArgumentError(f"FileWriter.write_raw_data: row {k} must be a dict. Found: {type(row).__name__}")
-        missing = [n for n in fields if n not in row]
-        if missing:
-            raise ArgumentError(f"FileWriter.write_raw_data: row {k} lacks field(s) {missing}; every schema field needs a value.")
+        check_row(_NAME, row, k, fields, extra_allowed=True)
         raw: dict[str, Any] = {}
         arrays: dict[str, Any] = {}
         for name, field in fields.items():
             value = row[name]
             if field.shape is None:
-                value = _normalize(field, value, k)
+                value = normalize_value(_NAME, field, value, k)
                 if field.type == "bytes":
                     arrays[name] = bytes(value)
                 else:
@@ -992,10 +978,10 @@ class MindRecordWriter(CommitOnExit):
                 array = np.asarray(value)
                 if array.dtype.kind not in "biuf":
                     raise ValueError
-                stored = _normalize(Field(name, field.type, (-1,)), array.reshape(-1), k)
+                stored = normalize_value(_NAME, Field(name, field.type, (-1,)), array.reshape(-1), k)
                 stored.reshape(field.shape)
             except ValueError:
-                raise _bad(field, value, k, f"expected {field.type} values that reshape to {list(field.shape)}") from None
+                raise bad_value(_NAME, field, value, k, f"expected {field.type} values that reshape to {list(field.shape)}") from None
             arrays[name] = stored
         pieces: list[bytes] = []
         for name in blob_fields:

@@ -11,7 +11,7 @@ file position of every large payload; a row's image bytes or tensor are then rea
 Nothing is memory-mapped. A file that shrinks under a reader (truncated, or rewritten in place
 instead of replaced by rename) therefore gives a short read, reported as an error naming the file,
 never SIGBUS, whichever thread is reading when it shrinks. A file replaced by rename (as
-``FileWriter`` does) is harmless: the reader keeps the old file open.
+``ArrowRecordWriter`` does) is harmless: the reader keeps the old file open.
 """
 
 from __future__ import annotations
@@ -482,7 +482,7 @@ class ShardFile:
         return DataFormatError(
             f"record file {self.path} shrank to {size} bytes while being read (it had {self.meta['data_bytes']} "
             "when opened): it was truncated or rewritten in place. Rewrite the set, replacing files by rename "
-            "(FileWriter does), and read it again.",
+            "(ArrowRecordWriter does), and read it again.",
             path=self.path,
         )
 
@@ -814,9 +814,9 @@ class FileReader:
 
     Examples:
         >>> import os, tempfile
-        >>> from minddata.record import FileReader, FileWriter
-        >>> path = os.path.join(tempfile.mkdtemp(), "r.mindrecord")
-        >>> with FileWriter(path) as w:
+        >>> from minddata.record import ArrowRecordWriter, FileReader
+        >>> path = os.path.join(tempfile.mkdtemp(), "r.arrow")
+        >>> with ArrowRecordWriter(path) as w:
         ...     _ = w.add_schema({"id": {"type": "int64"}, "name": {"type": "string"}})
         ...     w.add_index(["name"])
         ...     w.write_raw_data([{"id": i, "name": n} for i, n in enumerate("aba")])
@@ -834,7 +834,7 @@ class FileReader:
         return self._set.num_rows
 
     def schema(self) -> dict[str, dict[str, Any]]:
-        """The schema, as given to ``FileWriter.add_schema``."""
+        """The schema, as given to ``ArrowRecordWriter.add_schema``."""
         return {name: f.to_json() for name, f in self._set.fields.items()}
 
     def index_fields(self) -> list[str]:

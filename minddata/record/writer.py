@@ -1,7 +1,9 @@
-"""``FileWriter``: rows → record files (Arrow IPC shards, each with a ``.meta.json`` index).
+"""``ArrowRecordWriter``: rows → minddata's Arrow record files (Arrow IPC shards, each with a
+``.meta.json`` index). MindSpore's own MindRecord files are written by
+:class:`minddata.mindrecord.FileWriter`.
 
 Crash safety: every file (data and metadata) is written under a temporary name
-(``<file>.tmp-<pid>-<token>``, locked by the writer while it lives) and :meth:`FileWriter.commit`
+(``<file>.tmp-<pid>-<token>``, locked by the writer while it lives) and :meth:`ArrowRecordWriter.commit`
 switches the whole set at once through a commit journal (see :mod:`minddata.record._files`): a
 reader sees the complete old set or the complete new one, whatever moment a writer is killed at, and
 the next open of the folder finishes an interrupted switch and removes the temporary files of
@@ -34,8 +36,17 @@ from minddata.record._files import (
     sweep_folder,
 )
 from minddata.record._schema import SCALAR_TYPES, Field, arrow_schema, parse_schema
+from minddata.record._writer_checks import (
+    check_desc,
+    check_index_list,
+    check_open,
+    check_row,
+    normalize_value,
+    refuse_existing,
+    writer_target,
+)
 
-__all__ = ["FileWriter", "META_SUFFIX", "FORMAT", "VERSION", "shard_paths", "batch_crcs", "save_dataset"]
+__all__ = ["ArrowRecordWriter", "META_SUFFIX", "FORMAT", "VERSION", "shard_paths", "batch_crcs", "save_dataset"]
 
 META_SUFFIX = ".meta.json"
 FORMAT = "minddata.record"
@@ -48,6 +59,9 @@ SCHEMA_KEY = b"minddata.record.schema"
 # one row is cheap; large enough that per-batch metadata is negligible.
 BATCH_ROWS = 1024
 BATCH_BYTES = 4 << 20
+
+# The class name errors use, so a message names what the user called.
+_NAME = "ArrowRecordWriter"
 
 
 def shard_paths(file_name: str, shard_num: int) -> list[str]:
@@ -86,14 +100,19 @@ def _writing(final: str, temp: str) -> Iterator[None]:
         code = error.errno or (errno.ENOSPC if "No space left" in str(error) else errno.EIO)
         raise OSError(
             code,
-            f"FileWriter: can't write record file {final} (temporary file {os.path.basename(temp)}): "
+            f"{_NAME}: can't write record file {final} (temporary file {os.path.basename(temp)}): "
             f"{error.strerror or error}. Free space on that disk (or write elsewhere) and write the set again",
             final,
         ) from None  # the message holds the OS's (or Arrow's) reason
 
 
-class FileWriter(CommitOnExit):
-    """Writes rows to record files: MindSpore's ``mindspore.mindrecord.FileWriter`` on Apache Arrow.
+class ArrowRecordWriter(CommitOnExit):
+    """Writes rows to minddata's Arrow record files, with the API of MindSpore's
+    ``mindspore.mindrecord.FileWriter`` (MindSpore does not read these files: for MindSpore's
+    MindRecord format use :class:`minddata.mindrecord.FileWriter`).
+
+    Arrow record files take every NumPy number type and are read through a memory map;
+    :class:`minddata.MindDataset` reads both formats.
 
     Args:
         file_name: the file to write; with ``shard_num > 1`` the shards are ``file_name0`` ...
@@ -109,37 +128,22 @@ class FileWriter(CommitOnExit):
 
     Examples:
         >>> import os, tempfile
-        >>> from minddata.record import FileWriter
-        >>> path = os.path.join(tempfile.mkdtemp(), "demo.mindrecord")
-        >>> writer = FileWriter(path)
+        >>> from minddata.record import ArrowRecordWriter
+        >>> path = os.path.join(tempfile.mkdtemp(), "demo.arrow")
+        >>> writer = ArrowRecordWriter(path)
         >>> writer.add_schema({"label": {"type": "int32"}, "data": {"type": "bytes"}}, "demo")
         0
         >>> writer.write_raw_data([{"label": 1, "data": b"abc"}, {"label": 2, "data": b"de"}])
         >>> writer.commit()
         >>> sorted(os.listdir(os.path.dirname(path)))
-        ['demo.mindrecord', 'demo.mindrecord.meta.json']
+        ['demo.arrow', 'demo.arrow.meta.json']
     """
 
     def __init__(self, file_name: str | os.PathLike, shard_num: int = 1, overwrite: bool = False):
-        where = "FileWriter"
-        if not isinstance(file_name, (str, os.PathLike)) or not os.fspath(file_name):
-            raise ArgumentError(f"{where}: `file_name` must be a file path. Found: {file_name!r}")
-        if isinstance(shard_num, bool) or not isinstance(shard_num, (int, np.integer)) or not 1 <= shard_num <= 1000:
-            raise ArgumentError(f"{where}: `shard_num` must be an int in [1, 1000]. Found: {shard_num!r}")
-        if not isinstance(overwrite, bool):
-            raise ArgumentError(f"{where}: `overwrite` must be True or False. Found: {overwrite!r}")
-        path = os.path.abspath(os.fspath(file_name))
-        folder = os.path.dirname(path)
-        if not os.path.isdir(folder):
-            raise ArgumentError(f"{where}: the folder of `file_name` does not exist: {folder}. Create it first.")
-        self.paths = shard_paths(path, int(shard_num))
-        sweep_folder(folder)
-        existing = [p for d in self.paths for p in (d, d + META_SUFFIX) if os.path.exists(p)]
-        if existing and not overwrite:
-            raise ArgumentError(
-                f"{where}: {len(existing)} file(s) already exist, e.g. {existing[0]}. Pass overwrite=True to "
-                "replace them, or choose another file_name."
-            )
+        path, shard_num = writer_target(_NAME, file_name, shard_num, overwrite)
+        self.paths = shard_paths(path, shard_num)
+        sweep_folder(os.path.dirname(path))  # a killed writer's leftovers must not count as existing files
+        refuse_existing(_NAME, [p for d in self.paths for p in (d, d + META_SUFFIX)], overwrite)
         self.overwrite = overwrite
         self._token = new_token()
         self._temps: list[TempFile | None] = [None] * len(self.paths)
@@ -167,29 +171,26 @@ class FileWriter(CommitOnExit):
         """
         self._check_open("add_schema")
         if self._fields is not None:
-            raise ArgumentError("FileWriter.add_schema: the schema is already set; a record file has one schema.")
-        self._fields = parse_schema("FileWriter.add_schema", content)
-        if desc is not None and not isinstance(desc, str):
-            raise ArgumentError(f"FileWriter.add_schema: `desc` must be a string or None. Found: {desc!r}")
-        self._desc = desc
+            raise ArgumentError(f"{_NAME}.add_schema: the schema is already set; a record file has one schema.")
+        fields = parse_schema(f"{_NAME}.add_schema", content)
+        self._desc = check_desc(_NAME, desc)
+        self._fields = fields
         return 0
 
     def add_index(self, index_fields: Sequence[str]) -> None:
         """Mark scalar fields (numbers or strings) as index fields, for :meth:`FileReader.find`."""
         self._check_open("add_index")
         if self._fields is None:
-            raise ArgumentError("FileWriter.add_index: call add_schema first; index fields must be schema fields.")
-        if isinstance(index_fields, str) or not isinstance(index_fields, (list, tuple)) or not index_fields:
-            raise ArgumentError(f"FileWriter.add_index: `index_fields` must be a non-empty list of field names. Found: {index_fields!r}")
-        for name in index_fields:
+            raise ArgumentError(f"{_NAME}.add_index: call add_schema first; index fields must be schema fields.")
+        for name in check_index_list(_NAME, index_fields):
             field = self._fields.get(name)
             if field is None:
                 raise ArgumentError(
-                    f"FileWriter.add_index: {name!r} is not a schema field. Fields: {list(self._fields)}"
+                    f"{_NAME}.add_index: {name!r} is not a schema field. Fields: {list(self._fields)}"
                 )
             if field.type == "bytes" or field.shape is not None:
                 raise ArgumentError(
-                    f"FileWriter.add_index: index field {name!r} must be a scalar number or a string; it is "
+                    f"{_NAME}.add_index: index field {name!r} must be a scalar number or a string; it is "
                     f"{field.describe()}."
                 )
         self._index = list(dict.fromkeys([*self._index, *index_fields]))
@@ -206,33 +207,34 @@ class FileWriter(CommitOnExit):
         """
         self._check_open("write_raw_data")
         if self._fields is None:
-            raise ArgumentError("FileWriter.write_raw_data: call add_schema before writing rows.")
+            raise ArgumentError(f"{_NAME}.write_raw_data: call add_schema before writing rows.")
         if isinstance(raw_data, dict):
-            raise ArgumentError("FileWriter.write_raw_data: `raw_data` must be a list of dicts (one per row), not one dict.")
+            raise ArgumentError(f"{_NAME}.write_raw_data: `raw_data` must be a list of dicts (one per row), not one dict.")
         try:
             self._write_rows(raw_data)
         except BaseException:
             self.abort()
             raise
 
-    def _write_rows(self, raw_data: Iterable[dict[str, Any]]) -> None:
+    def _write_shard(self, shard: int, raw_data: Iterable[dict[str, Any]]) -> None:
+        """Append rows to one shard (converters that lay out the shards themselves, so that a set
+        reads back in their order)."""
+        self._check_open("write_raw_data")
+        try:
+            self._write_rows(raw_data, shard)
+        except BaseException:
+            self.abort()
+            raise
+
+    def _write_rows(self, raw_data: Iterable[dict[str, Any]], to_shard: int | None = None) -> None:
         fields = list(self._fields.values())  # type: ignore[union-attr]
-        names = set(self._fields)  # type: ignore[arg-type]
         rows = []
         for k, row in enumerate(raw_data):
-            if not isinstance(row, dict):
-                raise ArgumentError(f"FileWriter.write_raw_data: row {k} must be a dict. Found: {type(row).__name__}")
-            if row.keys() != names:
-                missing = [n for n in self._fields if n not in row]  # type: ignore[union-attr]
-                extra = [n for n in row if n not in names]
-                raise ArgumentError(
-                    f"FileWriter.write_raw_data: row {k} does not match the schema: missing {missing}, unknown "
-                    f"{extra}. Schema fields: {list(self._fields)}"  # type: ignore[arg-type]
-                )
-            rows.append([_normalize(f, row[f.name], k) for f in fields])
+            check_row(_NAME, row, k, self._fields)  # type: ignore[arg-type]
+            rows.append([normalize_value(_NAME, f, row[f.name], k) for f in fields])
         n = len(self.paths)
         for values in rows:
-            shard = self._rows % n
+            shard = self._rows % n if to_shard is None else to_shard
             self._rows += 1
             self._buffers[shard].append(values)
             self._buffer_bytes[shard] += sum(getattr(v, "nbytes", None) or (len(v) if isinstance(v, (bytes, str)) else 8) for v in values)
@@ -249,7 +251,7 @@ class FileWriter(CommitOnExit):
         """
         self._check_open("commit")
         if self._fields is None:
-            raise ArgumentError("FileWriter.commit: no schema was added; call add_schema (and write rows) first.")
+            raise ArgumentError(f"{_NAME}.commit: no schema was added; call add_schema (and write rows) first.")
         folder = os.path.dirname(self.paths[0])
         journal_path = self.paths[0] + JOURNAL_SUFFIX
         switched = False
@@ -332,8 +334,7 @@ class FileWriter(CommitOnExit):
     # -- internals -------------------------------------------------------------------------------
 
     def _check_open(self, call: str) -> None:
-        if self._state != "open":
-            raise ArgumentError(f"FileWriter.{call}: the writer is {self._state}; create a new FileWriter.")
+        check_open(_NAME, call, self._state)
 
     def _release(self) -> None:
         for temp in self._temps:
@@ -387,84 +388,6 @@ class FileWriter(CommitOnExit):
             "data_bytes": os.path.getsize(tmp),
             "batches": batches,
         }
-
-
-def _bad(field: Field, value: Any, row: int, rule: str) -> ArgumentError:
-    shown = repr(value)
-    if len(shown) > 80:
-        shown = shown[:77] + "..."
-    return ArgumentError(
-        f"FileWriter.write_raw_data: row {row}, field {field.name!r} ({field.describe()}): {rule}. Found: {shown} "
-        f"({type(value).__name__})"
-    )
-
-
-def _normalize(field: Field, value: Any, row: int) -> Any:
-    """One row's value in its stored form (bytes-like, str, Python/NumPy scalar, ndarray), or an error."""
-    kind = field.type
-    if kind == "bytes":
-        if isinstance(value, (bytes, bytearray, memoryview)):
-            return bytes(value) if not isinstance(value, bytes) else value
-        if isinstance(value, np.ndarray) and value.dtype == np.uint8:
-            return np.ascontiguousarray(value).reshape(-1)
-        raise _bad(field, value, row, "expected bytes or a uint8 array")
-    if kind == "string":
-        if isinstance(value, str):
-            return value
-        if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind == "U":
-            return str(value)
-        raise _bad(field, value, row, "expected a str")
-    dtype = field.dtype
-    if value is None:
-        raise _bad(field, value, row, "a value is required (records have no nulls)")
-    try:
-        array = np.asarray(value)
-    except (ValueError, TypeError):
-        raise _bad(field, value, row, "expected a number or an array") from None
-    if array.dtype.kind not in "biuf" or not np.can_cast(array.dtype, dtype, "same_kind") and not (
-        array.dtype.kind in "iu" and dtype.kind in "iu"
-    ):
-        raise _bad(field, value, row, f"expected {dtype} values (found dtype {array.dtype})")
-    if field.shape is None:
-        if array.ndim != 0:
-            raise _bad(field, value, row, f"expected a scalar (found shape {array.shape})")
-        if dtype.kind in "iu" and array.dtype.kind in "iu":
-            info = np.iinfo(dtype)
-            if not info.min <= int(array) <= info.max:
-                raise _bad(field, value, row, f"out of range for {dtype} [{info.min}, {info.max}]")
-        with np.errstate(over="ignore"):  # checked just below, with a better message
-            out = array.astype(dtype)
-        _check_float_range(field, row, array, out)
-        return out
-    shape = field.shape
-    if array.ndim != len(shape) or any(d != -1 and d != n for d, n in zip(shape, array.shape)):
-        raise _bad(field, f"array of shape {array.shape}", row, f"expected shape {list(shape)} (-1: any size)")
-    if dtype.kind in "iu" and array.dtype.kind in "iu" and array.size and array.dtype != dtype:
-        info = np.iinfo(dtype)
-        if array.min() < info.min or array.max() > info.max:
-            raise _bad(field, f"array of {array.dtype}", row, f"values out of range for {dtype}")
-    with np.errstate(over="ignore"):
-        out = np.ascontiguousarray(array, dtype=dtype)
-    _check_float_range(field, row, array, out)
-    return out
-
-
-def _check_float_range(field: Field, row: int, given: np.ndarray, stored: np.ndarray) -> None:
-    """A finite value that becomes inf in the field's float type is an error, as an int overflow is."""
-    if stored.dtype.kind != "f" or given.dtype == stored.dtype:
-        return
-    with np.errstate(invalid="ignore"):
-        lost = ~np.isfinite(stored) & np.isfinite(given)
-    if not lost.any():
-        return
-    where = tuple(int(i) for i in np.argwhere(lost)[0]) if lost.ndim else ()
-    bad = given[where] if where else given[()]
-    at = f" at index {list(where)}" if where else ""
-    raise _bad(
-        field, bad.item(), row,
-        f"value{at} overflows {stored.dtype} (largest finite magnitude {np.finfo(stored.dtype).max}); scale the "
-        f"values or use a wider type in the schema",
-    )
 
 
 def _offsets(lengths: list[int]) -> np.ndarray:
@@ -531,7 +454,7 @@ def _infer_field(name: str, samples: list[Any]) -> dict[str, Any]:
 def save_dataset(dataset: Any, file_name: str, num_files: int) -> None:
     """``Dataset.save``: one epoch of ``dataset`` into ``num_files`` record shards."""
     names = dataset.get_col_names()
-    writer = FileWriter(file_name, shard_num=num_files, overwrite=False)
+    writer = ArrowRecordWriter(file_name, shard_num=num_files, overwrite=False)
     iterator = dataset.create_tuple_iterator(num_epochs=1, output_numpy=True)
     pending: list[dict[str, Any]] = []
     schema_set = False

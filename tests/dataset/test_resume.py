@@ -115,7 +115,7 @@ def jpeg_folder(tmp_path_factory):
 @pytest.fixture(scope="module")
 def record_file(tmp_path_factory):
     path = str(tmp_path_factory.mktemp("resume_records") / "data.mindrecord")
-    writer = md.record.FileWriter(path)
+    writer = md.record.ArrowRecordWriter(path)
     writer.add_schema({"x": {"type": "int64"}, "v": {"type": "float32", "shape": [2]}})
     writer.write_raw_data([{"x": i, "v": np.array([i, -i], np.float32)} for i in range(23)])
     writer.commit()

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from shard_ranks import rank_rows
 
 import minddata as md
-from minddata.record import FileWriter
+from minddata.record import ArrowRecordWriter
 
 SOURCE_SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -103,7 +103,7 @@ def test_random_access_sources(n, s, seed, shuffle):
         return
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "p.mindrecord")
-        with FileWriter(path, shard_num=min(3, n)) as writer:
+        with ArrowRecordWriter(path, shard_num=min(3, n)) as writer:
             writer.add_schema({"x": {"type": "int64"}})
             writer.write_raw_data([{"x": i} for i in range(n)])
         first = path if n == 1 else path + "0"
@@ -170,7 +170,7 @@ def _write_source_files(folder: str, source: str, n: int) -> dict:
         return {"folder": folder}
     if source == "mindrecord":
         path = os.path.join(folder, "rows.mindrecord")
-        with FileWriter(path, shard_num=1) as writer:
+        with ArrowRecordWriter(path, shard_num=1) as writer:
             writer.add_schema({"x": {"type": "int64"}})
             writer.write_raw_data([{"x": i} for i in range(n)])
         return {"files": [path]}

@@ -308,7 +308,7 @@ def test_schema_errors(tmp_path, schema, match):
 def test_row_errors_name_the_row_and_field(tmp_path):
     writer = FileWriter(str(tmp_path / "r.mindrecord"))
     writer.add_schema({"x": {"type": "int32"}, "v": {"type": "float32", "shape": [2, 2]}})
-    with pytest.raises(ArgumentError, match="row 1 lacks field"):
+    with pytest.raises(ArgumentError, match=r"row 1 does not match the schema: missing \[.v.\]"):
         writer.write_raw_data([{"x": 1, "v": np.zeros(4)}, {"x": 2}])
     with pytest.raises(ArgumentError, match=r"row 0, field 'v'.*reshape to \[2, 2\]"):
         writer.write_raw_data([{"x": 1, "v": np.zeros(5)}])
@@ -384,7 +384,7 @@ def test_convert_mindrecord_to_arrow_and_back(stored, tmp_path, capsys):
     from minddata.cli import main
 
     first = _first(stored, "mixed")
-    assert main(["convert", first, str(tmp_path / "arrow.rec"), "--shards", "2"]) == 0
+    assert main(["convert", first, str(tmp_path / "arrow.rec"), "--shards", "2", "--format", "arrow"]) == 0
     assert "from MindRecord to Arrow record" in capsys.readouterr().out
     arrow = md.MindDataset(str(tmp_path / "arrow.rec0"), shuffle=False)
     assert arrow.get_dataset_size() == 18 and not is_mindrecord(str(tmp_path / "arrow.rec0"))
@@ -591,15 +591,31 @@ def read_by_mindspore(mindspore_python_path, stored, tmp_path_factory):
     writer = FileWriter.open_for_append(firsts["appended"])
     writer.write_raw_data(side.rows("images")[:3])
     writer.commit()
-    convert_records(_first(stored, "mixed"), str(folder / "arrow.rec"))
+    convert_records(_first(stored, "mixed"), str(folder / "arrow.rec"), format="arrow")
     convert_records(str(folder / "arrow.rec"), str(folder / "back.mindrecord"), shard_num=2)
     firsts["converted"] = str(folder / "back.mindrecord0")
+    firsts["image_folder"] = _convert_image_folder_by_cli(folder)
     args = [a for name, first in firsts.items() for a in (first, str(folder / f"{name}.mindspore.json"))]
     _run_mindspore(mindspore_python_path, "read", *args)
     return {name: (first, json.loads((folder / f"{name}.mindspore.json").read_text())) for name, first in firsts.items()}
 
 
-@pytest.mark.parametrize("name", [*NAMES, "appended", "converted"])
+def _convert_image_folder_by_cli(folder) -> str:
+    """``minddata convert`` of a small image folder with the default format, as a user runs it."""
+    from PIL import Image
+
+    from minddata.cli import main
+
+    images = folder / "image_folder"
+    for k, cls in enumerate(("cat", "dog", "eel")):
+        (images / cls).mkdir(parents=True)
+        for i in range(3):
+            Image.new("RGB", (5 + i, 4 + k), (40 * i, 60 * k, 7)).save(images / cls / f"{i}.png")
+    assert main(["convert", str(images), str(folder / "converted_images.mindrecord"), "--shards", "2", "-q"]) == 0
+    return str(folder / "converted_images.mindrecord0")
+
+
+@pytest.mark.parametrize("name", [*NAMES, "appended", "converted", "image_folder"])
 def test_mindspore_reads_our_files_row_by_row(read_by_mindspore, name):
     first, theirs = read_by_mindspore[name]
     _assert_reads_as(_ours(first), theirs)

@@ -1,4 +1,4 @@
-"""Record files: FileWriter / FileReader / MindDataset round trips, sharding, save, convert, damage."""
+"""Record files: ArrowRecordWriter / FileReader / MindDataset round trips, sharding, save, convert, damage."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from testkit import column
 
 import minddata as md
 from minddata.errors import ArgumentError, DataFormatError
-from minddata.record import FileReader, FileWriter
+from minddata.record import ArrowRecordWriter, FileReader
 
 SCHEMA = {
     "image": {"type": "bytes"},
@@ -37,7 +37,7 @@ def _row(i: int) -> dict:
 
 
 def _write(path, rows=10, shard_num=1, **kwargs) -> list[str]:
-    writer = FileWriter(str(path), shard_num=shard_num, **kwargs)
+    writer = ArrowRecordWriter(str(path), shard_num=shard_num, **kwargs)
     writer.add_schema(SCHEMA, "test")
     writer.add_index(["label", "name"])
     writer.write_raw_data([_row(i) for i in range(rows)])
@@ -69,7 +69,7 @@ def test_round_trip_every_field_type(tmp_path):
 
 
 def test_files_appear_only_at_commit_with_metadata(tmp_path):
-    writer = FileWriter(str(tmp_path / "a.mindrecord"))
+    writer = ArrowRecordWriter(str(tmp_path / "a.mindrecord"))
     writer.add_schema({"x": {"type": "int64"}})
     writer.write_raw_data([{"x": i} for i in range(3000)])  # several record batches already flushed
     assert not (tmp_path / "a.mindrecord").exists()
@@ -159,7 +159,7 @@ def test_file_reader_and_index(tmp_path):
 
 
 def test_bad_schemas_are_rejected(tmp_path):
-    writer = FileWriter(str(tmp_path / "a.mindrecord"))
+    writer = ArrowRecordWriter(str(tmp_path / "a.mindrecord"))
     with pytest.raises(ArgumentError, match="unknown type 'int128'"):
         writer.add_schema({"x": {"type": "int128"}})
     with pytest.raises(ArgumentError, match="can't have a shape"):
@@ -185,7 +185,7 @@ def test_bad_schemas_are_rejected(tmp_path):
     ],
 )
 def test_bad_rows_name_the_row_and_field(tmp_path, row, message):
-    writer = FileWriter(str(tmp_path / "a.mindrecord"))
+    writer = ArrowRecordWriter(str(tmp_path / "a.mindrecord"))
     writer.add_schema({"x": {"type": "int32"}, "v": {"type": "float32", "shape": [2]}})
     with pytest.raises(ArgumentError, match=message):
         writer.write_raw_data([row])
@@ -196,14 +196,14 @@ def test_bad_rows_name_the_row_and_field(tmp_path, row, message):
 def test_existing_files_need_overwrite(tmp_path):
     _write(tmp_path / "a.mindrecord", rows=2)
     with pytest.raises(ArgumentError, match="already exist"):
-        FileWriter(str(tmp_path / "a.mindrecord"))
+        ArrowRecordWriter(str(tmp_path / "a.mindrecord"))
     _write(tmp_path / "a.mindrecord", rows=5, overwrite=True)
     assert md.MindDataset(str(tmp_path / "a.mindrecord")).get_dataset_size() == 5
 
 
 def test_context_manager_aborts_on_error(tmp_path):
     with pytest.raises(RuntimeError):
-        with FileWriter(str(tmp_path / "a.mindrecord")) as writer:
+        with ArrowRecordWriter(str(tmp_path / "a.mindrecord")) as writer:
             writer.add_schema({"x": {"type": "int32"}})
             writer.write_raw_data([{"x": 1}] * 2000)
             raise RuntimeError("boom")
@@ -215,8 +215,8 @@ def test_killed_writer_leaves_nothing_that_reads(tmp_path):
     script = textwrap.dedent(
         f"""
         import os, signal
-        from minddata.record import FileWriter
-        w = FileWriter({str(path)!r}, shard_num=2)
+        from minddata.record import ArrowRecordWriter
+        w = ArrowRecordWriter({str(path)!r}, shard_num=2)
         w.add_schema({{"x": {{"type": "bytes"}}}})
         w.write_raw_data([{{"x": b"a" * 5000}}] * 3000)
         os.kill(os.getpid(), signal.SIGKILL)
@@ -252,7 +252,7 @@ def test_truncated_file_names_the_file(tmp_path):
 
 
 def test_corrupted_byte_is_caught_by_the_checksum(tmp_path):
-    writer = FileWriter(str(tmp_path / "a.mindrecord"))
+    writer = ArrowRecordWriter(str(tmp_path / "a.mindrecord"))
     writer.add_schema({"blob": {"type": "bytes"}, "label": {"type": "int32"}})
     writer.write_raw_data([{"blob": b"\x11" * 1000, "label": i} for i in range(20)])
     writer.commit()
@@ -292,7 +292,7 @@ def test_data_file_swapped_between_sets(tmp_path):
 
 def test_wrong_schema_names_the_file_and_columns(tmp_path):
     _write(tmp_path / "a.mindrecord", rows=3)
-    with FileWriter(str(tmp_path / "b.mindrecord")) as writer:
+    with ArrowRecordWriter(str(tmp_path / "b.mindrecord")) as writer:
         writer.add_schema(dict(SCHEMA, label={"type": "int64"}))
         writer.write_raw_data([_row(1)])
     with pytest.raises(DataFormatError, match=r"b.mindrecord has a different schema from .*a.mindrecord \(label: int32 vs int64\)"):
@@ -384,6 +384,95 @@ def test_a_failed_convert_removes_the_folder_it_created(image_folder, tmp_path, 
     assert main(["convert", str(image_folder), str(tmp_path / "out" / "x.mindrecord"), "-q"]) == 2
     assert "bad.jpg" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def _folder_order(image_folder) -> list[tuple[str, int]]:
+    rows = _rows(md.ImageFolderDataset(str(image_folder), shuffle=False))
+    files = sorted(p.relative_to(image_folder).as_posix() for p in image_folder.rglob("*.jpg"))
+    return [(name, int(row["label"])) for name, row in zip(files, rows)]
+
+
+def test_convert_cli_writes_mindspores_mindrecord_by_default(image_folder, tmp_path, capsys):
+    from minddata.cli import main
+    from minddata.record.mindrecord_format import is_mindrecord
+
+    dest = tmp_path / "imgs.mindrecord"
+    assert main(["convert", str(image_folder), str(dest), "--shards", "2", "-q"]) == 0
+    assert "2 MindRecord file(s)" in capsys.readouterr().out
+    for shard in ("0", "1"):
+        assert is_mindrecord(str(dest) + shard) and (tmp_path / f"imgs.mindrecord{shard}.db").is_file()
+    records = _rows(md.MindDataset(str(dest) + "0", shuffle=False))
+    assert [(str(r["file_name"]), int(r["label"])) for r in records] == _folder_order(image_folder)
+
+
+def test_convert_cli_format_arrow_writes_arrow_record_files(image_folder, tmp_path, capsys):
+    from minddata.cli import main
+    from minddata.record.mindrecord_format import is_mindrecord
+
+    dest = tmp_path / "imgs.arrow"
+    assert main(["convert", str(image_folder), str(dest), "--shards", "2", "-q", "--format", "arrow"]) == 0
+    assert "2 Arrow record file(s)" in capsys.readouterr().out
+    assert not is_mindrecord(str(dest) + "0") and (tmp_path / "imgs.arrow0.meta.json").is_file()
+    records = _rows(md.MindDataset(str(dest) + "0", shuffle=False))
+    assert [(str(r["file_name"]), int(r["label"])) for r in records] == _folder_order(image_folder)
+
+
+@pytest.mark.parametrize("fmt", ["mindrecord", "arrow"])
+def test_convert_records_to_their_own_format_reshards_them(fmt, tmp_path):
+    from minddata.record.convert import convert_records
+
+    source = tmp_path / "n.arrow"
+    md.NumpySlicesDataset({"n": np.arange(7, dtype=np.int32)}, shuffle=False).save(str(source))
+    first = tmp_path / "first.rec"
+    convert_records(str(source), str(first), format=fmt)
+    result = convert_records(str(first), str(tmp_path / "again.rec"), shard_num=3, format=fmt)
+    assert (result.source_format, result.dest_format, len(result.files)) == (fmt, fmt, 3)
+    back = _rows(md.MindDataset(result.files[0], shuffle=False))
+    assert [int(r["n"]) for r in back] == list(range(7))
+
+
+def test_convert_names_the_formats_it_writes(image_folder, tmp_path):
+    from minddata.record.convert import convert_image_folder
+
+    with pytest.raises(ArgumentError, match="'mindrecord' .*'arrow'.*Found: 'tfrecord'"):
+        convert_image_folder(image_folder, tmp_path / "x.rec", format="tfrecord")
+
+
+def test_the_old_arrow_writer_name_says_which_writer_to_use():
+    import minddata.record
+
+    with pytest.raises(AttributeError, match=r"ArrowRecordWriter .*minddata\.mindrecord\.FileWriter"):
+        minddata.record.FileWriter  # noqa: B018
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"file_name": ""}, "`file_name` must be a file path"),
+        ({"shard_num": 0}, r"`shard_num` must be an int in \[1, 1000\]. Found: 0"),
+        ({"shard_num": True}, r"`shard_num` must be an int in \[1, 1000\]. Found: True"),
+        ({"overwrite": 1}, "`overwrite` must be True or False. Found: 1"),
+        ({"file_name": "/no/such/folder/x"}, "the folder of `file_name` does not exist: /no/such/folder"),
+    ],
+)
+@pytest.mark.parametrize("writer", ["minddata.record.ArrowRecordWriter", "minddata.mindrecord.FileWriter"])
+def test_both_writers_check_their_arguments_alike(writer, kwargs, match, tmp_path):
+    module, name = writer.rsplit(".", 1)
+    cls = getattr(importlib.import_module(module), name)
+    args = {"file_name": str(tmp_path / "x.rec"), **kwargs}
+    with pytest.raises(ArgumentError, match=f"^{name}: {match}"):
+        cls(**args)
+
+
+@pytest.mark.parametrize("writer", ["minddata.record.ArrowRecordWriter", "minddata.mindrecord.FileWriter"])
+def test_both_writers_name_a_bad_row_value_alike(writer, tmp_path):
+    module, name = writer.rsplit(".", 1)
+    cls = getattr(importlib.import_module(module), name)
+    w = cls(str(tmp_path / "x.rec"))
+    w.add_schema({"label": {"type": "int32"}})
+    with pytest.raises(ArgumentError, match=rf"^{name}.write_raw_data: row 1, field 'label' \(int32\): out of range"):
+        w.write_raw_data([{"label": 1}, {"label": 2**40}])
+    w.abort()
 
 
 # -- Parquet ----------------------------------------------------------------------------------

@@ -17,13 +17,13 @@ from testkit import column
 
 import minddata as md
 from minddata.errors import ArgumentError, DataFormatError
-from minddata.record import FileReader, FileWriter
+from minddata.record import ArrowRecordWriter, FileReader
 
 SCHEMA = {"label": {"type": "int32"}, "blob": {"type": "bytes"}}
 
 
 def _write(path, labels, shard_num=1, overwrite=False, blob=300):
-    writer = FileWriter(str(path), shard_num=shard_num, overwrite=overwrite)
+    writer = ArrowRecordWriter(str(path), shard_num=shard_num, overwrite=overwrite)
     writer.add_schema(SCHEMA)
     writer.write_raw_data([{"label": i, "blob": bytes(blob)} for i in labels])
     writer.commit()
@@ -44,7 +44,7 @@ def _leftovers(folder):
 # remove, fsync): every step of any commit protocol, without a hook in the writer.
 _KILL_AT_EVERY_STEP = """
 import json, os, signal
-from minddata.record import FileWriter
+from minddata.record import ArrowRecordWriter
 steps = {{"on": False, "count": 0, "kill_at": 0}}
 
 def counted(call):
@@ -58,7 +58,7 @@ def counted(call):
 
 for name in ("replace", "rename", "remove", "unlink", "fsync"):
     setattr(os, name, counted(getattr(os, name)))
-warm = FileWriter(os.path.join({warm!r}, "w.mindrecord"))  # imports what writing needs once, before the forks
+warm = ArrowRecordWriter(os.path.join({warm!r}, "w.mindrecord"))  # imports what writing needs once, before the forks
 warm.add_schema({schema!r})
 warm.write_raw_data([{{"label": 1, "blob": b""}}])
 warm.commit()
@@ -66,7 +66,7 @@ codes = []
 for step, folder in enumerate({folders!r}, start=1):
     pid = os.fork()
     if pid == 0:
-        writer = FileWriter(os.path.join(folder, "s.mindrecord"), shard_num=2, overwrite=True)
+        writer = ArrowRecordWriter(os.path.join(folder, "s.mindrecord"), shard_num=2, overwrite=True)
         writer.add_schema({schema!r})
         writer.write_raw_data([{{"label": i, "blob": bytes(300)}} for i in range(100, 125)])
         steps.update(on=True, kill_at=step)
@@ -106,7 +106,7 @@ def test_overwrite_survives_sigkill_at_every_commit_step(tmp_path):
 def test_old_set_stays_readable_while_a_writer_is_open(tmp_path):
     path = tmp_path / "s.mindrecord"
     _write(path, range(10))
-    writer = FileWriter(str(path), overwrite=True)
+    writer = ArrowRecordWriter(str(path), overwrite=True)
     writer.add_schema(SCHEMA)
     writer.write_raw_data([{"label": 50 + i, "blob": b""} for i in range(3000)])  # flushed to its temp file
     assert _labels(path) == list(range(10))
@@ -115,9 +115,9 @@ def test_old_set_stays_readable_while_a_writer_is_open(tmp_path):
 
 
 _OVERWRITE_LOOP = """
-from minddata.record import FileWriter
+from minddata.record import ArrowRecordWriter
 for k in range(1, {writes} + 1):
-    writer = FileWriter({path!r}, shard_num=2, overwrite=True)
+    writer = ArrowRecordWriter({path!r}, shard_num=2, overwrite=True)
     writer.add_schema({schema!r})
     writer.write_raw_data([{{"label": 100 * k + i, "blob": bytes(100)}} for i in range(20)])
     writer.commit()
@@ -166,7 +166,7 @@ def test_readers_during_overwrites_see_one_complete_set(tmp_path):
     ],
 )
 def test_float_overflow_is_refused_naming_column_row_and_value(tmp_path, kind, shape, value, shown):
-    writer = FileWriter(str(tmp_path / "f.mindrecord"))
+    writer = ArrowRecordWriter(str(tmp_path / "f.mindrecord"))
     writer.add_schema({"x": {"type": kind, **({"shape": shape} if shape else {})}})
     rows = [{"x": np.zeros(shape or ()) + 1}, {"x": value}]
     with pytest.raises(ArgumentError, match=rf"row 1, field 'x' \({kind}.*\): {shown}"):
@@ -175,7 +175,7 @@ def test_float_overflow_is_refused_naming_column_row_and_value(tmp_path, kind, s
 
 def test_infinity_itself_is_stored(tmp_path):
     path = tmp_path / "f.mindrecord"
-    with FileWriter(str(path)) as writer:
+    with ArrowRecordWriter(str(path)) as writer:
         writer.add_schema({"x": {"type": "float16"}})
         writer.write_raw_data([{"x": float("inf")}, {"x": 1.5}])
     assert column(md.MindDataset(str(path), shuffle=False)) == [float("inf"), 1.5]
@@ -193,8 +193,8 @@ kind, folder = {kind!r}, {folder!r}
 def make(name):
     path = os.path.join(folder, name)
     if kind == "record":
-        from minddata.record import FileWriter
-        with FileWriter(path) as writer:
+        from minddata.record import ArrowRecordWriter
+        with ArrowRecordWriter(path) as writer:
             writer.add_schema({{"label": {{"type": "int32"}}, "blob": {{"type": "bytes"}}}})
             writer.write_raw_data([{{"label": i, "blob": bytes([i % 256]) * 4000}} for i in range(3000)])
         return path, md.MindDataset(path, shuffle=False, num_parallel_workers=1)
@@ -241,10 +241,10 @@ _TRUNCATE_RACING = """
 import json, os, shutil, threading
 import minddata as md
 from minddata.errors import DataFormatError
-from minddata.record import FileWriter
+from minddata.record import ArrowRecordWriter
 
 path = os.path.join({folder!r}, "racing.mindrecord")
-with FileWriter(path, shard_num=1) as writer:
+with ArrowRecordWriter(path, shard_num=1) as writer:
     writer.add_schema({{"label": {{"type": "int32"}}, "blob": {{"type": "bytes"}}, "t": {{"type": "float32", "shape": [64]}}}})
     writer.write_raw_data([{{"label": i, "blob": bytes([i % 256]) * 8000, "t": [float(i)] * 64}} for i in range(4000)])
 size = os.path.getsize(path)
@@ -378,7 +378,7 @@ def test_bad_metadata_values_name_the_file_field_and_rule(tmp_path, field, value
 
 def test_tensor_shape_changed_in_metadata_is_caught(tmp_path):
     path = tmp_path / "t.mindrecord"
-    with FileWriter(str(path)) as writer:
+    with ArrowRecordWriter(str(path)) as writer:
         writer.add_schema({"v": {"type": "float32", "shape": [2, 3]}})
         writer.write_raw_data([{"v": np.ones((2, 3))}])
     meta_path = tmp_path / "t.mindrecord.meta.json"
@@ -393,7 +393,7 @@ def test_tensor_shape_changed_in_metadata_is_caught(tmp_path):
 
 
 def test_failed_write_removes_temporary_files_at_once(tmp_path):
-    writer = FileWriter(str(tmp_path / "a.mindrecord"))
+    writer = ArrowRecordWriter(str(tmp_path / "a.mindrecord"))
     writer.add_schema(SCHEMA)
     writer.write_raw_data([{"label": i, "blob": b"x"} for i in range(3000)])  # flushed: a temp file exists
     assert _leftovers(tmp_path)
@@ -406,8 +406,8 @@ def test_failed_write_removes_temporary_files_at_once(tmp_path):
 
 _KILLED_WRITER = """
 import os, signal
-from minddata.record import FileWriter
-writer = FileWriter({path!r}, shard_num=2)
+from minddata.record import ArrowRecordWriter
+writer = ArrowRecordWriter({path!r}, shard_num=2)
 writer.add_schema({{"x": {{"type": "bytes"}}}})
 writer.write_raw_data([{{"x": b"a" * 5000}}] * 3000)
 os.kill(os.getpid(), signal.SIGKILL)
@@ -418,14 +418,14 @@ def test_dead_writers_temporary_files_are_swept_on_next_open(tmp_path):
     proc = run_python(_KILLED_WRITER.format(path=str(tmp_path / "k.mindrecord")), tmp_path)
     assert proc.returncode == -9
     assert len(_leftovers(tmp_path)) == 2
-    FileWriter(str(tmp_path / "other.mindrecord")).abort()  # any open of the folder sweeps it
+    ArrowRecordWriter(str(tmp_path / "other.mindrecord")).abort()  # any open of the folder sweeps it
     assert os.listdir(tmp_path) == []
 
 
 _LIVE_WRITER = """
 import sys
-from minddata.record import FileWriter
-writer = FileWriter({path!r})
+from minddata.record import ArrowRecordWriter
+writer = ArrowRecordWriter({path!r})
 writer.add_schema({{"x": {{"type": "int64"}}}})
 writer.write_raw_data([{{"x": i}} for i in range(3000)])
 print("ready", flush=True)
@@ -475,7 +475,7 @@ def tiny_disk(tmp_path):
 
 def test_disk_full_names_the_file(tiny_disk):
     path = tiny_disk / "full.mindrecord"
-    writer = FileWriter(str(path))
+    writer = ArrowRecordWriter(str(path))
     writer.add_schema(SCHEMA)
     writer.write_raw_data([{"label": i, "blob": bytes(1000)} for i in range(200)])
     with pytest.raises(OSError, match=rf"can't write record file {re.escape(str(path))} .*No space left on device") as info:
@@ -486,10 +486,10 @@ def test_disk_full_names_the_file(tiny_disk):
 
 _FILE_SIZE_LIMIT = """
 import resource, signal
-from minddata.record import FileWriter
+from minddata.record import ArrowRecordWriter
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 resource.setrlimit(resource.RLIMIT_FSIZE, (20000, 20000))
-writer = FileWriter({path!r})
+writer = ArrowRecordWriter({path!r})
 writer.add_schema({{"blob": {{"type": "bytes"}}}})
 writer.write_raw_data([{{"blob": bytes(1000)}}] * 100)
 try:
@@ -550,7 +550,7 @@ def test_a_set_name_without_its_shard_number_suggests_the_shard_file(tmp_path, f
     from minddata.mindrecord import FileWriter as MindRecordWriter
 
     path = tmp_path / "x.mindrecord"
-    writer = (FileWriter if fmt == "arrow" else MindRecordWriter)(str(path), shard_num=2)
+    writer = (ArrowRecordWriter if fmt == "arrow" else MindRecordWriter)(str(path), shard_num=2)
     writer.add_schema({"label": {"type": "int32"}})
     writer.write_raw_data([{"label": i} for i in range(4)])
     writer.commit()
