@@ -198,7 +198,14 @@ def measure(folder: Path, rounds: int, latencies: Sequence[int], per_shard: int,
 
 
 def table(results: Sequence[CaseResult], rounds: int) -> str:
-    """The results as a text table, one case a line."""
+    """The results as a text table, one case a line.
+
+    Examples:
+        >>> from minddata.bench.object_store import CaseResult, table
+        >>> print(table([CaseResult("local files", None, 40, median_images_per_s=80.0, ratio_to_local=1.0,
+        ...                         peak_rss_mb=120.4)], rounds=1).splitlines()[2])
+        local files        -      40      80.0      1.00          120
+    """
     header = ("source", "latency", "images", "images/s", "vs local", "peak RSS MB")
     rows = [header]
     for r in results:

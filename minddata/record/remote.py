@@ -7,6 +7,16 @@ of exactly its bytes, checked against its CRC-32s as a local batch is; rows are 
 batch while it is held in memory, else read with one ranged GET each. Every read goes through the
 store's retries and its optional local cache (:mod:`minddata.dataset._storage`), so a read returns the
 exact bytes or fails with the URL: a retried read never loses or duplicates a row.
+
+``MindDataset("s3://bucket/rec/train.rec0")`` reads through this module; a bad argument is refused
+before any request:
+
+Examples:
+    >>> from minddata.record.remote import open_remote_set
+    >>> open_remote_set("MindDataset", [])
+    Traceback (most recent call last):
+    ...
+    minddata.errors.ArgumentError: MindDataset: `dataset_files` must be a URL or a non-empty list of URLs. Found: []
 """
 
 from __future__ import annotations
