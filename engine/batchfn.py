@@ -5,12 +5,15 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from minddata.engine.chunk import Chunk, FailedRow
 from minddata.errors import PipelineError
+
+if TYPE_CHECKING:
+    import torch
 
 __all__ = ["BatchInfo", "Collate", "stack_column", "pad_column"]
 
@@ -66,7 +69,7 @@ class BufferPool:
 
 def stack_column(
     values: list[Any], label: str, column: str, batch_num: int, pool: BufferPool | None = None
-) -> np.ndarray:
+) -> np.ndarray | torch.Tensor:
     first = values[0]
     if type(first) is not np.ndarray:
         if type(first).__module__.startswith("torch") and hasattr(first, "is_cuda"):
@@ -131,7 +134,8 @@ def pad_column(
             f"have rank {rank} (e.g. shape {arrays[0].shape}). Give one size (or None) per dimension."
         )
     largest = tuple(max(a.shape[d] for a in arrays) for d in range(rank)) if arrays else ()
-    target = tuple(largest[d] if shape is None or shape[d] is None else int(shape[d]) for d in range(rank))
+    wanted = shape if shape is not None else (None,) * rank
+    target = tuple(big if want is None else int(want) for big, want in zip(largest, wanted))
     for i, a in enumerate(arrays):
         if any(n > t for n, t in zip(a.shape, target)):
             raise PipelineError(
@@ -157,7 +161,8 @@ def pad_column(
         if a.shape == target:
             out[i] = a
         else:
-            out[(i, *(slice(0, n) for n in a.shape))] = a
+            corner: tuple[int | slice, ...] = (i, *(slice(0, n) for n in a.shape))
+            out[corner] = a
     return out
 
 
@@ -204,7 +209,7 @@ class Collate:
                 raise failed.error
             columns = [list(col) for col in zip(*rows)] if rows else [[] for _ in self.columns]
             if self.per_batch_map is not None:
-                columns = self._apply_per_batch_map(columns, batch_num, pass_index)
+                columns = self._apply_per_batch_map(self.per_batch_map, columns, batch_num, pass_index)
             epilogues, padding = self.epilogues, self.padding
             out.append(
                 tuple(
@@ -240,10 +245,12 @@ class Collate:
                 normalize_into(np.asarray(img), mean, std, out[i], chw)
         return out if dtype == np.float32 else out.astype(dtype)
 
-    def _apply_per_batch_map(self, columns: list[list[Any]], batch_num: int, pass_index: int) -> list[list[Any]]:
+    def _apply_per_batch_map(
+        self, per_batch_map: Callable[..., Any], columns: list[list[Any]], batch_num: int, pass_index: int
+    ) -> list[list[Any]]:
         inputs = [columns[i] for i in self.input_indices]
         try:
-            result = self.per_batch_map(*inputs, BatchInfo(batch_num, pass_index))
+            result = per_batch_map(*inputs, BatchInfo(batch_num, pass_index))
         except Exception as error:
             raise PipelineError(f"{self.label}: per_batch_map failed on batch {batch_num}: {type(error).__name__}: {error}") from error
         if not isinstance(result, tuple):

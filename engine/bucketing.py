@@ -136,7 +136,7 @@ class BucketCollate:
         for offset, (bucket, rows) in enumerate(chunk.rows):
             batch_num = row_start + offset
             columns = [list(col) for col in zip(*rows)]
-            batched = []
+            batched: list[Any] = []
             for i, (col, name) in enumerate(zip(columns, self.columns)):
                 if i in self.padding:
                     shape, value = self.padding[i]

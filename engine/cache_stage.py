@@ -131,7 +131,7 @@ def _describe(value: Any, out: Any, depth: int = 0) -> None:
         if value.dtype.hasobject:
             _describe(value.tolist(), out, depth + 1)
         else:
-            write(hashlib.blake2b(np.ascontiguousarray(value).view(np.uint8).reshape(-1)).digest())
+            write(hashlib.blake2b(np.ascontiguousarray(value).view(np.uint8).reshape(-1).data).digest())
         return
     if isinstance(value, np.generic):
         write(repr(value.item()).encode())
@@ -264,14 +264,13 @@ class CacheStage(Stage):
     def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
         self.store.refresh()
         if isinstance(self.leaf, IndexSourceStage):
-            yield from self._run_sampled(skip)
+            yield from self._run_sampled(self.leaf, skip)
         else:
             yield from self._run_streamed(skip)
 
     # A source read through a sampler ---------------------------------------------------------------
 
-    def _run_sampled(self, skip: int) -> Iterator[Chunk]:
-        leaf: IndexSourceStage = self.leaf  # type: ignore[assignment]
+    def _run_sampled(self, leaf: IndexSourceStage, skip: int) -> Iterator[Chunk]:
         store = self.store
         leaf_pass = leaf.passes
         ids = np.asarray(self.sampler.sampler._indices(leaf.num_rows, leaf.seed, leaf_pass), dtype=np.int64)[

@@ -24,7 +24,7 @@ class Chunk:
     __slots__ = ("rows", "ids", "origins", "keys")
 
     def __init__(
-        self, rows: list[Any], ids: list[int] | None = None, origins: list[str] | None = None,
+        self, rows: list[Any], ids: list[int] | None = None, origins: list[str | None] | None = None,
         keys: list[int] | None = None,
     ):
         self.rows = rows

@@ -47,7 +47,7 @@ class DebugHook:
     # Hooks travel in the settings snapshot, which is compared and copied: two hooks of one kind
     # with the same state are the same hook.
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and _same_state(vars(self), vars(other))  # type: ignore[arg-type]
+        return type(other) is type(self) and _same_state(vars(self), vars(other))
 
     def __hash__(self) -> int:
         return hash(type(self))

@@ -139,7 +139,7 @@ class OnlineSession:
         try:
             with closing(self._stage.run()) as chunks:
                 for chunk in chunks:
-                    for request, row in zip(chunk.ids, chunk.rows):  # type: ignore[arg-type]
+                    for request, row in zip(chunk.ids, chunk.rows):  # type: ignore[arg-type]  # rows keep the request ids _OnlineSourceStage gave them
                         with self._cond:
                             future = self._futures.pop(request)
                         if type(row) is FailedRow:

@@ -29,7 +29,7 @@ import array
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from typing import Any
 
 import numpy as np
@@ -219,7 +219,7 @@ class StageProfile:
         self.workers.append(record)  # list.append is atomic: workers start from several threads
         return record
 
-    def wrap(self, gen: Iterator[Any]) -> Iterator[Any]:
+    def wrap(self, gen: Generator[Any, None, None]) -> Generator[Any, None, None]:
         perf = _perf
         spans = self.spans
         room = self.run.span_room
