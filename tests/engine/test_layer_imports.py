@@ -64,3 +64,22 @@ def test_the_dataset_api_loads_on_first_use_and_every_public_name_resolves():
     assert loaded_by_import is False
     assert unresolved == []
     assert module.startswith("minddata.dataset.")
+
+
+def test_no_device_free_plan_imports_the_dataset_api_or_pyarrow():
+    plans = sorted(p.stem for p in (ROOT / "ops" / "plans").glob("*.py") if p.stem != "__init__")
+    # One interpreter, the plans imported in turn: each one's new modules are checked as it comes.
+    code = (
+        "import json, sys\n"
+        "found = {}\n"
+        f"for name in {plans!r}:\n"
+        "    __import__('minddata.ops.plans.' + name)\n"
+        "    found[name] = sorted(m for m in sys.modules if m == 'pyarrow' or m.startswith(('pyarrow.', 'minddata.dataset')))\n"
+        "print(json.dumps(found))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, check=True
+    )
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert set(found) == set(plans) and "resize" in found
+    assert {name: heavy for name, heavy in found.items() if heavy} == {}
