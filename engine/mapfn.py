@@ -10,6 +10,8 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+import cloudpickle
+
 from minddata.config import RunOptions
 from minddata.engine.chunk import Chunk, FailedRow
 from minddata.engine.debughooks import PrintMetaDataHook
@@ -115,18 +117,25 @@ class MapFunction:
             pick: Callable[[tuple], tuple] = lambda row: (row[only],)  # noqa: E731
         else:
             pick = operator.itemgetter(*indices) if indices else (lambda row: ())
-        n_out = self.num_outputs
         out_rows: list[Any] = []
         failures: list[tuple] = []
         if self.options is not None and self.options.debug_mode:
-            self._run_debug(rows, row_start, stop, plan, random_contexts, pick, out_rows, failures)
-            return out_rows, failures
-        timer = self.op_timer
-        if timer is not None:
-            acc = timer.sample()
+            plan = self._debug_plan(plan)
+        else:
+            timer = self.op_timer
+            acc = timer.sample() if timer is not None else None
             if acc is not None:
-                self._run_timed(rows, row_start, stop, plan, random_contexts, pick, acc, out_rows, failures)
-                return out_rows, failures
+                plan = _observed(plan, step=_timing(acc), row_done=_counting(acc, len(plan)))
+        self._run_rows(rows, row_start, stop, plan, random_contexts, pick, assemble, out_rows, failures)
+        return out_rows, failures
+
+    def _run_rows(self, rows: list[Any], row_start: Any, stop: threading.Event | None, plan: list,
+                  random_contexts: list, pick: Callable[[tuple], tuple], assemble: Callable[[tuple, tuple], tuple],
+                  out_rows: list[Any], failures: list[tuple]) -> None:
+        # The one loop applying the map's ops to each row, for thread and process workers alike; the
+        # profiler's clock and the debug hooks ride in the plan's steps (_observed), so this loop pays
+        # nothing for them when they are off.
+        n_out = self.num_outputs
         for i, row in enumerate(rows):
             # A slow op over a long chunk would otherwise hold up shutdown until the chunk ends.
             if stop is not None and stop.is_set():
@@ -156,30 +165,9 @@ class MapFunction:
             except Exception as error:  # noqa: BLE001 - the error policy decides
                 out_rows.append(None)
                 text = traceback.format_exc() if self.keep_tracebacks else ""
-                if text:
-                    try:
-                        pickle.dumps(error)
-                    except Exception:  # noqa: BLE001 - unpicklable exceptions travel as text
-                        error = PipelineError(f"{type(error).__name__}: {error}")
-                failures.append((i, step_index, error, text))
-        return out_rows, failures
+                failures.append((i, step_index, portable_error(error) if text else error, text))
 
-    def _run_timed(self, rows: list[Any], row_start: int, stop: threading.Event | None, plan: list,
-                   random_contexts: list, pick: Callable[[tuple], tuple], acc: list[float],
-                   out_rows: list[Any], failures: list[tuple]) -> None:
-        # A clock around each op, for the profiler's per-op times.
-        def step(index: int, seconds: float, values: tuple) -> None:
-            acc[index] += seconds
-
-        def row_done() -> None:
-            acc[len(plan)] += 1
-
-        self._run_observed(rows, row_start, stop, plan, random_contexts, pick, out_rows, failures,
-                           step=step, row_done=row_done)
-
-    def _run_debug(self, rows: list[Any], row_start: int, stop: threading.Event | None, plan: list,
-                   random_contexts: list, pick: Callable[[tuple], tuple], out_rows: list[Any],
-                   failures: list[tuple]) -> None:
+    def _debug_plan(self, plan: list) -> list:
         # The debug hooks (config.set_debug_mode), called on the values going into the first op and
         # coming out of each op.
         hooks = self.options.debug_hooks if self.options is not None else None
@@ -194,64 +182,95 @@ class MapFunction:
                     name_it(after)
                 hook(*values)
 
-        self._run_observed(rows, row_start, stop, plan, random_contexts, pick, out_rows, failures,
-                           start=lambda values: show(None, values),
-                           step=lambda index, seconds, values: show(names[index], values))
+        return _observed(plan, start=lambda values: show(None, values),
+                         step=lambda index, seconds, values: show(names[index], values))
 
-    def _run_observed(
-        self,
-        rows: list[Any],
-        row_start: int,
-        stop: threading.Event | None,
-        plan: list,
-        random_contexts: list,
-        pick: Callable[[tuple], tuple],
-        out_rows: list[Any],
-        failures: list[tuple],
-        *,
-        step: Callable[[int, float, tuple], None],
-        start: Callable[[tuple], None] | None = None,
-        row_done: Callable[[], None] | None = None,
-    ) -> None:
-        # The loop of __call__ with an observer around each op (the profiler's clock, the debug
-        # hooks). A separate copy, so that the ordinary loop pays not even a None check per op per row.
-        perf = time.perf_counter
-        n_out = self.num_outputs
-        _, assemble = self._steps()
-        for i, row in enumerate(rows):
-            if stop is not None and stop.is_set():
-                raise PipelineStopped("pipeline stopped")
-            if type(row) is FailedRow:
-                out_rows.append(row)
-                continue
-            for ctx in random_contexts:
-                ctx.row_index = row_start + i
-            step_index = 0
-            try:
-                values = pick(row)
-                if start is not None:
-                    start(values)
-                for step_index, ((fn, op, _, multi), ctx) in enumerate(plan):
-                    t = perf()
-                    if op is None:
-                        result = fn(*values)
-                        values = result if type(result) is tuple else (result,)
-                    else:
-                        result = fn(op, ctx, *values)
-                        values = tuple(result) if multi else (result,)
-                    step(step_index, perf() - t, values)
-                if row_done is not None:
-                    row_done()
-                if len(values) != n_out:
-                    raise _OutputCountError(
-                        f"{self.label}: the last op returned {len(values)} value(s) for row {row_start + i}, "
-                        f"but output_columns names {n_out} column(s). Give output_columns {len(values)} "
-                        f"name(s), or make the op return {n_out}."
-                    )
-                out_rows.append(assemble(row, values))
-            except Exception as error:  # noqa: BLE001 - the error policy decides
-                out_rows.append(None)
-                failures.append((i, step_index, error, traceback.format_exc() if self.keep_tracebacks else ""))
+
+def _observed(
+    plan: list,
+    *,
+    step: Callable[[int, float, tuple], None],
+    start: Callable[[tuple], None] | None = None,
+    row_done: Callable[[], None] | None = None,
+) -> list:
+    """``plan`` with an observer around each op: ``start(values)`` before the first op,
+    ``step(index, seconds, values out)`` after each, ``row_done()`` after the last."""
+    perf = time.perf_counter
+    last = len(plan) - 1
+    observed = []
+    for index, ((fn, op, random, multi), ctx) in enumerate(plan):
+        first_start = start if index == 0 else None
+        done = row_done if index == last else None
+        if op is None:
+            def run(*values: Any, _fn: Any = fn, _index: int = index, _start: Any = first_start, _done: Any = done) -> Any:
+                if _start is not None:
+                    _start(values)
+                t = perf()
+                result = _fn(*values)
+                step(_index, perf() - t, result if type(result) is tuple else (result,))
+                if _done is not None:
+                    _done()
+                return result
+        else:
+            def run(op: Any, ctx: Any, *values: Any, _fn: Any = fn, _index: int = index, _multi: bool = multi,
+                    _start: Any = first_start, _done: Any = done) -> Any:
+                if _start is not None:
+                    _start(values)
+                t = perf()
+                result = _fn(op, ctx, *values)
+                step(_index, perf() - t, tuple(result) if _multi else (result,))
+                if _done is not None:
+                    _done()
+                return result
+        observed.append(((run, op, random, multi), ctx))
+    return observed
+
+
+def _timing(acc: list[float]) -> Callable[[int, float, tuple], None]:
+    def step(index: int, seconds: float, values: tuple) -> None:
+        acc[index] += seconds
+
+    return step
+
+
+def _counting(acc: list[float], slot: int) -> Callable[[], None]:
+    def row_done() -> None:
+        acc[slot] += 1
+
+    return row_done
+
+
+class UnpicklableError(PipelineError):
+    """Stands in for an op's exception that cannot leave a worker process (it holds a lock, a file, a
+    socket...): its message and the original type's name travel instead, so a failure reads the same
+    from a process worker as from a thread worker (``op X failed on row N: TheType: message``)."""
+
+    def __init__(self, type_name: str, text: str):
+        super().__init__(text)
+        self.type_name = type_name
+
+    def __reduce__(self) -> tuple:
+        return (UnpicklableError, (self.type_name, str(self)))
+
+
+def portable_error(error: BaseException) -> BaseException:
+    """``error`` if it can be pickled (by reference, or by value as cloudpickle sends a class defined in
+    a function), else an :class:`UnpicklableError` with its type's name and message."""
+    try:
+        pickle.dumps(error)
+        return error
+    except Exception:  # noqa: BLE001 - any failure to pickle means: send the text
+        pass
+    try:
+        cloudpickle.dumps(error)
+        return error
+    except Exception:  # noqa: BLE001
+        return UnpicklableError(type(error).__name__, str(error))
+
+
+def error_type_name(error: BaseException) -> str:
+    """The name a failure is reported under: the original type's, also for a stand-in."""
+    return error.type_name if isinstance(error, UnpicklableError) else type(error).__name__
 
 
 class _RemoteTraceback(Exception):
@@ -278,7 +297,7 @@ class MapErrorPolicy:
         message = (
             f"{self.label}: op {op_name} failed on row {row_index}"
             + (f" ({where})" if where else "")
-            + f": {type(error).__name__}: {error}"
+            + f": {error_type_name(error)}: {error}"
         )
         exc = RowError(message, op=op_name, row=row_index, source=chunk.origins[i] if chunk.origins else None)
         if text and error.__cause__ is None:
