@@ -6,6 +6,7 @@ fork-safe): it makes its own."""
 from __future__ import annotations
 
 import multiprocessing
+import tempfile
 import threading
 
 import pytest
@@ -31,8 +32,12 @@ def secret_options(endpoint):
 
 
 @pytest.mark.parametrize("method", ["fork", "spawn"])
-def test_rows_equal_local_with_process_workers(method, s3_server, s3_images):
+def test_rows_equal_local_with_process_workers(method, s3_server, s3_images, tmp_path, monkeypatch):
     md.config.set_multiprocessing_start_method(method)
+    temp = tmp_path / "temp"  # this process's and its workers' temporary files: none must be left
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
     threads = set(threading.enumerate())
     remote = pipeline(md.ImageFolderDataset("s3://data/images/", shuffle=False,
                                             storage_options=secret_options(f"http://127.0.0.1:{s3_server}")))
@@ -40,6 +45,7 @@ def test_rows_equal_local_with_process_workers(method, s3_server, s3_images):
     assert got == images(pipeline(md.ImageFolderDataset(str(s3_images), shuffle=False))) and len(got) == 15
     assert multiprocessing.active_children() == []
     assert {t for t in threading.enumerate() if t.is_alive()} <= threads
+    assert list(temp.iterdir()) == []
 
 
 @pytest.mark.parametrize("method", ["fork", "spawn"])
