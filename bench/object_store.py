@@ -216,7 +216,8 @@ def table(results: Sequence[CaseResult], rounds: int) -> str:
              for row in rows]
     lines.insert(1, "-" * len(lines[0]))
     lines.append(f"images/s: median of {rounds} round(s), each in its own process; vs local: against local files; "
-                 "peak RSS: the highest round's, workers included")
+                 "peak RSS: the highest round's, workers included; latency: added to every request by a proxy "
+                 "(0 ms: the local server directly)")
     return "\n".join(lines)
 
 
