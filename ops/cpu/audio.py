@@ -3,14 +3,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
 __all__ = ["as_waveform", "out_dtype", "BORDER_MODES"]
 
 # BorderType's values -> np.pad modes.
-BORDER_MODES = {"constant": "constant", "edge": "edge", "reflect": "reflect", "symmetric": "symmetric"}
+BORDER_MODES: dict[str, Literal["constant", "edge", "reflect", "symmetric"]] = {"constant": "constant", "edge": "edge", "reflect": "reflect", "symmetric": "symmetric"}
 
 
 def out_dtype(x: np.ndarray) -> np.dtype:

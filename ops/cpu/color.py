@@ -33,7 +33,8 @@ _CV_BLUR_DTYPES = frozenset(np.dtype(t) for t in (np.uint8, np.uint16, np.int16,
 # A recipe is ("order", channel indices, add alpha) or ("gray", weights of channels 0, 1, 2).
 _RGB_W = (0.299, 0.587, 0.114)
 _BGR_W = (0.114, 0.587, 0.299)
-_CONVERT = {
+# code -> (input channels, output channels, recipe: ("order", channel order, add alpha) or ("gray", weights))
+_CONVERT: dict[int, tuple[int, int, tuple[Any, ...]]] = {
     0: (3, 4, ("order", (0, 1, 2), True)),  # BGR2BGRA / RGB2RGBA
     1: (4, 3, ("order", (0, 1, 2), False)),  # BGRA2BGR / RGBA2RGB
     2: (3, 4, ("order", (2, 1, 0), True)),  # BGR2RGBA / RGB2BGRA

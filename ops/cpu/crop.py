@@ -6,7 +6,7 @@ A crop returns a copy, not a view: a view would pin the whole source image and l
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, cast
 
 import cv2
 import numpy as np
@@ -115,7 +115,8 @@ def pad_image(
         out[top : top + img.shape[0], left : left + img.shape[1]] = img
         return out
     widths = ((top, bottom), (left, right)) + ((0, 0),) * (img.ndim - 2)
-    return np.pad(img, widths, mode=border)
+    # `border` is one of _CV_BORDER's keys (checked above), which are np.pad modes too
+    return np.pad(img, widths, mode=cast(Literal["constant", "edge", "reflect", "symmetric"], border))
 
 
 declare_op("Pad", cost_ms_per_mp=0.4)

@@ -73,7 +73,8 @@ def _pil_decode(buf: np.ndarray, op_name: str, limit: int | None) -> Any:
 
     try:
         with pil_open(buf) as im:
-            check_image_pixels(op_name, *im.size, limit=limit)
+            width, height = im.size
+            check_image_pixels(op_name, width, height, limit=limit)
             if im.format == "JPEG":
                 _refuse_short_scan(buf, op_name)  # Pillow pads the rows a short scan lacks with grey
             return _pil_rgb(im)

@@ -445,7 +445,7 @@ def _slow_decode(
         )
     if bgr.shape[:2] != (hs, ws):
         full = cv2.imdecode(np.ascontiguousarray(buf), cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
-        bgr = cv2.resize(full, (ws, hs), interpolation=cv2.INTER_AREA)
+        bgr = cv2.resize(full, (ws, hs), interpolation=cv2.INTER_AREA)  # type: ignore[arg-type]  # the bytes decoded (reduced) just above
     t, lf, bh, bw = box
     region = bgr[t : t + bh, lf : lf + bw, ::-1]  # BGR -> RGB
     if out is None:

@@ -13,7 +13,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from minddata.ops.base import KernelContext, KernelOp, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.cpu.image import _as_array, _image
 from minddata.ops.registry import declare_op, register_kernel
 
@@ -70,7 +70,7 @@ def rescale(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     return out
 
 
-def check_normalize_input(normalize: Op, image: Any) -> None:
+def check_normalize_input(normalize: KernelOp, image: Any) -> None:
     img = _image("Normalize", image, numeric=True)
     n = len(normalize.mean)
     channels = 1 if img.ndim == 2 else img.shape[2]

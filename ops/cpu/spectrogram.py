@@ -95,7 +95,7 @@ def inverse_spectrogram(op: Any, ctx: KernelContext, x: Any) -> np.ndarray:
     starts = np.arange(n_frames) * op.hop_length
     index = (starts[:, None] + np.arange(op.n_fft)[None, :]).reshape(-1)
     flat = out.reshape(-1, total)
-    np.add.at(flat, (slice(None), index), frames.reshape(-1, n_frames * op.n_fft))
+    np.add.at(flat, (slice(None), index), frames.reshape(-1, n_frames * op.n_fft))  # type: ignore[arg-type]  # NumPy's stubs leave out tuple indices, which ufunc.at takes
     np.add.at(envelope, index, np.tile(window**2, n_frames))
     start = op.n_fft // 2 if op.center else 0
     end = total - (op.n_fft // 2 if op.center else 0)

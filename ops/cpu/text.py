@@ -174,11 +174,11 @@ def _parse(op: KernelOp, s: str) -> Any:
     if dtype.kind in "iu":
         if not _NUMBER_INT.fullmatch(number):
             raise ValueError(f"ToNumber: {s!r} is not an integer, so it can't be converted to {dtype}")
-        value = int(number)
+        whole = int(number)
         info = np.iinfo(dtype)
-        if not info.min <= value <= info.max:
+        if not info.min <= whole <= info.max:
             raise ValueError(f"ToNumber: {s!r} is out of the range of {dtype} [{info.min}, {info.max}]")
-        return value
+        return whole
     try:
         value = float(number)
     except ValueError:

@@ -121,7 +121,7 @@ def fade(op: Any, ctx: KernelContext, x: Any) -> np.ndarray:
 
 @functools.lru_cache(maxsize=32)
 def _sinc_kernel(
-    orig: int, new: int, method: str, lowpass_filter_width: int, rolloff: float, beta: float | None,
+    orig: int, new: int, method: str, lowpass_filter_width: int, rolloff: float, beta: float,
 ) -> tuple[np.ndarray, int]:
     """torchaudio's windowed-sinc resampling kernel: ``(new, 2·width + orig)`` taps and ``width``; cached
     (read-only), as it depends only on the op's arguments."""
