@@ -1,7 +1,8 @@
 """What importing a low layer pulls in: the graph module and the device-free op plans stay light.
 
-Each check imports one module in a fresh interpreter (sys.modules is shared by the whole test
-session, so only a new process shows what one import brings).
+The import checks run in a fresh interpreter (sys.modules is shared by the whole test session, so
+only a new process shows what one import brings); the graph module's lazy imports are followed in
+the source, as tests/test_layering.py reads imports.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+
+from test_layering import LAYERS, imports_in
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -43,6 +46,39 @@ def test_graph_module_imports_no_execution_code():
     loaded = modules_after_import("minddata.engine.ir")
     assert "minddata.engine.ir" in loaded
     assert _under(loaded, EXECUTION_MODULES) == []
+
+
+def _module_file(module: str) -> Path | None:
+    """The repository file of project module ``module`` (``minddata.engine.ir`` → engine/ir.py), or None."""
+    for folder, name in sorted(LAYERS.items(), key=lambda item: -len(item[1])):
+        if module == name or module.startswith(name + "."):
+            base = ROOT / folder / Path(*module[len(name) :].lstrip(".").split("."))
+            for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+                if module != name and candidate.is_file():
+                    return candidate
+            return None
+    return None
+
+
+def test_graph_module_reaches_no_execution_code_at_any_depth():
+    # Lazy imports (inside functions) count too: followed through every project module ir reaches.
+    reached: dict[str, str | None] = {}
+    todo: list[tuple[str, str | None]] = [("minddata.engine.ir", None)]
+    while todo:
+        module, via = todo.pop()
+        path = _module_file(module)
+        if path is None:  # ``from package.module import name`` names an attribute: its module
+            parent = module.rpartition(".")[0]
+            if parent and _module_file(parent) is not None:
+                todo.append((parent, via))
+            continue
+        if module in reached:
+            continue
+        reached[module] = via
+        rel = path.relative_to(ROOT).as_posix()
+        todo += [(i.module, module) for i in imports_in(rel, path.read_text()) if i.module and i.module.startswith("minddata.")]
+    assert "minddata.ops.base" in reached
+    assert {m: reached[m] for m in _under(set(reached), EXECUTION_MODULES)} == {}
 
 
 def test_resize_plan_imports_neither_the_dataset_api_nor_pyarrow():
