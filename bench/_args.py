@@ -5,17 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import NoReturn
 
+from minddata._command_line import positive_int
+
 __all__ = ["OneLineParser", "positive_int"]
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, found {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, found {value}")
-    return value
 
 
 class OneLineParser(argparse.ArgumentParser):

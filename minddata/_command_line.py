@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import platform
 import sys
+from collections.abc import Callable
 from typing import NoReturn
 
 from minddata.errors import UsageError
@@ -23,6 +24,7 @@ __all__ = [
     "PROG",
     "CommandParser",
     "positive_int",
+    "whole_number",
     "workers_arg",
     "port_number",
     "non_negative_float",
@@ -42,14 +44,30 @@ class CommandParser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: error: {message} (see {self.prog} --help)")
 
 
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, found {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, found {value}")
-    return value
+def whole_number(low: int, high: int | None = None, what: str = "a whole number") -> Callable[[str], int]:
+    """An argparse ``type`` for whole numbers from ``low`` (to ``high``); its error names ``what`` the
+    argument is and the range, e.g. ``expected a port number from 0 to 65535, found '70000'``.
+
+    Examples:
+        >>> whole_number(0, 19)("7")
+        7
+    """
+    rule = f"{what} >= {low}" if high is None else f"{what} from {low} to {high}"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {rule}, found {text!r}") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"expected {rule}, found {value}")
+        return value
+
+    return parse
+
+
+positive_int = whole_number(1)
+port_number = whole_number(0, 65535, "a port number")
 
 
 def workers_arg(text: str) -> int | str:
@@ -59,16 +77,6 @@ def workers_arg(text: str) -> int | str:
         return positive_int(text)
     except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(f"expected a whole number >= 1 or 'auto', found {text!r}") from None
-
-
-def port_number(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a port number from 0 to 65535, found {text!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"expected a port number from 0 to 65535, found {value}")
-    return value
 
 
 def non_negative_float(text: str) -> float:

@@ -32,6 +32,7 @@ from minddata._command_line import (
     port_number,
     positive_float,
     positive_int,
+    whole_number,
 )
 from minddata._standard_pipelines import PIPELINES, make_ops, place
 from minddata.errors import UsageError
@@ -102,19 +103,9 @@ def _cache_parser(sub: Any) -> None:
         action.add_argument("--dir", metavar="DIR", help="cache folder (default: $MINDDATA_CACHE_DIR or "
                             "~/.cache/minddata/dataset-cache)")
     destroy = actions.add_parser("destroy-session", help="free one session's memory and files")
-    destroy.add_argument("session_id", type=_session_id, metavar="SESSION_ID")
+    destroy.add_argument("session_id", type=whole_number(0, what="a session id"), metavar="SESSION_ID")
     destroy.add_argument("--dir", metavar="DIR", help="cache folder (default: $MINDDATA_CACHE_DIR or "
                          "~/.cache/minddata/dataset-cache)")
-
-
-def _session_id(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a session id (a whole number >= 0), found {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a session id (a whole number >= 0), found {value}")
-    return value
 
 
 def _serve_parser(sub: Any) -> None:
@@ -147,7 +138,7 @@ def _serve_parser(sub: Any) -> None:
     serve.add_argument("--device", type=str.lower, choices=["cpu", "gpu", "dvpp", "auto"], default="cpu",
                        help="where the ops run: each op with a kernel on that device runs there (default cpu)")
     serve.add_argument("--workers", type=positive_int, default=2, help="pipeline worker threads (default 2)")
-    serve.add_argument("--pipeline-nice", type=_nice_value, default=10,
+    serve.add_argument("--pipeline-nice", type=whole_number(0, 19), default=10,
                        help="how much lower the pipeline threads' OS priority is than the request handling's, 0-19 "
                             "(Linux; default 10: refusals and answers are not queued behind preprocessing)")
     serve.add_argument("--max-body-mb", type=positive_float, default=16.0,
@@ -181,16 +172,6 @@ def _serve_parser(sub: Any) -> None:
                              "(default 4096)")
     limits.add_argument("--keep-alive-s", type=positive_float, default=5.0,
                         help="how long an idle kept-alive connection stays open (default 5)")
-
-
-def _nice_value(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if not 0 <= value <= 19:
-        raise argparse.ArgumentTypeError(f"must be an int from 0 to 19. Found: {text!r}")
-    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:

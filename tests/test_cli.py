@@ -123,6 +123,20 @@ def test_a_command_that_does_not_load_names_its_entry_point():
         load_command("bench", {"bench": "minddata.bench.gone:main"})
 
 
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (("cache", "destroy-session", "-1"), "expected a session id >= 0, found -1"),
+        (("cache", "destroy-session", "one"), "expected a session id >= 0, found 'one'"),
+        (("serve", "infer224", "--pipeline-nice", "20"), "--pipeline-nice: expected a whole number from 0 to 19, found 20"),
+        (("serve", "infer224", "--port", "70000"), "--port: expected a port number from 0 to 65535, found 70000"),
+        (("convert", "a", "b", "--shards", "0"), "--shards: expected a whole number >= 1, found 0"),
+    ],
+)
+def test_whole_number_arguments_name_their_range_in_one_line(capsys, argv, message):
+    _assert_one_line_error(*_run(capsys, *argv), message)
+
+
 # --- minddata devices -----------------------------------------------------------------------------
 
 

@@ -79,7 +79,7 @@ def test_port_in_use_fails_with_one_line():
 def test_pipeline_nice_outside_0_to_19_fails_with_one_line():
     result = serve_cli("infer224", "--pipeline-nice", "20")
     assert result.returncode == 2
-    assert "--pipeline-nice: must be an int from 0 to 19. Found: '20'" in result.stderr
+    assert "--pipeline-nice: expected a whole number from 0 to 19, found 20" in result.stderr
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="nice values are per thread only on Linux")
