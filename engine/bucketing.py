@@ -10,14 +10,14 @@ order (unless ``drop_remainder``). This is MindSpore's BucketBatchByLengthOp, ro
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextlib import closing
 from typing import Any
 
 import numpy as np
 
 from minddata.engine.batchfn import BufferPool, pad_column, stack_column
-from minddata.engine.chunk import Chunk, FailedRow
+from minddata.engine.chunk import Chunk, Chunks, FailedRow
 from minddata.engine.runtime import Runtime
 from minddata.engine.stages import Stage
 from minddata.errors import PipelineError, RowError
@@ -66,7 +66,7 @@ class BucketGroupStage(Stage):
             )
         return int(length)
 
-    def _run(self, pass_index: int) -> Iterator[Chunk]:
+    def _run(self, pass_index: int) -> Chunks:
         buckets: list[list[Any]] = [[] for _ in self.batch_sizes]
         position = 0
         with closing(self.children[0].run()) as source:

@@ -29,7 +29,7 @@ import numpy as np
 
 from minddata.engine import ir
 from minddata.engine.cache_store import CacheStore
-from minddata.engine.chunk import Chunk, FailedRow
+from minddata.engine.chunk import Chunk, Chunks, FailedRow
 from minddata.engine.runtime import Runtime
 from minddata.engine.stages import IndexSourceStage, IterableSourceStage, Stage
 from minddata.errors import GraphError
@@ -261,7 +261,7 @@ class CacheStage(Stage):
         self.unstorable: set[int] = set()
         rt.on_close(store.close)
 
-    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
+    def _run(self, pass_index: int, skip: int = 0) -> Chunks:
         self.store.refresh()
         if isinstance(self.leaf, IndexSourceStage):
             yield from self._run_sampled(self.leaf, skip)
@@ -270,7 +270,7 @@ class CacheStage(Stage):
 
     # A source read through a sampler ---------------------------------------------------------------
 
-    def _run_sampled(self, leaf: IndexSourceStage, skip: int) -> Iterator[Chunk]:
+    def _run_sampled(self, leaf: IndexSourceStage, skip: int) -> Chunks:
         store = self.store
         leaf_pass = leaf.passes
         ids = np.asarray(self.sampler.sampler._indices(leaf.num_rows, leaf.seed, leaf_pass), dtype=np.int64)[
@@ -295,7 +295,7 @@ class CacheStage(Stage):
 
     def _merge(
         self, ids: list[int], hit: list[bool], source: Iterator[Chunk], filler: Any
-    ) -> Iterator[Chunk]:
+    ) -> Chunks:
         """Rows of ``ids`` in order: stored ones from the store, the others from ``source``, which reads
         the missing ids in their order (a row it drops, under error_samples_mode "skip", is dropped
         here too: the next row it gives is a later missing id)."""
@@ -368,7 +368,7 @@ class CacheStage(Stage):
 
     # A source read front to back --------------------------------------------------------------------
 
-    def _run_streamed(self, skip: int) -> Iterator[Chunk]:
+    def _run_streamed(self, skip: int) -> Chunks:
         store = self.store
         length = store.complete_length
         if length is not None:

@@ -6,9 +6,10 @@ or a thread wake-up is paid per chunk. A row is a tuple of column values.
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from typing import Any
 
-__all__ = ["Chunk", "FailedRow"]
+__all__ = ["Chunk", "Chunks", "FailedRow"]
 
 
 class Chunk:
@@ -60,6 +61,11 @@ class Chunk:
         if self.origins is not None and self.origins[index] is not None:
             parts.append(f"file {self.origins[index]}")
         return ", ".join(parts)
+
+
+# One pass over a stage's output: a generator of chunks, which its consumer closes (contextlib.closing)
+# so that the stages below it stop and let go of their threads, workers and buffers.
+Chunks = Generator[Chunk, None, None]
 
 
 class FailedRow:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import collections
 import threading
-from collections.abc import Iterator
 from concurrent.futures import Future
 from contextlib import closing
 from typing import Any
@@ -17,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from minddata.engine import ir
-from minddata.engine.chunk import Chunk, FailedRow
+from minddata.engine.chunk import Chunk, Chunks, FailedRow
 from minddata.engine.compiler import compile_plan
 from minddata.engine.iterator import new_runtime
 from minddata.engine.runtime import POLL_SECONDS
@@ -55,7 +54,7 @@ class _OnlineSourceStage(Stage):
         self.chunk_rows = chunk_rows
         self.parallelism = max(1, parallelism)
 
-    def _run(self, pass_index: int) -> Iterator[Chunk]:
+    def _run(self, pass_index: int) -> Chunks:
         pending, cond = self.session._pending, self.session._cond
         while True:
             with cond:
