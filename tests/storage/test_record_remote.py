@@ -97,3 +97,14 @@ def test_other_schemes_read_the_set(scheme, s3_server, s3_client, s3_records):
     got = [(int(r["label"]), str(r["name"])) for r in remote.create_dict_iterator(num_epochs=1, output_numpy=True)]
     assert got == [(int(r["label"]), str(r["name"])) for r in local.create_dict_iterator(num_epochs=1, output_numpy=True)]
     assert len(got) == 2100
+
+
+def test_a_damaged_object_fails_its_checksum_naming_the_url(s3_server, s3_client, s3_records):
+    data = bytearray((s3_records / LOCAL[0]).read_bytes())
+    data[len(data) // 3] ^= 0xFF  # a byte of the first record batch's payload
+    s3_client.put_object(Bucket="data", Key="rec-bad/train.rec0", Body=bytes(data))
+    s3_client.put_object(Bucket="data", Key="rec-bad/train.rec0.meta.json",
+                         Body=(s3_records / (LOCAL[0] + ".meta.json")).read_bytes())
+    ds = md.MindDataset(["s3://data/rec-bad/train.rec0"], shuffle=False, storage_options=options(s3_server))
+    with pytest.raises(DataFormatError, match=r"s3://data/rec-bad/train.rec0 is corrupted: .* fails its checksum"):
+        rows(ds)
