@@ -133,14 +133,16 @@ class _Feed(Stage):
 
 
 class Step:
-    """One per-row plan step, run over Ray blocks by the local compiler's own stage for it."""
+    """One per-row plan step, run over Ray blocks by the local compiler's own stage for it
+    (:meth:`Planner.build_node <minddata.engine.compiler.Planner.build_node>`), in a
+    :class:`Runtime` holding ``options``: the run's settings, shipped with the step (the worker's own
+    config is neither read nor written)."""
 
     def __init__(self, node: ir.Node, seed: int, error_mode: str, pass_index: int, options: RunOptions,
                  keys: tuple[int, int, int] | None = None):
         # (first, step, modulo): the row at pass position p has the global key (first + step * p) %
         # modulo (a shard's rows, as the local engine keys them: Chunk.keys); None: keyed by position.
         self.keys = keys
-        # The run's settings travel with the step: the worker's own config holds its defaults.
         self.options = options
         if isinstance(node, ir.MapNode):
             # A Ray worker is a process already, and the read task reads the rows. The map runs in
