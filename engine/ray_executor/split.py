@@ -42,7 +42,7 @@ from minddata.engine.ray_executor.datasource import rows_per_task as default_row
 from minddata.engine.ray_executor.ray_import import require_ray
 from minddata.engine.ray_executor.stage import RaySegmentStage
 from minddata.engine.runtime import Runtime
-from minddata.engine.stages import ShuffleStage, Stage
+from minddata.engine.stages import Stage
 from minddata.errors import GraphError
 
 __all__ = ["RayPlan", "Segment", "ROW_STEPS"]
@@ -90,12 +90,12 @@ class Segment:
         if isinstance(self.source, ir.IterableSourceNode):
             ids = self.reads.order(pass_index, **stream_seeds(self.source, rt, self.source_position))
             return ids if self.source.num_samples is None else ids[: self.source.num_samples]
-        sampler = Planner(rt).sampler_stage(self.source, self.source_position)
+        planner = Planner(rt)
+        sampler = planner.sampler_stage(self.source, self.source_position)
         if self.shuffle is None:
             return np.asarray(sampler.sampler._indices(sampler.num_rows, sampler.seed, pass_index), dtype=np.int64)
         assert self.shuffle_position is not None
-        stage = ShuffleStage(rt, sampler, self.shuffle.buffer_size, self.shuffle_position, rt.options.rows_per_chunk,
-                             self.shuffle.label)
+        stage = planner.build_node(self.shuffle, [sampler], self.shuffle_position)
         stage.skip_passes(pass_index)
         with closing(stage.run()) as chunks:
             parts = [np.asarray(chunk.rows, dtype=np.int64) for chunk in chunks]
