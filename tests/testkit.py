@@ -241,3 +241,46 @@ def echo_config(value):
 def options_in(array):
     """The ``RunOptions`` an :class:`EchoOptions` or :func:`echo_config` row holds."""
     return pickle.loads(np.asarray(array).tobytes())
+
+
+# -- images and rows: encoded images from pixels, and a dataset's rows ---------------------------------
+
+
+def random_pixels(height: int, width: int, seed: int) -> np.ndarray:
+    """Uniform noise, ``(height, width, 3)`` uint8, the same for the same seed."""
+    return np.random.default_rng(seed).integers(0, 256, (height, width, 3), dtype=np.uint8)
+
+
+def png_bytes(pixels: np.ndarray) -> bytes:
+    """``pixels`` (any array Pillow takes: uint8 HWC, grey, or bool for 1-bit) as a PNG file."""
+    buf = io.BytesIO()
+    Image.fromarray(pixels).save(buf, "PNG")
+    return buf.getvalue()
+
+
+def random_png(height: int, width: int, seed: int) -> bytes:
+    """A PNG file of :func:`random_pixels`."""
+    return png_bytes(random_pixels(height, width, seed))
+
+
+def jpeg_bytes(pixels: np.ndarray, quality: int = 90, **options) -> bytes:
+    """``pixels`` as a JPEG file written by Pillow (``options``: Pillow's, e.g. ``subsampling=0``)."""
+    buf = io.BytesIO()
+    Image.fromarray(pixels).save(buf, "JPEG", quality=quality, **options)
+    return buf.getvalue()
+
+
+def jpeg_array(pixels: np.ndarray, quality: int = 90, **options) -> np.ndarray:
+    """:func:`jpeg_bytes` as a uint8 array, the form a Decode op takes in a column."""
+    return np.frombuffer(jpeg_bytes(pixels, quality, **options), np.uint8)
+
+
+def dict_rows(dataset, epochs: int = 1) -> list[dict]:
+    """Every row of ``epochs`` epochs as a dict of NumPy values."""
+    it = dataset.create_dict_iterator(num_epochs=epochs, output_numpy=True)
+    return [row for _ in range(epochs) for row in it]
+
+
+def tuple_rows(dataset) -> list[tuple]:
+    """Every row of one epoch as a tuple of NumPy values, in column order."""
+    return list(dataset.create_tuple_iterator(num_epochs=1, output_numpy=True))

@@ -2,26 +2,19 @@
 
 from __future__ import annotations
 
-import io
 import json
 
 import numpy as np
 import pytest
 from loader_checks import assert_shards_partition, rows
-from PIL import Image
 from test_resume import assert_resumes_exactly
+from testkit import png_bytes
 
 import minddata as md
 from minddata.errors import ArgumentError, DataFormatError
 
 SPLITS = {"train": {"aachen": ["000000_000019", "000001_000019"], "bochum": ["000000_000313"]},
           "val": {"frankfurt": ["000000_000294"]}}
-
-
-def _png(array):
-    buf = io.BytesIO()
-    Image.fromarray(array).save(buf, "PNG")
-    return buf.getvalue()
 
 
 @pytest.fixture
@@ -35,11 +28,11 @@ def cityscapes(tmp_path):
             labels.mkdir(parents=True)
             for stem in stems:
                 name = f"{city}_{stem}"
-                (images / f"{name}_leftImg8bit.png").write_bytes(_png(rng.integers(0, 256, (8, 16, 3), dtype=np.uint8)))
+                (images / f"{name}_leftImg8bit.png").write_bytes(png_bytes(rng.integers(0, 256, (8, 16, 3), dtype=np.uint8)))
                 for suffix in ("instanceIds", "labelIds"):
                     ids = rng.integers(0, 34, (8, 16), dtype=np.uint8)
-                    (labels / f"{name}_gtFine_{suffix}.png").write_bytes(_png(ids))
-                (labels / f"{name}_gtFine_color.png").write_bytes(_png(rng.integers(0, 256, (8, 16, 4), dtype=np.uint8)))
+                    (labels / f"{name}_gtFine_{suffix}.png").write_bytes(png_bytes(ids))
+                (labels / f"{name}_gtFine_color.png").write_bytes(png_bytes(rng.integers(0, 256, (8, 16, 4), dtype=np.uint8)))
                 polygons = {"imgHeight": 8, "imgWidth": 16,
                             "objects": [{"label": "road", "polygon": [[0, 4], [15, 4], [15, 7]]}]}
                 (labels / f"{name}_gtFine_polygons.json").write_text(json.dumps(polygons, indent=4))

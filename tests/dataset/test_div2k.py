@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-import io
-
 import numpy as np
 import pytest
 from loader_checks import assert_shards_partition, rows
-from PIL import Image
 from test_resume import assert_resumes_exactly
+from testkit import random_png
 
 import minddata as md
 from minddata.errors import ArgumentError, DataFormatError
-
-
-def _png(width, height, seed):
-    buf = io.BytesIO()
-    Image.fromarray(np.random.default_rng(seed).integers(0, 256, (height, width, 3), dtype=np.uint8)).save(buf, "PNG")
-    return buf.getvalue()
 
 
 @pytest.fixture
@@ -26,11 +18,11 @@ def div2k(tmp_path):
         hr = tmp_path / f"DIV2K_{split}_HR"
         hr.mkdir()
         for k, i in enumerate(ids):
-            (hr / f"{i}.png").write_bytes(_png(24, 16, seed=base + k))
+            (hr / f"{i}.png").write_bytes(random_png(16, 24, base + k))
             for track, scale, suffix in (("LR_bicubic/X2", 2, ""), ("LR_x8", 8, ""), ("LR_wild", 4, "w")):
                 low = tmp_path / f"DIV2K_{split}_{track}"
                 low.mkdir(parents=True, exist_ok=True)
-                (low / f"{i}x{scale}{suffix}.png").write_bytes(_png(24 // scale, 16 // scale + 1, seed=100 + base + k))
+                (low / f"{i}x{scale}{suffix}.png").write_bytes(random_png(16 // scale + 1, 24 // scale, 100 + base + k))
     return tmp_path
 
 

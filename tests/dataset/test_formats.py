@@ -16,18 +16,13 @@ import zlib
 
 import numpy as np
 import pytest
-from testkit import column
+from testkit import column, dict_rows
 
 import minddata as md
 from minddata.bench.corpus import proto_field as _field
 from minddata.bench.corpus import tf_feature as _feature
 from minddata.bench.corpus import varint as _varint
 from minddata.errors import ArgumentError, DataFormatError, PipelineError, RowError
-
-
-def _rows(ds):
-    return list(ds.create_dict_iterator(num_epochs=1, output_numpy=True))
-
 
 # -- MNIST (IDX) ------------------------------------------------------------------------------
 
@@ -45,7 +40,7 @@ def _write_mnist(folder, prefix, n, seed):
 def test_mnist_columns_types_and_usage(tmp_path):
     train_x, train_y = _write_mnist(tmp_path, "train", 5, 0)
     test_x, test_y = _write_mnist(tmp_path, "t10k", 3, 1)
-    rows = _rows(md.MnistDataset(str(tmp_path), usage="train", shuffle=False))
+    rows = dict_rows(md.MnistDataset(str(tmp_path), usage="train", shuffle=False))
     assert [r["image"].shape for r in rows] == [(28, 28, 1)] * 5
     assert rows[0]["image"].dtype == np.uint8 and rows[0]["label"].dtype == np.uint32
     assert np.array_equal(np.stack([r["image"][..., 0] for r in rows]), train_x)
@@ -90,7 +85,7 @@ def test_cifar10_hwc_images_and_labels(tmp_path):
         (tmp_path / f"data_batch_{b}.bin").write_bytes(blob)
     record, hwc = _cifar_record([9], seed=99)
     (tmp_path / "test_batch.bin").write_bytes(record)
-    rows = _rows(md.Cifar10Dataset(str(tmp_path), usage="train", shuffle=False))
+    rows = dict_rows(md.Cifar10Dataset(str(tmp_path), usage="train", shuffle=False))
     assert len(rows) == 6 and rows[0]["image"].shape == (32, 32, 3) and rows[0]["label"].dtype == np.uint32
     for row, (hwc_k, label) in zip(rows, expected):
         assert np.array_equal(row["image"], hwc_k) and int(row["label"]) == label
@@ -106,7 +101,7 @@ def test_cifar100_two_labels(tmp_path):
     (tmp_path / "test.bin").write_bytes(_cifar_record([1, 2], seed=2)[0])
     ds = md.Cifar100Dataset(str(tmp_path), usage="train")
     assert ds.get_col_names() == ["image", "coarse_label", "fine_label"]
-    (row,) = _rows(ds)
+    (row,) = dict_rows(ds)
     assert np.array_equal(row["image"], hwc) and int(row["coarse_label"]) == 3 and int(row["fine_label"]) == 42
 
 
@@ -141,7 +136,7 @@ def test_coco_detection_columns(tmp_path):
     ds = md.CocoDataset(str(images), str(annotation), shuffle=False)
     assert ds.get_col_names() == ["image", "bbox", "category_id", "iscrowd"]
     assert ds.get_class_indexing() == {"cat": 1, "mat": 2}
-    a, b, c = _rows(ds)
+    a, b, c = dict_rows(ds)
     assert a["image"].tobytes() == b"a.jpg" * 3
     assert a["bbox"].dtype == np.float32 and a["bbox"].tolist() == [[1, 2, 3, 4], [5, 6, 7, 8]]
     assert a["category_id"].dtype == np.uint32 and a["category_id"].tolist() == [[1], [2]]
@@ -151,13 +146,13 @@ def test_coco_detection_columns(tmp_path):
 
 def test_coco_other_tasks(tmp_path):
     images, annotation = _coco(tmp_path)
-    key = _rows(md.CocoDataset(str(images), str(annotation), task="Keypoint", shuffle=False))[0]
+    key = dict_rows(md.CocoDataset(str(images), str(annotation), task="Keypoint", shuffle=False))[0]
     assert key["keypoints"].shape == (2, 51) and key["num_keypoints"].tolist() == [[5], [0]]
-    pan = _rows(md.CocoDataset(str(images), str(annotation), task="Panoptic", shuffle=False))[0]
+    pan = dict_rows(md.CocoDataset(str(images), str(annotation), task="Panoptic", shuffle=False))[0]
     assert pan["bbox"].tolist() == [[0, 0, 1, 1]] and pan["area"].tolist() == [[10]]
-    cap = _rows(md.CocoDataset(str(images), str(annotation), task="Captioning", shuffle=False, extra_metadata=True))[0]
+    cap = dict_rows(md.CocoDataset(str(images), str(annotation), task="Captioning", shuffle=False, extra_metadata=True))[0]
     assert cap["captions"].tolist() == ["a cat", "on a mat"] and str(cap["_meta-filename"]) == "a.jpg"
-    stuff = _rows(md.CocoDataset(str(images), str(annotation), task="Stuff", shuffle=False))[0]
+    stuff = dict_rows(md.CocoDataset(str(images), str(annotation), task="Stuff", shuffle=False))[0]
     assert stuff["segmentation"].tolist() == [[1, 2, 3, 4, 5, 6], [9, 9, -1, -1, -1, -1]]
 
 
@@ -179,14 +174,14 @@ def test_csv_quotes_types_defaults_and_errors(tmp_path):
     path = tmp_path / "a.csv"
     path.write_bytes(b'name,age,score\n"Smith, J",31,1.5\n"multi\nline",,2\nplain,7,\n')
     ds = md.CSVDataset(str(path), column_defaults=["", -1, 0.25], shuffle=False)
-    rows = _rows(ds)
+    rows = dict_rows(ds)
     assert [str(r["name"]) for r in rows] == ["Smith, J", "multi\nline", "plain"]
     assert [int(r["age"]) for r in rows] == [31, -1, 7] and rows[0]["age"].dtype == np.int32
     assert [float(r["score"]) for r in rows] == [1.5, 2.0, 0.25] and rows[0]["score"].dtype == np.float32
-    strings = _rows(md.CSVDataset(str(path), shuffle=False))
+    strings = dict_rows(md.CSVDataset(str(path), shuffle=False))
     assert strings[0]["age"].dtype.kind == "U"
     named = md.CSVDataset(str(path), column_names=["a", "b", "c"], shuffle=False)
-    assert str(_rows(named)[0]["a"]) == "name"  # with names given, the first line is a row
+    assert str(dict_rows(named)[0]["a"]) == "name"  # with names given, the first line is a row
     (tmp_path / "b.csv").write_text("name,age,score\nx,notanint,1\n")
     with pytest.raises(DataFormatError, match=r"b.csv, line 2, column 'age': 'notanint' is not an int"):
         column(md.CSVDataset(str(tmp_path / "b.csv"), column_defaults=["", 0, 0.0]))
@@ -194,7 +189,7 @@ def test_csv_quotes_types_defaults_and_errors(tmp_path):
     with pytest.raises(DataFormatError, match=r"c.csv, line 2: 2 field\(s\) but 3 column\(s\)"):
         column(md.CSVDataset(str(tmp_path / "c.csv")))
     (tmp_path / "d.csv").write_text("x;y\n1;2\n")
-    assert [int(r["y"]) for r in _rows(md.CSVDataset(str(tmp_path / "d.csv"), field_delim=";", column_defaults=[0, 0]))] == [2]
+    assert [int(r["y"]) for r in dict_rows(md.CSVDataset(str(tmp_path / "d.csv"), field_delim=";", column_defaults=[0, 0]))] == [2]
 
 
 def test_text_file_lines(tmp_path):
@@ -323,7 +318,7 @@ def test_tfrecord_with_schema(tmp_path):
     schema.add_column("label", "int32", [2])
     schema.add_column("score", "float32", [2])
     schema.add_column("text", "string", [])
-    rows = _rows(md.TFRecordDataset(str(tmp_path / "a.tfrecord"), schema=schema, shuffle=False))
+    rows = dict_rows(md.TFRecordDataset(str(tmp_path / "a.tfrecord"), schema=schema, shuffle=False))
     assert len(rows) == 4
     r = rows[3]
     assert r["image"].dtype == np.uint8 and r["image"].tolist() == [3] * 4
@@ -337,7 +332,7 @@ def test_tfrecord_inferred_columns_and_compression(tmp_path):
         _tfrecord(tmp_path / f"{kind}.tfrecord", _records(3), compress=kind)
         ds = md.TFRecordDataset(str(tmp_path / f"{kind}.tfrecord"), compression_type=kind, shuffle=False)
         assert ds.get_col_names() == ["image", "label", "score", "text"]
-        rows = _rows(ds)
+        rows = dict_rows(ds)
         assert [r["label"].tolist() for r in rows] == [[0, 0], [1, -1], [2, -2]]
         assert rows[1]["text"].tobytes() == b"t1" and rows[0]["score"].dtype == np.float32
         assert ds.get_dataset_size() == 3
@@ -395,12 +390,12 @@ def test_protobuf_negative_unpacked_and_empty():
 
 
 def test_fake_image_and_random_are_deterministic_per_row():
-    a = _rows(md.FakeImageDataset(num_images=6, image_size=(4, 5, 3), num_classes=3, shuffle=False))
-    b = _rows(md.FakeImageDataset(num_images=6, image_size=(4, 5, 3), num_classes=3, num_shards=2, shard_id=1, shuffle=False))
+    a = dict_rows(md.FakeImageDataset(num_images=6, image_size=(4, 5, 3), num_classes=3, shuffle=False))
+    b = dict_rows(md.FakeImageDataset(num_images=6, image_size=(4, 5, 3), num_classes=3, num_shards=2, shard_id=1, shuffle=False))
     assert a[0]["image"].shape == (4, 5, 3) and a[0]["label"].dtype == np.uint32
     assert np.array_equal(b[0]["image"], a[1]["image"]) and all(int(r["label"]) < 3 for r in a)
     schema = {"v": {"type": "float32", "shape": [-1, 2]}, "s": {"type": "string"}}
-    r = _rows(md.RandomDataset(total_rows=5, schema=schema, shuffle=False))
+    r = dict_rows(md.RandomDataset(total_rows=5, schema=schema, shuffle=False))
     assert len(r) == 5 and r[0]["v"].shape[1] == 2 and r[0]["v"].dtype == np.float32 and r[0]["s"].dtype.kind == "U"
     random_schema = md.RandomDataset(total_rows=3, base_seed=7)
     assert random_schema.get_dataset_size() == 3 and random_schema.get_col_names()
@@ -425,14 +420,14 @@ def _seqs(lengths):
 
 def test_padded_batch_shapes_and_values():
     ds = _seqs([1, 3, 2, 4]).padded_batch(2, pad_info={"seq": ([None], -1)})
-    batches = _rows(ds)
+    batches = dict_rows(ds)
     assert [b["seq"].tolist() for b in batches] == [[[1, -1, -1], [1, 2, 3]], [[1, 2, -1, -1], [1, 2, 3, 4]]]
-    fixed = _rows(_seqs([1, 3]).padded_batch(2, pad_info={"seq": ([5], 0)}))
+    fixed = dict_rows(_seqs([1, 3]).padded_batch(2, pad_info={"seq": ([5], 0)}))
     assert fixed[0]["seq"].shape == (2, 5)
-    everything = _rows(_seqs([2, 1]).padded_batch(2, pad_info={}))
+    everything = dict_rows(_seqs([2, 1]).padded_batch(2, pad_info={}))
     assert everything[0]["seq"].tolist() == [[1, 2], [1, 0]]
     text = md.NumpySlicesDataset({"t": ["ab", "c"]}, shuffle=False).map(lambda t: np.asarray(list(str(t))), input_columns="t")
-    assert _rows(text.padded_batch(2, pad_info={"t": (None, None)}))[0]["t"].tolist() == [["a", "b"], ["c", ""]]
+    assert dict_rows(text.padded_batch(2, pad_info={"t": (None, None)}))[0]["t"].tolist() == [["a", "b"], ["c", ""]]
 
 
 def test_padded_batch_errors():
@@ -451,17 +446,17 @@ def test_padded_batch_errors():
 def test_bucket_batch_by_length():
     lengths = [1, 5, 2, 6, 3, 9, 1]
     ds = _seqs(lengths).bucket_batch_by_length("seq", [3, 7], [2, 2, 1], pad_info={"seq": ([None], 0)})
-    batches = [b["n"].tolist() for b in _rows(ds)]
+    batches = [b["n"].tolist() for b in dict_rows(ds)]
     # buckets [0,3): 1,2,1  [3,7): 5,6,3  [7,inf): 9 -> full batches as they fill, then the rest in bucket order
     assert batches == [[1, 2], [5, 6], [9], [1], [3]]
-    padded = _rows(_seqs(lengths).bucket_batch_by_length("seq", [3, 7], [2, 2, 1], pad_info={"seq": ([None], 0)}, drop_remainder=True))
+    padded = dict_rows(_seqs(lengths).bucket_batch_by_length("seq", [3, 7], [2, 2, 1], pad_info={"seq": ([None], 0)}, drop_remainder=True))
     assert [b["seq"].shape for b in padded] == [(2, 2), (2, 6), (1, 9)]
     to_boundary = _seqs([1, 2, 4]).bucket_batch_by_length(
         "seq", [3, 7], [2, 1, 1], pad_info={"seq": ([None], 0)}, pad_to_bucket_boundary=True
     )
-    assert [b["seq"].shape for b in _rows(to_boundary)] == [(2, 2), (1, 6)]
+    assert [b["seq"].shape for b in dict_rows(to_boundary)] == [(2, 2), (1, 6)]
     custom = _seqs([4, 1, 2]).bucket_batch_by_length(["n"], [3], [1, 1], element_length_function=lambda n: int(n))
-    assert [b["n"].tolist() for b in _rows(custom)] == [[4], [1], [2]]
+    assert [b["n"].tolist() for b in dict_rows(custom)] == [[4], [1], [2]]
     last = _seqs([9]).bucket_batch_by_length("seq", [3], [1, 1], pad_info={"seq": ([None], 0)}, pad_to_bucket_boundary=True)
     with pytest.raises(PipelineError, match="fell in the last bucket"):
         column(last)
@@ -500,7 +495,7 @@ def _coco_naming(tmp_path, file_name, **kwargs):
 def test_coco_file_name_leaving_the_folder_is_refused(tmp_path, file_name):
     (tmp_path / "secret.txt").write_text("top secret contents")
     with pytest.raises(DataFormatError, match=r"ann.json: images\[1\].file_name .* leaves the dataset folder") as e:
-        _rows(_coco_naming(tmp_path, file_name))
+        dict_rows(_coco_naming(tmp_path, file_name))
     assert "top secret" not in str(e.value) and "trusted_roots" in str(e.value)
 
 
@@ -509,24 +504,24 @@ def test_coco_symlink_out_of_the_folder_is_refused_when_read(tmp_path):
     ds = _coco_naming(tmp_path, "link.jpg")
     (tmp_path / "images" / "link.jpg").symlink_to(tmp_path / "secret.txt")
     with pytest.raises(RowError, match=r"row 1, image .*link.jpg.* leaves the dataset folder .*symlinks") as e:
-        _rows(ds)
+        dict_rows(ds)
     assert "top secret" not in str(e.value)
 
 
 def test_coco_symlink_inside_the_folder_is_read(tmp_path):
     ds = _coco_naming(tmp_path, "alias.jpg")
     (tmp_path / "images" / "alias.jpg").symlink_to(tmp_path / "images" / "a.jpg")
-    assert _rows(ds)[1]["image"].tobytes() == b"a.jpg" * 3
+    assert dict_rows(ds)[1]["image"].tobytes() == b"a.jpg" * 3
 
 
 def test_coco_trusted_roots_allow_absolute_paths_there(tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (elsewhere / "z.jpg").write_bytes(b"zzz")
-    rows = _rows(_coco_naming(tmp_path / "one", str(elsewhere / "z.jpg"), trusted_roots=[str(elsewhere)]))
+    rows = dict_rows(_coco_naming(tmp_path / "one", str(elsewhere / "z.jpg"), trusted_roots=[str(elsewhere)]))
     assert rows[1]["image"].tobytes() == b"zzz"
     with pytest.raises(DataFormatError, match="leaves the dataset folder"):
-        _rows(_coco_naming(tmp_path / "two", "/etc/hostname", trusted_roots=[str(elsewhere)]))
+        dict_rows(_coco_naming(tmp_path / "two", "/etc/hostname", trusted_roots=[str(elsewhere)]))
 
 
 def test_coco_trusted_roots_are_checked(tmp_path):
@@ -539,4 +534,4 @@ def test_coco_skip_mode_skips_a_row_whose_symlink_escapes(tmp_path):
     ds = _coco_naming(tmp_path, "link.jpg")
     (tmp_path / "images" / "link.jpg").symlink_to(tmp_path / "secret.txt")
     md.config.set_error_samples_mode("skip")
-    assert [r["image"].tobytes() for r in _rows(ds)] == [b"a.jpg" * 3, b"c.jpg" * 3]
+    assert [r["image"].tobytes() for r in dict_rows(ds)] == [b"a.jpg" * 3, b"c.jpg" * 3]

@@ -8,16 +8,12 @@ import zlib
 
 import numpy as np
 import pytest
+from testkit import tuple_rows
 
 import minddata as md
 from minddata.bench.corpus import tf_example, tf_feature, tfrecord_bytes
 from minddata.dataset._crc32c import masked_crc
 from minddata.errors import ArgumentError, DataFormatError
-
-
-def _rows(ds):
-    return list(ds.create_tuple_iterator(num_epochs=1, output_numpy=True))
-
 
 # -- TFRecord: a crafted length field ---------------------------------------------------------------
 
@@ -40,7 +36,7 @@ def test_a_crafted_tfrecord_length_is_an_error_naming_file_and_record(tmp_path, 
     schema.add_column("x", "int64")
     ds = md.TFRecordDataset(str(path), schema=schema, shuffle=False, compression_type=compression or None)
     with pytest.raises(DataFormatError, match=rf"crafted.tfrecord is truncated.*record 1 .*{length}"):
-        _rows(ds)
+        tuple_rows(ds)
 
 
 # -- CSV numbers --------------------------------------------------------------------------------------
@@ -55,44 +51,44 @@ def _csv(tmp_path, text: str, defaults: list) -> md.CSVDataset:
 @pytest.mark.parametrize("value", ["2147483648", "-2147483649", "99999999999999999999999"])
 def test_csv_int_out_of_int32_names_file_line_column_and_range(tmp_path, value):
     with pytest.raises(DataFormatError, match=rf"t.csv, line 3, column 'n': {value} does not fit the column's int32"):
-        _rows(_csv(tmp_path, f"n\n1\n{value}\n", [0]))
+        tuple_rows(_csv(tmp_path, f"n\n1\n{value}\n", [0]))
 
 
 def test_csv_int_longer_than_pythons_digit_limit_names_file_line_column(tmp_path):
     huge = "9" * 5000  # past Python's 4,300-digit int() limit
     with pytest.raises(DataFormatError, match=r"t.csv, line 2, column 'n': 9{20}\.\.\. \(5000 digits\) does not fit"):
-        _rows(_csv(tmp_path, f"n\n{huge}\n", [0]))
+        tuple_rows(_csv(tmp_path, f"n\n{huge}\n", [0]))
 
 
 def test_csv_int_with_many_leading_zeros_is_read(tmp_path):
-    assert [int(r[0]) for r in _rows(_csv(tmp_path, "n\n" + "0" * 5000 + "42\n", [0]))] == [42]
+    assert [int(r[0]) for r in tuple_rows(_csv(tmp_path, "n\n" + "0" * 5000 + "42\n", [0]))] == [42]
 
 
 @pytest.mark.parametrize("value", ["1_000", " 7 ", "\u0667", "0x10", "7.0", "+-3"])
 def test_csv_ints_are_ascii_digits_with_an_optional_sign(tmp_path, value):
     with pytest.raises(DataFormatError, match=r"t.csv, line 2, column 'n': .* is not an int \(ASCII digits"):
-        _rows(_csv(tmp_path, f'n\n"{value}"\n', [0]))
+        tuple_rows(_csv(tmp_path, f'n\n"{value}"\n', [0]))
 
 
 def test_csv_ints_that_fit_are_read(tmp_path):
-    rows = _rows(_csv(tmp_path, "n\n-2147483648\n+2147483647\n007\n", [0]))
+    rows = tuple_rows(_csv(tmp_path, "n\n-2147483648\n+2147483647\n007\n", [0]))
     assert [int(r[0]) for r in rows] == [-2147483648, 2147483647, 7]
 
 
 @pytest.mark.parametrize("value", ["3.4e39", "-1e40", "1e309"])
 def test_csv_float_overflowing_float32_names_file_line_column_and_value(tmp_path, value):
     with pytest.raises(DataFormatError, match=rf"t.csv, line 2, column 'f': {value} overflows the column's float32"):
-        _rows(_csv(tmp_path, f"f\n{value}\n", [0.0]))
+        tuple_rows(_csv(tmp_path, f"f\n{value}\n", [0.0]))
 
 
 @pytest.mark.parametrize("value", ["1_0.5", " 1.5", "\u0661.5", "1e"])
 def test_csv_floats_follow_the_format(tmp_path, value):
     with pytest.raises(DataFormatError, match=r"t.csv, line 2, column 'f': .* is not a float"):
-        _rows(_csv(tmp_path, f'f\n"{value}"\n', [0.0]))
+        tuple_rows(_csv(tmp_path, f'f\n"{value}"\n', [0.0]))
 
 
 def test_csv_floats_that_fit_are_read(tmp_path):
-    rows = _rows(_csv(tmp_path, "f\n3.4e38\n-.5\n1e-50\nnan\n-inf\n", [0.0]))
+    rows = tuple_rows(_csv(tmp_path, "f\n3.4e38\n-.5\n1e-50\nnan\n-inf\n", [0.0]))
     values = [float(r[0]) for r in rows]
     assert values[:3] == [np.float32(3.4e38), -0.5, 0.0] and np.isnan(values[3]) and values[4] == -np.inf
 
@@ -173,7 +169,7 @@ def test_a_file_gone_after_listing_is_one_error_without_the_oss_traceback(tmp_pa
     assert ds.get_dataset_size() == 2  # listed now
     os.remove(tmp_path / "c" / "1.jpg")
     with pytest.raises(RowError) as caught:
-        _rows(ds)
+        tuple_rows(ds)
     printed = "".join(traceback.format_exception(caught.value))
     assert f"ImageFolderDataset: can't read row 1, file {tmp_path / 'c' / '1.jpg'}: No such file or directory" in printed
     assert "FileNotFoundError" not in printed and "direct cause" not in printed

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import io
-
 import numpy as np
 import pytest
 from loader_checks import assert_shards_partition, rows
-from PIL import Image
 from test_resume import assert_resumes_exactly
+from testkit import random_png
 
 import minddata as md
 from minddata.errors import ArgumentError, DataFormatError
@@ -23,12 +21,6 @@ LABELS = {
 }
 
 
-def _png(seed):
-    buf = io.BytesIO()
-    Image.fromarray(np.random.default_rng(seed).integers(0, 256, (10, 30, 3), dtype=np.uint8)).save(buf, "PNG")
-    return buf.getvalue()
-
-
 @pytest.fixture
 def kitti(tmp_path):
     train = tmp_path / "data_object_image_2" / "training" / "image_2"
@@ -37,9 +29,9 @@ def kitti(tmp_path):
     for folder in (train, test, labels):
         folder.mkdir(parents=True)
     for k, (name, lines) in enumerate(LABELS.items()):
-        (train / f"{name}.png").write_bytes(_png(k))
+        (train / f"{name}.png").write_bytes(random_png(10, 30, k))
         (labels / f"{name}.txt").write_text("\n".join(lines) + "\n")
-    (test / "000000.png").write_bytes(_png(99))
+    (test / "000000.png").write_bytes(random_png(10, 30, 99))
     return tmp_path
 
 

@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import io
 import json
 
 import numpy as np
 import pytest
 from loader_checks import assert_shards_partition, rows
-from PIL import Image
 from test_resume import assert_resumes_exactly
-from testkit import make_jpeg
+from testkit import make_jpeg, random_png
 
 import minddata as md
 from minddata.errors import ArgumentError, DataFormatError
-
-
-def _png(seed):
-    buf = io.BytesIO()
-    Image.fromarray(np.random.default_rng(seed).integers(0, 256, (6, 7, 3), dtype=np.uint8)).save(buf, "PNG")
-    return buf.getvalue()
-
 
 ENTRIES = [("a.jpg", "train", ["dog"]), ("b.png", "TRAIN", ["cat"]), ("c.jpg", "eval", ["dog"]),
            ("d.jpg", "train", ["cat", "dog"]), ("notes.jpg", "train", ["cat"]), ("e.jpg", "train", ["bird"])]
@@ -31,7 +22,7 @@ def manifest(tmp_path):
     images = tmp_path / "images"
     images.mkdir()
     for k, (name, _, _) in enumerate(ENTRIES):
-        data = _png(k) if name.endswith(".png") else make_jpeg(9, 8 + k, seed=k)
+        data = random_png(6, 7, k) if name.endswith(".png") else make_jpeg(9, 8 + k, seed=k)
         (images / name).write_bytes(b"just notes" if name == "notes.jpg" else data)
     lines = [json.dumps({"source": str(images / name), "usage": usage,
                          "annotation": [{"type": "modelarts/image_classification", "name": n} for n in names]})

@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
-import io
-
 import numpy as np
 import pytest
 from loader_checks import assert_shards_partition, rows
-from PIL import Image
 from test_resume import assert_resumes_exactly
+from testkit import png_bytes
 
 import minddata as md
 from minddata.errors import DataFormatError
 
 
-def _png(seed):
-    pixels = np.random.default_rng(seed).integers(0, 2, size=(105, 105), dtype=np.uint8).astype(bool)
-    buf = io.BytesIO()
-    Image.fromarray(pixels).save(buf, format="PNG")  # Omniglot's PNGs are 1-bit
-    return buf.getvalue()
+def _glyph(seed):
+    # Omniglot's PNGs are 1-bit
+    return png_bytes(np.random.default_rng(seed).integers(0, 2, size=(105, 105), dtype=np.uint8).astype(bool))
 
 
 @pytest.fixture
@@ -33,7 +29,7 @@ def omniglot(tmp_path):
                 folder.mkdir(parents=True)
                 for k in range(2):
                     seed += 1
-                    (folder / f"{alphabet[:4]}{character[-2:]}_{k:02d}.png").write_bytes(_png(seed))
+                    (folder / f"{alphabet[:4]}{character[-2:]}_{k:02d}.png").write_bytes(_glyph(seed))
     return tmp_path
 
 

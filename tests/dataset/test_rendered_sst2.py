@@ -2,24 +2,16 @@
 
 from __future__ import annotations
 
-import io
-
 import numpy as np
 import pytest
 from loader_checks import assert_shards_partition, rows
-from PIL import Image
 from test_resume import assert_resumes_exactly
+from testkit import random_png
 
 import minddata as md
 from minddata.errors import ArgumentError, DataFormatError
 
 LAYOUT = {"train": {"negative": 2, "positive": 1}, "valid": {"negative": 1, "positive": 1}, "test": {"positive": 1}}
-
-
-def _png(seed):
-    buf = io.BytesIO()
-    Image.fromarray(np.random.default_rng(seed).integers(0, 256, (8, 12, 3), dtype=np.uint8)).save(buf, "PNG")
-    return buf.getvalue()
 
 
 @pytest.fixture
@@ -30,7 +22,7 @@ def sst2(tmp_path):
             (tmp_path / split / name).mkdir(parents=True)
             for _ in range(count):
                 seed += 1
-                (tmp_path / split / name / f"{seed:05d}.png").write_bytes(_png(seed))
+                (tmp_path / split / name / f"{seed:05d}.png").write_bytes(random_png(8, 12, seed))
     return tmp_path
 
 

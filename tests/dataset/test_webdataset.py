@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from loader_checks import assert_shards_partition
 from test_resume import _read
-from testkit import make_jpeg
+from testkit import dict_rows, make_jpeg
 
 import minddata as md
 from minddata import vision
@@ -44,13 +44,8 @@ def shards(tmp_path):
     return str(tmp_path / "shard-{000000..000002}.tar")
 
 
-def _rows(ds, epochs=1):
-    it = ds.create_dict_iterator(num_epochs=epochs, output_numpy=True)
-    return [row for _ in range(epochs) for row in it]
-
-
 def _keys(ds, epochs=1):
-    return [str(row["__key__"]) for row in _rows(ds, epochs)]
+    return [str(row["__key__"]) for row in dict_rows(ds, epochs)]
 
 
 def _tar(path, members):
@@ -76,7 +71,7 @@ def test_columns_are_the_key_and_every_extension(shards):
 
 
 def test_values_have_the_documented_types(shards):
-    row = _rows(md.WebDataset(shards, shuffle=False))[3]
+    row = dict_rows(md.WebDataset(shards, shuffle=False))[3]
     expected = _sample(3)
     assert str(row["__key__"]) == "s003"
     assert row["jpg"].dtype == np.uint8 and row["jpg"].ndim == 1 and row["jpg"].tobytes() == expected["jpg"]
@@ -91,14 +86,14 @@ def test_unshuffled_order_is_shard_then_tar_order(shards):
 
 def test_decode_takes_the_jpg_column_as_it_is(shards):
     ds = md.WebDataset(shards, columns_list=["jpg", "cls"], shuffle=False).map(vision.Decode(), input_columns="jpg")
-    images = [row["jpg"] for row in _rows(ds)]
+    images = [row["jpg"] for row in dict_rows(ds)]
     assert [im.shape for im in images[:3]] == [(12, 16, 3), (12, 17, 3), (12, 18, 3)]
 
 
 def test_columns_list_picks_and_orders_columns(shards):
     ds = md.WebDataset(shards, columns_list=["txt", "__key__"], shuffle=False)
     assert ds.get_col_names() == ["txt", "__key__"]
-    assert [(str(r["txt"]), str(r["__key__"])) for r in _rows(ds)][:2] == [("text 0", "s000"), ("text 1", "s001")]
+    assert [(str(r["txt"]), str(r["__key__"])) for r in dict_rows(ds)][:2] == [("text 0", "s000"), ("text 1", "s001")]
 
 
 def test_a_glob_a_list_and_braces_name_the_same_shards(shards, tmp_path):
@@ -120,7 +115,7 @@ def test_grouping_matches_the_webdataset_package_on_odd_members(tmp_path):
         ("dir/a.b.cls", b"9"),              # the same key again, not adjacent: a new sample
         ("dir/a.b.seg.png", b"\x04"),
     ])
-    ours = [(str(r["__key__"]), r["b.seg.png"].tobytes(), int(r["b.cls"])) for r in _rows(md.WebDataset(path, shuffle=False))]
+    ours = [(str(r["__key__"]), r["b.seg.png"].tobytes(), int(r["b.cls"])) for r in dict_rows(md.WebDataset(path, shuffle=False))]
     theirs = [(s["__key__"], s["b.seg.png"], int(s["b.cls"])) for s in wds.WebDataset(path, shardshuffle=False)]
     assert ours == theirs == [("dir/a", b"\x01\x02", 7), ("dir/c", b"\x03", 8), ("dir/a", b"\x04", 9)]
 
@@ -215,13 +210,13 @@ def ragged(tmp_path):
 
 def test_a_missing_member_names_the_shard_and_the_key(ragged):
     with pytest.raises(RowError, match=r"ragged\.tar, sample 'b' \(row 1\) has no member cls"):
-        _rows(md.WebDataset(ragged, columns_list=["jpg", "cls"], shuffle=False))
+        dict_rows(md.WebDataset(ragged, columns_list=["jpg", "cls"], shuffle=False))
 
 
 def test_a_missing_member_is_skipped_under_skip_mode(ragged):
     md.config.set_error_samples_mode("skip")
     ds = md.WebDataset(ragged, columns_list=["__key__", "cls"], shuffle=False)
-    assert [(str(r["__key__"]), int(r["cls"])) for r in _rows(ds)] == [("a", 1), ("c", 3)]
+    assert [(str(r["__key__"]), int(r["cls"])) for r in dict_rows(ds)] == [("a", 1), ("c", 3)]
 
 
 def test_a_column_no_sample_has_is_an_error(shards):
@@ -232,7 +227,7 @@ def test_a_column_no_sample_has_is_an_error(shards):
 def test_a_cls_that_is_not_an_integer_names_the_member(tmp_path):
     path = _tar(tmp_path / "bad.tar", [("x.cls", b"seven")])
     with pytest.raises(RowError, match=r"bad\.tar, member x\.cls.*ASCII integer; found b'seven'"):
-        _rows(md.WebDataset(path))
+        dict_rows(md.WebDataset(path))
 
 
 def test_two_members_with_one_extension_in_a_sample_are_an_error(tmp_path):
@@ -346,7 +341,7 @@ def test_saved_shards_read_back_in_the_webdataset_package(tmp_path):
 
 def test_saved_shards_read_back_in_minddata(tmp_path):
     _pipeline().save(str(tmp_path / "one.tar"), file_type="webdataset")
-    rows = _rows(md.WebDataset(str(tmp_path / "one.tar"), shuffle=False))
+    rows = dict_rows(md.WebDataset(str(tmp_path / "one.tar"), shuffle=False))
     assert [int(r["cls"]) for r in rows] == list(range(7))
     assert rows[2]["jpg"].tobytes() == make_jpeg(10, 8, seed=2)
     assert np.load(io.BytesIO(rows[3]["mask.npy"].tobytes())).tolist() == [[12, 13], [14, 15]]

@@ -6,12 +6,10 @@ is what CI has; hardware drivers share the rule checks (minddata/ops/dvpp/rules.
 
 from __future__ import annotations
 
-import io
-
 import cv2
 import numpy as np
 import pytest
-from PIL import Image
+from testkit import jpeg_array
 
 import minddata as md
 from minddata import vision
@@ -24,12 +22,6 @@ from minddata.ops.dvpp.rules import DvppRuleError
 @pytest.fixture(autouse=True)
 def _reference():
     md.config.set_dvpp_driver("reference")
-
-
-def _jpeg(pixels: np.ndarray, **kwargs) -> np.ndarray:
-    buf = io.BytesIO()
-    Image.fromarray(pixels).save(buf, "JPEG", quality=90, **kwargs)
-    return np.frombuffer(buf.getvalue(), np.uint8)
 
 
 def _png(pixels: np.ndarray) -> np.ndarray:
@@ -83,12 +75,12 @@ def test_decode_supports_jpeg_only_and_says_what_the_row_is():
 
 def test_decode_refuses_progressive_jpeg():
     with pytest.raises(DvppRuleError, match="baseline and extended sequential .* this row is a progressive JPEG"):
-        _dvpp(vision.Decode(), _jpeg(_gradient(64, 64), progressive=True))
+        _dvpp(vision.Decode(), jpeg_array(_gradient(64, 64), progressive=True))
 
 
 @pytest.mark.parametrize(("w", "h", "ok"), [(32, 32, True), (31, 64, False), (64, 31, False), (8192, 32, True)])
 def test_decode_size_limits(w, h, ok):
-    data = _jpeg(np.full((h, w, 3), 90, np.uint8))
+    data = jpeg_array(np.full((h, w, 3), 90, np.uint8))
     if ok:
         assert _dvpp(vision.Decode(), data).shape == (h, w, 3)
     else:
@@ -160,7 +152,7 @@ def test_reference_output_is_close_to_the_cpu_on_photographs(photos):
 
 def test_random_crops_are_the_cpus(photos):
     # Gray JPEGs pass NV12 unchanged, so equal outputs mean equal crop boxes.
-    gray = [_jpeg(np.repeat(_gradient(96, 128)[..., 1:2] ^ (17 * k), 3, axis=2)) for k in range(3)]
+    gray = [jpeg_array(np.repeat(_gradient(96, 128)[..., 1:2] ^ (17 * k), 3, axis=2)) for k in range(3)]
     op = vision.RandomResizedCrop((40, 48), scale=(0.2, 1.0))
     for data in gray:
         image = _cpu(vision.Decode(), data)
@@ -184,7 +176,7 @@ def mixed_folder(tmp_path):
     root.mkdir(parents=True)
     for i in range(5):
         pixels = np.roll(_gradient(48, 64), 7 * i, axis=1)
-        data = _png(pixels) if i == 2 else _jpeg(pixels)
+        data = _png(pixels) if i == 2 else jpeg_array(pixels)
         (root / f"{i}.{'png' if i == 2 else 'jpg'}").write_bytes(data.tobytes())
     return tmp_path / "mixed"
 

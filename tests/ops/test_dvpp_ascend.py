@@ -10,14 +10,13 @@ checked before ACL is called.
 from __future__ import annotations
 
 import importlib.machinery
-import io
 import sys
 import types
 
 import cv2
 import numpy as np
 import pytest
-from PIL import Image
+from testkit import jpeg_array
 
 import minddata as md
 from minddata import vision
@@ -123,25 +122,19 @@ def _photo(h: int = 120, w: int = 161) -> np.ndarray:
     return np.stack([(x * 255) // w, (y * 255) // h, ((x + y) * 2) % 256], -1).astype(np.uint8)
 
 
-def _jpeg(pixels: np.ndarray) -> np.ndarray:
-    buf = io.BytesIO()
-    Image.fromarray(pixels).save(buf, "JPEG", quality=95)
-    return np.frombuffer(buf.getvalue(), np.uint8)
-
-
 def _close(got: np.ndarray, want: np.ndarray, mean: float) -> None:
     assert got.shape == want.shape and got.dtype == want.dtype
     assert np.abs(got.astype(int) - want).mean() <= mean
 
 
 def test_decode_unpacks_the_aligned_nv12_buffer(fake_acl):
-    data = _jpeg(_photo())
+    data = jpeg_array(_photo(), quality=95)
     got = get_kernel("Decode", "Dvpp")(vision.Decode(), KernelContext(), data)
     _close(got, get_kernel("Decode", "CPU")(vision.Decode(), KernelContext(), data), 3.0)
 
 
 def test_decode_resize_and_crops_on_the_engine(fake_acl):
-    data = _jpeg(_photo())
+    data = jpeg_array(_photo(), quality=95)
     image = get_kernel("Decode", "CPU")(vision.Decode(), KernelContext(), data)
     for op, source in ((vision.Resize((64, 96)), image), (vision.CenterCrop((60, 80)), image),
                        (vision.Crop((10, 20), (50, 64)), image)):
@@ -163,5 +156,5 @@ def test_rules_are_checked_before_acl_is_called(fake_acl):
 def test_the_pixel_limit_holds_before_acl_allocates(fake_acl):
     md.config.set_max_image_pixels(161 * 120 - 1)
     with pytest.raises(ValueError, match=r"161x120 = 19320 pixels, over the limit of 19319"):
-        get_kernel("Decode", "Dvpp")(vision.Decode(), KernelContext(), _jpeg(_photo()))
+        get_kernel("Decode", "Dvpp")(vision.Decode(), KernelContext(), jpeg_array(_photo(), quality=95))
     assert not fake_acl.device and fake_acl.next == 1  # no picture buffer was allocated

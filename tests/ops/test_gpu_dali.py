@@ -7,13 +7,12 @@ Skipped, with the reason, where NVIDIA DALI is not installed (``pip install 'min
 
 from __future__ import annotations
 
-import io
 import os
 
 import cv2
 import numpy as np
 import pytest
-from PIL import Image
+from testkit import jpeg_bytes
 from vision_testing import noise_photo
 
 import minddata as md
@@ -38,12 +37,6 @@ def _emulate():
     md.config.set_gpu_emulation(True)
 
 
-def _jpeg(pixels: np.ndarray) -> bytes:
-    buf = io.BytesIO()
-    Image.fromarray(pixels).save(buf, "JPEG", quality=92)
-    return buf.getvalue()
-
-
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
     """20 JPEGs of assorted sizes, a PNG (row 5) and a grayscale JPEG (row 9), in one class."""
@@ -54,9 +47,9 @@ def folder(tmp_path_factory):
         if i == 5:
             data = cv2.imencode(".png", pixels[..., ::-1])[1].tobytes()
         elif i == 9:
-            data = _jpeg(pixels[..., 0])
+            data = jpeg_bytes(pixels[..., 0], quality=92)
         else:
-            data = _jpeg(pixels)
+            data = jpeg_bytes(pixels, quality=92)
         (root / "c" / f"{i:02d}.{'png' if i == 5 else 'jpg'}").write_bytes(data)
     return root
 
@@ -150,7 +143,7 @@ def test_a_bad_row_fails_alone_naming_op_row_and_file(folder, tmp_path):
     bad = tmp_path / "bad" / "c"
     bad.mkdir(parents=True)
     for i in range(6):
-        data = _jpeg(noise_photo(40, 48, i))
+        data = jpeg_bytes(noise_photo(40, 48, i), quality=92)
         if i == 3:
             data = data[: len(data) // 3]  # truncated: the header reads, the data does not
         if i == 4:
@@ -582,7 +575,7 @@ def test_dalis_own_error_for_a_truncated_jpeg_is_the_rows(tmp_path):
 
     seg = DaliSegment([vision.Decode()], backend="dali-cpu", batch_size=2)
     try:
-        results, _ = seg.run([_jpeg(noise_photo(40, 48, 1))[:300], _jpeg(noise_photo(40, 48, 2))], [[KernelContext()]] * 2)
+        results, _ = seg.run([jpeg_bytes(noise_photo(40, 48, 1), quality=92)[:300], jpeg_bytes(noise_photo(40, 48, 2), quality=92)], [[KernelContext()]] * 2)
     finally:
         seg.close()
     assert isinstance(results[0], RowFailure) and not device_fault(results[0].error.__cause__ or results[0].error)

@@ -11,7 +11,7 @@ import textwrap
 import numpy as np
 import pytest
 from record_helpers import run_python
-from testkit import column
+from testkit import column, dict_rows
 
 import minddata as md
 from minddata.errors import ArgumentError, DataFormatError
@@ -45,10 +45,6 @@ def _write(path, rows=10, shard_num=1, **kwargs) -> list[str]:
     return writer.paths
 
 
-def _rows(ds):
-    return list(ds.create_dict_iterator(num_epochs=1, output_numpy=True))
-
-
 def _check_row(row, i):
     assert row["image"].dtype == np.uint8 and row["image"].tobytes() == _row(i)["image"]
     assert row["label"].dtype == np.int32 and int(row["label"]) == i
@@ -62,7 +58,7 @@ def _check_row(row, i):
 
 def test_round_trip_every_field_type(tmp_path):
     _write(tmp_path / "a.mindrecord", rows=7)
-    rows = _rows(md.MindDataset(str(tmp_path / "a.mindrecord"), shuffle=False))
+    rows = dict_rows(md.MindDataset(str(tmp_path / "a.mindrecord"), shuffle=False))
     assert len(rows) == 7
     for i, row in enumerate(rows):
         _check_row(row, i)
@@ -82,7 +78,7 @@ def test_files_appear_only_at_commit_with_metadata(tmp_path):
 def test_values_are_copies_out_of_the_map(tmp_path):
     # A view of the memory map would fault (SIGBUS) in whatever op touched it after the file shrank.
     _write(tmp_path / "a.mindrecord", rows=3)
-    row = _rows(md.MindDataset(str(tmp_path / "a.mindrecord"), shuffle=False))[2]
+    row = dict_rows(md.MindDataset(str(tmp_path / "a.mindrecord"), shuffle=False))[2]
     for name in ("image", "boxes", "mask"):
         assert row[name].flags.owndata or row[name].base.flags.owndata, name
 
@@ -318,7 +314,7 @@ def test_save_round_trip(tmp_path):
     assert back.schema() == {
         "i": {"type": "int16"}, "blob": {"type": "bytes"}, "f": {"type": "float32", "shape": [3]}, "s": {"type": "string"},
     }
-    rows = _rows(back)
+    rows = dict_rows(back)
     assert [int(r["i"]) for r in rows] == list(range(300))
     assert all(r["blob"].tolist() == list(range(k % 5)) for k, r in enumerate(rows))
     assert np.array_equal(np.stack([r["f"] for r in rows]), data["f"])
@@ -332,7 +328,7 @@ def test_save_variable_shapes_and_shards(tmp_path):
     ds.save(path, num_files=2)
     back = md.MindDataset(path + "0", shuffle=False)
     assert back.schema() == {"v": {"type": "float64", "shape": [-1, 2]}}
-    shapes = sorted((int(r["v"][0, 0]), r["v"].shape) for r in _rows(back))
+    shapes = sorted((int(r["v"][0, 0]), r["v"].shape) for r in dict_rows(back))
     assert shapes == [(n, (n % 3 + 1, 2)) for n in range(10)]
     with pytest.raises(ArgumentError, match="already exist"):
         ds.save(path, num_files=2)
@@ -344,8 +340,8 @@ def test_convert_cli_matches_image_folder(image_folder, tmp_path, capsys):
     dest = tmp_path / "imgs.mindrecord"
     assert main(["convert", str(image_folder), str(dest), "--shards", "2", "-q"]) == 0
     assert "wrote 12 images" in capsys.readouterr().out
-    folder = _rows(md.ImageFolderDataset(str(image_folder), shuffle=False))
-    records = _rows(md.MindDataset(str(dest) + "1", shuffle=False))
+    folder = dict_rows(md.ImageFolderDataset(str(image_folder), shuffle=False))
+    records = dict_rows(md.MindDataset(str(dest) + "1", shuffle=False))
     by_name = {str(r["file_name"]): r for r in records}
     assert len(by_name) == 12
     files = sorted(p.relative_to(image_folder).as_posix() for p in image_folder.rglob("*.jpg"))
@@ -374,7 +370,7 @@ def test_convert_cli_creates_the_missing_dest_folder(source, image_folder, tmp_p
         md.NumpySlicesDataset({"n": list(range(12))}, shuffle=False).save(str(src))
     dest = tmp_path / "out" / "train" / "x.mindrecord"
     assert main(["convert", str(src), str(dest), "-q"]) == 0, capsys.readouterr().err
-    assert len(_rows(md.MindDataset(str(dest), shuffle=False))) == 12
+    assert len(dict_rows(md.MindDataset(str(dest), shuffle=False))) == 12
 
 
 def test_a_failed_convert_removes_the_folder_it_created(image_folder, tmp_path, capsys):
@@ -387,7 +383,7 @@ def test_a_failed_convert_removes_the_folder_it_created(image_folder, tmp_path, 
 
 
 def _folder_order(image_folder) -> list[tuple[str, int]]:
-    rows = _rows(md.ImageFolderDataset(str(image_folder), shuffle=False))
+    rows = dict_rows(md.ImageFolderDataset(str(image_folder), shuffle=False))
     files = sorted(p.relative_to(image_folder).as_posix() for p in image_folder.rglob("*.jpg"))
     return [(name, int(row["label"])) for name, row in zip(files, rows)]
 
@@ -401,7 +397,7 @@ def test_convert_cli_writes_mindspores_mindrecord_by_default(image_folder, tmp_p
     assert "2 MindRecord file(s)" in capsys.readouterr().out
     for shard in ("0", "1"):
         assert is_mindrecord(str(dest) + shard) and (tmp_path / f"imgs.mindrecord{shard}.db").is_file()
-    records = _rows(md.MindDataset(str(dest) + "0", shuffle=False))
+    records = dict_rows(md.MindDataset(str(dest) + "0", shuffle=False))
     assert [(str(r["file_name"]), int(r["label"])) for r in records] == _folder_order(image_folder)
 
 
@@ -413,7 +409,7 @@ def test_convert_cli_format_arrow_writes_arrow_record_files(image_folder, tmp_pa
     assert main(["convert", str(image_folder), str(dest), "--shards", "2", "-q", "--format", "arrow"]) == 0
     assert "2 Arrow record file(s)" in capsys.readouterr().out
     assert not is_mindrecord(str(dest) + "0") and (tmp_path / "imgs.arrow0.meta.json").is_file()
-    records = _rows(md.MindDataset(str(dest) + "0", shuffle=False))
+    records = dict_rows(md.MindDataset(str(dest) + "0", shuffle=False))
     assert [(str(r["file_name"]), int(r["label"])) for r in records] == _folder_order(image_folder)
 
 
@@ -427,7 +423,7 @@ def test_convert_records_to_their_own_format_reshards_them(fmt, tmp_path):
     convert_records(str(source), str(first), format=fmt)
     result = convert_records(str(first), str(tmp_path / "again.rec"), shard_num=3, format=fmt)
     assert (result.source_format, result.dest_format, len(result.files)) == (fmt, fmt, 3)
-    back = _rows(md.MindDataset(result.files[0], shuffle=False))
+    back = dict_rows(md.MindDataset(result.files[0], shuffle=False))
     assert [int(r["n"]) for r in back] == list(range(7))
 
 
@@ -497,7 +493,7 @@ def _parquet(tmp_path, name="t.parquet", n=25, row_group_size=10):
 
 def test_parquet_values_and_types(tmp_path):
     path = _parquet(tmp_path)
-    rows = _rows(md.ParquetDataset(str(path), shuffle=False))
+    rows = dict_rows(md.ParquetDataset(str(path), shuffle=False))
     assert len(rows) == 25
     r = rows[13]
     assert r["i"].dtype == np.int32 and int(r["i"]) == 13

@@ -7,14 +7,11 @@ import pickle
 
 import numpy as np
 import pytest
+from testkit import column
 
 import minddata as md
 from minddata import text
 from minddata.errors import ArgumentError
-
-
-def _rows(ds, column="text"):
-    return [row[column].tolist() for row in ds.create_dict_iterator(num_epochs=1, output_numpy=True)]
 
 
 def _text_file(tmp_path, lines, name="corpus.txt"):
@@ -174,7 +171,7 @@ def test_tokenize_and_lookup_pipeline_over_a_text_file(tmp_path):
     vocab = text.Vocab.from_list(["深", "圳", "欢", "迎", "您"])
     ds = md.TextFileDataset(path, shuffle=False)
     ds = ds.map(operations=[text.UnicodeCharTokenizer(), text.Lookup(vocab)], input_columns="text")
-    assert _rows(ds) == [[0, 1, 2, 3, 4], [4, 2, 3, 0, 1]]
+    assert column(ds, "text") == [[0, 1, 2, 3, 4], [4, 2, 3, 0, 1]]
 
 
 def test_lookup_runs_in_process_workers(tmp_path):
@@ -186,7 +183,7 @@ def test_lookup_runs_in_process_workers(tmp_path):
         num_parallel_workers=2,
         python_multiprocessing=True,
     )
-    assert _rows(ds) == [[i % 3, (i + 1) % 3] for i in range(8)]
+    assert column(ds, "text") == [[i % 3, (i + 1) % 3] for i in range(8)]
 
 
 def test_mindspore_module_paths_hold_the_text_ops():
