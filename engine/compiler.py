@@ -485,7 +485,7 @@ def _serial(node: ir.Node) -> ir.Node:
         changes["num_workers"] = 1
     if "python_multiprocessing" in fields and node.python_multiprocessing:  # type: ignore[attr-defined]
         changes["python_multiprocessing"] = False
-    return dataclasses.replace(node, **changes) if changes else node  # type: ignore[type-var]
+    return dataclasses.replace(node, **changes) if changes else node
 
 
 def plan_tree(root: ir.Node, fusion: bool | None = None, auto_offload: bool | None = None) -> ir.Node:

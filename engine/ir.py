@@ -58,7 +58,9 @@ def column_layout(columns: list[str], input_columns: list[str], output_columns: 
 # Every node is a frozen dataclass: the optimizer's passes derive new nodes with
 # ``dataclasses.replace`` (or :meth:`Node.with_children`) and never change one in place, so a node
 # the user's graph shares between two consumers stays as built. ``eq=False``: nodes compare (and
-# hash) by identity, as graph vertices do.
+# hash) by identity, as graph vertices do. The decorator is written out on each class here (type
+# checkers recognize a dataclass only by the decorator itself); ``_node`` is the same for node
+# classes defined elsewhere.
 _node = dataclass(frozen=True, eq=False, repr=False)
 
 
@@ -73,7 +75,7 @@ class DevicePart:
     backend: str | None = None
 
 
-@_node
+@dataclass(frozen=True, eq=False, repr=False)
 class Node:
     """A node of the graph. ``columns`` is its output schema (names, in order).
 
@@ -120,7 +122,7 @@ class Node:
             yield from child.walk()
 
 
-@_node
+@dataclass(frozen=True, eq=False, repr=False)
 class _UnaryNode(Node):
     """A node over one input, ``child``."""
 
@@ -135,7 +137,7 @@ class _UnaryNode(Node):
         return dataclasses.replace(self, child=child, **changes)
 
 
-@_node
+@dataclass(frozen=True, eq=False, repr=False)
 class _ManyInputNode(Node):
     """A node over several inputs (zip, concat)."""
 
@@ -186,7 +188,7 @@ def _check_columns(node: Node, wanted: list[str], argument: str) -> None:
         raise GraphError(f"{node.label}: {argument} names column(s) {dupes} more than once. Found: {wanted}")
 
 
-@_node
+@dataclass(frozen=True, eq=False, repr=False)
 class RandomAccessSourceNode(Node):
     """A source with ``num_rows`` rows read by index through a sampler.
 
@@ -217,7 +219,7 @@ class RandomAccessSourceNode(Node):
         return dataclasses.replace(self, sampler=sampler)
 
 
-@_node
+@dataclass(frozen=True, eq=False, repr=False)
 class IterableSourceNode(Node):
     """A source read front to back: ``open_iter(pass_index)`` gives a fresh iterator per pass.
 
@@ -250,7 +252,7 @@ class IterableSourceNode(Node):
         return n if self.num_samples is None else min(n, self.num_samples)
 
 
-@_node
+@dataclass(frozen=True, eq=False, repr=False)
 class OnlineSourceNode(Node):
     """Rows pushed in by an online session (inference service) instead of read from storage."""
 
@@ -261,7 +263,7 @@ class OnlineSourceNode(Node):
         return list(self.column_names)
 
 
-@_node
+@dataclass(frozen=True, eq=False, repr=False)
 class MapNode(_UnaryNode):
     """``map(operations, input_columns, output_columns, ...)``.
 
@@ -326,7 +328,7 @@ class MapNode(_UnaryNode):
         return names
 
 
-@_node
+@dataclass(frozen=True, eq=False, repr=False)
 class BatchNode(_UnaryNode):
     """``batch``. ``epilogues`` (the optimizer's): column index → ``(Normalize op, to CHW, dtype)``
     applied while the column is stacked into the batch buffer."""
@@ -363,7 +365,7 @@ class BatchNode(_UnaryNode):
         return n // self.batch_size if self.drop_remainder else -(-n // self.batch_size)
 
 
-@_node
+@dataclass(frozen=True, eq=False, repr=False)
 class BucketBatchNode(_UnaryNode):
     """``bucket_batch_by_length``: rows grouped by length into buckets, each batched and padded."""
 
@@ -390,7 +392,7 @@ class BucketBatchNode(_UnaryNode):
         return None
 
 
-@_node
+@dataclass(frozen=True, eq=False, repr=False)
 class ShuffleNode(_UnaryNode):
     name = "Shuffle"
     buffer_size: int
@@ -400,7 +402,7 @@ class ShuffleNode(_UnaryNode):
         return f"Shuffle({self.buffer_size})"
 
 
-@_node
+@dataclass(frozen=True, eq=False, repr=False)
 class RepeatNode(_UnaryNode):
     name = "Repeat"
     count: int
@@ -416,7 +418,7 @@ class RepeatNode(_UnaryNode):
         return n * self.count if self.count >= 0 else None
 
 
-@_node
+@dataclass(frozen=True, eq=False, repr=False)
 class TakeNode(_UnaryNode):
     name = "Take"
     count: int
@@ -432,7 +434,7 @@ class TakeNode(_UnaryNode):
         return self.count if n is None else min(n, self.count)
 
 
-@_node
+@dataclass(frozen=True, eq=False, repr=False)
 class SkipNode(_UnaryNode):
     name = "Skip"
     count: int
@@ -446,7 +448,7 @@ class SkipNode(_UnaryNode):
         return None if n is None else max(0, n - self.count)
 
 
-@_node
+@dataclass(frozen=True, eq=False, repr=False)
 class ZipNode(_ManyInputNode):
     name = "Zip"
 
@@ -467,7 +469,7 @@ class ZipNode(_ManyInputNode):
         return None if any(s is None for s in sizes) else min(sizes)  # type: ignore[type-var]
 
 
-@_node
+@dataclass(frozen=True, eq=False, repr=False)
 class ConcatNode(_ManyInputNode):
     name = "Concat"
 
@@ -487,7 +489,7 @@ class ConcatNode(_ManyInputNode):
         return None if any(s is None for s in sizes) else sum(sizes)  # type: ignore[arg-type]
 
 
-@_node
+@dataclass(frozen=True, eq=False, repr=False)
 class ProjectNode(_UnaryNode):
     """``project(columns)``: ``keep`` names the columns kept, in their new order."""
 
@@ -499,7 +501,7 @@ class ProjectNode(_UnaryNode):
         return list(self.keep)
 
 
-@_node
+@dataclass(frozen=True, eq=False, repr=False)
 class RenameNode(_UnaryNode):
     name = "Rename"
     input_columns: list[str]
@@ -515,7 +517,7 @@ class RenameNode(_UnaryNode):
         return names
 
 
-@_node
+@dataclass(frozen=True, eq=False, repr=False)
 class FilterNode(_UnaryNode):
     name = "Filter"
     predicate: Callable[..., Any]
@@ -534,7 +536,7 @@ class FilterNode(_UnaryNode):
 # -- nodes of MindSpore's flow-control operations (stages in minddata.engine.flow) -----------------
 
 
-@_node
+@dataclass(frozen=True, eq=False, repr=False)
 class ShardRowsNode(_UnaryNode):
     """``use_sampler(DistributedSampler(n, i, shuffle=False))`` on a concat: row ``k`` of a pass goes
     to shard ``k % n`` (MindSpore's concat sharding, which also shards PaddedDataset)."""
@@ -552,7 +554,7 @@ class ShardRowsNode(_UnaryNode):
         return None if n is None else max(0, -(-(n - self.shard_id) // self.num_shards))
 
 
-@_node
+@dataclass(frozen=True, eq=False, repr=False)
 class FlatMapNode(_UnaryNode):
     """``flat_map(func)``: ``rows_of(*row)`` gives the rows that replace each input row; ``column_names``
     is computed on first use by ``columns_of()`` (it runs ``func`` once)."""
@@ -568,7 +570,7 @@ class FlatMapNode(_UnaryNode):
         return None
 
 
-@_node
+@dataclass(frozen=True, eq=False, repr=False)
 class SyncWaitNode(_UnaryNode):
     """``sync_wait``: rows pass while ``gate`` allows; ``sync_update`` opens it further."""
 
@@ -581,7 +583,7 @@ class SyncWaitNode(_UnaryNode):
         return f"SyncWait({self.condition_name!r})"
 
 
-@_node
+@dataclass(frozen=True, eq=False, repr=False)
 class CallbackNode(_UnaryNode):
     """Calls a map's dataset callbacks (``map(callbacks=...)``): ``where="begin"`` below the map
     (``ds_begin``, ``ds_epoch_begin``, ``ds_step_begin``), ``"end"`` above it (``ds_step_end``,

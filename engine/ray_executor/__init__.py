@@ -46,12 +46,14 @@ def to_ray(root: ir.Node, columns: list[str]) -> Any:
     """
     options = config.snapshot()
     plan = RayPlan(root, options=options)
-    node, path = plan.tree, ()
-    batch = None
+    node: ir.Node = plan.tree
+    path: tuple[int, ...] = ()
+    batch, batch_size = None, 1
     if isinstance(node, ir.BatchNode) and path not in plan.segments:
         batch, node, path = node, node.children[0], (0,)
         if callable(batch.batch_size):
             raise GraphError(f"to_ray(): {batch.label} with a callable batch_size can't be cut into Ray read tasks.")
+        batch_size = batch.batch_size
     segment = plan.segments.get(path)
     if segment is None:
         tail = _first_in_consumer(plan, node, path) or node
@@ -62,8 +64,7 @@ def to_ray(root: ir.Node, columns: list[str]) -> Any:
     # As an iterator's runtime: the set seed, else one from the OS; shards agree on config's seed.
     seed = options.seed if options.seed is not None else int.from_bytes(np.random.bytes(4), "little")
     shard_seed = options.seed if options.seed is not None else config.DEFAULT_SEED
-    ds = plan.segment_dataset(segment, seed, 0, rows_multiple=batch.batch_size if batch is not None else 1,
-                              shard_seed=shard_seed)
+    ds = plan.segment_dataset(segment, seed, 0, rows_multiple=batch_size, shard_seed=shard_seed)
     if batch is not None:
         collate = Chain([Step(batch, seed, plan.error_mode, 0, options)])
         ds = ds.map_batches(named_fn(collate, op_name(batch)), batch_format="pyarrow", batch_size=None)

@@ -149,7 +149,7 @@ class Step:
             # the task's thread: a worker thread per task had its memory in a thread arena of its own,
             # which glibc gave back and faulted in again for every block (40 page faults per image).
             node = dataclasses.replace(node, python_multiprocessing=False, reads_source=False, inline=True)
-        if any(f.name == "num_workers" for f in dataclasses.fields(node)):
+        if isinstance(node, (ir.MapNode, ir.FilterNode, ir.BatchNode)):
             node = dataclasses.replace(node, num_workers=1)  # Ray runs the tasks in parallel
         self.node = node
         self.seed = seed
@@ -189,7 +189,11 @@ class Step:
         out_origins: list[Any] = []
         # Runs of consecutive positions: each is one chunk starting at its first row's position.
         breaks = np.flatnonzero(np.diff(pos) != 1) + 1
-        batch = self.node.batch_size if isinstance(self.node, ir.BatchNode) else None
+        batch: int | None = None
+        if isinstance(self.node, ir.BatchNode):
+            if callable(self.node.batch_size):  # to_ray refuses these before any step is made
+                raise GraphError(f"to_ray(): {self.node.label} with a callable batch_size can't run on Ray blocks.")
+            batch = self.node.batch_size
         for start, stop in zip(np.r_[0, breaks], np.r_[breaks, len(pos)]):
             skip = int(pos[start])
             if batch is not None:
@@ -201,7 +205,7 @@ class Step:
                         "boundary; iterate with create_dict_iterator(executor='ray') instead."
                     )
                 skip //= batch
-            tagged = []
+            tagged: list[int] = []
             for i in range(start, stop):
                 row_id = _RowId(int(ids[i]))
                 row_id.pos = int(pos[i])
@@ -212,7 +216,8 @@ class Step:
                 keys = [(first + step * int(p)) % modulo for p in pos[start:stop]]
             feed.pending = Chunk(rows[start:stop], tagged, origins[start:stop], keys)
             # The stage's own _run: row indices start at the run's position, and nothing is dropped.
-            with closing(stage._run(self.pass_index, skip)) as chunks:
+            # (_run is a generator: closing() ends it; every stage's _run takes skip, Stage's abstract one aside.)
+            with closing(stage._run(self.pass_index, skip)) as chunks:  # type: ignore[type-var, call-arg]
                 for chunk in chunks:
                     keep(chunk.rows)
                     if batch is not None:

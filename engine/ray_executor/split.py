@@ -67,7 +67,7 @@ class Segment:
                  steps: list[ir.Node], top: ir.Node, source_position: int, shuffle_position: int | None):
         self.source = source
         # What the read tasks call: ``fetch(ids)``, ``origins(ids)`` (a streamed source's by record number).
-        self.reads = source.record_reads if isinstance(source, ir.IterableSourceNode) else source
+        self.reads: Any = source.record_reads if isinstance(source, ir.IterableSourceNode) else source
         self.shuffle = shuffle
         self.steps = steps
         self.top = top
@@ -97,7 +97,7 @@ class Segment:
         assert self.shuffle_position is not None
         stage = planner.build_node(self.shuffle, [sampler], self.shuffle_position)
         stage.skip_passes(pass_index)
-        with closing(stage.run()) as chunks:
+        with closing(stage.run()) as chunks:  # type: ignore[type-var]  # a generator: closing() ends it
             parts = [np.asarray(chunk.rows, dtype=np.int64) for chunk in chunks]
         return np.concatenate(parts) if parts else np.zeros(0, np.int64)
 
@@ -251,10 +251,12 @@ class RayPlan:
             # there it stops one operator from starving the next.
             ds.context.op_resource_reservation_enabled = False
         rule = None
-        sampler = getattr(segment.source, "sampler", None)
-        if segment.shuffle is None and hasattr(sampler, "_global_key_rule"):
+        read = segment.source
+        if segment.shuffle is None and isinstance(read, ir.RandomAccessSourceNode) and hasattr(
+            read.sampler, "_global_key_rule"
+        ):
             # A shard's rows draw by their place in the epoch's global order, as locally (Chunk.keys).
-            rule = sampler._global_key_rule(segment.source.num_rows())
+            rule = read.sampler._global_key_rule(read.num_rows())
         for k, group in enumerate(groups):
             reads = Reads(segment.reads.fetch, chunk_rows) if k == 0 and reads_in_step else None
             chain = Chain([Step(node, seed, self.error_mode, pass_index, options, keys=rule) for node in group], reads)
