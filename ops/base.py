@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeAlias
 
 import numpy as np
 
@@ -142,8 +142,8 @@ def record_init_arguments(cls: type, after: Callable[[Any], None] | None = None)
         if after is not None:
             after(self)
 
-    recording_init._records_arguments = True  # type: ignore[attr-defined]
-    cls.__init__ = recording_init  # type: ignore[misc]
+    recording_init._records_arguments = True  # type: ignore[attr-defined]  # a mark on the function object
+    cls.__init__ = recording_init  # type: ignore[misc]  # replacing a class's constructor is the point
 
 
 def init_arguments(obj: Any) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
@@ -230,12 +230,12 @@ class Op:
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        a, b = self.params(), other.params()  # type: ignore[union-attr]
+        a, b = self.params(), other.params()
         if a.keys() != b.keys():
             return False
-        return all(_param_equal(a[k], b[k]) for k in a) and self._device == other._device  # type: ignore[union-attr]
+        return all(_param_equal(a[k], b[k]) for k in a) and self._device == other._device
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # None makes instances unhashable, as __eq__ needs
 
     def __call__(self, *inputs: Any) -> Any:
         """Run the op eagerly on the CPU kernel, as MindSpore's eager mode does."""
@@ -255,17 +255,11 @@ class Op:
         return kernel(self, ctx, *inputs)
 
 
-if TYPE_CHECKING:
-
-    class KernelOp(Op):
-        """The type of a kernel's ``op`` argument: an op spec whose class lives above ``ops/``
-        (``minddata.vision.Resize`` and so on), so kernels, which cannot import it, read the parameters
-        they need by name (``op.size``); those reads type as ``Any``. At run time this is :class:`Op`."""
-
-        def __getattr__(self, name: str) -> Any: ...
-
-else:
-    KernelOp = Op
+# The type of a kernel's ``op`` argument (and of the device code that reads an op's parameters): an op
+# spec whose class lives above ``ops/`` (``minddata.vision.Resize`` and so on), so the code here, which
+# cannot import it, reads the parameters it needs by name (``op.size``). A type checker cannot know
+# them: ``Any``, under a name that says what the value is.
+KernelOp: TypeAlias = Any
 
 
 def op_label(op: Any, *, timings: bool = False) -> str:

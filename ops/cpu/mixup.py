@@ -35,7 +35,7 @@ def mix_up(op: KernelOp, ctx: KernelContext, images: Any, labels: Any) -> tuple[
         # The previous batch lives on the op, as in MindSpore: each worker's copy of the op keeps its own.
         previous = getattr(op, "_previous_batch", None)
         if previous is None or previous[0].shape != imgs.shape or previous[1].shape != labs.shape:
-            op._previous_batch = (imgs, labs)  # type: ignore[attr-defined]  # state kept on the op (see above)
+            op._previous_batch = (imgs, labs)
             return imgs, labs
         partner_images, partner_labels = previous
     lam_images = lam.reshape((-1,) + (1,) * (imgs.ndim - 1))
@@ -43,5 +43,5 @@ def mix_up(op: KernelOp, ctx: KernelContext, images: Any, labels: Any) -> tuple[
     mixed = (lam_images * imgs + (1 - lam_images) * partner_images).astype(np.float32)
     mixed_labels = (lam_labels * labs + (1 - lam_labels) * partner_labels).astype(np.float32)
     if not op.is_single:
-        op._previous_batch = (mixed, mixed_labels)  # type: ignore[attr-defined]  # state kept on the op
+        op._previous_batch = (mixed, mixed_labels)
     return mixed, mixed_labels
