@@ -169,7 +169,7 @@ class Profiler:
         with self._lock:
             out = []
             for live, frozen in zip(self._live, self._frozen, strict=True):
-                out.append(frozen if frozen is not None else live.snapshot())  # type: ignore[union-attr]
+                out.append(frozen if frozen is not None else live.snapshot())  # type: ignore[union-attr]  # a run is live until it is frozen
             return out
 
     def summary(self, run: int = -1) -> ProfileSummary:

@@ -78,7 +78,7 @@ def _type_error(owner: str, name: str, expected: str, value: object) -> TypeErro
 def _check_int(owner: str, name: str, value: object) -> int:
     if not _is_int(value):
         raise _type_error(owner, name, "an int", value)
-    return int(value)  # type: ignore[arg-type]
+    return int(value)  # type: ignore[call-overload]  # an int, checked by _is_int
 
 
 def _check_bool(owner: str, name: str, value: object) -> bool:
@@ -92,7 +92,7 @@ def _check_num_samples(owner: str, value: object) -> int | None:
         return None
     if not _is_int(value):
         raise _type_error(owner, "num_samples", "None or an int", value)
-    value = int(value)  # type: ignore[arg-type]
+    value = int(value)  # type: ignore[call-overload]  # an int, checked by _is_int
     if value < 0:
         raise ArgumentError(
             f"{owner}: `num_samples` must be None or greater than 0 (0 is read as 'all rows', as in "
@@ -104,9 +104,9 @@ def _check_num_samples(owner: str, value: object) -> int | None:
 def _check_num_rows(owner: str, num_rows: object) -> int:
     if not _is_int(num_rows):
         raise _type_error(owner, "num_rows", "an int", num_rows)
-    if num_rows < 0:  # type: ignore[operator]
+    if num_rows < 0:  # type: ignore[operator]  # an int, checked by _is_int
         raise ArgumentError(f"{owner}: `num_rows` must be greater than or equal to 0. Found: {num_rows}")
-    return int(num_rows)  # type: ignore[arg-type]
+    return int(num_rows)  # type: ignore[call-overload]  # an int, checked by _is_int
 
 
 def _check_in_range(owner: str, indices: np.ndarray, num_rows: int) -> None:
@@ -788,7 +788,7 @@ def resolve_sampler(
         if isinstance(sampler, (list, tuple, range, np.ndarray)):
             return SubsetSampler(sampler, num_samples)
         if _is_int(sampler):
-            return SubsetSampler([int(sampler)], num_samples)  # type: ignore[arg-type]
+            return SubsetSampler([int(sampler)], num_samples)  # type: ignore[arg-type]  # an int, checked by _is_int
         if isinstance(sampler, (str, bytes)) or not isinstance(sampler, Iterable):
             raise _type_error(where, "sampler", "a Sampler or an iterable of ints", sampler)
         return _IterableSampler(sampler, num_samples)

@@ -202,7 +202,7 @@ class _ChainArity:
         return last.num_outputs if isinstance(last, Op) else -1
 
 
-class Compose(_ChainArity, Op):  # type: ignore[misc]
+class Compose(_ChainArity, Op):  # type: ignore[override]  # arity from the chain, where Op has class attributes
     """Apply ``transforms`` in order, as one op.
 
     Each element is an op spec or a plain callable. An element returning a tuple feeds the next one
@@ -226,8 +226,8 @@ class Compose(_ChainArity, Op):  # type: ignore[misc]
     def __init__(self, transforms: Sequence[Op | Callable[..., Any]]) -> None:
         self.transforms = _check_transforms("Compose", transforms)
 
-    @property  # type: ignore[override]
-    def random(self) -> bool:  # type: ignore[override]
+    @property
+    def random(self) -> bool:  # type: ignore[override]  # from its transforms, where Op has a class attribute
         # Plain callables are opaque to the engine: their randomness is not ours to control or seed.
         return any(isinstance(t, Op) and t.random for t in self.transforms)
 
@@ -441,7 +441,7 @@ def merge_columns(op: str, axis: int, inputs: Sequence[TensorSpec]) -> TensorSpe
                 f"{op}: input columns of shapes {tuple(first.shape)} and {tuple(s.shape)} differ in rank"
             )
     shape = list(first.shape)
-    shape[k] = None if any(d is None for d in sizes) else sum(sizes)  # type: ignore[misc]
+    shape[k] = None if any(d is None for d in sizes) else sum(sizes)  # type: ignore[arg-type]  # no None left: any() checked
     return TensorSpec(tuple(shape), first.dtype)
 
 
@@ -472,7 +472,7 @@ class _RandomGroup(Op):
         return result[0] if type(result) is tuple and len(result) == 1 else result
 
 
-class RandomApply(_ChainArity, _RandomGroup):  # type: ignore[misc]
+class RandomApply(_ChainArity, _RandomGroup):  # type: ignore[override]  # arity from the chain, where Op has class attributes
     """With probability ``prob``, apply ``transforms`` in order (as :class:`Compose` would); otherwise
     pass the input through unchanged.
 
@@ -518,12 +518,12 @@ class RandomChoice(_RandomGroup):
         (1, 3)
     """
 
-    @property  # type: ignore[override]
-    def num_inputs(self) -> int:  # type: ignore[override]
+    @property
+    def num_inputs(self) -> int:  # type: ignore[override]  # from its transforms, where Op has a class attribute
         return self._common("num_inputs")
 
-    @property  # type: ignore[override]
-    def num_outputs(self) -> int:  # type: ignore[override]
+    @property
+    def num_outputs(self) -> int:  # type: ignore[override]  # from its transforms, where Op has a class attribute
         return self._common("num_outputs")
 
     def output_spec(self, *inputs: TensorSpec) -> TensorSpec | tuple[TensorSpec, ...]:
@@ -565,12 +565,12 @@ class RandomOrder(_RandomGroup):
                     f"since any element may follow it. Found: {t.num_inputs} input(s), {t.num_outputs} output(s)"
                 )
 
-    @property  # type: ignore[override]
-    def num_inputs(self) -> int:  # type: ignore[override]
+    @property
+    def num_inputs(self) -> int:  # type: ignore[override]  # from its transforms, where Op has a class attribute
         return self._common("num_inputs")
 
-    @property  # type: ignore[override]
-    def num_outputs(self) -> int:  # type: ignore[override]
+    @property
+    def num_outputs(self) -> int:  # type: ignore[override]  # from its transforms, where Op has a class attribute
         return self._common("num_outputs")
 
     def output_spec(self, *inputs: TensorSpec) -> TensorSpec | tuple[TensorSpec, ...]:
@@ -873,7 +873,7 @@ def not_random(function: Callable[..., Any]) -> Callable[..., Any]:
     """
     if not callable(function):
         raise TypeError(f"not_random: expected a function. Found: {function!r} ({type(function).__name__})")
-    function.random = False  # type: ignore[attr-defined]
+    function.random = False  # type: ignore[attr-defined]  # a mark on the user's function, read as op.random
     return function
 
 

@@ -32,7 +32,7 @@ class _SpecAugment(_Masking):
         self.mask_value = check_float(self.name, "mask_value", mask_value, low=0)
 
     @property
-    def random(self) -> bool:  # type: ignore[override]
+    def random(self) -> bool:  # type: ignore[override]  # per instance, where Op has a class attribute
         return self.iid_masks
 
 

@@ -117,7 +117,7 @@ def _flatten_lists(array: pa.Array) -> tuple[np.ndarray, list[tuple[str, Any]]]:
             current = current.values
         else:
             break
-    return current.to_numpy(zero_copy_only=False), levels  # type: ignore[return-value]
+    return current.to_numpy(zero_copy_only=False), levels
 
 
 def _list_value(flat: np.ndarray, levels: list[tuple[str, Any, int]], row: int) -> np.ndarray:

@@ -112,7 +112,7 @@ def shard_args(where: str, num_shards: Any, shard_id: Any) -> tuple[int, int] | 
         sampler=None, shuffle=False, num_samples=None, num_shards=num_shards, shard_id=shard_id,
         default_shuffle=False, where=where,
     )
-    return sampler.num_shards, sampler.shard_id  # type: ignore[attr-defined]
+    return sampler.num_shards, sampler.shard_id  # type: ignore[attr-defined]  # source_sampler with num_shards gives a DistributedSampler
 
 
 def _rng(seed: int, pass_index: int, stream: int, depth: int = 0) -> np.random.Generator:

@@ -252,7 +252,7 @@ def file_source(
     if decode:
         from minddata.vision import Decode
 
-        workers = node.num_workers  # type: ignore[attr-defined]
+        workers = node.num_workers  # type: ignore[attr-defined]  # a random-access source node, which has num_workers
         for name in decode_columns:
             node = ir.MapNode(node, [Decode()], [name], None, workers, False)
     return with_cache(where, node, cache)  # after the decode: later epochs skip reading and decoding

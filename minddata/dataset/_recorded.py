@@ -77,7 +77,7 @@ def _refuse_urls_unless_supported(cls: type) -> None:
                 refuse_remote(type(self).__name__, value)
         init(self, *args, **kwargs)
 
-    cls.__init__ = refusing_init  # type: ignore[misc]
+    cls.__init__ = refusing_init  # type: ignore[misc]  # replacing a class's constructor is the point
 
 
 def _tag_node(dataset: Any) -> None:

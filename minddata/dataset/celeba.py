@@ -125,7 +125,7 @@ def _celeba_rows(folder: str, partitions: set[int] | None, extensions: set[str] 
             if name not in split_of:
                 raise DataFormatError(f"{where}: {name} (in {attr_file}) is missing from list_eval_partition.txt.",
                                       path=os.path.join(folder, "list_eval_partition.txt"))
-            if split_of[name] not in partitions:  # type: ignore[operator]
+            if split_of[name] not in partitions:  # type: ignore[operator]  # split_of is read only when partitions is given
                 continue
         attr = np.asarray([p == "1" for p in parts[1:]], dtype=np.uint32)
         rows.append((name_inside(where, folder, name, f"{attr_file} line {number}"), attr))

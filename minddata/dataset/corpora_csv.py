@@ -218,7 +218,7 @@ for _cls in (
     DBpediaDataset,
     YahooAnswersDataset,
 ):
-    _cls.__doc__ = _cls.__doc__.replace("{args}", _ARGS)  # type: ignore[union-attr]
+    _cls.__doc__ = _cls.__doc__.replace("{args}", _ARGS)  # type: ignore[union-attr]  # these classes have docstrings
 
 
 # -- SST-2 ------------------------------------------------------------------------------------------

@@ -139,7 +139,7 @@ def _language_pair(
         raise ArgumentError(
             f"{where}: `language_pair` must be one of {[list(p) for p in allowed]}. Found: {list(pair)}"
         )
-    return pair  # type: ignore[return-value]
+    return pair
 
 
 def _need(where: str, path: str, what: str) -> str:

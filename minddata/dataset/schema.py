@@ -102,7 +102,7 @@ class Schema:
         for name, spec in items:
             if not isinstance(spec, dict) or "type" not in spec:
                 raise ArgumentError(f"Schema: column {name!r} needs at least a 'type'. Found: {spec!r}")
-            self.add_column(name, spec["type"], spec.get("shape"))  # type: ignore[arg-type]
+            self.add_column(name, spec["type"], spec.get("shape"))
 
     def from_json(self, json_obj: dict[str, Any]) -> None:
         if not isinstance(json_obj, dict) or "columns" not in json_obj:

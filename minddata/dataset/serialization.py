@@ -485,7 +485,7 @@ class _Writer:
             return {"__schema__": json.loads(x.to_json())}
         if _is_recorded_minddata_object(x):
             cls = type(x)
-            arguments = self.arguments(cls, *init_arguments(x))  # type: ignore[misc]
+            arguments = self.arguments(cls, *init_arguments(x))  # type: ignore[misc]  # a recorded object has its call (checked above)
             if arguments is not None:
                 return {"__object__": cls.__name__, "module": _public_module(cls), "arguments": arguments}
         return _python_object(x)

@@ -191,8 +191,8 @@ class GeneratorDataset(Dataset):
 
             parsed = as_schema(where, schema)
             if names is None:  # MindSpore: the schema names the columns
-                names = [c["name"] for c in parsed.columns]  # type: ignore[union-attr]
-            types = [c["type"] for c in parsed.columns]  # type: ignore[union-attr]
+                names = [c["name"] for c in parsed.columns]  # type: ignore[union-attr]  # as_schema gives a Schema for a given schema
+            types = [c["type"] for c in parsed.columns]  # type: ignore[union-attr]  # as_schema gives a Schema for a given schema
         elif column_types is not None:
             from minddata.dataset.schema import type_name
 
@@ -385,7 +385,7 @@ class ImageFolderDataset(Dataset):
         if decode:
             from minddata.vision import Decode
 
-            node = ir.MapNode(node, [Decode()], ["image"], None, node.num_workers, False)  # type: ignore[attr-defined]
+            node = ir.MapNode(node, [Decode()], ["image"], None, node.num_workers, False)  # type: ignore[attr-defined]  # a random-access source node, which has num_workers
         super().__init__(with_cache(where, node, cache))
 
     def get_class_indexing(self) -> dict[str, int]:
@@ -445,19 +445,19 @@ class _FolderListing:
     def count(self) -> int:
         if self._files is None:
             self._scan()
-        return len(self._files)  # type: ignore[arg-type]
+        return len(self._files)  # type: ignore[arg-type]  # _scan() sets it
 
     def labels(self) -> np.ndarray:
         if self._files is None:
             self._scan()
-        return self._labels  # type: ignore[return-value]
+        return self._labels  # type: ignore[return-value]  # _scan() sets it
 
     def paths_of(self, ids: list[int]) -> list[str]:
         files = self._files
-        return [files[i] for i in ids]  # type: ignore[index]
+        return [files[i] for i in ids]  # type: ignore[index]  # scanned before any row is read
 
     def read(self, i: int) -> tuple[np.ndarray, np.ndarray]:
-        path = self._files[i]  # type: ignore[index]
+        path = self._files[i]  # type: ignore[index]  # scanned before any row is read
         try:
             data = np.fromfile(path, dtype=np.uint8)
         except OSError as error:
@@ -465,7 +465,7 @@ class _FolderListing:
                 f"ImageFolderDataset: can't read row {i}, file {path}: {error.strerror or error}",
                 op="ImageFolderDataset", row=i, source=path,
             ) from None  # the message holds the OS's reason: the FileNotFoundError's traceback adds nothing
-        return data, self._labels[i]  # type: ignore[index]
+        return data, self._labels[i]  # type: ignore[index]  # scanned before any row is read
 
     def __getstate__(self) -> dict:
         if self._files is None:
@@ -579,4 +579,4 @@ class OnlineDataset(Dataset):
 
     def __init__(self, column_names: str | Sequence[str]):
         names = v.column_list("OnlineDataset", "column_names", column_names, allow_none=False)
-        super().__init__(ir.OnlineSourceNode(names))  # type: ignore[arg-type]
+        super().__init__(ir.OnlineSourceNode(names))  # type: ignore[arg-type]  # allow_none=False gives a list

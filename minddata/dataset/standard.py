@@ -222,7 +222,7 @@ class CocoDataset(Dataset):
         if decode:
             from minddata.vision import Decode
 
-            node = ir.MapNode(node, [Decode()], ["image"], None, node.num_workers, False)  # type: ignore[attr-defined]
+            node = ir.MapNode(node, [Decode()], ["image"], None, node.num_workers, False)  # type: ignore[attr-defined]  # a random-access source node, which has num_workers
         super().__init__(with_cache(where, node, cache))
 
     def get_class_indexing(self) -> dict[str, int]:
@@ -413,7 +413,7 @@ class FakeImageDataset(Dataset):
             return out
 
         node = ir.RandomAccessSourceNode(
-            where, ["image", "label"], lambda: count, source_sampler(where, sampler, shuffle, num_samples, num_shards, shard_id),  # type: ignore[arg-type,return-value]
+            where, ["image", "label"], lambda: count, source_sampler(where, sampler, shuffle, num_samples, num_shards, shard_id),  # type: ignore[arg-type, return-value]  # count is known once the files are read
             fetch, num_workers=v.workers(where, num_parallel_workers),
         )
         super().__init__(with_cache(where, node, cache))
@@ -492,7 +492,7 @@ class RandomDataset(Dataset):
             return out
 
         node = ir.RandomAccessSourceNode(
-            where, [c["name"] for c in columns], lambda: rows,  # type: ignore[return-value]
+            where, [c["name"] for c in columns], lambda: rows,  # type: ignore[arg-type, return-value]  # rows is known once the file is read
             source_sampler(where, None, shuffle, num_samples, num_shards, shard_id), fetch,
             num_workers=v.workers(where, num_parallel_workers),
         )

@@ -177,18 +177,18 @@ class CSVDataset(Dataset):
             for d in column_defaults:
                 if isinstance(d, bool) or not isinstance(d, (int, float, str)):
                     raise ArgumentError(f"{where}: each of `column_defaults` must be an int, float or str. Found: {d!r}")
-            if len(column_defaults) != len(names):  # type: ignore[arg-type]
+            if len(column_defaults) != len(names):  # type: ignore[arg-type]  # the names: given, or read from the header above
                 source = f"in the header of {files[0]}" if header else "in `column_names`"
                 raise ArgumentError(
-                    f"{where}: `column_defaults` has {len(column_defaults)} value(s) but there are {len(names)} "  # type: ignore[arg-type]
+                    f"{where}: `column_defaults` has {len(column_defaults)} value(s) but there are {len(names)} "  # type: ignore[arg-type]  # the names: given, or read from the header above
                     f"columns {source}: {names}. Give one default per column."
                 )
-        reader = _CsvReader(names, field_delim, list(column_defaults) if column_defaults is not None else None, header)  # type: ignore[arg-type]
+        reader = _CsvReader(names, field_delim, list(column_defaults) if column_defaults is not None else None, header)  # type: ignore[arg-type]  # the names: given, or read from the header above
         stream = _Stream(
             files, reader.read, reader.count, shuffle_mode(where, shuffle), shard_args(where, num_shards, shard_id), False,
             _readers(where, num_parallel_workers),
         )
-        super().__init__(with_cache(where, _node(where, names, stream, num_samples), cache))  # type: ignore[arg-type]
+        super().__init__(with_cache(where, _node(where, names, stream, num_samples), cache))  # type: ignore[arg-type]  # the names: given, or read from the header above
 
 
 def _csv_header(path: str, delim: str) -> list[str]:
@@ -478,9 +478,9 @@ class TFRecordDataset(Dataset):
             columns = {c: columns[c] for c in wanted}
         sharding = shard_args(where, num_shards, shard_id)
         by_file = sharding is not None and not shard_equal_rows
-        if by_file and len(files) < sharding[0]:  # type: ignore[index]
+        if by_file and len(files) < sharding[0]:  # type: ignore[index]  # by_file: sharding is set
             raise ArgumentError(
-                f"{where}: sharding by file needs at least num_shards={sharding[0]} files; found {len(files)}. "  # type: ignore[index]
+                f"{where}: sharding by file needs at least num_shards={sharding[0]} files; found {len(files)}. "  # type: ignore[index]  # by_file: sharding is set
                 "Pass shard_equal_rows=True to shard by rows."
             )
         reader = _TFRecordReader(list(columns.values()), compression)
@@ -618,7 +618,7 @@ def _infer_schema(path: str, compression: str) -> Schema:
     schema = Schema()
     for number, offset, data in _records(path, compression):
         try:
-            features = parse_example(data)  # type: ignore[arg-type]
+            features = parse_example(data)  # type: ignore[arg-type]  # _records reads each record's data here
         except ProtobufError as error:
             raise DataFormatError(
                 f"TFRecordDataset: {path}, record {number} (byte {offset}): not a tf.train.Example: {error}", path=path
@@ -641,7 +641,7 @@ class _TFRecordReader:
 
     def read(self, path: str) -> Iterator[tuple]:
         for number, offset, data in _records(path, self.compression):
-            yield self.row(path, number, offset, data)  # type: ignore[arg-type]
+            yield self.row(path, number, offset, data)  # type: ignore[arg-type]  # _records reads each record's data here
 
     def row(self, path: str, number: int, offset: int, data: bytes) -> tuple:
         """The row of record ``number`` (at byte ``offset``) of ``path``."""

@@ -109,11 +109,11 @@ class FileReader:
 
     def schema(self) -> dict[str, dict[str, Any]]:
         """The schema, as given to ``FileWriter.add_schema``."""
-        return self._arrow.schema() if self._arrow is not None else self._set.schema()  # type: ignore[union-attr]
+        return self._arrow.schema() if self._arrow is not None else self._set.schema()  # type: ignore[union-attr]  # one of the two readers is set
 
     def len(self) -> int:
         """The number of rows (MindSpore's name)."""
-        return len(self._arrow) if self._arrow is not None else self._set.num_rows  # type: ignore[union-attr]
+        return len(self._arrow) if self._arrow is not None else self._set.num_rows  # type: ignore[union-attr]  # one of the two readers is set
 
     def __len__(self) -> int:
         return self.len()

@@ -47,8 +47,8 @@ class _Tokenizer(Op):
 
     with_offsets: bool = False
 
-    @property  # type: ignore[override]
-    def num_outputs(self) -> int:  # type: ignore[override]
+    @property
+    def num_outputs(self) -> int:  # type: ignore[override]  # per instance (with_offsets), where Op has a class attribute
         return 3 if self.with_offsets else 1
 
     def _token_dtype(self) -> np.dtype | None:

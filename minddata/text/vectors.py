@@ -84,9 +84,9 @@ class Vectors:
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return self.tokens == other.tokens and np.array_equal(self.vectors, other.vectors)  # type: ignore[attr-defined]
+        return self.tokens == other.tokens and np.array_equal(self.vectors, other.vectors)
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # None makes instances unhashable, as __eq__ needs
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(size={len(self.tokens)}, dim={self.vectors.shape[1]})"
@@ -95,7 +95,7 @@ class Vectors:
         return {"tokens": self.tokens, "vectors": self.vectors}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["tokens"], state["vectors"])  # type: ignore[misc]
+        self.__init__(state["tokens"], state["vectors"])  # type: ignore[misc]  # rebuilds the instance through its own constructor
 
 
 class GloVe(Vectors):

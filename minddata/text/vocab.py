@@ -270,7 +270,7 @@ class Vocab:
             ids = ids.tolist()
         if isinstance(ids, (int, np.integer)) and not isinstance(ids, bool):
             return self._tokens.get(_id(ids), "")
-        return [self._tokens.get(_id(i), "") for i in ids]  # type: ignore[union-attr]
+        return [self._tokens.get(_id(i), "") for i in ids]  # type: ignore[union-attr]  # only a bool (no id) is left not iterable, and fails so
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -280,7 +280,7 @@ class Vocab:
             return NotImplemented
         return self._ids == other._ids
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # None makes instances unhashable, as __eq__ needs
 
     def __repr__(self) -> str:
         head = ", ".join(repr(w) for w in list(self._ids)[:3])
@@ -461,7 +461,7 @@ class SentencePieceVocab:
             return NotImplemented
         return self.model_proto == other.model_proto
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # None makes instances unhashable, as __eq__ needs
 
     def __repr__(self) -> str:
         return f"SentencePieceVocab(model_bytes={len(self.model_proto)})"

@@ -122,7 +122,7 @@ class RandomRotation(Op):
         if self.expand:
             lo, hi = self.degrees
             known = lo == hi and h is not None and w is not None
-            h, w = rotated_size(h, w, lo) if known else (None, None)  # type: ignore[arg-type]
+            h, w = rotated_size(h, w, lo) if known else (None, None)  # type: ignore[arg-type]  # known: h and w are not None
         return TensorSpec((h, w, *rest), dtype)
 
 

@@ -130,7 +130,7 @@ def _check_erase_value(op: str, value: Any) -> float | str | tuple[float, float,
     if is_real(value):
         return check_real(op, "value", value)
     if isinstance(value, Sequence) and not isinstance(value, bytes) and len(value) == 3:
-        return tuple(check_real(op, f"value[{i}]", v) for i, v in enumerate(value))  # type: ignore[return-value]
+        return tuple(check_real(op, f"value[{i}]", v) for i, v in enumerate(value))  # type: ignore[return-value]  # three values: the length was checked
     raise TypeError(
         f"{op}: `value` must be a number, a sequence of 3 numbers (R, G, B) or 'random'. "
         f"Found: {value!r} ({type(value).__name__})"

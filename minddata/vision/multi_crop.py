@@ -147,7 +147,7 @@ class SlicePatches(Op):
         self.fill_value = check_int(self.name, "fill_value", fill_value, low=0, high=255)
 
     @property
-    def num_outputs(self) -> int:  # type: ignore[override]
+    def num_outputs(self) -> int:  # type: ignore[override]  # per instance, where Op has a class attribute
         return self.num_height * self.num_width
 
     def output_spec(self, *inputs: TensorSpec) -> TensorSpec | tuple[TensorSpec, ...]:

@@ -38,7 +38,7 @@ def _check_erase_value(op: str, value: Any) -> float | tuple[float, float, float
         for i, v in enumerate(vals):
             if not 0.0 <= v <= 255.0:
                 raise ArgumentError(f"{op}: `value[{i}]` must be in [0, 255]. Found: {v}")
-        return vals  # type: ignore[return-value]
+        return vals  # type: ignore[return-value]  # three values: the length was checked
     raise TypeError(
         f"{op}: `value` must be a number or a sequence of 3 numbers (R, G, B). Found: {value!r} ({type(value).__name__})"
     )
