@@ -44,7 +44,7 @@ class Dither(_SameShape):
         self.noise_shaping = check_bool(self.name, "noise_shaping", noise_shaping)
 
     @property
-    def random(self) -> bool:  # type: ignore[override]
+    def random(self) -> bool:  # type: ignore[override]  # per instance, where Op has a class attribute
         return self.density_function != DensityFunction.TPDF
 
 

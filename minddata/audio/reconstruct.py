@@ -68,7 +68,7 @@ class GriffinLim(Op):
         self.rand_init = check_bool(self.name, "rand_init", rand_init)
 
     @property
-    def random(self) -> bool:  # type: ignore[override]
+    def random(self) -> bool:  # type: ignore[override]  # per instance, where Op has a class attribute
         return self.rand_init
 
     def output_spec(self, *inputs: TensorSpec) -> TensorSpec:

@@ -145,15 +145,15 @@ class _LocalShard:
             self._fd = None
 
     def size(self) -> int:
-        return os.fstat(self._fd).st_size  # type: ignore[arg-type]
+        return os.fstat(self._fd).st_size  # type: ignore[arg-type]  # open until close()
 
     def stream(self) -> io.BufferedReader:
         """A seekable binary file object over the shard (closed by the caller)."""
-        return open(os.dup(self._fd), "rb", closefd=True)  # type: ignore[arg-type]
+        return open(os.dup(self._fd), "rb", closefd=True)  # type: ignore[arg-type, return-value]  # open until close(); 'rb' opens a BufferedReader
 
     def read_at(self, offset: int, size: int) -> bytearray:
         buf = bytearray(size)
-        got = os.preadv(self._fd, [buf], offset) if hasattr(os, "preadv") else _pread_into(self._fd, buf, offset)  # type: ignore[arg-type]
+        got = os.preadv(self._fd, [buf], offset) if hasattr(os, "preadv") else _pread_into(self._fd, buf, offset)  # type: ignore[arg-type]  # open until close()
         if got != size:
             raise DataFormatError(
                 f"{self.path}: the file ends at byte {offset + got}, inside a member that needs bytes {offset} to "
@@ -180,7 +180,7 @@ class _RemoteShard:
         if not isinstance(options, _storage.StorageOptions):  # WebDataset passes its checked options: reused per fetch
             options = _storage.StorageOptions("WebDataset", options)
         self.options = options
-        self.store = _storage.get_store(self.url, self.options)  # type: ignore[arg-type]
+        self.store = _storage.get_store(self.url, self.options)  # type: ignore[arg-type]  # split_url of a remote path gives an ObjectURL
         self._size: int | None = None
         self._ready: dict[tuple[int, int], bytes] = {}
 
@@ -192,24 +192,24 @@ class _RemoteShard:
 
     def size(self) -> int:
         if self._size is None:
-            self._size = self.store.size(self.url)  # type: ignore[arg-type]
+            self._size = self.store.size(self.url)  # type: ignore[arg-type]  # split_url of a remote path gives an ObjectURL
         return self._size
 
     def stream(self) -> io.BufferedReader:
-        return io.BufferedReader(_storage.RangedFile(self.store, self.url, self.size()), buffer_size=1 << 16)  # type: ignore[arg-type]
+        return io.BufferedReader(_storage.RangedFile(self.store, self.url, self.size()), buffer_size=1 << 16)  # type: ignore[arg-type]  # split_url of a remote path gives an ObjectURL
 
     def prefetch(self, ranges: list[tuple[int, int]]) -> None:
         """Read these (offset, size) ranges now, ``requests_in_flight`` at a time."""
         todo = [r for r in dict.fromkeys(ranges) if r not in self._ready]
         try:
-            blobs = self.store.read_many([(self.url, o, o + n) for o, n in todo])  # type: ignore[misc]
+            blobs = self.store.read_many([(self.url, o, o + n) for o, n in todo])  # type: ignore[misc]  # split_url of a remote path gives an ObjectURL
         except _storage.StorageError:
             return  # read_at reads them one by one, and names the sample that fails
         self._ready.update(zip(todo, blobs))
 
     def read_at(self, offset: int, size: int) -> bytes:
         data = self._ready.pop((offset, size), None)
-        return data if data is not None else self.store.read(self.url, offset, offset + size)  # type: ignore[arg-type]
+        return data if data is not None else self.store.read(self.url, offset, offset + size)  # type: ignore[arg-type]  # split_url of a remote path gives an ObjectURL
 
 
 def open_shard(path: str, storage_options: Any = None) -> _LocalShard | _RemoteShard:
@@ -346,7 +346,7 @@ def member_value(ext: str, data: memoryview | bytes, describe: Any) -> np.ndarra
     if last in INT_EXTENSIONS:
         text = bytes(data).strip()
         try:
-            return np.int64(int(text.decode("ascii")))  # type: ignore[return-value]
+            return np.int64(int(text.decode("ascii")))  # type: ignore[return-value]  # an int64 scalar: one of the documented results
         except (UnicodeDecodeError, ValueError, OverflowError):
             raise ValueError(f"{describe()}: a .{last} member holds an ASCII integer; found {bytes(text[:40])!r}") from None
     if last in STR_EXTENSIONS:
@@ -384,7 +384,7 @@ class _Shards:
             with self._lock:
                 if self._indexes is None:
                     self._index()
-        return self._indexes  # type: ignore[return-value]
+        return self._indexes  # type: ignore[return-value]  # _index() sets it
 
     def _index(self) -> None:
         indexes = [index_shard(self.where, path, self.storage_options) for path in self.files]
@@ -434,7 +434,7 @@ class _Shards:
                 for position in positions:
                     row = ids[position]
                     out[position] = self._sample(shard, index, row, row - int(self.starts[f]), wanted, columns)
-        return out  # type: ignore[return-value]
+        return out  # type: ignore[return-value]  # every position was filled
 
     def _sample(self, shard: Any, index: ShardIndex, row: int, i: int, wanted: list[str], columns: list[str]) -> tuple:
         key = index.keys[i]
@@ -574,7 +574,7 @@ class WebDataset(Dataset):
         )
         self._shards = shards
         node = ir.RandomAccessSourceNode(
-            where, list(shards.columns), shards.count, chosen, shards.fetch,  # type: ignore[arg-type]
+            where, list(shards.columns), shards.count, chosen, shards.fetch,  # type: ignore[arg-type]  # given, or found by ensure() above
             origins=shards.paths_of, num_workers=workers, chunk_rows=_CHUNK_ROWS,
         )
         super().__init__(node)

@@ -502,7 +502,7 @@ class TFRecordToMR:
         where = "TFRecordToMR"
         for number, _, data in _records(self.source, ""):
             try:
-                features = parse_example(data)  # type: ignore[arg-type]
+                features = parse_example(data)  # type: ignore[arg-type]  # _records reads each record's data here
             except ProtobufError as error:
                 raise DataFormatError(f"{where}: {self.source}, record {number}: not a tf.train.Example: {error}",
                                       path=self.source) from None
