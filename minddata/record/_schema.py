@@ -23,9 +23,9 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from minddata.errors import ArgumentError
+from minddata.errors import ArgumentError, DataFormatError
 
-__all__ = ["Field", "parse_schema", "SCALAR_TYPES", "SHAPE_PREFIX"]
+__all__ = ["Field", "parse_schema", "select_columns", "SCALAR_TYPES", "SHAPE_PREFIX"]
 
 # MindSpore's record types are int32, int64, float32, float64, string and bytes; the rest are ours.
 SCALAR_TYPES = {
@@ -156,3 +156,18 @@ def fields_from_json(content: dict[str, Any]) -> dict[str, Field]:
 def arrow_schema(fields: dict[str, Field], metadata: dict[str, str]) -> pa.Schema:
     columns = [f for field in fields.values() for f in field.arrow_fields()]
     return pa.schema(columns, metadata=metadata)
+
+
+def select_columns(where: str, columns_list: Any, fields: dict[str, Field], file_kind: str, first_file: str) -> list[str]:
+    """The columns a reader reads: ``columns_list`` in its order, or every field; a name the set lacks
+    is an error naming the file (``file_kind``: "record file", "MindRecord file") and its columns."""
+    if columns_list is None:
+        return list(fields)
+    unknown = [c for c in columns_list if c not in fields]
+    if unknown:
+        raise DataFormatError(
+            f"{where}: columns_list names {unknown}, which {file_kind} {first_file} does not have. Its "
+            f"columns: {list(fields)}.",
+            path=first_file,
+        )
+    return list(columns_list)

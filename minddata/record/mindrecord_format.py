@@ -44,7 +44,7 @@ import numpy as np
 from minddata.dataset import _storage
 from minddata.errors import ArgumentError, DataFormatError
 from minddata.record._files import CommitOnExit
-from minddata.record._schema import Field, parse_schema
+from minddata.record._schema import Field, parse_schema, select_columns
 from minddata.record._writer_checks import (
     MAX_SHARDS,
     bad_value,
@@ -606,17 +606,7 @@ class MindRecordSet:
             shards.append(MindRecordShard(path, header))
         self.shards = shards
         self.fields = shards[0].fields
-        if columns_list is None:
-            self.columns = list(self.fields)
-        else:
-            unknown = [c for c in columns_list if c not in self.fields]
-            if unknown:
-                raise DataFormatError(
-                    f"{where}: columns_list names {unknown}, which MindRecord file {files[0]} does not have. Its "
-                    f"columns: {list(self.fields)}.",
-                    path=files[0],
-                )
-            self.columns = list(columns_list)
+        self.columns = select_columns(where, columns_list, self.fields, "MindRecord file", files[0])
         self.index_fields = shards[0].index_fields
         self.starts = np.concatenate([[0], np.cumsum([s.num_rows for s in shards], dtype=np.int64)])
         self.num_rows = int(self.starts[-1])

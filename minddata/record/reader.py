@@ -31,7 +31,7 @@ import pyarrow as pa
 
 from minddata.errors import ArgumentError, DataFormatError
 from minddata.record._files import folder_lock, sweep_folder
-from minddata.record._schema import SHAPE_PREFIX, Field, fields_from_json, parse_schema
+from minddata.record._schema import SHAPE_PREFIX, Field, fields_from_json, parse_schema, select_columns
 from minddata.record.writer import FORMAT, META_SUFFIX, SCHEMA_KEY, SET_ID_KEY, VERSION, batch_crcs
 
 __all__ = ["RecordSet", "ShardFile", "FileReader", "read_meta", "open_set"]
@@ -742,17 +742,7 @@ class RecordSet:
             shards.append(self.shard_file(path, meta))
         self.shards = shards
         self.fields = fields_from_json(schema)  # type: ignore[arg-type]
-        if columns_list is None:
-            self.columns = list(self.fields)
-        else:
-            unknown = [c for c in columns_list if c not in self.fields]
-            if unknown:
-                raise DataFormatError(
-                    f"{where}: columns_list names {unknown}, which record file {files[0]} does not have. Its "
-                    f"columns: {list(self.fields)}.",
-                    path=files[0],
-                )
-            self.columns = list(columns_list)
+        self.columns = select_columns(where, columns_list, self.fields, "record file", files[0])
         self._key = tuple(self.columns)
         self.starts = np.concatenate([[0], np.cumsum([s.num_rows for s in shards], dtype=np.int64)])
         self.num_rows = int(self.starts[-1])

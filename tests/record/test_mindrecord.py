@@ -198,6 +198,12 @@ def test_columns_list_selects_and_orders_columns(stored):
     assert len(rows) == 18 and all(len(r) == 2 for r in rows)
 
 
+def test_columns_list_naming_a_missing_field_names_the_file_and_its_columns(stored):
+    first = _first(stored, "mixed")
+    with pytest.raises(DataFormatError, match=r"columns_list names \['nope'\], which MindRecord file .*mixed.* Its columns"):
+        md.MindDataset(first, columns_list=["id", "nope"], shuffle=False).get_col_names()
+
+
 def test_shards_are_disjoint_and_cover_the_set(stored):
     first = _first(stored, "scalars")
     md.config.set_seed(3)
