@@ -165,7 +165,7 @@ def choose(ops: list[Any], devices: set[str], machine: Machine | None = None) ->
         elif name in decoders:
             width = 1.0
     total = {d: c + (0.0 if _side(d) == "host" else _TRANSFER_MS_PER_MP * width) for d, (c, _) in states.items()}
-    best_device = min(total, key=total.get)
+    best_device = min(total, key=lambda d: total[d])
     path = states[best_device][1]
     return [_placed(op, device) if isinstance(op, Op) else op for op, device in zip(ops, path, strict=True)]
 

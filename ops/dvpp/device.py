@@ -86,7 +86,7 @@ class DvppDevice(Device):
         if presence.backend is None:
             return op
         clone = copy.copy(op)
-        clone._dvpp_driver = presence.backend  # a placement decision (what the probe found), not a setting
+        vars(clone)["_dvpp_driver"] = presence.backend  # a placement decision (what the probe found), not a setting
         return clone
 
     def driver_note(self, presence: Presence) -> str:
