@@ -195,35 +195,50 @@ def _observed(
 ) -> list:
     """``plan`` with an observer around each op: ``start(values)`` before the first op,
     ``step(index, seconds, values out)`` after each, ``row_done()`` after the last."""
-    perf = time.perf_counter
     last = len(plan) - 1
     observed = []
     for index, ((fn, op, random, multi), ctx) in enumerate(plan):
         first_start = start if index == 0 else None
         done = row_done if index == last else None
-        if op is None:
-            def run(*values: Any, _fn: Any = fn, _index: int = index, _start: Any = first_start, _done: Any = done) -> Any:
-                if _start is not None:
-                    _start(values)
-                t = perf()
-                result = _fn(*values)
-                step(_index, perf() - t, result if type(result) is tuple else (result,))
-                if _done is not None:
-                    _done()
-                return result
-        else:
-            def run(op: Any, ctx: Any, *values: Any, _fn: Any = fn, _index: int = index, _multi: bool = multi,
-                    _start: Any = first_start, _done: Any = done) -> Any:
-                if _start is not None:
-                    _start(values)
-                t = perf()
-                result = _fn(op, ctx, *values)
-                step(_index, perf() - t, tuple(result) if _multi else (result,))
-                if _done is not None:
-                    _done()
-                return result
-        observed.append(((run, op, random, multi), ctx))
+        wrap = _observe_python if op is None else _observe_kernel
+        observed.append(((wrap(fn, index, multi, step, first_start, done), op, random, multi), ctx))
     return observed
+
+
+def _observe_python(fn: Callable[..., Any], index: int, multi: bool | None, step: Callable[[int, float, tuple], None],
+                    start: Callable[[tuple], None] | None, done: Callable[[], None] | None) -> Callable[..., Any]:
+    """A map's Python function ``fn`` (plan step ``index``) with the observers of :func:`_observed`."""
+    perf = time.perf_counter
+
+    def run(*values: Any) -> Any:
+        if start is not None:
+            start(values)
+        t = perf()
+        result = fn(*values)
+        step(index, perf() - t, result if type(result) is tuple else (result,))
+        if done is not None:
+            done()
+        return result
+
+    return run
+
+
+def _observe_kernel(fn: Callable[..., Any], index: int, multi: bool | None, step: Callable[[int, float, tuple], None],
+                    start: Callable[[tuple], None] | None, done: Callable[[], None] | None) -> Callable[..., Any]:
+    """An op's kernel ``fn`` (plan step ``index``) with the observers of :func:`_observed`."""
+    perf = time.perf_counter
+
+    def run(op: Any, ctx: Any, *values: Any) -> Any:
+        if start is not None:
+            start(values)
+        t = perf()
+        result = fn(op, ctx, *values)
+        step(index, perf() - t, tuple(result) if multi else (result,))
+        if done is not None:
+            done()
+        return result
+
+    return run
 
 
 def _timing(acc: list[float]) -> Callable[[int, float, tuple], None]:
