@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from minddata import config
+from minddata.config import RunOptions
 from minddata.engine import flow, ir
 from minddata.engine.autotune import is_autotune
 from minddata.engine.batchfn import BatchInfo, Collate
@@ -266,6 +267,8 @@ class Planner:
                 shared_memory=self.rt.options.enable_shared_mem,
                 timeout_interval=self.rt.options.multiprocessing_timeout_interval,
                 watchdog=self.rt.options.enable_watchdog,
+                start_method=self.rt.options.multiprocessing_start_method,
+                options=self.rt.options,
             )
             for i in range(count)
         ]
@@ -488,13 +491,17 @@ def _serial(node: ir.Node) -> ir.Node:
     return dataclasses.replace(node, **changes) if changes else node
 
 
-def plan_tree(root: ir.Node, fusion: bool | None = None, auto_offload: bool | None = None) -> ir.Node:
-    """The validated, optimized tree that an iterator over ``root`` runs (fusion per ``fusion``, auto
-    offload per ``auto_offload``, by default per config)."""
+def plan_tree(root: ir.Node, fusion: bool | None = None, auto_offload: bool | None = None, *,
+              options: RunOptions | None = None) -> ir.Node:
+    """The validated, optimized tree that an iterator over ``root`` runs under the run's ``options``
+    (the iterator's snapshot; default: the settings now), which placement and fusion read; ``fusion``
+    and ``auto_offload`` override ``options.enable_fusion`` and ``options.auto_offload``."""
+    if options is None:
+        options = config.snapshot()
     validate(root)
-    return lower(root, config.get_enable_fusion() if fusion is None else fusion,
-                 fast_decode_resize=config.get_fast_decode_resize(),
-                 auto_offload=config.get_auto_offload() if auto_offload is None else auto_offload)
+    return lower(root, options.enable_fusion if fusion is None else fusion,
+                 fast_decode_resize=options.fast_decode_resize,
+                 auto_offload=options.auto_offload if auto_offload is None else auto_offload, options=options)
 
 
 def compile_plan(
@@ -503,12 +510,15 @@ def compile_plan(
     *,
     online_source: Callable[[ir.OnlineSourceNode], Stage] | None = None,
 ) -> Stage:
-    """Validate and optimize ``root``, then build its stages for one run (one iterator)."""
-    tree = plan_tree(root, rt.options.enable_fusion, rt.options.auto_offload)
+    """Validate and optimize ``root``, then build its stages for one run (one iterator), all under
+    the run's settings ``rt.options`` (code the build runs, a source counting its rows, sees them
+    through ``minddata.config`` too)."""
+    tree = plan_tree(root, options=rt.options)
     if rt.options.debug_mode:
         tree = ir.rewrite(tree, _serial)
     try:
-        return Planner(rt, online_source).build(tree)
+        with config.running(rt.options):
+            return Planner(rt, online_source).build(tree)
     except (GraphError, DeviceError):
         raise
     except RecursionError:

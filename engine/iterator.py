@@ -12,6 +12,7 @@ from contextlib import closing
 from typing import Any
 
 from minddata import config
+from minddata.config import RunOptions
 from minddata.engine import elastic, ir, profiling
 from minddata.engine.autotune import Autotuner, default_budget
 from minddata.engine.compiler import compile_plan
@@ -62,10 +63,13 @@ class _Failed:
         self.error = error
 
 
-def new_runtime(error_mode: str | None = None) -> Runtime:
-    """A runtime holding a snapshot of the settings, with the configured seed or a fresh OS-drawn one
-    when no seed was set; its shard seed is always ``config.get_seed()`` (see :class:`Runtime`)."""
-    options = config.snapshot()
+def new_runtime(error_mode: str | None = None, options: RunOptions | None = None) -> Runtime:
+    """A runtime holding a snapshot of the settings (``options``, default: taken now), with the
+    configured seed or a fresh OS-drawn one when no seed was set; its shard seed is always the
+    configured seed or MindSpore's default (``config.get_seed()``; see :class:`Runtime`)."""
+    if options is None:
+        options = config.snapshot()
+    shard_seed = config.DEFAULT_SEED if options.seed is None else options.seed
     if options.debug_mode:
         # MindSpore's debug mode: deterministic (seed 1 unless one was set), every bad row raises, and
         # nothing changes the plan while it runs.
@@ -75,7 +79,7 @@ def new_runtime(error_mode: str | None = None) -> Runtime:
         )
     seed = options.seed if options.seed is not None else int.from_bytes(os.urandom(4), "little")
     mode = error_mode or options.error_samples_mode.value
-    return Runtime(seed, mode, options, shard_seed=config.get_seed())
+    return Runtime(seed, mode, options, shard_seed=shard_seed)
 
 
 EXECUTORS = ("local", "ray")
@@ -99,7 +103,9 @@ class PipelineRun:
     the Ray cluster ``ray.init()`` connected to; :mod:`minddata.engine.ray_executor`).
     ``convert(row) -> item`` turns each row into what the consumer gets (a dict, a list); it runs on
     the prefetch thread, off the consumer's critical path. :meth:`next_item` returns the next item,
-    or :data:`EPOCH_END` once per epoch. The caller owns :meth:`close`.
+    or :data:`EPOCH_END` once per epoch. The caller owns :meth:`close`. ``options``: the run's
+    settings (default: ``config.snapshot()`` now); everything the run does reads them, never the
+    global config.
     """
 
     def __init__(
@@ -109,10 +115,11 @@ class PipelineRun:
         convert: Callable[[Any], Any],
         state: dict | list[dict] | None = None,
         executor: str = "local",
+        options: RunOptions | None = None,
     ):
         if num_epochs == 0 or num_epochs < -1:
             raise ValueError(f"num_epochs must be -1 (endless) or greater than 0. Found: {num_epochs}")
-        self.rt = new_runtime()
+        self.rt = new_runtime(options=options)
         start_epoch, start_row = 0, 0
         # What an elastic resume needs of the pipeline (elastic.Chain), or why it can't have one.
         self._chain = elastic.describe(root)

@@ -31,7 +31,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -41,6 +41,9 @@ from minddata.engine.fusions import FUSIONS, Fusion
 from minddata.engine.placement import Machine, place, plan_parts, unsupported
 from minddata.ops.base import Op
 from minddata.ops.fused import FusedNormalizeHWC2CHW, NormalizeInputCheck
+
+if TYPE_CHECKING:
+    from minddata.config import RunOptions
 
 __all__ = ["lower", "flatten_operations", "BOUNDS"]
 
@@ -80,11 +83,13 @@ def flatten_operations(operations: list[Any]) -> list[Any]:
     return flat
 
 
-def lower(root: ir.Node, fusion: bool, *, fast_decode_resize: bool = False, auto_offload: bool = False) -> ir.Node:
+def lower(root: ir.Node, fusion: bool, *, fast_decode_resize: bool = False, auto_offload: bool = False,
+          options: RunOptions | None = None) -> ir.Node:
     """A private copy of ``root`` as a tree (one copy per use of a shared node), with op positions
     assigned, fused when ``fusion`` is on; ``fast_decode_resize`` allows the CPU's reduced-scale
     Decode → Resize (``config.set_fast_decode_resize``); ``auto_offload`` places ops nobody placed as
-    ``"auto"`` (``config.set_auto_offload``)."""
+    ``"auto"`` (``config.set_auto_offload``). ``options``: the run's settings, which placement reads
+    (the iterator's snapshot; default: the settings now)."""
     counter = itertools.count()
 
     def copy_tree(node: ir.Node) -> ir.Node:
@@ -94,14 +99,14 @@ def lower(root: ir.Node, fusion: bool, *, fast_decode_resize: bool = False, auto
             return node.with_children(children, operations=operations, op_positions=[next(counter) for _ in operations])
         return node.with_children(children)
 
-    tree = place(copy_tree(root), fusion, auto_offload)
+    tree = place(copy_tree(root), fusion, auto_offload, options=options)
     if fusion:
         tree = ir.rewrite(tree, _merge_maps)
-        tree = ir.rewrite(tree, functools.partial(_fuse_ops, fast_decode_resize=fast_decode_resize))
+        tree = ir.rewrite(tree, functools.partial(_fuse_ops, fast_decode_resize=fast_decode_resize, options=options))
         tree = ir.rewrite(tree, _move_normalize_into_batch)
         tree = ir.rewrite(tree, _fuse_normalize_hwc2chw)
         tree = ir.rewrite(tree, _absorb_sources)
-    return plan_parts(tree)
+    return plan_parts(tree, options=options)
 
 
 def _single_column(node: ir.MapNode) -> str | None:
@@ -143,12 +148,12 @@ def _is(op: Any, name: str, device: str = "CPU") -> bool:
     return isinstance(op, Op) and op.name == name and op.device_target in (device, "auto" if device == "CPU" else device)
 
 
-def _on_device(fused: Op, device: str) -> Op | None:
+def _on_device(fused: Op, device: str, options: RunOptions | None) -> Op | None:
     """``fused`` placed on ``device``, or ``None`` when that device can't run it (then the ops stay
     unfused). Only the media engine and the GPU gain from these fusions besides the CPU."""
     if device == "CPU":
         return fused
-    if unsupported(fused, device, Machine()) is not None:
+    if unsupported(fused, device, Machine(options)) is not None:
         return None
     fused._device = device
     return fused
@@ -188,7 +193,7 @@ def _fuse_pairs(node: ir.Node, pair: Any) -> ir.Node:
     return dataclasses.replace(node, operations=out_ops, op_positions=out_positions, fusion_notes=tuple(notes))
 
 
-def _fuse_ops(node: ir.Node, fast_decode_resize: bool) -> ir.Node:
+def _fuse_ops(node: ir.Node, fast_decode_resize: bool, options: RunOptions | None) -> ir.Node:
     def pair(ops: list[Any], i: int, positions: list[int], notes: list[str]) -> tuple[Op, int] | None:
         op = ops[i]
         device = op.device_target if isinstance(op, Op) else "CPU"
@@ -198,7 +203,7 @@ def _fuse_ops(node: ir.Node, fast_decode_resize: bool) -> ir.Node:
         if fusion.cpu_opt_in and device == "CPU" and not fast_decode_resize:
             notes.append(f"{fusion.first}+{fusion.second} kept as two ops; bound: {BOUNDS[fusion.bound_off]}")
             return None
-        fused = _on_device(fusion.fused(op, ops[i + 1]), device)
+        fused = _on_device(fusion.fused(op, ops[i + 1]), device, options)
         if fused is None:
             return None
         if device != "CPU":

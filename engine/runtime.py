@@ -82,6 +82,14 @@ class DeviceStats:
 class Runtime:
     """One per iterator. Stages read ``seed`` and ``stopped``; resources register a closer here.
 
+    ``options`` are the run's settings: the iterator's :class:`~minddata.config.RunOptions` snapshot,
+    or one shipped from elsewhere (a Ray worker runs its share of a plan in a ``Runtime`` made with
+    the driver's snapshot); without one, the settings now, as an iterator created now would take them.
+    Run-time code learns a setting only from them: kernels through ``KernelContext.options``, stages
+    and workers through ``rt.options``, and every thread :meth:`start_thread` starts runs inside
+    ``config.running(options)``, so Python code there (a map's function, a generator, a source's reads)
+    sees them through ``minddata.config`` too.
+
     ``shard_seed`` keys what every rank of a data-parallel job must draw alike (a sharded sampler's
     permutation, a sharded stream's file order): ``config.get_seed()``, which without
     ``config.set_seed`` is the fixed default, so ranks agree without being told a seed (MindSpore's
@@ -94,7 +102,7 @@ class Runtime:
         self.shard_seed = seed if shard_seed is None else shard_seed
         self.error_mode = error_mode
         # The settings frozen when the iterator was created; kernels get them through KernelContext.
-        self.options = options if options is not None else config.snapshot()
+        self.options: RunOptions = options if options is not None else config.snapshot()
         self.stop_event = threading.Event()
         self.errors = ErrorStats()
         self.device_stats = DeviceStats()
@@ -131,6 +139,7 @@ class Runtime:
             self._closers.append(closer)
 
     def start_thread(self, target: Callable[..., Any], name: str, *args: Any) -> threading.Thread:
+        target = functools.partial(_run_with, self.options, target)
         if self._thread_nice is not None:
             target = functools.partial(_run_at_nice, self._thread_nice, target)
         # Daemon: a user callable stuck forever must not keep the interpreter alive at exit.
@@ -165,6 +174,12 @@ class Runtime:
     def alive_threads(self) -> list[threading.Thread]:
         with self._lock:
             return [t for t in self._threads if t.is_alive()]
+
+
+def _run_with(options: RunOptions, target: Callable[..., Any], *args: Any) -> Any:
+    """``target`` in this thread, with the run's settings answering ``minddata.config``'s getters."""
+    with config.running(options):
+        return target(*args)
 
 
 def _run_at_nice(nice: int, target: Callable[..., Any], *args: Any) -> Any:

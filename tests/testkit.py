@@ -178,12 +178,18 @@ def every_setting_changed(folder, *, start_method: str = "spawn", debug_mode: bo
 def assert_sees_settings(seen, expected: dict, where: str = "the worker") -> None:
     """Every field of ``seen`` (a ``RunOptions``, or several: each is checked) equals ``expected``
     (``{field: value}``, as :func:`every_setting_changed` returns); the error names each field that
-    differs, with both values."""
+    differs, with both values. Debug hooks are compared by kind (a hook a run has called carries
+    what it saw)."""
     from minddata.config import RunOptions
 
+    def kinds(hooks):
+        return None if hooks is None else [type(h) for h in hooks]
+
+    expected = {**expected, "debug_hooks": kinds(expected["debug_hooks"])}
     for one in [seen] if isinstance(seen, RunOptions) else list(seen):
         assert isinstance(one, RunOptions), f"{where} reported {type(one).__name__}, not a RunOptions"
         got = {f.name: getattr(one, f.name) for f in dataclasses.fields(one)}
+        got["debug_hooks"] = kinds(got["debug_hooks"])
         wrong = {k: f"set {expected[k]!r}, {where} saw {got[k]!r}" for k in expected if got[k] != expected[k]}
         assert not wrong, f"{where} did not see {len(wrong)} setting(s): {wrong}"
         assert set(got) == set(expected), f"fields not checked: {sorted(set(got) - set(expected))}"

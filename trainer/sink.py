@@ -21,21 +21,22 @@ shape needs.
 
 from __future__ import annotations
 
+import dataclasses
 import queue
 import threading
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from minddata import config
+from minddata.config import RunOptions
 from minddata.dataset.iterators import TorchIterator, import_torch
 from minddata.errors import PipelineError
 
 torch = import_torch("minddata.trainer")
 
-__all__ = ["EPOCH_END", "BatchFeed", "StagedBatch", "device_rows"]
+__all__ = ["EPOCH_END", "BatchFeed", "StagedBatch", "device_options"]
 
 EPOCH_END = object()  # the pipeline finished a pass over the data
 _POLL = 0.05  # every blocking wait wakes this often to notice a stop or a dead thread
@@ -54,30 +55,24 @@ class StagedBatch:
     ready: Any = None  # a CUDA event the consumer's stream waits on, or None
 
 
-@contextmanager
-def device_rows(device: Any) -> Iterator[None]:
-    """While an iterator for training on ``device`` is created: on a CUDA device, GPU maps hand their
-    rows on as torch CUDA tensors (``config.set_framework("torch")``, which placement reads when the
-    iterator is created), so rows made on the GPU are not copied GPU -> host -> GPU. The setting is
-    restored at once; the iterator keeps its snapshot.
+def device_options(device: Any, options: RunOptions | None = None) -> RunOptions:
+    """The settings an iterator for training on ``device`` runs with: ``options`` (default: the
+    settings now), with ``framework="torch"`` on a CUDA device, so GPU maps hand their rows on as
+    torch CUDA tensors (placement reads the run's framework) and rows made on the GPU are not copied
+    GPU -> host -> GPU. Only that iterator's snapshot says so: the global settings are not touched.
 
     Examples:
         >>> from minddata import config
-        >>> with device_rows("cuda:0"):
-        ...     config.get_framework()
+        >>> device_options("cuda:0").framework
         'torch'
-        >>> config.get_framework()
-        'numpy'
+        >>> device_options("cpu").framework, config.get_framework()
+        ('numpy', 'numpy')
     """
-    if torch.device(device).type != "cuda" or config.get_framework() == "torch":
-        yield
-        return
-    previous = config.get_framework()
-    config.set_framework("torch")
-    try:
-        yield
-    finally:
-        config.set_framework(previous)
+    if options is None:
+        options = config.snapshot()
+    if torch.device(device).type != "cuda" or options.framework == "torch":
+        return options
+    return dataclasses.replace(options, framework="torch")
 
 
 class _Failure:
@@ -99,8 +94,8 @@ class BatchFeed:
                  int64_columns: Sequence[str] = (), num_epochs: int = -1, sink: bool = False) -> None:
         self.device = torch.device(device)
         self.input_idx, self.label_idx = list(input_idx), list(label_idx)
-        with device_rows(self.device):
-            self._iterator = TorchIterator(dataset, num_epochs=num_epochs, state=state, int64_columns=int64_columns)
+        self._iterator = TorchIterator(dataset, num_epochs=num_epochs, state=state, int64_columns=int64_columns,
+                                       options=device_options(self.device))
         options = self._iterator._run.rt.options
         self._names = dataset.get_col_names()
         self._sink = sink
@@ -189,6 +184,8 @@ class BatchFeed:
     def _await_sending_room(self) -> None:
         """Hold the batch until ``config.set_sending_batches`` allows more than were sent this pass."""
         while True:
+            # The live setting, on purpose: MindSpore's way to hold the feed is a callback raising the
+            # limit while training runs (the run's snapshot gave the first limit, in __init__).
             limit = config.get_sending_batches()
             if limit == 0 or limit > self._sent:
                 self._sending_limit = limit

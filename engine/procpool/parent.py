@@ -18,6 +18,7 @@ import cloudpickle
 import numpy as np
 
 from minddata import config
+from minddata.config import RunOptions
 from minddata.engine.procpool.messages import RemoteTraceback, WorkerStopped, dumps, grown_size, layout, write
 from minddata.engine.procpool.shm import (
     LOCKED_SUFFIX,
@@ -44,8 +45,10 @@ class _State:
     """Everything close() needs, kept apart from ProcessWorker so the finalizer holds no reference to it."""
 
     def __init__(self, name: str, fn: Any, fn_bytes: bytes | None, shm_size: int, start_method: str,
-                 shared_memory: bool = True, timeout_interval: float = 300.0, watchdog: bool = True):
+                 shared_memory: bool = True, timeout_interval: float = 300.0, watchdog: bool = True,
+                 options: Any = None):
         self.name = name
+        self.options = options  # the run's settings, which the child's calls run in (config.running)
         self.watchdog = watchdog  # the child exits when this process dies (config.set_enable_watchdog)
         # Seconds without an answer between two warnings (config.set_multiprocessing_timeout_interval).
         self.timeout_interval = timeout_interval
@@ -159,7 +162,8 @@ class ProcessWorker:
     Inside the child, ``fn`` sees its input arrays as views into the arena: they are valid while
     ``fn`` runs and are overwritten by the next call, so ``fn`` must not keep them (copy if needed).
 
-    ``start_method`` (default: ``config.get_multiprocessing_start_method()``): with ``"fork"`` the
+    ``start_method`` (the engine passes its run's; default: ``config.get_multiprocessing_start_method()``
+    now, for a worker used on its own): with ``"fork"`` the
     child inherits ``fn`` as it is, and :meth:`start` should be called before the caller starts
     threads that the child could inherit mid-operation (the engine does it while compiling). With
     ``"spawn"`` / ``"forkserver"``, ``fn`` is serialized with cloudpickle, so lambdas and closures
@@ -184,6 +188,9 @@ class ProcessWorker:
         watchdog: The child checks every second that this process is alive and exits when it is not,
             even in the middle of ``fn`` (``config.set_enable_watchdog``). Without it a child whose
             parent was killed finishes the call in progress, then exits when it finds the pipe closed.
+        options: The run's settings (a :class:`~minddata.config.RunOptions`, which the engine passes):
+            the child runs ``fn`` inside ``config.running(options)``, so code in ``fn`` that reads
+            ``minddata.config`` sees the iterator's settings, not a fresh process's defaults.
 
     Examples:
         >>> import threading
@@ -209,6 +216,7 @@ class ProcessWorker:
         shared_memory: bool = True,
         timeout_interval: float = 300.0,
         watchdog: bool = True,
+        options: RunOptions | None = None,
     ):
         if not callable(fn):
             raise ArgumentError(f"{name}: fn must be callable, got {type(fn).__name__}")
@@ -227,7 +235,7 @@ class ProcessWorker:
                 ) from e
         self._s = _State(name, fn if method == "fork" else None, fn_bytes, page_round(shm_size), method,
                          shared_memory=shared_memory, timeout_interval=timeout_interval,
-                         watchdog=watchdog)
+                         watchdog=watchdog, options=options)
         if shared_memory:
             # Here too, not only in start(): a spawned worker starts on its first call, in a pipeline
             # thread, where no signal handler can be set.
@@ -298,6 +306,7 @@ class ProcessWorker:
                     s.name,
                     (s.fn, parent_conn) if s.start_method == "fork" else None,
                     s.watchdog,
+                    s.options,
                 ),
                 name=s.name,
                 daemon=True,

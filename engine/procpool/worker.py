@@ -141,10 +141,19 @@ def child_main(
     name: str,
     forked: tuple[Callable[[Any], Any], Any] | None = None,
     watchdog: bool = True,
+    options: Any = None,
 ) -> None:
     """Entry point of a worker process. ``forked``: (fn, the parent's end of our pipe) when forked.
     ``req_spec``/``resp_spec`` None: no shared memory, every array travels in the pickle.
-    ``watchdog``: exit within a second of the parent's death, even in the middle of ``fn``."""
+    ``watchdog``: exit within a second of the parent's death, even in the middle of ``fn``.
+    ``options``: the run's settings (``RunOptions``); ``fn`` runs inside ``config.running(options)``."""
+    if options is not None:
+        from minddata import config
+
+        # For the life of this process, which serves that one run (never left: the process ends; the
+        # reference keeps the context manager from being collected, which would leave it).
+        scope = config.running(options)
+        scope.__enter__()
     if forked is not None:
         # Our copy of the parent's end would keep the pipe open after the parent died (no EOF).
         try:

@@ -72,9 +72,10 @@ _ALIASES = {
 _SPELLING = {alias: name for name, aliases in _ALIASES.items() for alias in aliases}
 SECRET_FIELDS = frozenset({"secret_access_key", "session_token"})
 _SECRET_SPELLINGS = frozenset(alias for name in SECRET_FIELDS for alias in _ALIASES[name])
+# (requests_in_flight's default is a setting: config.set_storage_requests_in_flight, see StorageOptions.get.)
 _DEFAULTS = {
     "max_attempts": 8, "retry_time_s": 60.0, "retry_base_s": 0.1, "retry_max_delay_s": 5.0,
-    "connect_timeout_s": 10.0, "read_timeout_s": 30.0, "requests_in_flight": 8, "cache_max_bytes": 10 << 30,
+    "connect_timeout_s": 10.0, "read_timeout_s": 30.0, "requests_in_flight": None, "cache_max_bytes": 10 << 30,
 }
 # Retried: throttling and server-side failures.
 _RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504})
@@ -240,6 +241,12 @@ class StorageOptions:
         self._given = given
 
     def get(self, name: str) -> Any:
+        if name == "requests_in_flight" and name not in self._given:
+            # A setting (config.set_storage_requests_in_flight), read at each use: inside a pipeline
+            # the iterator's snapshot answers (config.running), elsewhere the setting now.
+            from minddata import config
+
+            return config.get_storage_requests_in_flight()
         return self._given.get(name, _DEFAULTS.get(name))
 
     def secrets(self) -> list[str]:

@@ -10,6 +10,7 @@ import numpy as np
 
 from minddata import config
 from minddata.common.tensor import Tensor
+from minddata.config import RunOptions
 from minddata.engine.iterator import EPOCH_END, PipelineRun
 from minddata.engine.runtime import DeviceStats, ErrorStats
 from minddata.errors import ArgumentError
@@ -28,13 +29,13 @@ def _numeric(array: np.ndarray) -> bool:
     return array.dtype.kind in "biuf" or array.dtype == np.bool_
 
 
-def _tensor_adapter(output_numpy: bool) -> Callable[[np.ndarray], Any] | None:
-    framework = config.get_framework()
+def _tensor_adapter(output_numpy: bool, options: RunOptions) -> Callable[[np.ndarray], Any] | None:
+    framework = options.framework
     if output_numpy:
         return None
     if framework == "numpy":
         return _to_tensor
-    copy = config.get_iterator_mode()["do_copy"]
+    copy = options.iterator_copy
     try:
         module = __import__(framework)
     except ImportError:
@@ -119,17 +120,22 @@ class _Iterator:
     ``for row in iterator`` reads one epoch; the next ``for`` loop reads the next epoch, up to
     ``num_epochs`` (``-1``: no limit). Reading past them raises :class:`~minddata.errors.EpochsExhaustedError`.
     ``close()`` (or leaving a ``with`` block, or garbage collection) stops every worker.
+    ``options``: the settings the iterator runs with (default: ``config.snapshot()``, taken now).
     """
 
     def __init__(
-        self, dataset: Any, num_epochs: int, output_numpy: bool, state: dict | list[dict] | None = None, executor: str = "local"
+        self, dataset: Any, num_epochs: int, output_numpy: bool, state: dict | list[dict] | None = None,
+        executor: str = "local", options: RunOptions | None = None,
     ):
         names = dataset.get_col_names()
         self._names = names
-        self._convert = self._make_converter(names, _tensor_adapter(output_numpy))
+        if options is None:
+            options = config.snapshot()  # the one read of the settings: the run takes this snapshot
+        self._convert = self._make_converter(names, _tensor_adapter(output_numpy, options))
         # config.set_iterator_mode(parallel_convert=False): rows become items on the caller's thread.
-        self._convert_here = not config.get_iterator_mode()["parallel_convert"]
-        self._run = PipelineRun(dataset._node, num_epochs, _as_is if self._convert_here else self._convert, state, executor)
+        self._convert_here = not options.iterator_parallel_convert
+        self._run = PipelineRun(dataset._node, num_epochs, _as_is if self._convert_here else self._convert, state, executor,
+                                options=options)
         self._profiler: Any = None
         self._profiler_run: Any = None
         # The run must not hold the iterator, so an abandoned iterator is collected and closes its run.
@@ -259,11 +265,12 @@ class TorchIterator(_Iterator):
     Numeric host arrays become tensors without a copy (``torch.from_numpy``), on the pipeline's
     prefetch thread; rows a GPU map left on the device stay there (torch tensors as they are, CuPy
     arrays through DLPack). Integer columns named in ``int64_columns`` are cast to int64 (what
-    ``torch.nn.CrossEntropyLoss`` wants for class labels).
+    ``torch.nn.CrossEntropyLoss`` wants for class labels). ``options``: the settings it runs with
+    (default: taken now; the trainer passes its own, see ``minddata.trainer.sink.device_options``).
     """
 
     def __init__(self, dataset: Any, num_epochs: int = -1, state: dict | list[dict] | None = None,
-                 int64_columns: Sequence[str] = ()) -> None:
+                 int64_columns: Sequence[str] = (), options: RunOptions | None = None) -> None:
         self._int64_columns = frozenset(int64_columns)
         missing = sorted(self._int64_columns - set(dataset.get_col_names()))
         if missing:
@@ -271,7 +278,7 @@ class TorchIterator(_Iterator):
                 f"TorchIterator: `int64_columns` names {missing}, which the dataset does not have; "
                 f"its columns are {dataset.get_col_names()}"
             )
-        super().__init__(dataset, num_epochs=num_epochs, output_numpy=True, state=state)
+        super().__init__(dataset, num_epochs=num_epochs, output_numpy=True, state=state, options=options)
 
     def _make_converter(self, names: list[str], adapt: Callable | None) -> Callable:  # type: ignore[override]
         torch = import_torch("TorchIterator")

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from minddata import config
+from minddata.config import RunOptions
 from minddata.errors import DeviceError
 from minddata.ops.base import KernelContext, Op
 from minddata.ops.cpu.decode import decode_image
@@ -52,18 +53,19 @@ _VPC_DRIVERS = ("reference", "ascend")
 _drivers: dict[str, tuple[str | None, str]] = {}
 
 
-def current_driver(wanted: str | None = None) -> str:
-    """The driver Dvpp kernels use under the setting ``wanted`` (default: the config's), or a
-    :class:`DeviceError` saying why there is none."""
-    if wanted is None:
-        wanted = config.get_dvpp_driver()
+def current_driver(options: RunOptions | None = None) -> str:
+    """The driver Dvpp kernels use under a run's ``options.dvpp_driver`` (default: the settings now),
+    or a :class:`DeviceError` saying why there is none."""
+    if options is None:
+        options = config.snapshot()
+    wanted = options.dvpp_driver
     if wanted == "reference":
         return "reference"
     found = _drivers.get(wanted)
     if found is None or found[0] is None:  # asked again when absent: it may have been fixed
         from minddata.ops import probe
 
-        found = _drivers[wanted] = probe.dvpp_driver()
+        found = _drivers[wanted] = probe.dvpp_driver(options=options)
     driver, why = found
     if driver is None:
         raise DeviceError(f"Dvpp: no driver available here ({why})")
@@ -108,7 +110,7 @@ def unsupported_reason(op: Op, driver: str) -> str | None:
 def _with_policy(name: str, model: Callable[[Op, KernelContext, Any], Any]) -> Callable[..., Any]:
     def kernel(op: Op, ctx: KernelContext, data: Any) -> Any:
         # The placement's resolved driver travels on the op; the settings come from the run's options.
-        driver = getattr(op, "_dvpp_driver", None) or current_driver(ctx.options.dvpp_driver)
+        driver = getattr(op, "_dvpp_driver", None) or current_driver(ctx.options)
         policy = ctx.options.dvpp_policy
         reason = unsupported_reason(op, driver)
         if reason is not None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import atexit
 import threading
 from collections import OrderedDict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from minddata import config
 from minddata.errors import DeviceError
@@ -42,6 +42,9 @@ from minddata.ops.gpu.segment import GPU_HW_DECODER_LOAD, RowFailure
 from minddata.ops.gpu.translation import TRANSLATIONS
 from minddata.ops.registry import register_kernel
 
+if TYPE_CHECKING:
+    from minddata.config import RunOptions
+
 __all__ = ["close_cached_segments", "gpu_kernel", "row_backend"]
 
 _CACHE_SIZE = 32
@@ -50,18 +53,20 @@ _lock = threading.Lock()
 _backends: dict[tuple[bool, str], tuple[str | None, str]] = {}
 
 
-def row_backend(emulate: bool | None = None) -> str:
+def row_backend(emulate: bool | None = None, *, options: RunOptions | None = None) -> str:
     """The backend of per-row GPU kernels here (``"cuda"``, ``"dali-cpu"``, ``"torch-cuda"`` or
-    ``"torch-cpu"``) under ``set_gpu_emulation(emulate)`` (default: the config's), or a
-    :class:`DeviceError`."""
+    ``"torch-cpu"``) under a run's ``options`` (its ``gpu_driver`` and ``gpu_emulation``; default: the
+    settings now), ``emulate`` overriding ``options.gpu_emulation``, or a :class:`DeviceError`."""
     from minddata.ops import probe
 
+    if options is None:
+        options = config.snapshot()
     if emulate is None:
-        emulate = config.get_gpu_emulation()
-    key = (emulate, config.get_gpu_driver())
+        emulate = options.gpu_emulation
+    key = (emulate, options.gpu_driver)
     found = _backends.get(key)
     if found is None or found[0] is None:  # an absent GPU is asked about again: it may be fixed now
-        found = _backends[key] = probe.gpu_backend(emulate)
+        found = _backends[key] = probe.gpu_backend(emulate, options=options)
     backend, why = found
     if backend is None:
         raise DeviceError(
@@ -71,15 +76,16 @@ def row_backend(emulate: bool | None = None) -> str:
     return backend
 
 
-def _segment(op: Op, backend: str, hw_decoder_load: float) -> Any:
-    key = (op.name, repr(op), backend, hw_decoder_load)
+def _segment(op: Op, backend: str, hw_decoder_load: float, options: RunOptions) -> Any:
+    # The run's settings a segment keeps (its device; rows bring the rest in their contexts).
+    key = (op.name, repr(op), backend, hw_decoder_load, options.gpu_device_id)
     with _lock:
         seg = _cache.get(key)
         if seg is not None:
             _cache.move_to_end(key)
             return seg
         seg = _cache[key] = make_segment([op], backend=backend, hw_decoder_load=hw_decoder_load, batch_size=1,
-                                         num_threads=1)
+                                         num_threads=1, options=options)
         while len(_cache) > _CACHE_SIZE:
             _, old = _cache.popitem(last=False)
             with old.lock:
@@ -102,7 +108,7 @@ atexit.register(close_cached_segments)
 
 def run_one(op: Op, ctx: KernelContext, value: Any, *, hw_decoder_load: float = GPU_HW_DECODER_LOAD) -> Any:
     """``op`` on one row through DALI, as a host array; the row's error is raised as it is."""
-    seg = _segment(op, row_backend(ctx.options.gpu_emulation), hw_decoder_load)
+    seg = _segment(op, row_backend(options=ctx.options), hw_decoder_load, ctx.options)
     with seg.lock:
         results, _ = seg.run([value], [[ctx]])
     result = results[0]

@@ -22,7 +22,7 @@ import ctypes
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -31,6 +31,9 @@ from minddata.ops.base import KernelContext, Op
 from minddata.ops.devices import RowFailure  # what every device's segment hands back for a failed row
 from minddata.ops.gpu.translation import TRANSLATIONS, Kind, Sample, dali_type
 from minddata.ops.probe import DALI_INSTALL_HINT
+
+if TYPE_CHECKING:
+    from minddata.config import RunOptions
 
 __all__ = ["DaliSegment", "GPU_HW_DECODER_LOAD", "PlannedSegment", "RowFailure", "SegmentStats", "device_fault",
            "device_fault_error", "import_dali", "to_host", "cuda_device_id", "torch_dtype"]
@@ -96,10 +99,11 @@ def import_dali() -> Any:
     return dali
 
 
-def cuda_device_id() -> int:
-    """The CUDA device for DALI pipelines: ``config.set_gpu_device_id``'s, else the training
-    framework's current device (torch, when it has initialized CUDA here), else ``$LOCAL_RANK``
-    (torchrun's per-rank variable), else 0. Under DDP each rank then decodes on its own GPU.
+def cuda_device_id(options: RunOptions | None = None) -> int:
+    """The CUDA device for DALI pipelines: the run's ``options.gpu_device_id``
+    (``config.set_gpu_device_id``; default: the settings now), else the training framework's current
+    device (torch, when it has initialized CUDA here), else ``$LOCAL_RANK`` (torchrun's per-rank
+    variable), else 0. Under DDP each rank then decodes on its own GPU.
 
     Examples:
         >>> import os
@@ -112,9 +116,11 @@ def cuda_device_id() -> int:
     import os
     import sys
 
-    from minddata import config
+    if options is None:
+        from minddata import config
 
-    chosen = config.get_gpu_device_id()
+        options = config.snapshot()
+    chosen = options.gpu_device_id
     if chosen is not None:
         return chosen
     torch = sys.modules.get("torch")  # only a framework the script already uses; never imported here
@@ -266,6 +272,9 @@ class DaliSegment(PlannedSegment):
     are the ops' CPU kernels for that. ``hw_decoder_load`` (one value, or one per op) is DALI's share
     of decoding given to the hardware JPEG decoder: 1.0 for Dvpp's ``nvjpg``, ``GPU_HW_DECODER_LOAD``
     (DALI's default) for the GPU, so GPUs with NVJPG engines (A100, H100, H200) use them too.
+    ``options``: the run's settings (its ``gpu_device_id`` when ``device_id`` is None, its
+    ``framework`` for device output; default: the settings now); each row's plan reads the rest (the
+    pixel limit) from the row's context.
 
     Errors: a row's bad data is that row's :class:`RowFailure`; a device or driver fault
     (:func:`device_fault`: CUDA out of memory, an illegal address, nvJPEG failing to start) raises
@@ -295,6 +304,7 @@ class DaliSegment(PlannedSegment):
         output: str = "host",
         cpu_fallback: Callable[[int, BaseException], bool] | None = None,
         cpu_kernels: list[Callable[..., Any]] | None = None,
+        options: RunOptions | None = None,
     ):
         if backend not in ("cuda", "dali-cpu"):
             raise ValueError(f"DaliSegment: backend must be 'cuda' or 'dali-cpu'. Found: {backend!r}")
@@ -309,7 +319,12 @@ class DaliSegment(PlannedSegment):
         self.hw_decoder_loads = [float(x) for x in loads]
         self.batch_size = max(1, int(batch_size))
         self.num_threads = max(1, int(num_threads))
-        self.device_id = cuda_device_id() if device_id is None else int(device_id)
+        if options is None:
+            from minddata import config
+
+            options = config.snapshot()
+        self.options = options
+        self.device_id = cuda_device_id(options) if device_id is None else int(device_id)
         self.output = output
         self.cpu_fallback = cpu_fallback
         self.cpu_kernels = cpu_kernels
@@ -461,7 +476,7 @@ class DaliSegment(PlannedSegment):
             stats.to_host += len(rows)
             if cuda:
                 out = out.as_cpu()
-        copies = _DeviceCopies(self.device_id) if keep_on_device else None
+        copies = _DeviceCopies(self.device_id, self.options.framework) if keep_on_device else None
         for j, (i, _, _, final) in enumerate(rows):
             array = copies.copy(out[j]) if copies is not None else np.array(out[j])
             shape = tuple(array.shape)
@@ -511,11 +526,10 @@ class _DeviceCopies:
     copy and its dtypes are checked without a GPU.
     """
 
-    def __init__(self, device_id: int | None):
-        from minddata import config
-
+    def __init__(self, device_id: int | None, framework: str = "torch"):
         self.device_id = device_id
-        self.framework = "cupy" if config.get_framework() in ("cupy", "jax") else "torch"
+        # The run's ``framework`` setting: CuPy arrays for CuPy and JAX consumers, else torch tensors.
+        self.framework = "cupy" if framework in ("cupy", "jax") else "torch"
         self._streams: list[Any] = []
 
     def copy(self, tensor: Any) -> Any:

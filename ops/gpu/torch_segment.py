@@ -30,7 +30,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -47,6 +47,9 @@ from minddata.ops.gpu.segment import (
 from minddata.ops.gpu.translation import TRANSLATIONS, Sample
 from minddata.ops.plans.image import fill_values, interpolation_name
 from minddata.ops.registry import decoder_ops
+
+if TYPE_CHECKING:
+    from minddata.config import RunOptions
 
 __all__ = ["TorchSegment", "TORCH_OPS", "torch_unsupported_reason", "import_torch"]
 
@@ -347,6 +350,7 @@ class TorchSegment(PlannedSegment):
         output: str = "host",
         cpu_fallback: Callable[[int, BaseException], bool] | None = None,
         cpu_kernels: list[Callable[..., Any]] | None = None,
+        options: RunOptions | None = None,
     ):
         if backend not in ("torch-cuda", "torch-cpu"):
             raise ValueError(f"TorchSegment: backend must be 'torch-cuda' or 'torch-cpu'. Found: {backend!r}")
@@ -362,7 +366,13 @@ class TorchSegment(PlannedSegment):
         if self.cuda and not self.torch.cuda.is_available():
             raise DeviceError("GPU (torch driver): torch.cuda.is_available() is False here: install a CUDA build of "
                               "PyTorch and an NVIDIA driver, or place these ops on the CPU")
-        self.device = self.torch.device(f"cuda:{cuda_device_id() if device_id is None else device_id}"
+        if options is None:
+            from minddata import config
+
+            options = config.snapshot()
+        # The run's settings (its gpu_device_id and framework); rows bring their own in their contexts.
+        self.options = options
+        self.device = self.torch.device(f"cuda:{cuda_device_id(options) if device_id is None else device_id}"
                                         if self.cuda else "cpu")
         self.output = output
         self.cpu_fallback = cpu_fallback
@@ -415,16 +425,17 @@ class TorchSegment(PlannedSegment):
                 continue
             planned_rows.append((i, *planned[1:]))  # (kind, feed, argsets, final): the kind is DALI's
         if self._stream is None:
-            self._run_planned(planned_rows, results, stats)
+            self._run_planned(planned_rows, results, stats, contexts)
             return results, stats
         torch = self.torch
         with torch.cuda.device(self.device), torch.cuda.stream(self._stream):
-            self._run_planned(planned_rows, results, stats)
+            self._run_planned(planned_rows, results, stats, contexts)
         self._stream.synchronize()
         return results, stats
 
-    def _run_planned(self, rows: list[tuple], results: list[Any], stats: SegmentStats) -> None:
-        decoded = self._decode_batch(rows, stats)
+    def _run_planned(self, rows: list[tuple], results: list[Any], stats: SegmentStats,
+                     contexts: list[list[KernelContext]]) -> None:
+        decoded = self._decode_batch(rows, stats, contexts)
         done: list[int] = []
         for (i, feed, argsets, final), first in zip(rows, decoded, strict=True):
             results[i] = self._execute(feed, argsets, final, first, stats)
@@ -440,7 +451,7 @@ class TorchSegment(PlannedSegment):
             for i in done:
                 x = results[i].contiguous()
                 x.record_stream(consumer)  # made on this segment's stream, used on the consumer's
-                results[i] = _for_framework(x)
+                results[i] = _for_framework(x, self.options.framework)
             return
         stats.to_host += len(done)
         if not self.cuda:
@@ -460,10 +471,11 @@ class TorchSegment(PlannedSegment):
                 results[i] = flat[offset : offset + n].reshape(shape)
                 offset += n
 
-    def _decode_batch(self, rows: list[tuple], stats: SegmentStats) -> list[Any]:
+    def _decode_batch(self, rows: list[tuple], stats: SegmentStats, contexts: list[list[KernelContext]]) -> list[Any]:
         """Each row's first op's output when it is a decoder (nvJPEG decodes the batch's JPEGs in one
         call), else None; a failed decode is the row's RowFailure. On the GPU, a row nvJPEG cannot
-        decode (CMYK, some progressive files, not a JPEG) decodes on the CPU, counted per row."""
+        decode (CMYK, some progressive files, not a JPEG) decodes on the CPU, counted per row, under
+        the pixel limit of the row's settings (``contexts``: each row's, by its index in the batch)."""
         torch = self.torch
         out: list[Any] = [None] * len(rows)
         decoder = self.ops[0]
@@ -485,10 +497,10 @@ class TorchSegment(PlannedSegment):
                         if device_fault(one):
                             raise device_fault_error(self.ops, "the GPU (torch)", one) from one
                         self._note_fallback(one)
-        for j, (_, feed, _, _) in enumerate(rows):
+        for j, (i, feed, _, _) in enumerate(rows):
             if out[j] is None:
                 try:
-                    out[j] = self._host_decode(feed)
+                    out[j] = self._host_decode(feed, contexts[i][0].options.max_image_pixels)
                 except Exception as error:  # noqa: BLE001
                     out[j] = RowFailure(0, error)
                     continue
@@ -503,11 +515,11 @@ class TorchSegment(PlannedSegment):
                          "CPU and are counted in device_stats.cpu_rows", self.ops[0].name, type(error).__name__,
                          str(error).strip()[:200])
 
-    def _host_decode(self, feed: Any) -> Any:
+    def _host_decode(self, feed: Any, max_pixels: int | None) -> Any:
         from minddata.ops.cpu.decode import decode_image
 
-        # The CPU decoder (libjpeg-turbo, with every CPU check), then one upload.
-        image = decode_image(np.asarray(feed))
+        # The CPU decoder (libjpeg-turbo, with every CPU check and the run's pixel limit), then one upload.
+        image = decode_image(np.asarray(feed), max_pixels=max_pixels)
         return self.torch.from_numpy(np.ascontiguousarray(image)).to(self.device)
 
     def _execute(self, feed: Any, argsets: list[dict], final: Sample, first: Any, stats: SegmentStats) -> Any:
@@ -554,12 +566,10 @@ def _is_jpeg(feed: Any) -> bool:
     return data.size > 3 and data[0] == 0xFF and data[1] == 0xD8 and data[2] == 0xFF
 
 
-def _for_framework(tensor: Any) -> Any:
+def _for_framework(tensor: Any, framework: str) -> Any:
     """A GPU row for the consumer: a torch CUDA tensor, or a CuPy array (by DLPack, no copy) for CuPy
-    and JAX consumers."""
-    from minddata import config
-
-    if config.get_framework() in ("cupy", "jax"):
+    and JAX consumers (the run's ``framework`` setting)."""
+    if framework in ("cupy", "jax"):
         try:
             import cupy
         except ImportError:

@@ -165,3 +165,44 @@ def test_gpu_emulation_reaches_both_worker_kinds(kind: str) -> None:
     md.config.set_gpu_emulation(True)
     (image,) = _rows(_mapped([_jpeg()], [vision.Decode().device("GPU")], KINDS[kind]))
     assert image.shape == (48, 64, 3)
+
+
+def _gpu_emulation(driver: str) -> None:
+    from minddata.ops.probe import dali_status, torch_status
+
+    ok, why = dali_status() if driver == "dali" else torch_status()[::2]
+    if not ok:
+        pytest.skip(f"the {driver} driver is not importable ({why})")
+    md.config.set_gpu_driver(driver)
+    md.config.set_gpu_emulation(True)
+
+
+@pytest.mark.parametrize("driver", ["dali", "torch"])
+def test_a_gpu_decode_keeps_the_pixel_limit_of_its_snapshot(driver: str) -> None:
+    _gpu_emulation(driver)
+    md.config.set_max_image_pixels(None)
+    lifted = _mapped([_jpeg()], [vision.Decode().device("GPU")], False).create_tuple_iterator(
+        num_epochs=1, output_numpy=True)
+    md.config.set_max_image_pixels(100)  # after the iterator was created: not its setting
+    assert [row[0].shape for row in lifted] == [(48, 64, 3)]
+    limited = _mapped([_jpeg()], [vision.Decode().device("GPU")], False).create_tuple_iterator(
+        num_epochs=1, output_numpy=True)
+    md.config.set_max_image_pixels(None)
+    with pytest.raises(RowError, match=r"64x48 = 3072 pixels, over the limit of 100"):
+        list(limited)
+
+
+def test_the_torch_segments_cpu_decode_takes_the_rows_pixel_limit_not_the_global_one() -> None:
+    _gpu_emulation("torch")
+    from minddata.ops.gpu.segment import RowFailure
+    from minddata.ops.gpu.torch_segment import TorchSegment
+
+    segment = TorchSegment([vision.Decode()], backend="torch-cpu")  # decodes on the CPU, then uploads
+    md.config.set_max_image_pixels(100)  # the global setting, which the row's own must override
+    free = KernelContext(options=dataclasses.replace(md.config.snapshot(), max_image_pixels=None))
+    (image,), _ = segment.run([_jpeg()], [[free]])
+    assert not isinstance(image, RowFailure) and tuple(image.shape) == (48, 64, 3)
+    md.config.set_max_image_pixels(None)
+    limited = KernelContext(options=dataclasses.replace(md.config.snapshot(), max_image_pixels=100))
+    (refused,), _ = segment.run([_jpeg()], [[limited]])
+    assert isinstance(refused, RowFailure) and "over the limit of 100" in str(refused.error)

@@ -95,18 +95,29 @@ def test_an_iterator_made_for_a_cuda_device_keeps_gpu_rows_on_the_gpu(monkeypatc
     from minddata import vision
     from minddata.engine.optimizer import lower
     from minddata.ops import probe
-    from minddata.trainer.sink import device_rows
+    from minddata.trainer.sink import device_options
 
     monkeypatch.setattr(probe, "gpu_backend", lambda options=None: ("torch-cuda", "NVIDIA H200; PyTorch"))
     ds = md.NumpySlicesDataset({"image": [np.zeros((4, 4, 3), np.uint8)]}).map(
         [vision.HorizontalFlip().device("GPU")], input_columns="image").batch(1)
 
     def device_output(device: str) -> bool:
-        with device_rows(device):
-            tree = lower(ds._node, True)
+        tree = lower(ds._node, True, options=device_options(device))
         (gpu_map,) = [n for n in tree.walk() if getattr(n, "device_parts", ())]
         return gpu_map.device_output
 
     assert device_output("cuda:0")  # not GPU -> host -> GPU for Model.train without set_framework("torch")
     assert not device_output("cpu")
-    assert md.config.get_framework() == "numpy"  # restored
+    assert md.config.get_framework() == "numpy"  # never changed: only the iterator's snapshot says torch
+
+
+def test_a_feed_for_a_cuda_device_gives_its_iterator_torch_without_changing_the_settings():
+    from minddata.trainer.sink import BatchFeed
+
+    data = md.NumpySlicesDataset({"x": np.zeros((4, 2), np.float32), "y": np.zeros(4, np.int64)}).batch(2)
+    feed = BatchFeed(data, "cuda:0", [0], [1], threaded=False)  # nothing runs until a batch is asked for
+    try:
+        assert feed._iterator._run.rt.options.framework == "torch"
+        assert md.config.get_framework() == "numpy"
+    finally:
+        feed.close()
