@@ -1,7 +1,7 @@
 """Record files vs image folder: reading the same images both ways, with and without decoding.
 
 The images (by default the generated ImageNet-like set of ``minddata bench``, 2,000 JPEGs) are
-converted once to a record set (``minddata convert``), cached beside the images. Then, for W in
+converted once to an Arrow record set (``minddata convert --format arrow``), cached beside the images. Then, for W in
 ``--workers``, median of ``--repeats`` runs, in images/s:
 
 - ``read``: ``ImageFolderDataset(dir, shuffle=True)`` vs ``MindDataset(file, shuffle=True)``, encoded
@@ -59,7 +59,7 @@ def ensure_record(data_dir: Path, shards: int = 1) -> Path:
     if first.exists() and Path(str(first) + ".meta.json").exists():
         return first
     folder.mkdir(parents=True, exist_ok=True)
-    convert_image_folder(data_dir, target, shard_num=shards, overwrite=True)
+    convert_image_folder(data_dir, target, shard_num=shards, overwrite=True, format="arrow")
     return first
 
 
