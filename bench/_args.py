@@ -1,17 +1,22 @@
-"""Argument parsing shared by the ``python -m minddata.bench.*`` scripts."""
+"""Argument parsing shared by the ``python -m minddata.bench.*`` scripts: the command line's parser
+and argument types (:mod:`minddata._command_line`), for scripts that are their own entry point."""
 
 from __future__ import annotations
 
-import argparse
 from typing import NoReturn
 
-from minddata._command_line import positive_int
+from minddata._command_line import CommandParser, positive_int
+from minddata.errors import UsageError
 
 __all__ = ["OneLineParser", "positive_int"]
 
 
-class OneLineParser(argparse.ArgumentParser):
-    """Bad arguments give one line and exit 2, not argparse's usage block (the project's rule)."""
+class OneLineParser(CommandParser):
+    """:class:`~minddata._command_line.CommandParser` for a script run as ``python -m``: nothing above
+    it turns the one-line :class:`UsageError` into an exit status, so it prints the line and exits 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+        try:
+            super().error(message)
+        except UsageError as error:
+            self.exit(2, f"{error}\n")
