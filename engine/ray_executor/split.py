@@ -119,7 +119,7 @@ class RayPlan:
 
     def __init__(self, root: ir.Node, error_mode: str | None = None, options: RunOptions | None = None):
         self.options = options if options is not None else config.snapshot()
-        self.tree = plan_tree(root, self.options.enable_fusion, self.options.auto_offload)
+        self.tree = plan_tree(root, options=self.options)
         self.error_mode = error_mode or self.options.error_samples_mode.value
         self.positions = number_nodes(self.tree)
         # Each segment by the path of its top node from the plan's root (see number_nodes).
