@@ -119,7 +119,8 @@ class RayPlan:
 
     def __init__(self, root: ir.Node, error_mode: str | None = None, options: RunOptions | None = None):
         self.options = options if options is not None else config.snapshot()
-        self.tree = plan_tree(root, options=self.options)
+        with config.running(self.options):  # what lowering runs (a source counting its rows) sees them
+            self.tree = plan_tree(root, options=self.options)
         self.error_mode = error_mode or self.options.error_samples_mode.value
         self.positions = number_nodes(self.tree)
         # Each segment by the path of its top node from the plan's root (see number_nodes).
@@ -213,7 +214,8 @@ class RayPlan:
             stage.consumer_copies_rows = segment.consumer_copies_rows
             return stage
 
-        return Planner(rt, substitute=segment_stage).build(self.tree)
+        with config.running(rt.options):
+            return Planner(rt, substitute=segment_stage).build(self.tree)
 
     # -- Ray datasets -----------------------------------------------------------------------------
 
