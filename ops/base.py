@@ -251,7 +251,9 @@ class Op:
         # Each eager call of a random op draws anew (as MindSpore's eager mode does); NumPy's global
         # generator, seeded by config.set_seed, picks the row so seeded scripts repeat exactly.
         row = int(np.random.randint(0, 2**62)) if self.random else 0
-        ctx = KernelContext(seed=config.get_seed(), row_index=row, options=config.snapshot())
+        options = config.snapshot()  # an eager call is its own run: one read of the settings
+        seed = config.DEFAULT_SEED if options.seed is None else options.seed
+        ctx = KernelContext(seed=seed, row_index=row, options=options)
         return kernel(self, ctx, *inputs)
 
 
