@@ -23,6 +23,7 @@ import threading
 import types
 from collections.abc import Iterator
 from contextlib import closing
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -39,7 +40,7 @@ __all__ = ["CacheNode", "CacheStage", "build_cache_stage", "check_cacheable", "f
 _CHAIN = (ir.MapNode, ir.ProjectNode, ir.RenameNode, ir.CallbackNode)
 
 
-@ir._node
+@dataclass(frozen=True, eq=False, repr=False)  # as ir._node: written out for type checkers
 class CacheNode(ir._UnaryNode):
     """Rows of ``child`` kept in cache ``session_id`` (``size_mb`` of memory for the session, 0: no
     bound; ``spilling``: rows past it to disk). ``key`` names the cached subtree (:func:`fingerprint`).
