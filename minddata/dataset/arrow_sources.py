@@ -42,7 +42,7 @@ def _is_parquet(path: str) -> bool:
 class MindDataset(Dataset):
     """Rows of record files: MindSpore MindRecord files (as ``mindspore.mindrecord.FileWriter`` and
     :class:`minddata.mindrecord.FileWriter` write them) or minddata's Arrow record files
-    (:class:`minddata.record.FileWriter`, ``Dataset.save``); the format is told by content.
+    (:class:`minddata.record.ArrowRecordWriter`, ``Dataset.save``); the format is told by content.
 
     Args:
         dataset_files: one file of a record set (every shard of the set is read, as in MindSpore;
