@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import sys
 import threading
 import urllib.parse
 from pathlib import Path
@@ -33,7 +32,6 @@ def _storage_fixtures():
     path = Path(__file__).parents[1] / "storage" / "conftest.py"
     spec = importlib.util.spec_from_file_location("minddata_storage_fixtures", path)
     module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 
