@@ -74,7 +74,7 @@ class GpuDevice(Device):
             hw_decoder_load=[device.hw_decoder_load for device in riders],
             batch_size=batch_size,
             num_threads=num_threads,
-            device_id=options.gpu_device_id,
+            options=options,  # the segment's device (gpu_device_id) and, for device output, the framework
             output=output,
             cpu_fallback=cpu_fallback if any(falls_back) else None,
             cpu_kernels=cpu_kernels(ops),
