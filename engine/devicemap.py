@@ -39,7 +39,7 @@ from minddata.engine.mapfn import (
     column_layout,
     op_label,
 )
-from minddata.engine.parallel import ParallelApplyStage, reading_first
+from minddata.engine.parallel import Finish, ParallelApplyStage, reading_first
 from minddata.engine.runtime import Runtime
 from minddata.engine.stages import Stage
 from minddata.errors import GraphError
@@ -120,7 +120,7 @@ class PartFunction(MapFunction):
 
     def _steps(self) -> tuple:
         if self._steps_cache is None:
-            steps = []
+            steps: list[tuple[Callable[..., Any], Op | None, bool, bool | None]] = []
             for op in self.operations:
                 if isinstance(op, Op):
                     device = _device(op)
@@ -139,7 +139,7 @@ class PartFunction(MapFunction):
             return lambda row, out: (row, out[0])
         return lambda prow, out: (prow[0], out[0])
 
-    def __call__(self, arg: tuple[list[Any], int, int], stop: threading.Event | None = None) -> tuple:  # type: ignore[override]
+    def __call__(self, arg: tuple, stop: threading.Event | None = None) -> tuple:
         out_rows, failures = super().__call__(arg, stop)
         pending = getattr(self._local, "counts", None)
         self._local.counts = None
@@ -181,7 +181,7 @@ class PartPolicy(MapErrorPolicy):
         if transfers or cpu_rows:
             self.rt.device_stats.add(transfers, cpu_rows)
 
-    def finish(self, chunk: Chunk, result: tuple, pass_index: int, row_start: int) -> Chunk:  # type: ignore[override]
+    def finish(self, chunk: Chunk, result: tuple, pass_index: int, row_start: int) -> Chunk:
         out_rows, failures, counts = result
         self._record(chunk.rows, failures, counts)
         errors: dict[int, BaseException] = {}
@@ -359,7 +359,7 @@ def build_device_map(builder: Any, node: ir.MapNode, child: Stage,
             workers = 1  # a segment serves one thread; its own threads do the parallel work
             if not online and not (first and read is not None):
                 stage = RechunkStage(rt, stage, _segment_rows(node, rt.options.rows_per_chunk), f"{label}.rechunk")
-        finish = policy.finish
+        finish: Finish = policy.finish
         if first and read is not None:
             # The map reads its source's rows in this part's workers (the optimizer's source
             # absorption); only row parts do (plan_parts keeps a segment part away from the source).
