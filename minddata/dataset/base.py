@@ -274,14 +274,32 @@ class Dataset:
         return self._checked(node)
 
     def save(self, file_name: str, num_files: int = 1, file_type: str = "mindrecord") -> None:
-        """Write one epoch of this pipeline's output to record files (``minddata.record``), or with
-        ``file_type="webdataset"`` to WebDataset tar shards.
+        """Write one epoch of this pipeline's output to files: MindSpore's MindRecord (the default),
+        minddata's Arrow record files (``file_type="arrow"``) or WebDataset tar shards
+        (``file_type="webdataset"``). Read the first two back with :class:`MindDataset`, which tells
+        them apart by content. Files appear only once every row is written; existing files are an
+        error, never overwritten.
 
-        ``num_files`` shards are written (``file_name`` itself for one, else ``file_name0``,
-        ``file_name1``, ...), each with its ``.meta.json`` index; read them back with
-        :class:`MindDataset`. Column types come from the rows: 1-D uint8 arrays are stored as bytes,
-        strings as strings, other arrays as typed tensors (a dimension that varies between rows is
-        stored as variable, -1). Files appear only once every row is written.
+        ``file_type="mindrecord"``: MindRecord files as MindSpore 2.10's ``Dataset.save`` writes
+        them (MindSpore reads them). ``num_files`` (1 to 1000) shards: ``file_name`` itself for one,
+        else ``file_name0``, ``file_name1``, ... (not zero-padded), each with its ``.db`` index; row
+        ``i`` goes to shard ``i % num_files``, so rows read back in order only with one file. The
+        schema comes from the first row, with MindSpore's casts: bool, int8, uint8, int16, uint16
+        and int32 are stored as ``int32``; uint32, int64 and uint64 as ``int64``; float16 and float32
+        as ``float32``; float64 as ``float64``; strings as ``string``; a bytes value (a 0-d or
+        one-element ``S`` array) as ``bytes``. Arrays keep their shape, the first dimension free to
+        vary between rows (``[-1, ...]``); a 1-D uint8 array (an encoded image) is stored as an
+        ``int32`` array, as MindSpore stores it (turn it into a bytes value with
+        ``lambda img: np.array(img.tobytes())`` in a map to store it as bytes, which ``Decode``
+        reads). Arrays of strings or bytes, other dtypes, shapes that vary after the first
+        dimension, and a column whose type or rank changes between rows are errors naming the
+        column and the fix. Punctuation in column names becomes ``_``.
+
+        ``file_type="arrow"``: minddata's Arrow record files (:mod:`minddata.record`), which take
+        every NumPy type and shape, but which MindSpore does not read. ``num_files`` shards named as
+        above (each with its ``.meta.json``); 1-D uint8 arrays are stored as bytes, strings as
+        strings, other arrays as typed tensors (a dimension that varies between rows is stored as
+        variable, -1).
 
         ``file_type="webdataset"``: ``num_files`` tar shards (``file_name`` itself for one, else
         ``name-000000.tar``, ``name-000001.tar``, ... for ``name.tar``: read them back with
@@ -292,22 +310,40 @@ class Dataset:
         back as an int64), other values in NumPy's ``.npy`` format under ``<column>.npy``.
 
         Examples:
-            >>> import minddata as md, tempfile, os
+            >>> import minddata as md, numpy as np, tempfile, os
             >>> path = os.path.join(tempfile.mkdtemp(), "nums.mindrecord")
-            >>> md.NumpySlicesDataset({"x": [1, 2, 3]}, shuffle=False).save(path)
-            >>> [int(r["x"]) for r in md.MindDataset(path, shuffle=False).create_dict_iterator(output_numpy=True)]
-            [1, 2, 3]
+            >>> ds = md.NumpySlicesDataset({"x": [1, 2, 3], "v": np.ones((3, 2), np.float32)}, shuffle=False)
+            >>> ds.save(path)
+            >>> back = md.MindDataset(path, shuffle=False)
+            >>> [(int(r["x"]), r["v"].tolist()) for r in back.create_dict_iterator(output_numpy=True)]
+            [(1, [1.0, 1.0]), (2, [1.0, 1.0]), (3, [1.0, 1.0])]
+            >>> ds.save(os.path.join(os.path.dirname(path), "nums.arrow"), num_files=2, file_type="arrow")
+            >>> sorted(f for f in os.listdir(os.path.dirname(path)) if not f.endswith(".json"))
+            ['nums.arrow0', 'nums.arrow1', 'nums.mindrecord', 'nums.mindrecord.db']
         """
         if file_type == "webdataset":
             from minddata.dataset.webdataset import save_dataset as save_shards
 
             save_shards(self, file_name, v.positive_int("save", "num_files", num_files))  # type: ignore[arg-type]
             return
-        if file_type != "mindrecord":
-            raise ArgumentError(f"save: `file_type` must be 'mindrecord' or 'webdataset'. Found: {file_type!r}")
-        from minddata.record.writer import save_dataset
+        if file_type == "arrow":
+            from minddata.record.writer import save_dataset
 
-        save_dataset(self, file_name, v.positive_int("save", "num_files", num_files))  # type: ignore[arg-type]
+            save_dataset(self, file_name, v.positive_int("save", "num_files", num_files))  # type: ignore[arg-type]
+            return
+        if file_type != "mindrecord":
+            raise ArgumentError(
+                f"save: `file_type` must be 'mindrecord' (MindSpore's format), 'arrow' (minddata's record files) or "
+                f"'webdataset'. Found: {file_type!r}"
+            )
+        from minddata.record.mindrecord_save import MAX_SAVE_FILES, save_mindrecord
+
+        if not v.is_int(num_files) or not 1 <= num_files <= MAX_SAVE_FILES:
+            raise ArgumentError(
+                f"save: `num_files` must be an int in [1, {MAX_SAVE_FILES}] for MindRecord files (MindSpore's limit). "
+                f"Found: {num_files!r}"
+            )
+        save_mindrecord(self, file_name, int(num_files))
 
     def shuffle(self, buffer_size: int) -> Dataset:
         """Shuffle rows through a buffer of ``buffer_size`` rows; a new order every epoch.

@@ -289,7 +289,7 @@ def convert_records(
         >>> from minddata.record.convert import convert_records
         >>> root = tempfile.mkdtemp()
         >>> arrow = os.path.join(root, "a.arrow")
-        >>> md.NumpySlicesDataset({"x": [1, 2, 3]}, shuffle=False).save(arrow)
+        >>> md.NumpySlicesDataset({"x": [1, 2, 3]}, shuffle=False).save(arrow, file_type="arrow")
         >>> convert_records(arrow, os.path.join(root, "m.mindrecord")).dest_format
         'mindrecord'
         >>> ds = md.MindDataset(os.path.join(root, "m.mindrecord"), shuffle=False)

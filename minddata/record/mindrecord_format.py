@@ -769,7 +769,18 @@ class MindRecordWriter(CommitOnExit):
 
     def __init__(self, file_name: str | os.PathLike, shard_num: int = 1, overwrite: bool = False):
         path, shard_num = writer_target(_NAME, file_name, shard_num, overwrite)
-        self.paths = mindrecord_shard_paths(path, shard_num)
+        self._start(mindrecord_shard_paths(path, shard_num), overwrite)
+
+    @classmethod
+    def _at_paths(cls, paths: Sequence[str]) -> MindRecordWriter:
+        """A writer of shards named by the caller (``Dataset.save`` names them as MindSpore's save
+        does, without zero-padding); the caller has checked that none of them exists."""
+        writer = cls.__new__(cls)
+        writer._start([os.path.abspath(p) for p in paths], overwrite=False)
+        return writer
+
+    def _start(self, paths: list[str], overwrite: bool) -> None:
+        self.paths = paths
         refuse_existing(_NAME, [p for d in self.paths for p in (d, d + ".db")], overwrite)
         self.overwrite = overwrite
         self.header_size = DEFAULT_HEADER_SIZE

@@ -362,7 +362,7 @@ def test_empty_arrays_round_trip(tmp_path):
 
 def test_file_reader_reads_arrow_record_files_too(tmp_path):
     path = str(tmp_path / "a.mindrecord")
-    md.NumpySlicesDataset({"x": [3, 4]}, shuffle=False).save(path)
+    md.NumpySlicesDataset({"x": [3, 4]}, shuffle=False).save(path, file_type="arrow")
     assert not is_mindrecord(path)
     assert [int(r["x"]) for r in FileReader(path).get_next()] == [3, 4]
 
@@ -405,7 +405,9 @@ def test_convert_widens_arrow_types_mindrecord_lacks(tmp_path):
     from minddata.record.convert import convert_records
 
     source = str(tmp_path / "u8.rec")
-    md.NumpySlicesDataset({"img": np.arange(24, dtype=np.uint8).reshape(2, 3, 4), "flag": [True, False]}, shuffle=False).save(source)
+    md.NumpySlicesDataset({"img": np.arange(24, dtype=np.uint8).reshape(2, 3, 4), "flag": [True, False]}, shuffle=False).save(
+        source, file_type="arrow"
+    )
     convert_records(source, str(tmp_path / "m.mindrecord"))
     rows = list(md.MindDataset(str(tmp_path / "m.mindrecord"), shuffle=False).create_dict_iterator(output_numpy=True))
     assert rows[1]["img"].dtype == np.int32 and rows[1]["img"].tolist() == np.arange(12, 24).reshape(3, 4).tolist()

@@ -308,8 +308,8 @@ def test_save_round_trip(tmp_path):
     }
     ds = md.NumpySlicesDataset(data, shuffle=False)
     ds = ds.map(lambda i: (i, np.arange(int(i) % 5, dtype=np.uint8)), input_columns="i", output_columns=["i", "blob"])
-    path = str(tmp_path / "saved.mindrecord")
-    ds.save(path)
+    path = str(tmp_path / "saved.rec")
+    ds.save(path, file_type="arrow")
     back = md.MindDataset(path, shuffle=False)
     assert back.schema() == {
         "i": {"type": "int16"}, "blob": {"type": "bytes"}, "f": {"type": "float32", "shape": [3]}, "s": {"type": "string"},
@@ -324,14 +324,14 @@ def test_save_round_trip(tmp_path):
 def test_save_variable_shapes_and_shards(tmp_path):
     ds = md.NumpySlicesDataset({"n": np.arange(10)}, shuffle=False)
     ds = ds.map(lambda n: np.ones((int(n) % 3 + 1, 2), np.float64) * n, input_columns="n", output_columns="v")
-    path = str(tmp_path / "v.mindrecord")
-    ds.save(path, num_files=2)
+    path = str(tmp_path / "v.rec")
+    ds.save(path, num_files=2, file_type="arrow")
     back = md.MindDataset(path + "0", shuffle=False)
     assert back.schema() == {"v": {"type": "float64", "shape": [-1, 2]}}
     shapes = sorted((int(r["v"][0, 0]), r["v"].shape) for r in dict_rows(back))
     assert shapes == [(n, (n % 3 + 1, 2)) for n in range(10)]
     with pytest.raises(ArgumentError, match="already exist"):
-        ds.save(path, num_files=2)
+        ds.save(path, num_files=2, file_type="arrow")
 
 
 def test_convert_cli_matches_image_folder(image_folder, tmp_path, capsys):
@@ -366,8 +366,8 @@ def test_convert_cli_creates_the_missing_dest_folder(source, image_folder, tmp_p
 
     src = image_folder
     if source == "records":
-        src = tmp_path / "n.mindrecord"
-        md.NumpySlicesDataset({"n": list(range(12))}, shuffle=False).save(str(src))
+        src = tmp_path / "n.rec"
+        md.NumpySlicesDataset({"n": list(range(12))}, shuffle=False).save(str(src), file_type="arrow")
     dest = tmp_path / "out" / "train" / "x.mindrecord"
     assert main(["convert", str(src), str(dest), "-q"]) == 0, capsys.readouterr().err
     assert len(dict_rows(md.MindDataset(str(dest), shuffle=False))) == 12
@@ -418,7 +418,7 @@ def test_convert_records_to_their_own_format_reshards_them(fmt, tmp_path):
     from minddata.record.convert import convert_records
 
     source = tmp_path / "n.arrow"
-    md.NumpySlicesDataset({"n": np.arange(7, dtype=np.int32)}, shuffle=False).save(str(source))
+    md.NumpySlicesDataset({"n": np.arange(7, dtype=np.int32)}, shuffle=False).save(str(source), file_type="arrow")
     first = tmp_path / "first.rec"
     convert_records(str(source), str(first), format=fmt)
     result = convert_records(str(first), str(tmp_path / "again.rec"), shard_num=3, format=fmt)

@@ -189,6 +189,6 @@ def s3_records(s3_client, tmp_path_factory):
                    np.array(f"row {i}"))
 
     source = md.GeneratorDataset(rows, ["image", "label", "grid", "box", "name"], shuffle=False)
-    source.save(str(root / "train.rec"), num_files=2)
+    source.save(str(root / "train.rec"), num_files=2, file_type="arrow")
     upload_tree(s3_client, root, "rec")
     return root
