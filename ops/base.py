@@ -31,8 +31,13 @@ _DEVICE_ALIASES = {"cpu": "CPU", "gpu": "GPU", "dvpp": "Dvpp", "ascend": "Dvpp",
 
 
 def canonical_device(name: str, *, where: str = "device") -> str:
-    """``"cpu"``/``"CPU"`` → ``"CPU"``; ``"Ascend"`` is MindSpore's name for ``"Dvpp"``."""
+    """``"cpu"``/``"CPU"`` → ``"CPU"``; ``"Ascend"`` is MindSpore's name for ``"Dvpp"``; an accelerator
+    added with :func:`minddata.ops.devices.register_device` by its name or aliases."""
     canon = _DEVICE_ALIASES.get(str(name).lower()) if isinstance(name, str) else None
+    if canon is None and isinstance(name, str):
+        from minddata.ops.devices import registered_name
+
+        canon = registered_name(name)
     if canon is None:
         raise ArgumentError(
             f"{where}: device must be one of 'CPU', 'GPU', 'Dvpp' (alias 'Ascend') or 'auto'. Found: {name!r}"

@@ -46,10 +46,10 @@ __all__ = [
     "Presence",
     "RowFailure",
     "Segment",
-    "accelerator_names",
     "devices",
     "get_device",
     "register_device",
+    "registered_name",
     "run_options",
     "segment_needs_gpu",
     "unregister_device",
@@ -298,9 +298,12 @@ def get_device(name: str) -> Device:
     raise DeviceError(f"no device {name!r}; devices: {', '.join(_registry)}. Place the op on one of them")
 
 
-def accelerator_names() -> tuple[str, ...]:
-    """Names of the devices whose data lives off the host (every device but the CPU)."""
-    return tuple(device.name for device in devices() if not device.on_host)
+def registered_name(name: str) -> str | None:
+    """The canonical name of the device called ``name`` or one of its aliases, or ``None``."""
+    try:
+        return get_device(name).name
+    except DeviceError:
+        return None
 
 
 def segment_needs_gpu(backend: str | None) -> bool:

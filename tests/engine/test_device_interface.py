@@ -25,7 +25,7 @@ from minddata import config, vision
 from minddata.engine import ir, placement
 from minddata.engine.placement import Machine
 from minddata.errors import DeviceError
-from minddata.ops import probe
+from minddata.ops import probe, registry
 from minddata.ops.base import KernelContext
 from minddata.ops.devices import (
     CpuDevice,
@@ -161,6 +161,27 @@ def test_a_registered_device_is_one_placement_offers(spare):
     assert machine.accelerators() >= {"CPU", "Spare"}
     assert machine.presence("Spare").backend == "spare-driver"
     assert get_device("spare") is spare and not segment_needs_gpu("spare-driver")
+
+
+def _flip_on_spare(op, ctx, image):
+    return np.ascontiguousarray(np.asarray(image)[:, ::-1])
+
+
+def test_a_new_accelerator_is_one_implementation_and_its_kernels(spare, monkeypatch):
+    # Its kernel, registered as any device's is (the registry is patched so that the test leaves none).
+    monkeypatch.setitem(registry._KERNELS, ("HorizontalFlip", "Spare"), _flip_on_spare)
+    images = [np.arange(4 * 5 * 3, dtype=np.uint8).reshape(4, 5, 3) + i for i in range(3)]
+    flip = vision.HorizontalFlip().device("spare")  # placed by its name, any case
+    ds = md.NumpySlicesDataset({"image": images}, shuffle=False).map([flip], input_columns="image")
+    assert "placed: HorizontalFlip on Spare" in ds.explain()
+    it = ds.create_dict_iterator(num_epochs=1, output_numpy=True)
+    rows = [row["image"] for row in it]
+    assert all(np.array_equal(row, image[:, ::-1]) for row, image in zip(rows, images, strict=True))
+    assert it.device_stats.transfers == {"CPU->Spare": 3, "Spare->CPU": 3}
+    rotate = vision.Rotate(90).device("Spare")  # no Spare kernel: placement names it and the fix
+    with pytest.raises(DeviceError, match=r"op Rotate is placed on Spare, which can't run it: no Rotate kernel\. "
+                                          r"Ops with a Spare kernel: HorizontalFlip"):
+        md.NumpySlicesDataset({"image": images}).map([rotate], input_columns="image").explain()
 
 
 def test_an_unregistered_device_is_gone():
