@@ -60,10 +60,26 @@ class DeviceInfo:
 
 
 def devices() -> list[DeviceInfo]:
-    """CPU, GPU and Dvpp, in that order, as detected on this machine now."""
+    """CPU, GPU and Dvpp, in that order, as detected on this machine now; then any accelerator added
+    with :func:`minddata.ops.devices.register_device`."""
     gpus, gpu_why = visible_gpus()
     dali_ok, dali_why = _dali()
-    return [_cpu(), _gpu(gpus, gpu_why, dali_ok, dali_why), _dvpp(gpus, dali_ok, dali_why)]
+    return [_cpu(), _gpu(gpus, gpu_why, dali_ok, dali_why), _dvpp(gpus, dali_ok, dali_why), *_registered()]
+
+
+def _registered() -> list[DeviceInfo]:
+    """What each added accelerator's probe says (the bundled devices are described above, in detail)."""
+    from minddata.ops.devices import devices as registered
+
+    found = []
+    for device in registered():
+        if device.name in ("CPU", "GPU", "Dvpp"):
+            continue
+        presence = device.probe()
+        detail = presence.detail if presence.present else f"{presence.detail}; fix: {presence.fix}"
+        found.append(DeviceInfo(device.name, presence.present, detail, device.ops(presence),
+                                driver=presence.backend or ""))
+    return found
 
 
 # --- CPU ------------------------------------------------------------------------------------------

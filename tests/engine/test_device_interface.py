@@ -184,6 +184,13 @@ def test_a_new_accelerator_is_one_implementation_and_its_kernels(spare, monkeypa
         md.NumpySlicesDataset({"image": images}).map([rotate], input_columns="image").explain()
 
 
+def test_the_devices_listing_shows_an_added_accelerator(spare):
+    listed = {d.name: d for d in md.devices()}
+    assert list(listed)[:3] == ["CPU", "GPU", "Dvpp"]
+    assert listed["Spare"].present and listed["Spare"].detail == "a spare accelerator"
+    assert listed["Spare"].driver == "spare-driver"
+
+
 def test_an_unregistered_device_is_gone():
     register_device(_Spare())
     unregister_device("spare")
