@@ -17,6 +17,7 @@ for the segment's nodes, and runs in the consumer. Epochs are one Ray execution 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import closing
 from typing import Any
 
@@ -43,7 +44,7 @@ from minddata.engine.ray_executor.ray_import import require_ray
 from minddata.engine.ray_executor.stage import RaySegmentStage
 from minddata.engine.runtime import Runtime
 from minddata.engine.stages import Stage
-from minddata.errors import GraphError
+from minddata.errors import GraphError, MinddataError
 
 __all__ = ["RayPlan", "Segment", "ROW_STEPS"]
 
@@ -56,6 +57,31 @@ _TAIL_OPS = (
 )
 
 Path = tuple[int, ...]
+
+
+def _count_one(count_file: Callable[[str], int], path: str, options: RunOptions) -> int:
+    with config.running(options):
+        return int(count_file(path))
+
+
+_COUNT_TASK: Any = None
+
+
+def count_in_ray_tasks(count_file: Callable[[str], int], files: list[str], options: RunOptions) -> list[int]:
+    """``count_file(path)`` of each file, each in a Ray task of its own (under the run's settings
+    ``options``): a worker reads the file, only its count comes back. A source's own error (a damaged
+    file, an object that can't be read) is raised as itself, naming the file."""
+    global _COUNT_TASK
+    ray = require_ray()
+    if _COUNT_TASK is None:
+        _COUNT_TASK = ray.remote(_count_one)
+    count_ref = ray.put(count_file)
+    try:
+        return ray.get([_COUNT_TASK.remote(count_ref, path, options) for path in files])
+    except ray.exceptions.RayTaskError as error:
+        if isinstance(error.cause, MinddataError):
+            raise error.cause from None
+        raise
 
 
 class Segment:
@@ -126,6 +152,12 @@ class RayPlan:
         # Each segment by the path of its top node from the plan's root (see number_nodes).
         self.segments: dict[Path, Segment] = {}
         self._split(self.tree, ())
+        for segment in self.segments.values():
+            count_files_with = getattr(segment.reads, "count_files_with", None)
+            if count_files_with is not None:
+                # A streamed source numbers its records by counting each file's: the counting reads
+                # the files, so it runs in Ray tasks (the contents stay in the workers).
+                count_files_with(lambda count_file, files: count_in_ray_tasks(count_file, files, self.options))
 
     def _split(self, node: ir.Node, path: Path) -> None:
         segment = self._segment_at(node, path)

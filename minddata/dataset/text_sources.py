@@ -82,6 +82,16 @@ class _Stream:
             self._counts = [self.count_file(f) for f in self.files]
         return self._counts
 
+    def count_files_with(self, count_files: Callable[[Callable[[str], int], list[str]], list[int]]) -> None:
+        """Count the files' rows with ``count_files(count_file, files)`` unless they are counted already:
+        an executor that reads in workers of its own counts there, so that the process planning the
+        passes never reads the files' contents."""
+        if self._counts is None:
+            counts = [int(n) for n in count_files(self.count_file, list(self.files))]
+            if len(counts) != len(self.files):
+                raise ValueError(f"counting {len(self.files)} files gave {len(counts)} counts")
+            self._counts = counts
+
     def size(self) -> int | None:
         """Rows per epoch for this shard (counted once by reading the files), or None if it varies."""
         total = sum(self.file_counts())
@@ -686,6 +696,12 @@ class _TFRecordReads:
         self.reader = reader
         self._offsets: dict[int, np.ndarray] = {}
         self._first_numbers: np.ndarray | None = None
+
+    def count_files_with(self, count_files: Callable[[Callable[[str], int], list[str]], list[int]]) -> None:
+        """Count each file's records with ``count_files(count_file, files)`` (an executor's: in its
+        workers, which read the files; only the counts come back), unless counted already. The record
+        numbers of :meth:`order` are the same whoever counts."""
+        self.stream.count_files_with(count_files)
 
     def _starts(self) -> np.ndarray:
         """Each file's first record number, and the total at the end (counted once)."""

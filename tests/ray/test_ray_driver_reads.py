@@ -1,0 +1,279 @@
+"""What the driver reads when the Ray executor runs a file source over object storage: it lists, asks
+sizes and reads metadata (headers, indexes, footers); the rows' bytes are read by the Ray workers.
+
+The real local S3 server of the storage tests (moto, on 127.0.0.1) serves the objects through a proxy
+that records, for every request, the process that sent it (the process owning the client end of the
+connection, looked up while the request is being served), the byte range asked for and the bytes of
+the body sent back. A row's bytes are located in the local copy of its file (each JPEG found where the
+writer put it), so a read is told apart from a metadata read by what it covers, not by its size alone.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import threading
+import urllib.parse
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+import psutil
+import pytest
+from ray_cluster import ray_cluster  # noqa: F401 - the session's cluster
+
+import minddata as md
+from minddata import vision
+from minddata.bench.s3server import FaultProxy
+
+# Ray Data copies its context, touching its own deprecated fields: not this project's warnings.
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.data.context")
+
+
+def _storage_fixtures():
+    """The storage tests' fixtures and helpers (tests/storage/conftest.py), under a name of their own:
+    as ``conftest`` it would be the tests' root conftest module."""
+    path = Path(__file__).parents[1] / "storage" / "conftest.py"
+    spec = importlib.util.spec_from_file_location("minddata_storage_fixtures_driver_reads", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_storage = _storage_fixtures()
+s3_server, s3_client, s3_files, s3_mindrecord, _s3_env = (
+    _storage.s3_server, _storage.s3_client, _storage.s3_files, _storage.s3_mindrecord, _storage._s3_env,
+)
+ARROW_ROWS = 3000
+
+
+def _arrow_jpeg(i: int) -> bytes:
+    from testkit import make_jpeg
+
+    return make_jpeg(16 + i % 11, 12, seed=i % 11)
+
+
+@pytest.fixture(scope="session")
+def s3_arrow_records(s3_client, tmp_path_factory):
+    """``s3://data/arrow-rec/train.rec{0,1}`` with their ``.meta.json``: minddata's Arrow record files
+    (a JPEG and a label per row; 1,500 rows a shard, so each holds two record batches), and the same
+    set locally."""
+    from minddata.record import ArrowRecordWriter
+
+    root = tmp_path_factory.mktemp("arrow-rec")
+    with ArrowRecordWriter(str(root / "train.rec"), shard_num=2) as writer:
+        writer.add_schema({"image": {"type": "bytes"}, "label": {"type": "int32"}}, "test")
+        writer.write_raw_data([{"image": _arrow_jpeg(i), "label": i} for i in range(ARROW_ROWS)])
+    _storage.upload_tree(s3_client, root, "arrow-rec")
+    return root
+
+
+class Request(NamedTuple):
+    pid: int | None  # the process that sent it
+    method: str
+    path: str  # /bucket/key
+    query: str
+    start: int  # the first byte asked for (0 without a Range header)
+    end: int | None  # one past the last byte asked for (None: to the end)
+    body_bytes: int  # the bytes of the body sent back
+
+
+class _Tap:
+    """A request stream whose first line was already read, keeping the header lines read after it."""
+
+    def __init__(self, line: bytes, rest):
+        self.line, self.rest = line, rest
+        self.headers: list[bytes] = []
+
+    def readline(self, limit: int = -1) -> bytes:
+        if self.line is not None:
+            line, self.line = self.line, None
+            return line
+        line = self.rest.readline(limit)
+        self.headers.append(line)
+        return line
+
+    def read(self, size: int = -1) -> bytes:
+        return self.rest.read(size)
+
+
+class _Counter:
+    """A response stream counting the body bytes written after the headers."""
+
+    def __init__(self, out):
+        self.out = out
+        self.head = b""
+        self.body_bytes = 0
+
+    def write(self, data: bytes) -> int:
+        if b"\r\n\r\n" not in self.head:
+            self.head += data
+            at = self.head.find(b"\r\n\r\n")
+            if at >= 0:
+                self.body_bytes += len(self.head) - at - 4
+        else:
+            self.body_bytes += len(data)
+        return self.out.write(data)
+
+    def flush(self) -> None:
+        self.out.flush()
+
+
+_RANGE = re.compile(r"bytes=(\d+)-(\d*)")
+
+
+class RangeRecordingProxy(FaultProxy):
+    """A fault proxy (with no faults) that logs a :class:`Request` for every request."""
+
+    def __init__(self, upstream_port: int):
+        super().__init__(upstream_port)
+        self.log: list[Request] = []
+        self._log_lock = threading.Lock()
+
+    def _sender(self, client_port: int) -> int | None:
+        for conn in psutil.net_connections(kind="tcp"):
+            if conn.laddr and conn.raddr and conn.laddr.port == client_port and conn.raddr.port == self.port:
+                return conn.pid
+        return None
+
+    def _handle(self, h) -> None:
+        line = h.rfile.readline(65537)
+        if not line:
+            return
+        pid = self._sender(h.client_address[1])
+        method, target, _ = line.decode("latin-1").split(" ", 2)
+        rfile, wfile = h.rfile, h.wfile
+        tap, counter = _Tap(line, rfile), _Counter(wfile)
+        h.rfile, h.wfile = tap, counter
+        try:
+            super()._handle(h)
+        finally:
+            h.rfile, h.wfile = rfile, wfile  # the handler closes its own streams
+            start, end = 0, None
+            for raw in tap.headers:
+                name, _, value = raw.decode("latin-1").partition(":")
+                found = _RANGE.fullmatch(value.strip()) if name.strip().lower() == "range" else None
+                if found:
+                    start, end = int(found[1]), int(found[2]) + 1 if found[2] else None
+            parts = urllib.parse.urlsplit(target)
+            with self._log_lock:
+                self.log.append(Request(pid, method, urllib.parse.unquote(parts.path), parts.query, start, end,
+                                        counter.body_bytes))
+
+
+@pytest.fixture
+def recording_proxy(s3_server):
+    proxy = RangeRecordingProxy(s3_server).start()
+    yield proxy
+    proxy.stop()
+
+
+def _options(proxy: RangeRecordingProxy) -> dict:
+    # The Ray workers have no AWS environment of their own: endpoint and (dummy) credentials travel
+    # with the dataset.
+    return _storage.options(proxy.url, access_key_id=_storage.KEY_ID, secret_access_key=_storage.SECRET)
+
+
+def _rows(ds: md.Dataset, executor: str) -> list[list[bytes]]:
+    it = ds.create_tuple_iterator(num_epochs=1, output_numpy=True, executor=executor)
+    return [[np.ascontiguousarray(column).tobytes() for column in row] for row in it]
+
+
+def _reads(log: list[Request], prefix: str, suffix: str) -> list[Request]:
+    """The GETs of the objects under ``prefix`` whose names end in ``suffix`` (listings excluded)."""
+    return [r for r in log if r.method == "GET" and r.path.startswith(prefix) and r.path.endswith(suffix)
+            and "list-type" not in r.query]
+
+
+def _spans(data: bytes, needles: list[bytes]) -> list[tuple[int, int]]:
+    """Every place in ``data`` where one of ``needles`` occurs, as ``(start, end)`` byte ranges."""
+    spans = []
+    for needle in needles:
+        at = data.find(needle)
+        while at >= 0:
+            spans.append((at, at + len(needle)))
+            at = data.find(needle, at + 1)
+    return sorted(spans)
+
+
+def _covers(request: Request, span: tuple[int, int], size: int) -> tuple[bool, bool]:
+    """(whether the request read any byte of ``span``, whether it read all of it)."""
+    start, end = request.start, min(size, request.end if request.end is not None else size)
+    return start < span[1] and span[0] < end, start <= span[0] and span[1] <= end
+
+
+def _check_rows_read_by_workers(log: list[Request], files: dict[str, Path], row_bytes: list[bytes]) -> None:
+    """Every occurrence of a row's bytes in each file is read by a Ray worker, none by the driver, and
+    the driver read something (so it is seen by the proxy): metadata only."""
+    driver = os.getpid()
+    driver_reads = 0
+    for key, local in files.items():
+        data = local.read_bytes()
+        spans = _spans(data, row_bytes)
+        assert spans, f"no row bytes found in {local}: the test can't tell row reads from metadata reads"
+        reads = [r for r in log if r.method == "GET" and r.path == key and "list-type" not in r.query]
+        assert None not in {r.pid for r in reads}
+        for request in reads:
+            if request.pid != driver:
+                continue
+            driver_reads += 1
+            touched = [span for span in spans if _covers(request, span, len(data))[0]]
+            assert not touched, (
+                f"the driver read bytes {request.start}-{request.end} of {key} ({request.body_bytes} bytes), "
+                f"which hold row data at {touched[:3]}"
+            )
+        for span in spans:
+            assert any(r.pid != driver and _covers(r, span, len(data))[1] for r in reads), (
+                f"no Ray worker read the row data at bytes {span} of {key}"
+            )
+    assert driver_reads, "the driver read no metadata at all: the proxy did not see the requests"
+
+
+# -- TFRecord ---------------------------------------------------------------------------------------
+
+TFRECORD_SCHEMA = {"image": {"type": "uint8", "shape": [-1]}, "label": {"type": "int64", "shape": [1]}}
+
+
+@pytest.mark.parametrize("shuffle", [False, md.Shuffle.GLOBAL], ids=["in order", "shuffled"])
+def test_tfrecord_bodies_are_read_by_ray_workers_only(s3_files, recording_proxy, shuffle):
+    md.config.set_seed(7)
+    remote = md.TFRecordDataset("s3://data/files/part-*.tfrecord", schema=TFRECORD_SCHEMA, shuffle=shuffle,
+                                storage_options=_options(recording_proxy))
+    local = md.TFRecordDataset(str(s3_files / "part-*.tfrecord"), schema=TFRECORD_SCHEMA, shuffle=shuffle)
+    # A random op keys on each row's place in the pass: equal rows mean equal row identities.
+    augment = [vision.Decode(), vision.RandomResizedCrop((8, 8))]
+    remote, local = (ds.map(augment, input_columns="image") for ds in (remote, local))
+    assert _rows(remote, "ray") == _rows(local, "local")
+
+    driver = os.getpid()
+    bodies = _reads(list(recording_proxy.log), "/data/files/", ".tfrecord")
+    assert {r.path for r in bodies} == {f"/data/files/{p.name}" for p in s3_files.glob("*.tfrecord")}
+    readers = {r.pid for r in bodies}
+    assert driver not in readers, [(r.path, r.start, r.end) for r in bodies if r.pid == driver]
+    assert None not in readers
+
+
+# -- record files -----------------------------------------------------------------------------------
+
+
+def test_mindrecord_rows_are_read_by_ray_workers_and_the_driver_reads_metadata(s3_mindrecord, recording_proxy):
+    from testkit import make_jpeg
+
+    remote = md.MindDataset("s3://data/mr/train.mindrecord0", shuffle=False, storage_options=_options(recording_proxy))
+    local = md.MindDataset(str(s3_mindrecord / "train.mindrecord0"), shuffle=False)
+    assert _rows(remote, "ray") == _rows(local, "local")
+
+    jpegs = [make_jpeg(16 + i % 5, 14, seed=i) for i in range(20)]  # the fixture's rows
+    files = {f"/data/mr/{p.name}": p for p in sorted(s3_mindrecord.glob("train.mindrecord?"))}
+    _check_rows_read_by_workers(list(recording_proxy.log), files, jpegs)
+
+
+def test_arrow_record_rows_are_read_by_ray_workers_and_the_driver_reads_metadata(s3_arrow_records, recording_proxy):
+    remote = md.MindDataset("s3://data/arrow-rec/train.rec0", shuffle=False, storage_options=_options(recording_proxy))
+    local = md.MindDataset(str(s3_arrow_records / "train.rec0"), shuffle=False)
+    assert _rows(remote, "ray") == _rows(local, "local")
+
+    jpegs = [_arrow_jpeg(i) for i in range(11)]  # the fixture's rows
+    files = {f"/data/arrow-rec/{p.name}": p for p in sorted(s3_arrow_records.glob("train.rec?"))}
+    _check_rows_read_by_workers(list(recording_proxy.log), files, jpegs)
