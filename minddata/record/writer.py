@@ -451,6 +451,14 @@ def _infer_field(name: str, samples: list[Any]) -> dict[str, Any]:
     return {"type": type_name, "shape": shape}
 
 
+def _bytes_value(value: Any) -> Any:
+    """A bytes value as the pipeline carries it (a 0-d or one-element ``S`` array, as MindDataset
+    gives a bytes field) as ``bytes``, so it is stored as a bytes field; other values unchanged."""
+    if isinstance(value, np.ndarray) and value.dtype.kind == "S" and value.size == 1 and value.ndim <= 1:
+        return value.tobytes()
+    return value
+
+
 def save_dataset(dataset: Any, file_name: str, num_files: int) -> None:
     """``Dataset.save``: one epoch of ``dataset`` into ``num_files`` record shards."""
     names = dataset.get_col_names()
@@ -460,7 +468,7 @@ def save_dataset(dataset: Any, file_name: str, num_files: int) -> None:
     schema_set = False
     try:
         for row in iterator:
-            pending.append(dict(zip(names, row)))
+            pending.append({n: _bytes_value(v) for n, v in zip(names, row)})
             if not schema_set and len(pending) >= _INFER_ROWS:
                 writer.add_schema({n: _infer_field(n, [r[n] for r in pending]) for n in names}, "Dataset.save")
                 schema_set = True

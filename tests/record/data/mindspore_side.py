@@ -4,6 +4,7 @@
                                                 # plus OUT_DIR/<name>.expected.json: what MindSpore reads back
     python mindspore_side.py read FILE OUT.json [FILE OUT.json ...]
                                                 # what MindSpore's MindDataset and FileReader read from FILE
+    python mindspore_side.py save FILE NUM_FILES  # MindSpore's Dataset.save of the save_rows() pipeline
 
 The rows are defined here (``rows(name)``) so that minddata's tests, which import this module
 without MindSpore, write the same rows. ``tests/record/data/mindspore_files.tar.gz`` is the output of
@@ -92,6 +93,44 @@ def rows(name: str) -> list[dict]:
     raise KeyError(name)
 
 
+# The columns of save_rows(): every type MindSpore's Dataset.save casts, arrays fixed and variable
+# in their first dimension, and a name with punctuation (saved as "my_rows").
+SAVE_COLUMNS = ["label", "big", "flag", "small", "u16", "u32", "half", "ratio", "score", "name", "blob", "image",
+                "pixels", "mat", "seq", "my.rows"]
+
+
+def save_rows() -> list[tuple]:
+    """The rows both sides' Dataset.save write (a GeneratorDataset of SAVE_COLUMNS)."""
+    out = []
+    for i in range(11):
+        pixels = (np.arange(36).reshape(3, 4, 3) * (i + 1) % 256).astype(np.uint8)
+        out.append((
+            np.int32(i - 3),
+            np.int64((-1) ** i * 2**40 * i),
+            np.bool_(i % 2),
+            np.int8(-i),
+            np.uint16(65000 - i),
+            np.uint32(4_000_000_000 + i),
+            np.float16(i / 4),
+            np.float32(i / 3),
+            np.float64(i / 7),
+            np.array(f"row-{i}-é"),
+            np.array(bytes([i + 1, 0, 255 - i, 7])),
+            np.frombuffer(_jpeg(i), np.uint8),
+            pixels,
+            np.arange(6, dtype=np.float32).reshape(2, 3) * i,
+            np.array([0, -1, 300, -70000, 2**33][: i % 5 + 1], dtype=np.int64) * (i + 1),
+            np.full((i % 3 + 1, 2), i / 8, np.float64),
+        ))
+    return out
+
+
+def save(file_name: str, num_files: int) -> None:
+    import mindspore.dataset as ds
+
+    ds.GeneratorDataset(save_rows, SAVE_COLUMNS, shuffle=False).save(file_name, num_files)
+
+
 def encode(value) -> list:
     """A value as JSON: [dtype, shape, base64 of its bytes] (bytes values as a 1-element S array)."""
     if isinstance(value, (bytes, bytearray)):
@@ -157,6 +196,8 @@ if __name__ == "__main__":
         for first, out in zip(sys.argv[2::2], sys.argv[3::2]):
             with open(out, "w") as f:
                 json.dump(read(first), f)
+    elif command == "save" and len(sys.argv) == 4:
+        save(sys.argv[2], int(sys.argv[3]))
     elif command == "pack":
         pack()
     else:
