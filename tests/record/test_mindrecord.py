@@ -666,3 +666,59 @@ def test_imagenet_to_mr_reads_the_map_file(tmp_path):
     (tmp_path / "bad.txt").write_text("n01\n")
     with pytest.raises(DataFormatError, match=r"bad.txt, line 1: expected '<folder> <label>'"):
         ImageNetToMR(str(tmp_path / "bad.txt"), str(tmp_path / "train"), str(tmp_path / "x.mindrecord")).transform()
+
+
+# -- Dataset.save against MindSpore's Dataset.save ------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def saved_both_ways(mindspore_python_path, tmp_path_factory):
+    """``mindspore_side.save_rows()`` saved by minddata (one file and three) and by MindSpore (the
+    same), and what MindSpore read from each, in one MindSpore process per step."""
+    folder = tmp_path_factory.mktemp("saved_both_ways")
+    firsts = {}
+    for num_files in (1, 3):
+        ours = str(folder / f"ours{num_files}.mindrecord")
+        md.GeneratorDataset(side.save_rows, side.SAVE_COLUMNS, shuffle=False).save(ours, num_files)
+        theirs = str(folder / f"theirs{num_files}.mindrecord")
+        _run_mindspore(mindspore_python_path, "save", theirs, str(num_files))
+        suffix = "0" if num_files > 1 else ""
+        firsts[f"ours{num_files}"], firsts[f"theirs{num_files}"] = ours + suffix, theirs + suffix
+    args = [a for name, first in firsts.items() for a in (first, str(folder / f"{name}.mindspore.json"))]
+    _run_mindspore(mindspore_python_path, "read", *args)
+    return {name: (first, json.loads((folder / f"{name}.mindspore.json").read_text())) for name, first in firsts.items()}
+
+
+@pytest.mark.parametrize("num_files", [1, 3])
+def test_mindspore_reads_our_save_as_its_own_save(saved_both_ways, num_files):
+    _, ours = saved_both_ways[f"ours{num_files}"]
+    _, theirs = saved_both_ways[f"theirs{num_files}"]
+    assert ours["columns"] == theirs["columns"] and ours["size"] == theirs["size"] == 11
+    if num_files == 1:
+        assert ours["rows"] == theirs["rows"]
+    else:  # MindSpore's save sends each row to a random shard; ours deals them in turn
+        assert sorted(map(_key, ours["rows"])) == sorted(map(_key, theirs["rows"]))
+
+
+@pytest.mark.parametrize("num_files", [1, 3])
+def test_our_save_reads_back_here_as_mindspore_reads_it(saved_both_ways, num_files):
+    first, theirs = saved_both_ways[f"ours{num_files}"]
+    _assert_reads_as(_ours(first), theirs)
+
+
+@pytest.mark.parametrize("num_files", [1, 3])
+def test_mindspore_save_reads_here_as_mindspore_reads_it(saved_both_ways, num_files):
+    first, theirs = saved_both_ways[f"theirs{num_files}"]
+    _assert_reads_as(_ours(first), theirs)
+
+
+@pytest.mark.parametrize("num_files", [1, 3])
+def test_our_save_writes_mindsporess_schema_and_file_names(saved_both_ways, num_files):
+    from minddata.record.mindrecord_format import read_mindrecord_header
+
+    ours = read_mindrecord_header(saved_both_ways[f"ours{num_files}"][0])
+    theirs = read_mindrecord_header(saved_both_ways[f"theirs{num_files}"][0])
+    assert ours["schema"] == theirs["schema"]
+    assert sorted(map(_key, ours["index_fields"])) == sorted(map(_key, theirs["index_fields"]))
+    names = [a.replace("ours", "theirs", 1) for a in ours["shard_addresses"]]
+    assert names == theirs["shard_addresses"]
