@@ -277,3 +277,33 @@ def test_arrow_record_rows_are_read_by_ray_workers_and_the_driver_reads_metadata
     jpegs = [_arrow_jpeg(i) for i in range(11)]  # the fixture's rows
     files = {f"/data/arrow-rec/{p.name}": p for p in sorted(s3_arrow_records.glob("train.rec?"))}
     _check_rows_read_by_workers(list(recording_proxy.log), files, jpegs)
+
+
+def test_a_damaged_tfrecord_file_counted_in_a_ray_task_fails_naming_it(tmp_path):
+    from minddata.bench.corpus import tf_example, tf_feature, tfrecord_bytes
+    from minddata.errors import DataFormatError
+
+    data = bytearray(tfrecord_bytes([tf_example({"label": tf_feature("int64", [i])}) for i in range(3)]))
+    data[8] ^= 0xFF  # the first record's length CRC: the file can't be counted
+    (tmp_path / "damaged.tfrecord").write_bytes(bytes(data))
+    ds = md.TFRecordDataset(str(tmp_path / "damaged.tfrecord"), schema={"label": {"type": "int64", "shape": [1]}})
+    with pytest.raises(DataFormatError, match=r"damaged\.tfrecord is corrupted: record 0 at byte 0 fails its length CRC") as caught:
+        _rows(ds, "ray")
+    assert type(caught.value) is DataFormatError  # the source's own error, not Ray's wrapper of it
+
+
+# -- the local executor -----------------------------------------------------------------------------
+
+
+def test_local_tfrecord_counting_with_a_cache_dir_downloads_each_byte_once(s3_files, recording_proxy, tmp_path):
+    # Rows dealt to shards by position need each file's count before the first row: the local executor
+    # counts in-process, and the reads that follow find the counted bytes in the cache.
+    ds = md.TFRecordDataset("s3://data/files/part-*.tfrecord", schema=TFRECORD_SCHEMA, shuffle=False, num_shards=2,
+                            shard_id=0, shard_equal_rows=True, storage_options=_options(recording_proxy),
+                            cache_dir=tmp_path / "cache")
+    assert len(_rows(ds, "local")) == 11  # 21 records over 2 shards
+
+    for local in sorted(s3_files.glob("part-*.tfrecord")):
+        reads = sorted(_reads(list(recording_proxy.log), f"/data/files/{local.name}", ""), key=lambda r: r.start)
+        assert sum(r.body_bytes for r in reads) == local.stat().st_size, [(r.start, r.end) for r in reads]
+        assert all(a.start + a.body_bytes <= b.start for a, b in zip(reads, reads[1:]))
