@@ -40,9 +40,10 @@ def _is_parquet(path: str) -> bool:
 
 
 class MindDataset(Dataset):
-    """Rows of record files: MindSpore MindRecord files (as ``mindspore.mindrecord.FileWriter`` and
-    :class:`minddata.mindrecord.FileWriter` write them) or minddata's Arrow record files
-    (:class:`minddata.record.ArrowRecordWriter`, ``Dataset.save``); the format is told by content.
+    """Rows of record files: MindSpore MindRecord files (as ``mindspore.mindrecord.FileWriter``,
+    :class:`minddata.mindrecord.FileWriter` and ``Dataset.save`` write them) or minddata's Arrow record
+    files (:class:`minddata.record.ArrowRecordWriter`, ``Dataset.save(file_type="arrow")``); the format
+    is told by content.
 
     Args:
         dataset_files: one file of a record set (every shard of the set is read, as in MindSpore;

@@ -11,8 +11,9 @@ does not read these files; MindSpore's own MindRecord format is written by
   ``commit``.
 - :class:`FileReader` reads rows back one by one; :class:`minddata.MindDataset` reads both formats
   into a pipeline with random access (global shuffle, sharding, samplers).
-- ``Dataset.save(path, num_files)`` writes any pipeline's output; ``minddata convert --format arrow``
-  turns an image folder into a record set.
+- ``Dataset.save(path, num_files, file_type="arrow")`` writes any pipeline's output as these files (the
+  default, ``"mindrecord"``, writes MindSpore's format); ``minddata convert --format arrow`` turns an
+  image folder into a record set.
 
 Examples:
     >>> import os, tempfile
