@@ -30,14 +30,23 @@ DEVICES = ("CPU", "GPU", "Dvpp")
 _DEVICE_ALIASES = {"cpu": "CPU", "gpu": "GPU", "dvpp": "Dvpp", "ascend": "Dvpp", "auto": "auto"}
 
 
+def add_device_name(name: str, aliases: tuple[str, ...] = ()) -> None:
+    """Let ops be placed on ``name`` (or its ``aliases``, any case): called by
+    :func:`minddata.ops.devices.register_device` for an accelerator added at run time."""
+    for alias in (name, *aliases):
+        _DEVICE_ALIASES[alias.lower()] = name
+
+
+def remove_device_name(name: str) -> None:
+    """Undo :func:`add_device_name` for ``name`` and its aliases."""
+    for alias in [a for a, canon in _DEVICE_ALIASES.items() if canon == name]:
+        del _DEVICE_ALIASES[alias]
+
+
 def canonical_device(name: str, *, where: str = "device") -> str:
     """``"cpu"``/``"CPU"`` → ``"CPU"``; ``"Ascend"`` is MindSpore's name for ``"Dvpp"``; an accelerator
     added with :func:`minddata.ops.devices.register_device` by its name or aliases."""
     canon = _DEVICE_ALIASES.get(str(name).lower()) if isinstance(name, str) else None
-    if canon is None and isinstance(name, str):
-        from minddata.ops.devices import registered_name
-
-        canon = registered_name(name)
     if canon is None:
         raise ArgumentError(
             f"{where}: device must be one of 'CPU', 'GPU', 'Dvpp' (alias 'Ascend') or 'auto'. Found: {name!r}"

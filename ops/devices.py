@@ -37,7 +37,7 @@ from typing import Any, ClassVar, Protocol
 from minddata import config
 from minddata.config import RunOptions
 from minddata.errors import DeviceError
-from minddata.ops.base import Op
+from minddata.ops.base import Op, add_device_name, remove_device_name
 from minddata.ops.registry import get_kernel, ops_on
 
 __all__ = [
@@ -49,7 +49,6 @@ __all__ = [
     "devices",
     "get_device",
     "register_device",
-    "registered_name",
     "run_options",
     "segment_needs_gpu",
     "unregister_device",
@@ -267,6 +266,7 @@ def register_device(device: Device) -> Device:
         raise TypeError(f"register_device: expected a minddata.ops.devices.Device. Found: {type(device).__name__}")
     with _lock:
         _registry[device.name] = device
+        add_device_name(device.name, device.aliases)  # so op.device(name) accepts it
     return device
 
 
@@ -277,6 +277,7 @@ def unregister_device(name: str) -> None:
         raise ValueError(f"unregister_device: {device.name} is bundled with minddata and can't be removed")
     with _lock:
         _registry.pop(device.name, None)
+        remove_device_name(device.name)
 
 
 def devices() -> list[Device]:
@@ -296,14 +297,6 @@ def get_device(name: str) -> Device:
         if wanted == device.name.lower() or wanted in (a.lower() for a in device.aliases):
             return device
     raise DeviceError(f"no device {name!r}; devices: {', '.join(_registry)}. Place the op on one of them")
-
-
-def registered_name(name: str) -> str | None:
-    """The canonical name of the device called ``name`` or one of its aliases, or ``None``."""
-    try:
-        return get_device(name).name
-    except DeviceError:
-        return None
 
 
 def segment_needs_gpu(backend: str | None) -> bool:
