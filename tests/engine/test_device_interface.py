@@ -24,7 +24,7 @@ import minddata as md
 from minddata import config, vision
 from minddata.engine import ir, placement
 from minddata.engine.placement import Machine
-from minddata.errors import DeviceError
+from minddata.errors import ArgumentError, DeviceError
 from minddata.ops import probe, registry
 from minddata.ops.base import KernelContext
 from minddata.ops.devices import (
@@ -196,6 +196,8 @@ def test_an_unregistered_device_is_gone():
     unregister_device("spare")
     with pytest.raises(DeviceError, match="no device 'Spare'"):
         get_device("Spare")
+    with pytest.raises(ArgumentError, match="Decode.device: device must be one of"):
+        vision.Decode().device("Spare")
 
 
 # --- 3. the bundled devices -----------------------------------------------------------------------
