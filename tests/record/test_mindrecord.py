@@ -722,3 +722,22 @@ def test_our_save_writes_mindsporess_schema_and_file_names(saved_both_ways, num_
     assert sorted(map(_key, ours["index_fields"])) == sorted(map(_key, theirs["index_fields"]))
     names = [a.replace("ours", "theirs", 1) for a in ours["shard_addresses"]]
     assert names == theirs["shard_addresses"]
+
+
+@pytest.fixture(scope="module")
+def refused_by_mindspore(mindspore_python_path, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("refused_by_mindspore")
+    _run_mindspore(mindspore_python_path, "refuse", str(folder), str(folder / "refused.json"))
+    return json.loads((folder / "refused.json").read_text())
+
+
+@pytest.mark.parametrize("name", sorted(side.REFUSED_SAVES))
+def test_save_refuses_what_mindsporess_save_refuses_or_cannot_read_back(refused_by_mindspore, tmp_path, name):
+    pipeline = md.GeneratorDataset([(v,) for v in side.REFUSED_SAVES[name]], ["col"], shuffle=False)
+    if refused_by_mindspore[name] == "saved":
+        pipeline.save(str(tmp_path / name))
+        assert len(list(md.MindDataset(str(tmp_path / name)).create_tuple_iterator(output_numpy=True))) == 2
+    else:
+        with pytest.raises(DataFormatError, match="column 'col'"):
+            pipeline.save(str(tmp_path / name))
+        assert os.listdir(tmp_path) == []

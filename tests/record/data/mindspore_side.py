@@ -5,6 +5,7 @@
     python mindspore_side.py read FILE OUT.json [FILE OUT.json ...]
                                                 # what MindSpore's MindDataset and FileReader read from FILE
     python mindspore_side.py save FILE NUM_FILES  # MindSpore's Dataset.save of the save_rows() pipeline
+    python mindspore_side.py refuse FOLDER OUT.json  # what MindSpore's Dataset.save makes of REFUSED_SAVES
 
 The rows are defined here (``rows(name)``) so that minddata's tests, which import this module
 without MindSpore, write the same rows. ``tests/record/data/mindspore_files.tar.gz`` is the output of
@@ -131,6 +132,40 @@ def save(file_name: str, num_files: int) -> None:
     ds.GeneratorDataset(save_rows, SAVE_COLUMNS, shuffle=False).save(file_name, num_files)
 
 
+# One-column pipelines (their rows) that MindSpore's Dataset.save refuses, or writes as files it cannot
+# read, and one it takes.
+REFUSED_SAVES = {
+    "strings": [np.array(["a", "b"])],
+    "one_string_array": [np.array(["a"])],
+    "bytes_array": [np.array([b"a", b"b"])],
+    "varying_second_dimension": [np.ones((2, 3), np.float32), np.ones((2, 4), np.float32)],
+    "int_then_float": [np.int32(1), np.float32(2.5)],
+    "scalar_then_array": [np.int32(1), np.array([2, 3], np.int32)],
+    "taken": [np.array([1, 2], np.int64), np.array([3], np.int64)],
+}
+
+
+def refuse(folder: str) -> dict:
+    """For each REFUSED_SAVES pipeline, what MindSpore's Dataset.save did: "refused" (it raised),
+    "unreadable" (its MindDataset cannot read the files) or "saved"."""
+    import mindspore.dataset as ds
+
+    outcome = {}
+    for name, values in REFUSED_SAVES.items():
+        path = os.path.join(folder, name)
+        try:
+            ds.GeneratorDataset([(v,) for v in values], ["col"], shuffle=False).save(path)
+        except (RuntimeError, ValueError, TypeError):
+            outcome[name] = "refused"
+            continue
+        try:
+            list(ds.MindDataset(path, shuffle=False).create_dict_iterator(output_numpy=True, num_epochs=1))
+            outcome[name] = "saved"
+        except (RuntimeError, ValueError, TypeError):
+            outcome[name] = "unreadable"
+    return outcome
+
+
 def encode(value) -> list:
     """A value as JSON: [dtype, shape, base64 of its bytes] (bytes values as a 1-element S array)."""
     if isinstance(value, (bytes, bytearray)):
@@ -198,6 +233,9 @@ if __name__ == "__main__":
                 json.dump(read(first), f)
     elif command == "save" and len(sys.argv) == 4:
         save(sys.argv[2], int(sys.argv[3]))
+    elif command == "refuse" and len(sys.argv) == 4:
+        with open(sys.argv[3], "w") as f:
+            json.dump(refuse(sys.argv[2]), f)
     elif command == "pack":
         pack()
     else:
