@@ -7,7 +7,9 @@ exactly as the local engine does (the sampler's permutation, then the shuffle bu
 *indices*, at the positions :func:`~minddata.engine.compiler.number_nodes` gives them), cuts it into
 Ray read tasks of contiguous rows, and each step becomes a ``map_batches`` operator. Every row travels
 with its position in the pass, so a random op draws from the same (seed, pass, row, op) stream as
-locally: the rows are bit-identical.
+locally: the rows are bit-identical. A streamed source numbers its records by each file's record
+count; the files are counted in Ray tasks (one per file, only the count comes back), so the driver
+lists and plans but reads no file's contents.
 
 The **tail** (batch, padded and bucketed batch, shuffle buffers over several inputs, repeat,
 take/skip, zip, concat, and the cheap per-row steps above them) is built by the local compiler's
@@ -152,11 +154,14 @@ class RayPlan:
         # Each segment by the path of its top node from the plan's root (see number_nodes).
         self.segments: dict[Path, Segment] = {}
         self._split(self.tree, ())
+
+    def count_streamed_files(self) -> None:
+        """Have each streamed source count its files' records in Ray tasks (once per source), before
+        anything asks for them: a streamed source numbers its records (and sizes its passes) by each
+        file's count, and counting reads the files, which stay in the workers."""
         for segment in self.segments.values():
             count_files_with = getattr(segment.reads, "count_files_with", None)
             if count_files_with is not None:
-                # A streamed source numbers its records by counting each file's: the counting reads
-                # the files, so it runs in Ray tasks (the contents stay in the workers).
                 count_files_with(lambda count_file, files: count_in_ray_tasks(count_file, files, self.options))
 
     def _split(self, node: ir.Node, path: Path) -> None:
@@ -246,6 +251,7 @@ class RayPlan:
             stage.consumer_copies_rows = segment.consumer_copies_rows
             return stage
 
+        self.count_streamed_files()  # the tail's stages may ask a source's size
         with config.running(rt.options):
             return Planner(rt, substitute=segment_stage).build(self.tree)
 
@@ -261,6 +267,7 @@ class RayPlan:
         ray = require_ray()
         options = options if options is not None else self.options
         rt = Runtime(seed, self.error_mode, options, shard_seed=shard_seed)
+        self.count_streamed_files()
         ids = segment.pass_ids(rt, pass_index)[skip:]
         chunk_rows = options.rows_per_chunk
         # Equal tasks: tasks shrinking towards the end of the pass (guided) measured the same here.
