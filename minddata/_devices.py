@@ -142,9 +142,9 @@ def _gpu(gpus: list[str], gpu_why: str, dali_ok: bool, dali_why: str) -> DeviceI
 
         backend, why = probe.gpu_backend()
         if backend is not None and backend.startswith("torch"):
-            from minddata.ops.gpu.torch_segment import DECODERS, TORCH_OPS
+            from minddata.ops.devices import Presence, get_device
 
-            torch_ops = sorted(set(ops) & (set(TORCH_OPS) | set(DECODERS)))
+            torch_ops = get_device("GPU").ops(Presence("GPU", backend, why))
             driver = "torch" if backend == "torch-cuda" else "torch (CPU tensors)"
             return DeviceInfo("GPU", True, why, torch_ops, driver=driver, version=why.rsplit("PyTorch ", 1)[-1])
         if wanted == "torch":

@@ -19,6 +19,7 @@ from minddata.ops.base import Op
 from minddata.ops.devices import Device, Presence, Segment, cpu_kernels, get_device, run_options
 from minddata.ops.gpu.drivers import BACKENDS, describe, is_real_gpu, make_segment, unsupported_reason
 from minddata.ops.gpu.segment import GPU_HW_DECODER_LOAD
+from minddata.ops.registry import ops_on
 
 __all__ = ["DEVICE", "GpuDevice"]
 
@@ -40,6 +41,14 @@ class GpuDevice(Device):
 
     def backends(self) -> tuple[str, ...]:
         return BACKENDS
+
+    def ops(self, presence: Presence) -> list[str]:
+        ops = ops_on(self.name)
+        if presence.backend is not None and presence.backend.startswith("torch"):
+            from minddata.ops.gpu.torch_segment import DECODERS, TORCH_OPS
+
+            return sorted(set(ops) & (set(TORCH_OPS) | set(DECODERS)))  # the ops the torch driver has
+        return ops
 
     def unsupported_reason(self, op: Op, presence: Presence) -> str | None:
         return unsupported_reason(op, presence.backend)

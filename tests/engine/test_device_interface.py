@@ -251,6 +251,13 @@ def test_the_gpu_probe_names_the_runs_device_and_refuses_one_not_visible(monkeyp
     assert not missing.present and "set_gpu_device_id(2) names GPU 2, but 2 NVIDIA GPU(s)" in missing.detail
 
 
+def test_the_gpu_lists_the_ops_of_the_driver_it_runs_on():
+    gpu = get_device("GPU")
+    on_dali, on_torch = gpu.ops(Presence("GPU", "cuda", "")), gpu.ops(Presence("GPU", "torch-cpu", ""))
+    assert "Decode" in on_torch and set(on_torch) <= set(on_dali)
+    assert on_dali == sorted(on_dali) and on_torch == sorted(on_torch)
+
+
 def test_placement_falls_back_under_the_runs_options(no_hardware, caplog):
     ds = md.NumpySlicesDataset({"image": [np.zeros((4, 4, 3), np.uint8)]}).map(
         [vision.HorizontalFlip().device("GPU")], input_columns="image")
