@@ -416,6 +416,8 @@ class TFRecordDataset(Dataset):
         schema: a :class:`Schema`, a schema JSON file, or ``{name: {"type": T, "shape": [...]}}``:
             the columns to read, their types and shapes. Without it the columns are the features of
             the first record, typed by their lists: bytes → uint8, float → float32, int64 → int64.
+            That record is read here, by the process making the dataset; with a schema, the Ray
+            executor's driver reads no record at all (the files are counted and read in Ray tasks).
         columns_list: read only these columns (in this order).
         num_samples: read at most this many rows per epoch (per shard); the schema's ``numRows``
             applies when not given.
