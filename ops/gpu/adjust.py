@@ -32,6 +32,8 @@ from minddata.ops.gpu.translation import (
     _select,
     _shown_shape,
     dali_type,
+    torch_cast_back,
+    torch_kernel,
 )
 
 # ---------------------------------------------------------------------------------------------- pixel adjustments
@@ -413,3 +415,57 @@ def _plan_sharpness(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample
         factor = op.degree if applies(ctx.rng, op.prob) else 1.0  # weights 1 and 0 give the image back
     kernels = {"smooth": SMOOTH_KERNEL, "box": np.ones((3, 3), np.float32)}
     return {**_blend_args(factor), **kernels}, Sample(s.shape, s.kind)
+
+
+# ---------------------------------------------------------------------------------------------- torch
+
+# The CPU kernels' formulas on tensors, in the same precision; the plans' per-row draws as above.
+
+
+@torch_kernel("Invert", "RandomInvert")
+def _torch_invert(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+    if not float(args["on"]):
+        return x
+    return torch_cast_back(255.0 - x.to(torch.float64), x.dtype, torch)
+
+
+@torch_kernel("Posterize", "RandomPosterize")
+def _torch_posterize(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+    return x & int(args["mask"])
+
+
+@torch_kernel("Solarize", "RandomSolarize")
+def _torch_solarize(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+    low, high = float(args["low"]), float(args["high"])
+    x64 = x.to(torch.float64)
+    inside = x64 >= low if float(args["single"]) else (x64 >= low) & (x64 <= high)
+    return torch_cast_back(torch.where(inside, 255.0 - x64, x64), x.dtype, torch)
+
+
+@torch_kernel("AdjustBrightness")
+def _torch_brightness(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+    factor = float(args["factor"])  # float32 already
+    if x.dtype == torch.uint8:
+        # The float32 product, as OpenCV's convertTo computes it.
+        return torch_cast_back((x.to(torch.float32) * factor).to(torch.float64), x.dtype, torch)
+    return torch_cast_back(x.to(torch.float64) * factor, x.dtype, torch)
+
+
+@torch_kernel("RandomLighting")
+def _torch_lighting(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+    shift = torch.from_numpy(np.asarray(args["shift"], np.float32)).to(x.device)
+    if x.dtype == torch.float32 or not x.dtype.is_floating_point:
+        return torch_cast_back((x.to(torch.float32) + shift).to(torch.float64), x.dtype, torch)
+    return (x.to(torch.float64) + shift.to(x.dtype).to(torch.float64)).to(x.dtype)
+
+
+@torch_kernel("AdjustGamma")
+def _torch_gamma(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+    if x.dtype == torch.uint8:
+        return torch.tensor(gamma_table(op), dtype=torch.uint8, device=x.device)[x.long()]
+    if x.dtype == torch.float64:
+        scaled = x * float(args["gain"])
+    else:  # the product in the image's precision (float16 through float32), as NumPy's
+        gain = np.dtype(str(x.dtype).removeprefix("torch.")).type(op.gain)
+        scaled = (x.to(torch.float32) * float(np.float32(gain))).to(x.dtype)
+    return torch.pow(scaled.to(torch.float64), float(args["gamma"])).clamp_(0.0, 1.0).to(x.dtype)

@@ -18,6 +18,8 @@ from minddata.ops.gpu.translation import (
     _hwc,
     _image,
     _register,
+    torch_cast_back,
+    torch_kernel,
 )
 from minddata.ops.plans.affine import rotation, rotation_degrees
 from minddata.ops.plans.image import interpolation_name
@@ -72,3 +74,37 @@ _register("Rotate", args=WARP_ARGS, supports=_rotate_supported, build=_build_rot
 _register("RandomRotation", args=WARP_ARGS, supports=_rotate_supported, build=_build_rotate, tolerance=(255.0, 0.05))(
     _plan_rotation("RandomRotation", True)
 )
+
+
+# ---------------------------------------------------------------------------------------------- torch
+
+
+_TORCH_WARP_MODES = {"NEAREST": "nearest", "BILINEAR": "bilinear", "LINEAR": "bilinear", "AREA": "bilinear"}
+
+
+@torch_kernel("Rotate", "RandomRotation")
+def _torch_warp(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+    """An affine warp given DALI's forward matrix (pixel centres at +0.5) and output size."""
+    out_h, out_w = (int(v) for v in args["size"])
+    forward = np.vstack([np.asarray(args["matrix"], np.float64), [0.0, 0.0, 1.0]])
+    inverse = np.linalg.inv(forward)
+    height, width, channels = x.shape
+    ys, xs = torch.meshgrid(torch.arange(out_h, dtype=torch.float64) + 0.5,
+                            torch.arange(out_w, dtype=torch.float64) + 0.5, indexing="ij")
+    inv = torch.from_numpy(inverse)
+    src_x = inv[0, 0] * xs + inv[0, 1] * ys + inv[0, 2]
+    src_y = inv[1, 0] * xs + inv[1, 1] * ys + inv[1, 2]
+    # grid_sample's normalized coordinates (align_corners=False): -1 and 1 are the outer pixel edges.
+    grid = torch.stack([src_x / width * 2 - 1, src_y / height * 2 - 1], dim=-1).to(torch.float32)
+    grid = grid.unsqueeze(0).to(x.device)
+    image = x.permute(2, 0, 1).unsqueeze(0).to(torch.float32)
+    mode = _TORCH_WARP_MODES[interpolation_name(op.resample)]
+    sampled = torch.nn.functional.grid_sample(image, grid, mode=mode, padding_mode="zeros", align_corners=False)
+    fill = op.fill_value if isinstance(op.fill_value, (int, np.integer)) else op.fill_value[0]
+    if fill:
+        coverage = torch.nn.functional.grid_sample(torch.ones_like(image[:, :1]), grid, mode=mode,
+                                                   padding_mode="zeros", align_corners=False)
+        sampled = sampled + float(fill) * (1.0 - coverage)
+    # Integers of every width are rounded and saturated, as OpenCV's warps and resizes do (a bare
+    # ``.to(int16)`` truncates: about half the pixels one level low).
+    return torch_cast_back(sampled.squeeze(0).permute(1, 2, 0), x.dtype, torch)

@@ -22,6 +22,7 @@ from minddata.ops.gpu.translation import (
     _register,
     _shown_shape,
     dali_type,
+    torch_kernel,
 )
 
 # ---------------------------------------------------------------------------------------------- ToTensor
@@ -64,3 +65,21 @@ def _plan_to_tensor(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample
         raise TypeError(f"ToTensor: expected a numeric image. Found dtype {s.kind.dtype} (shape {_shown_shape(s)})")
     h, w, c = s.shape
     return {}, Sample((c, h, w), _to_tensor_static(op, s.kind))
+
+
+# ---------------------------------------------------------------------------------------------- torch
+
+
+@torch_kernel("ToTensor")
+def _torch_to_tensor(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+    from minddata.ops.gpu.segment import torch_dtype
+
+    out = np.dtype(op.output_type)
+    chw = x.permute(2, 0, 1)
+    if out == np.float64 or out.kind != "f":
+        scaled = chw.to(torch.float64) / 255.0
+    else:
+        scaled = chw.to(torch_dtype(out)).to(torch.float32) / np.float32(255.0)
+    if out.kind in "iu":
+        scaled = scaled.trunc()
+    return scaled.to(torch_dtype(out)).contiguous()

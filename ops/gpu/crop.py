@@ -18,6 +18,7 @@ from minddata.ops.gpu.translation import (
     _image,
     _register,
     _shown_shape,
+    torch_kernel,
 )
 from minddata.ops.plans.crop import center_crop_box
 from minddata.ops.plans.image import fill_values, square
@@ -75,3 +76,34 @@ def _plan_pad(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     h, w = _image("Pad", s)
     left, top, right, bottom = op.padding
     return _slice_args(-top, -left, h + top + bottom, w + left + right), _hwc(s, h + top + bottom, w + left + right)
+
+
+# ---------------------------------------------------------------------------------------------- torch
+
+
+def torch_slice(x: Any, args: dict[str, Any], torch: Any, fill: Any = 0) -> Any:
+    """The region ``anchor``/``shape`` of the HWC tensor ``x``; parts outside the image are ``fill``
+    (DALI's ``out_of_bounds_policy="pad"``, and the CPU kernels' pad-then-crop)."""
+    top, left = (int(v) for v in args["anchor"])
+    h, w = (int(v) for v in args["shape"])
+    height, width, channels = x.shape
+    y0, y1, x0, x1 = max(top, 0), min(top + h, height), max(left, 0), min(left + w, width)
+    if (top, left, h, w) == (0, 0, height, width):
+        return x
+    if y0 == top and x0 == left and y1 == top + h and x1 == left + w:
+        return x[y0:y1, x0:x1]
+    values = fill_values(fill, channels)
+    out = torch.tensor(values, dtype=torch.float64).to(x.dtype).to(x.device).expand(h, w, channels).clone()
+    if y1 > y0 and x1 > x0:
+        out[y0 - top : y1 - top, x0 - left : x1 - left] = x[y0:y1, x0:x1]
+    return out
+
+
+@torch_kernel("CenterCrop", "Crop")
+def _torch_crop(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+    return torch_slice(x, args, torch)
+
+
+@torch_kernel("Pad")
+def torch_pad(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+    return torch_slice(x, args, torch, fill=op.fill_value)

@@ -19,6 +19,7 @@ from minddata.ops.gpu.translation import (
     Kind,
     Sample,
     _register,
+    torch_kernel,
 )
 from minddata.ops.plans.decode import check_image_pixels, empty_input_error, encoded_bytes, image_header_size
 
@@ -95,3 +96,11 @@ def _plan_decode(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     buf, h, w = encoded_header("Decode", s, ctx.options.max_image_pixels)
     s.value = buf
     return {}, Sample((h, w, 3), _decode_static(op, s.kind))
+
+
+# ---------------------------------------------------------------------------------------------- torch
+
+
+@torch_kernel("Decode")
+def _torch_decoded(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+    return x  # the torch segment has decoded the batch: nothing follows

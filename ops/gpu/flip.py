@@ -15,6 +15,7 @@ from minddata.ops.gpu.translation import (
     Sample,
     _image,
     _register,
+    torch_kernel,
 )
 from minddata.ops.plans.flip import flips
 
@@ -48,3 +49,16 @@ for _name, _h, _random in (
     ("RandomVerticalFlip", False, True),
 ):
     _register(_name, args=FLIP_ARGS, build=_build_flip(_h))(_plan_flip(_name, _random))
+
+
+# ---------------------------------------------------------------------------------------------- torch
+
+
+@torch_kernel("HorizontalFlip", "RandomHorizontalFlip")
+def _torch_flip_horizontal(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+    return x.flip(1) if int(args["flip"]) else x
+
+
+@torch_kernel("VerticalFlip", "RandomVerticalFlip")
+def _torch_flip_vertical(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+    return x.flip(0) if int(args["flip"]) else x

@@ -16,11 +16,15 @@ from minddata.ops.gpu.resize import (
     _interp_supported,
     build_resize,
     resize_args,
+    torch_crop_resize,
+    torch_interp_supported,
+    torch_resize,
 )
 from minddata.ops.gpu.translation import (
     Args,
     Sample,
     _register,
+    torch_kernel,
 )
 from minddata.ops.plans.resize import crop_resize, geometry_op, resize_output_size
 
@@ -52,3 +56,19 @@ def _plan_decode_crop(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Samp
     # DALI then decodes only that region (decoders.image_slice).
     box, *out = crop_resize(op, h, w, ctx.rng)
     return _crop_resize_args(box, out, crop.interpolation), Sample((*out, 3), _decode_static(op, s.kind))
+
+
+# ---------------------------------------------------------------------------------------------- torch
+# The torch segment decodes the batch (nvJPEG, or the CPU decoder); these resize or crop-and-resize the
+# decoded image as the plan says.
+
+
+@torch_kernel("FusedDecodeResize", supports=lambda op: torch_interp_supported(op, op.resize))
+def _torch_decode_resize(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+    return torch_resize(x, args["size"], op.resize.interpolation, torch)
+
+
+@torch_kernel("FusedDecodeRandomResizedCrop", "RandomCropDecodeResize",
+              supports=lambda op: torch_interp_supported(op, geometry_op(op)))
+def _torch_decode_crop(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+    return torch_crop_resize(x, args, geometry_op(op).interpolation, torch)

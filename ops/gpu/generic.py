@@ -17,6 +17,7 @@ from minddata.ops.gpu.translation import (
     Sample,
     _register,
     dali_type,
+    torch_kernel,
 )
 
 
@@ -43,3 +44,14 @@ def _plan_cast(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     if s.kind.dtype not in NUMERIC:
         raise ValueError(f"{op.name}: cannot cast an array of dtype {s.kind.dtype} (shape {s.shape}) to {op.data_type}")
     return {}, Sample(s.shape, replace(s.kind, dtype=np.dtype(op.data_type)))
+
+
+# ---------------------------------------------------------------------------------------------- torch
+
+
+@torch_kernel("TypeCast", "ToType")
+def _torch_cast(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+    from minddata.ops.gpu.segment import torch_dtype
+
+    # torch's float -> int conversion truncates toward zero, as NumPy's astype does.
+    return x.to(torch_dtype(np.dtype(op.data_type)))

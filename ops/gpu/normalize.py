@@ -17,6 +17,7 @@ from minddata.ops.gpu.translation import (
     _image,
     _register,
     _shown_shape,
+    torch_kernel,
 )
 
 # ---------------------------------------------------------------------------------------------- pixels
@@ -89,3 +90,25 @@ def _plan_hwc2chw(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     if s.kind.gray2d:
         return {}, Sample(s.shape, s.kind)
     return {}, Sample((s.shape[2], h, w), _chw_static(op, s.kind))
+
+
+# ---------------------------------------------------------------------------------------------- torch
+
+
+@torch_kernel("Normalize")
+def _torch_normalize(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+    n = len(op.mean)
+    shape = (-1,) if op.is_hwc else (-1, 1, 1)
+    mean = torch.tensor(np.asarray(op.mean, np.float32).reshape(shape if n > 1 else ()), device=x.device)
+    std = torch.tensor(np.asarray(op.std, np.float32).reshape(shape if n > 1 else ()), device=x.device)
+    return (x.to(torch.float32) - mean) / std
+
+
+@torch_kernel("Rescale")
+def _torch_rescale(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+    return x.to(torch.float32) * np.float32(op.rescale) + np.float32(op.shift)
+
+
+@torch_kernel("HWC2CHW")
+def _torch_hwc2chw(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+    return x.permute(2, 0, 1).contiguous()

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from minddata.ops.base import KernelContext, Op
-from minddata.ops.gpu.crop import SLICE_ARGS, _build_pad, _pad_supported, _slice_args
+from minddata.ops.gpu.crop import SLICE_ARGS, _build_pad, _pad_supported, _slice_args, torch_pad
 from minddata.ops.gpu.translation import (
     Args,
     Sample,
@@ -17,6 +17,7 @@ from minddata.ops.gpu.translation import (
     _image,
     _register,
     _shown_shape,
+    torch_kernel,
 )
 from minddata.ops.plans.image import square
 
@@ -31,6 +32,9 @@ def _plan_pad_to_size(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Samp
     # The CPU kernel's plan: where the image sits in the target size (or the error saying it can't fit).
     left, top, right, bottom = pad_to_size_padding("PadToSize", h, w, square(op.size), op.offset)
     return _slice_args(-top, -left, h + top + bottom, w + left + right), _hwc(s, h + top + bottom, w + left + right)
+
+
+torch_kernel("PadToSize")(torch_pad)
 
 
 def erase_fill(value: Any, dtype: np.dtype) -> list[float]:
@@ -68,3 +72,13 @@ def _plan_erase(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     height, width = min(op.height, h - top), min(op.width, w - left)
     return {"anchor": np.array([top, left], np.float32), "shape": np.array([height, width], np.float32)}, Sample(
         s.shape, s.kind)
+
+
+@torch_kernel("Erase")
+def _torch_erase(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+    top, left = (int(v) for v in args["anchor"])
+    height, width = (int(v) for v in args["shape"])
+    out = x.clone()
+    fill = np.asarray(erase_fill(op.value, np.dtype(str(x.dtype).removeprefix("torch."))))
+    out[top : top + height, left : left + width] = torch.from_numpy(fill).to(x.dtype).to(x.device)
+    return out

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from minddata.ops.base import KernelContext, Op
-from minddata.ops.gpu.crop import SLICE_ARGS, _slice_args, build_slice
+from minddata.ops.gpu.crop import SLICE_ARGS, _slice_args, build_slice, torch_slice
 from minddata.ops.gpu.translation import (
     Args,
     Sample,
@@ -31,6 +31,8 @@ from minddata.ops.gpu.translation import (
     _image,
     _register,
     dali_type,
+    torch_cast_back,
+    torch_kernel,
 )
 from minddata.ops.plans.crop import CropBox
 from minddata.ops.plans.image import interpolation_name
@@ -170,3 +172,63 @@ def _plan_random_resize(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sa
     args["area"] = np.array(float(name == "AREA"), np.float32)
     args["drawn"] = np.array(RANDOM_RESIZE_INTERPOLATIONS.index(name), np.int32)  # for the torch driver
     return args, _hwc(s, out_h, out_w)
+
+
+# ---------------------------------------------------------------------------------------------- torch
+# torch.nn.functional.interpolate computes in float: BILINEAR within a level of OpenCV's fixed-point
+# weights; BICUBIC (a = -0.75 like OpenCV, without its rounding), AREA, ANTIALIAS and PILCUBIC
+# (torch's antialiased filters) differ by design (see minddata.ops.gpu.torch_segment).
+
+# interpolation -> (torch mode, antialias). OpenCV's filters are not antialiased; AREA and Pillow's are.
+TORCH_INTERP = {
+    "NEAREST": ("nearest", False),
+    "BILINEAR": ("bilinear", False),
+    "LINEAR": ("bilinear", False),
+    "BICUBIC": ("bicubic", False),
+    "CUBIC": ("bicubic", False),
+    "AREA": ("bilinear", True),
+    "PILCUBIC": ("bicubic", True),
+    "ANTIALIAS": ("bilinear", True),
+}
+
+
+def torch_interp_supported(op: Op, spec: Op | None) -> str | None:
+    """Why ``op`` cannot resize on the torch driver with ``spec``'s interpolation, or None."""
+    if spec is None or interpolation_name(spec.interpolation) in TORCH_INTERP:
+        return None
+    return f"{op.name}: interpolation {interpolation_name(spec.interpolation)} has no torch equivalent"
+
+
+def torch_resize(x: Any, size: Any, interpolation: Any, torch: Any) -> Any:
+    """The HWC tensor ``x`` resized to ``size`` (height, width) with ``interpolation``."""
+    out_h, out_w = (int(v) for v in size)
+    if (out_h, out_w) == tuple(x.shape[:2]):
+        return x
+    mode, antialias = TORCH_INTERP[interpolation_name(interpolation)]
+    dtype = x.dtype
+    batch = x.permute(2, 0, 1).unsqueeze(0).to(torch.float32)
+    kwargs = {} if mode == "nearest" else {"align_corners": False, "antialias": antialias}
+    out = torch.nn.functional.interpolate(batch, size=(out_h, out_w), mode=mode, **kwargs)
+    return torch_cast_back(out.squeeze(0).permute(1, 2, 0), dtype, torch)
+
+
+def torch_crop_resize(x: Any, args: dict[str, Any], interpolation: Any, torch: Any) -> Any:
+    return torch_resize(torch_slice(x, args, torch), args["size"], interpolation, torch)
+
+
+@torch_kernel("Resize", supports=lambda op: torch_interp_supported(op, op))
+def _torch_resize(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+    return torch_resize(x, args["size"], op.interpolation, torch)
+
+
+@torch_kernel("RandomResizedCrop", "ResizedCrop", supports=lambda op: torch_interp_supported(op, op))
+def _torch_crop_resize(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+    return torch_crop_resize(x, args, op.interpolation, torch)
+
+
+@torch_kernel("RandomResize")
+def _torch_random_resize(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+    from minddata.ops.plans.bbox import RANDOM_RESIZE_INTERPOLATIONS
+
+    # The row's drawn filter, resized as Resize resizes with it.
+    return torch_resize(x, args["size"], RANDOM_RESIZE_INTERPOLATIONS[int(args["drawn"])], torch)

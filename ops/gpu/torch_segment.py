@@ -5,6 +5,9 @@ host-side plans (:mod:`minddata.ops.gpu.translation`): every row is checked as t
 its random parameters are drawn from the row's RNG with the CPU kernels' own functions, and its shapes
 are known before anything runs. Only the execution differs: PyTorch tensor operations instead of DALI
 operators. So a seeded pipeline crops and flips the same rows the same way on the CPU, on DALI and here.
+Each op's torch kernel sits in its family's module next to its DALI translation (``resize.py``,
+``adjust.py``, ..., registered with :func:`~minddata.ops.gpu.translation.torch_kernel`); this module
+decodes the batch, uploads rows, runs the kernels and hands the results on.
 
 Backends: ``"torch-cuda"`` runs on the GPU (JPEG decoding on nvJPEG through ``torchvision.io`` when
 torchvision is installed, else on the CPU and uploaded); ``"torch-cpu"`` runs the same code on CPU
@@ -44,8 +47,7 @@ from minddata.ops.gpu.segment import (
     device_fault,
     device_fault_error,
 )
-from minddata.ops.gpu.translation import TRANSLATIONS, Sample
-from minddata.ops.plans.image import fill_values, interpolation_name
+from minddata.ops.gpu.translation import TORCH_KERNELS, TORCH_SUPPORTS, TRANSLATIONS, Sample
 from minddata.ops.registry import decoder_ops
 
 if TYPE_CHECKING:
@@ -56,19 +58,6 @@ __all__ = ["TorchSegment", "TORCH_OPS", "torch_unsupported_reason", "import_torc
 _log = logging.getLogger("minddata")
 
 TORCH_INSTALL_HINT = "pip install 'minddata[torch]' (PyTorch; a CUDA build for the GPU)"
-
-# interpolation -> (torch mode, antialias). OpenCV's filters are not antialiased; AREA and Pillow's are.
-_TORCH_INTERP = {
-    "NEAREST": ("nearest", False),
-    "BILINEAR": ("bilinear", False),
-    "LINEAR": ("bilinear", False),
-    "BICUBIC": ("bicubic", False),
-    "CUBIC": ("bicubic", False),
-    "AREA": ("bilinear", True),
-    "PILCUBIC": ("bicubic", True),
-    "ANTIALIAS": ("bilinear", True),
-}
-_WARP_MODES = {"NEAREST": "nearest", "BILINEAR": "bilinear", "LINEAR": "bilinear", "AREA": "bilinear"}
 
 
 def import_torch() -> Any:
@@ -81,247 +70,21 @@ def import_torch() -> Any:
     return torch
 
 
-# ---------------------------------------------------------------------------------------------- kernels
-# Each takes (op, HWC tensor, the row's planned args, torch) and returns an HWC tensor, except the
-# decoders (they take the row's encoded bytes) and HWC2CHW (the last layout change).
-
-
-def _slice(x: Any, args: dict, torch: Any, fill: Any = 0) -> Any:
-    """The region ``anchor``/``shape`` of ``x``; parts outside the image are ``fill`` (DALI's
-    ``out_of_bounds_policy="pad"``, and the CPU kernels' pad-then-crop)."""
-    top, left = (int(v) for v in args["anchor"])
-    h, w = (int(v) for v in args["shape"])
-    height, width, channels = x.shape
-    y0, y1, x0, x1 = max(top, 0), min(top + h, height), max(left, 0), min(left + w, width)
-    if (top, left, h, w) == (0, 0, height, width):
-        return x
-    if y0 == top and x0 == left and y1 == top + h and x1 == left + w:
-        return x[y0:y1, x0:x1]
-    values = fill_values(fill, channels)
-    out = torch.tensor(values, dtype=torch.float64).to(x.dtype).to(x.device).expand(h, w, channels).clone()
-    if y1 > y0 and x1 > x0:
-        out[y0 - top : y1 - top, x0 - left : x1 - left] = x[y0:y1, x0:x1]
-    return out
-
-
-def _resize(x: Any, size: Any, interpolation: Any, torch: Any) -> Any:
-    out_h, out_w = (int(v) for v in size)
-    if (out_h, out_w) == tuple(x.shape[:2]):
-        return x
-    mode, antialias = _TORCH_INTERP[interpolation_name(interpolation)]
-    dtype = x.dtype
-    batch = x.permute(2, 0, 1).unsqueeze(0).to(torch.float32)
-    kwargs = {} if mode == "nearest" else {"align_corners": False, "antialias": antialias}
-    out = torch.nn.functional.interpolate(batch, size=(out_h, out_w), mode=mode, **kwargs)
-    return _cast_back(out.squeeze(0).permute(1, 2, 0), dtype, torch)
-
-
-def _crop_resize(op: Op, x: Any, args: dict, torch: Any) -> Any:
-    return _resize(_slice(x, args, torch), args["size"], op.interpolation, torch)
-
-
-def _warp(op: Op, x: Any, args: dict, torch: Any) -> Any:
-    """An affine warp given DALI's forward matrix (pixel centres at +0.5) and output size."""
-    out_h, out_w = (int(v) for v in args["size"])
-    forward = np.vstack([np.asarray(args["matrix"], np.float64), [0.0, 0.0, 1.0]])
-    inverse = np.linalg.inv(forward)
-    height, width, channels = x.shape
-    ys, xs = torch.meshgrid(torch.arange(out_h, dtype=torch.float64) + 0.5,
-                            torch.arange(out_w, dtype=torch.float64) + 0.5, indexing="ij")
-    inv = torch.from_numpy(inverse)
-    src_x = inv[0, 0] * xs + inv[0, 1] * ys + inv[0, 2]
-    src_y = inv[1, 0] * xs + inv[1, 1] * ys + inv[1, 2]
-    # grid_sample's normalized coordinates (align_corners=False): -1 and 1 are the outer pixel edges.
-    grid = torch.stack([src_x / width * 2 - 1, src_y / height * 2 - 1], dim=-1).to(torch.float32)
-    grid = grid.unsqueeze(0).to(x.device)
-    image = x.permute(2, 0, 1).unsqueeze(0).to(torch.float32)
-    mode = _WARP_MODES[interpolation_name(op.resample)]
-    sampled = torch.nn.functional.grid_sample(image, grid, mode=mode, padding_mode="zeros", align_corners=False)
-    fill = op.fill_value if isinstance(op.fill_value, (int, np.integer)) else op.fill_value[0]
-    if fill:
-        coverage = torch.nn.functional.grid_sample(torch.ones_like(image[:, :1]), grid, mode=mode,
-                                                   padding_mode="zeros", align_corners=False)
-        sampled = sampled + float(fill) * (1.0 - coverage)
-    # Integers of every width are rounded and saturated, as OpenCV's warps and resizes do (a bare
-    # ``.to(int16)`` truncates: about half the pixels one level low).
-    return _cast_back(sampled.squeeze(0).permute(1, 2, 0), x.dtype, torch)
-
-
-def _flip(axis: int) -> Callable:
-    def run(op: Op, x: Any, args: dict, torch: Any) -> Any:
-        return x.flip(axis) if int(args["flip"]) else x
-
-    return run
-
-
-def _normalize(op: Op, x: Any, args: dict, torch: Any) -> Any:
-    n = len(op.mean)
-    shape = (-1,) if op.is_hwc else (-1, 1, 1)
-    mean = torch.tensor(np.asarray(op.mean, np.float32).reshape(shape if n > 1 else ()), device=x.device)
-    std = torch.tensor(np.asarray(op.std, np.float32).reshape(shape if n > 1 else ()), device=x.device)
-    return (x.to(torch.float32) - mean) / std
-
-
-def _rescale(op: Op, x: Any, args: dict, torch: Any) -> Any:
-    return x.to(torch.float32) * np.float32(op.rescale) + np.float32(op.shift)
-
-
-def _cast(op: Op, x: Any, args: dict, torch: Any) -> Any:
-    from minddata.ops.gpu.segment import torch_dtype
-
-    # torch's float -> int conversion truncates toward zero, as NumPy's astype does.
-    return x.to(torch_dtype(np.dtype(op.data_type)))
-
-
-def _hwc2chw(op: Op, x: Any, args: dict, torch: Any) -> Any:
-    return x.permute(2, 0, 1).contiguous()
-
-
-def _pad(op: Op, x: Any, args: dict, torch: Any) -> Any:
-    return _slice(x, args, torch, fill=op.fill_value)
-
-
-def _cast_back(y: Any, dtype: Any, torch: Any) -> Any:
-    """A float64 tensor back to ``dtype`` as the CPU kernels' ``_cast_back`` does (``torch.round``
-    rounds half to even, as NumPy's ``rint``)."""
-    if dtype == torch.bool:
-        return y > 0.5
-    if dtype.is_floating_point:
-        return y.to(dtype)
-    info = torch.iinfo(dtype)
-    y = y.round()
-    if y.dtype == torch.float32 and info.bits >= 32:  # float32 cannot hold int32's bounds exactly
-        y = y.to(torch.float64)
-    return y.clamp_(info.min, info.max).to(dtype)
-
-
-def _invert(op: Op, x: Any, args: dict, torch: Any) -> Any:
-    if not float(args["on"]):
-        return x
-    return _cast_back(255.0 - x.to(torch.float64), x.dtype, torch)
-
-
-def _posterize(op: Op, x: Any, args: dict, torch: Any) -> Any:
-    return x & int(args["mask"])
-
-
-def _solarize(op: Op, x: Any, args: dict, torch: Any) -> Any:
-    low, high = float(args["low"]), float(args["high"])
-    x64 = x.to(torch.float64)
-    inside = x64 >= low if float(args["single"]) else (x64 >= low) & (x64 <= high)
-    return _cast_back(torch.where(inside, 255.0 - x64, x64), x.dtype, torch)
-
-
-def _brightness(op: Op, x: Any, args: dict, torch: Any) -> Any:
-    factor = float(args["factor"])  # float32 already
-    if x.dtype == torch.uint8:
-        # The float32 product, as OpenCV's convertTo computes it.
-        return _cast_back((x.to(torch.float32) * factor).to(torch.float64), x.dtype, torch)
-    return _cast_back(x.to(torch.float64) * factor, x.dtype, torch)
-
-
-def _erase(op: Op, x: Any, args: dict, torch: Any) -> Any:
-    from minddata.ops.gpu.pad_erase import erase_fill
-
-    top, left = (int(v) for v in args["anchor"])
-    height, width = (int(v) for v in args["shape"])
-    out = x.clone()
-    fill = np.asarray(erase_fill(op.value, np.dtype(str(x.dtype).removeprefix("torch."))))
-    out[top : top + height, left : left + width] = torch.from_numpy(fill).to(x.dtype).to(x.device)
-    return out
-
-
-def _random_resize(op: Op, x: Any, args: dict, torch: Any) -> Any:
-    from minddata.ops.plans.bbox import RANDOM_RESIZE_INTERPOLATIONS
-
-    return _resize(x, args["size"], RANDOM_RESIZE_INTERPOLATIONS[int(args["drawn"])], torch)
-
-
-def _lighting(op: Op, x: Any, args: dict, torch: Any) -> Any:
-    shift = torch.from_numpy(np.asarray(args["shift"], np.float32)).to(x.device)
-    if x.dtype == torch.float32 or not x.dtype.is_floating_point:
-        return _cast_back((x.to(torch.float32) + shift).to(torch.float64), x.dtype, torch)
-    return (x.to(torch.float64) + shift.to(x.dtype).to(torch.float64)).to(x.dtype)
-
-
-def _gamma(op: Op, x: Any, args: dict, torch: Any) -> Any:
-    from minddata.ops.gpu.adjust import gamma_table
-
-    if x.dtype == torch.uint8:
-        return torch.tensor(gamma_table(op), dtype=torch.uint8, device=x.device)[x.long()]
-    if x.dtype == torch.float64:
-        scaled = x * float(args["gain"])
-    else:  # the product in the image's precision (float16 through float32), as NumPy's
-        gain = np.dtype(str(x.dtype).removeprefix("torch.")).type(op.gain)
-        scaled = (x.to(torch.float32) * float(np.float32(gain))).to(x.dtype)
-    return torch.pow(scaled.to(torch.float64), float(args["gamma"])).clamp_(0.0, 1.0).to(x.dtype)
-
-
-def _to_tensor(op: Op, x: Any, args: dict, torch: Any) -> Any:
-    from minddata.ops.gpu.segment import torch_dtype
-
-    out = np.dtype(op.output_type)
-    chw = x.permute(2, 0, 1)
-    if out == np.float64 or out.kind != "f":
-        scaled = chw.to(torch.float64) / 255.0
-    else:
-        scaled = chw.to(torch_dtype(out)).to(torch.float32) / np.float32(255.0)
-    if out.kind in "iu":
-        scaled = scaled.trunc()
-    return scaled.to(torch_dtype(out)).contiguous()
-
-
-TORCH_OPS: dict[str, Callable] = {
-    "Resize": lambda op, x, args, torch: _resize(x, args["size"], op.interpolation, torch),
-    "CenterCrop": lambda op, x, args, torch: _slice(x, args, torch),
-    "Crop": lambda op, x, args, torch: _slice(x, args, torch),
-    "RandomResizedCrop": _crop_resize,
-    "ResizedCrop": _crop_resize,
-    "HorizontalFlip": _flip(1),
-    "RandomHorizontalFlip": _flip(1),
-    "VerticalFlip": _flip(0),
-    "RandomVerticalFlip": _flip(0),
-    "Normalize": _normalize,
-    "Rescale": _rescale,
-    "TypeCast": _cast,
-    "ToType": _cast,
-    "HWC2CHW": _hwc2chw,
-    "Pad": _pad,
-    "Rotate": _warp,
-    "RandomRotation": _warp,
-    "Invert": _invert,
-    "RandomInvert": _invert,
-    "Posterize": _posterize,
-    "RandomPosterize": _posterize,
-    "Solarize": _solarize,
-    "RandomSolarize": _solarize,
-    "AdjustBrightness": _brightness,
-    "PadToSize": _pad,
-    "Erase": _erase,
-    "RandomResize": _random_resize,
-    "RandomLighting": _lighting,
-    "AdjustGamma": _gamma,
-    "ToTensor": _to_tensor,
-}
-# Decoders read encoded bytes; what follows the decode inside them (resize, crop) runs as above.
+# The torch kernels, registered by the family modules next to their translations
+# (:func:`~minddata.ops.gpu.translation.torch_kernel`): op name -> kernel.
+TORCH_OPS = TORCH_KERNELS
+# Decoders read encoded bytes: the segment decodes the batch, their kernels do what follows the decode.
 DECODERS = tuple(sorted(decoder_ops() & set(TRANSLATIONS)))
 
 
 def torch_unsupported_reason(op: Op) -> str | None:
     """``None`` when ``op`` (with these parameters) runs on the torch driver, else why not."""
-    if op.name not in TORCH_OPS and op.name not in DECODERS:
+    if op.name not in TORCH_OPS:
         return f"{op.name} has no kernel on the GPU's torch driver (the DALI driver may have one)"
-    if op.name == "Decode" and getattr(op, "to_pil", False):
-        return "Decode(to_pil=True) has no GPU kernel: PIL images live on the host"
     reason = TRANSLATIONS[op.name].supports(op)
-    if reason is not None:
-        return reason
-    resize_of = {"Resize": op, "RandomResizedCrop": op, "ResizedCrop": op, "RandomCropDecodeResize": op,
-                 "FusedDecodeResize": getattr(op, "resize", None), "FusedDecodeRandomResizedCrop": getattr(op, "crop", None)}
-    spec = resize_of.get(op.name)
-    if spec is not None and interpolation_name(spec.interpolation) not in _TORCH_INTERP:
-        return f"{op.name}: interpolation {interpolation_name(spec.interpolation)} has no torch equivalent"
-    return None
+    if reason is None and op.name in TORCH_SUPPORTS:
+        reason = TORCH_SUPPORTS[op.name](op)
+    return reason
 
 
 # ---------------------------------------------------------------------------------------------- segment
@@ -530,18 +293,9 @@ class TorchSegment(PlannedSegment):
         try:
             if isinstance(first, RowFailure):
                 return first
-            if first is not None:
-                x = first
-                start = 1
-                decoder = self.ops[0]
-                if decoder.name != "Decode":  # what a fused decoder does after decoding
-                    x = (_crop_resize(_fused_resize_spec(decoder), x, argsets[0], torch)
-                         if "anchor" in argsets[0] else _resize(x, argsets[0]["size"],
-                                                                 _fused_resize_spec(decoder).interpolation, torch))
-            else:
-                x = torch.from_numpy(np.ascontiguousarray(feed)).to(self.device)
-                start = 0
-            for k in range(start, len(self.ops)):
+            # A decoder's kernel takes the decoded image; other first ops, the row uploaded.
+            x = first if first is not None else torch.from_numpy(np.ascontiguousarray(feed)).to(self.device)
+            for k in range(len(self.ops)):
                 x = TORCH_OPS[self.ops[k].name](self.ops[k], x, argsets[k], torch)
         except Exception as error:  # noqa: BLE001
             if device_fault(error):  # the device's, not the row's: stop the pipeline
@@ -554,11 +308,6 @@ class TorchSegment(PlannedSegment):
         if final.kind.gray2d:
             x = x.reshape(final.shape[:2])
         return x
-
-
-def _fused_resize_spec(op: Op) -> Op:
-    return {"FusedDecodeResize": getattr(op, "resize", None),
-            "FusedDecodeRandomResizedCrop": getattr(op, "crop", None)}.get(op.name) or op
 
 
 def _is_jpeg(feed: Any) -> bool:

@@ -34,7 +34,10 @@ import numpy as np
 from minddata.ops.base import KernelContext, Op
 from minddata.ops.registry import declare_op
 
-__all__ = ["Args", "Kind", "Sample", "Translation", "TRANSLATIONS", "dali_type", "translation", "unsupported_reason"]
+__all__ = [
+    "Args", "Kind", "Sample", "Translation", "TRANSLATIONS", "TORCH_KERNELS", "TORCH_SUPPORTS", "dali_type",
+    "torch_cast_back", "torch_kernel", "translation", "unsupported_reason",
+]
 
 # dtypes DALI's resampling operators (resize, warp_affine) take.
 RESAMPLE_DTYPES = frozenset(np.dtype(t) for t in (np.uint8, np.int16, np.uint16, np.float32))
@@ -122,6 +125,51 @@ def _register(
         return plan
 
     return wrap
+
+
+# ---------------------------------------------------------------------------------------------- torch kernels
+# The torch driver (:mod:`minddata.ops.gpu.torch_segment`) runs the same plans; its kernels are
+# registered by the family modules next to their translations. A kernel takes (op, HWC tensor, the
+# row's planned args, torch) and returns a tensor; a decoder's kernel takes the decoded image (the
+# segment decodes the batch) and does what follows the decode. torch comes in as an argument, so
+# importing a family module does not import PyTorch, which is optional.
+
+TorchKernel = Callable[[Op, Any, Args, Any], Any]
+TORCH_KERNELS: dict[str, TorchKernel] = {}
+# Parameters the torch driver cannot run though DALI can (an interpolation torch lacks): op -> why not.
+TORCH_SUPPORTS: dict[str, Callable[[Op], str | None]] = {}
+
+
+def torch_kernel(*names: str, supports: Callable[[Op], str | None] | None = None) -> Callable[[TorchKernel], TorchKernel]:
+    """Decorator over a torch kernel: the torch driver's kernel of ops ``names``, each already
+    registered with :func:`_register` (the driver runs the translation's plan); ``supports`` says where
+    an op's parameters have no torch equivalent though its translation takes them."""
+
+    def wrap(kernel: TorchKernel) -> TorchKernel:
+        for name in names:
+            if name not in TRANSLATIONS:
+                raise LookupError(f"torch_kernel({name!r}): register the op's translation first; the torch "
+                                  "driver runs its plan")
+            TORCH_KERNELS[name] = kernel
+            if supports is not None:
+                TORCH_SUPPORTS[name] = supports
+        return kernel
+
+    return wrap
+
+
+def torch_cast_back(y: Any, dtype: Any, torch: Any) -> Any:
+    """A float tensor back to ``dtype`` as the CPU kernels' ``_cast_back`` does: bool is ``> 0.5``;
+    integers round half to even (``torch.round``, as NumPy's ``rint``) and saturate; floats are cast."""
+    if dtype == torch.bool:
+        return y > 0.5
+    if dtype.is_floating_point:
+        return y.to(dtype)
+    info = torch.iinfo(dtype)
+    y = y.round()
+    if y.dtype == torch.float32 and info.bits >= 32:  # float32 cannot hold int32's bounds exactly
+        y = y.to(torch.float64)
+    return y.clamp_(info.min, info.max).to(dtype)
 
 
 # ---------------------------------------------------------------------------------------------- checks
