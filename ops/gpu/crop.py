@@ -105,5 +105,5 @@ def _torch_crop(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
 
 
 @torch_kernel("Pad")
-def torch_pad(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+def _torch_pad(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
     return torch_slice(x, args, torch, fill=op.fill_value)

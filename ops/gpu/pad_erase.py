@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from minddata.ops.base import KernelContext, Op
-from minddata.ops.gpu.crop import SLICE_ARGS, _build_pad, _pad_supported, _slice_args, torch_pad
+from minddata.ops.gpu.crop import SLICE_ARGS, _build_pad, _pad_supported, _slice_args, torch_slice
 from minddata.ops.gpu.translation import (
     Args,
     Sample,
@@ -32,9 +32,6 @@ def _plan_pad_to_size(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Samp
     # The CPU kernel's plan: where the image sits in the target size (or the error saying it can't fit).
     left, top, right, bottom = pad_to_size_padding("PadToSize", h, w, square(op.size), op.offset)
     return _slice_args(-top, -left, h + top + bottom, w + left + right), _hwc(s, h + top + bottom, w + left + right)
-
-
-torch_kernel("PadToSize")(torch_pad)
 
 
 def erase_fill(value: Any, dtype: np.dtype) -> list[float]:
@@ -82,3 +79,8 @@ def _torch_erase(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
     fill = np.asarray(erase_fill(op.value, np.dtype(str(x.dtype).removeprefix("torch."))))
     out[top : top + height, left : left + width] = torch.from_numpy(fill).to(x.dtype).to(x.device)
     return out
+
+
+@torch_kernel("PadToSize")
+def _torch_pad_to_size(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+    return torch_slice(x, args, torch, fill=op.fill_value)

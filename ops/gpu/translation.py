@@ -17,6 +17,10 @@ modules), with three parts:
   (e.g. ``Pad`` with ``padding_mode=EDGE`` does not); the placement pass turns a reason into an error
   at iterator creation, or keeps an ``"auto"`` op on the CPU.
 
+The torch driver runs the same plans with PyTorch kernels, registered next to the translations with
+:func:`torch_kernel` (and ``supports=`` where torch lacks an equivalent the translation has), so an
+op's GPU kernels for both drivers, and the facts declared with them, sit in its family's module.
+
 Registering a translation declares the op's GPU tolerance against the CPU kernel in the op facts
 (:func:`minddata.ops.registry.op_facts`); each family module states its numerics (checked by
 tests/ops/test_gpu_dali.py with DALI's CPU backend, which runs these same translations; measured with

@@ -169,6 +169,42 @@ def test_an_op_without_a_torch_kernel_fails_when_the_iterator_is_created(folder)
         ds.create_dict_iterator(num_epochs=1)
 
 
+
+def test_an_interpolation_only_dali_has_is_refused_for_the_torch_driver():
+    from minddata.ops.gpu.torch_segment import torch_unsupported_reason
+
+    assert torch_unsupported_reason(vision.Resize((8, 8), vision.Inter.BILINEAR)) is None
+    for op in (vision.Resize((8, 8), vision.Inter.LANCZOS), vision.RandomResizedCrop(8, interpolation=vision.Inter.LANCZOS),
+               vision.RandomCropDecodeResize(8, interpolation=vision.Inter.LANCZOS)):
+        assert torch_unsupported_reason(op) == f"{op.name}: interpolation LANCZOS has no torch equivalent"
+
+
+def test_each_torch_kernel_sits_in_the_module_of_its_ops_translation():
+    from minddata.ops.gpu.translation import TORCH_KERNELS, TRANSLATIONS
+
+    assert {"Resize", "Decode", "AdjustGamma", "Erase"} <= set(TORCH_KERNELS)  # guards the scan
+    elsewhere = sorted(f"{name}: {kernel.__module__} (its translation: {TRANSLATIONS[name].plan.__module__})"
+                       for name, kernel in TORCH_KERNELS.items()
+                       if kernel.__module__ != TRANSLATIONS[name].plan.__module__)
+    assert not elsewhere, "torch kernels outside their op's family module: " + "; ".join(elsewhere)
+
+
+def test_a_torch_kernel_is_registered_after_its_translation():
+    from minddata.ops.gpu.translation import TORCH_KERNELS, torch_kernel
+
+    with pytest.raises(LookupError, match="register the op's translation first"):
+        torch_kernel("NoSuchOp")(lambda op, x, args, torch: x)
+    assert "NoSuchOp" not in TORCH_KERNELS
+
+
+def test_importing_the_gpu_kernels_does_not_import_torch():
+    import subprocess
+    import sys
+
+    code = "import sys, minddata.ops.gpu.kernels, minddata.ops.gpu.torch_segment; print('torch' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
+
+
 def test_per_row_kernels_draw_what_the_cpu_kernels_draw():
     image = noise_photo(60, 80, 1)
     op = vision.RandomHorizontalFlip()
