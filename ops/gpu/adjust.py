@@ -8,6 +8,10 @@ round): ``Invert``, ``Posterize``, ``Solarize``, ``AdjustBrightness``, ``AdjustC
 Other dtypes: exact where the CPU kernel computes in float64 or float32 step by step; one unit in the
 last place where NumPy's float32/float16 power (``AdjustGamma``) or OpenCV's float and 16-bit paths
 (``RandomGrayscale``, the sharpness ops) round differently; float16 within one float16 step.
+
+The torch driver runs ``Invert``, ``Posterize``, ``Solarize``, ``AdjustBrightness``, ``RandomLighting``
+and their ``Random*`` forms exactly, and ``AdjustGamma`` exactly on uint8 (the CPU's table) and within one
+unit in the last place on floats.
 """
 
 from __future__ import annotations

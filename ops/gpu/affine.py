@@ -1,7 +1,8 @@
 """GPU kernels of the affine family (the CPU's :mod:`minddata.ops.cpu.affine`): Rotate and RandomRotation, as
 DALI's ``warp_affine`` with the CPU kernel's matrix (:mod:`minddata.ops.plans.affine`) moved to DALI's
 pixel coordinates. BILINEAR within 1 level of OpenCV's (its fixed-point weights); NEAREST picks the
-neighbour for a few pixels on exact half-pixel boundaries.
+neighbour for a few pixels on exact half-pixel boundaries. The torch driver warps with ``grid_sample`` in
+float: within 2 levels, integer images of every width rounded half to even and saturated as OpenCV does.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """GPU kernel of ToTensor (the CPU's :mod:`minddata.ops.cpu.convert`): HWC to CHW and the division by
-255 in the CPU kernel's precision. Exact on uint8.
+255 in the CPU kernel's precision. Exact on uint8, on both drivers.
 """
 
 from __future__ import annotations

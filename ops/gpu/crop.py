@@ -1,7 +1,7 @@
 """GPU kernels of the crop family (the CPU's :mod:`minddata.ops.cpu.crop`): CenterCrop, Crop and Pad, as
 DALI's ``slice`` (its out-of-bounds padding is MindSpore's zero padding of a too-small image, and Pad's
-constant border). Exact. Pad with an EDGE/REFLECT/SYMMETRIC border has no GPU kernel (refused before
-anything runs).
+constant border), and on the torch driver as tensor slicing. Exact on both. Pad with an
+EDGE/REFLECT/SYMMETRIC border has no GPU kernel (refused before anything runs).
 """
 
 from __future__ import annotations

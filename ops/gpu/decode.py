@@ -4,6 +4,9 @@ backend (nvJPEG, or the hardware JPEG engines for the Dvpp ``nvjpg`` driver) or 
 The header is read and the pixel limit checked on the host, as the CPU decoder checks them. Exact on
 DALI's CPU backend (libjpeg-turbo, as OpenCV); on a real GPU nvJPEG's IDCT and chroma upsampling
 differ from libjpeg-turbo's by a few levels (``DECODE_CUDA_TOLERANCE``, declared for the decoders).
+The torch driver decodes on the GPU the batch's JPEGs that nvJPEG reads (``torchvision.io.decode_jpeg``,
+when torchvision is installed: the same few levels) and every other row with the CPU decoder, whose
+result is uploaded; its Decode kernel is then the identity.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """GPU kernels of the flip family (the CPU's :mod:`minddata.ops.cpu.flip`): the flips and their random
-forms, as DALI's ``flip`` with the row's draw as a per-sample argument. Exact.
+forms, as DALI's ``flip`` with the row's draw as a per-sample argument, and as ``Tensor.flip`` on the torch
+driver. Exact on both.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """GPU kernels of the optimizer's fused decoders (the CPU's :mod:`minddata.ops.cpu.fused`) and of
 RandomCropDecodeResize: the decode and the resize (or the crop, decoded as a region) in one DALI graph.
+On the torch driver the segment decodes and these kernels resize (or crop and resize) the decoded image.
 Their numerics are Decode's and Resize's (:mod:`minddata.ops.gpu.decode`, :mod:`minddata.ops.gpu.resize`).
 """
 

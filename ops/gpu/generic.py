@@ -1,5 +1,6 @@
 """GPU kernels of TypeCast and ToType (the CPU's :mod:`minddata.ops.cpu.generic`), as DALI's ``cast``.
-Exact for in-range values; out-of-range values saturate on the GPU where NumPy wraps around.
+Exact for in-range values; out-of-range values saturate on the GPU where NumPy wraps around. The torch
+driver's ``Tensor.to`` truncates floats toward zero as NumPy does: exact for in-range values.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """GPU kernels of the normalize family (the CPU's :mod:`minddata.ops.cpu.normalize`): Normalize, Rescale
-and HWC2CHW. Exact: the same float32 operations as the CPU kernels.
+and HWC2CHW. Exact on both drivers: the same float32 operations as the CPU kernels.
 """
 
 from __future__ import annotations

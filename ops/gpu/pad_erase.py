@@ -1,5 +1,5 @@
 """GPU kernels of PadToSize and Erase (the CPU's :mod:`minddata.ops.cpu.pad_erase`), as DALI's ``slice``
-(constant fill) and ``erase``. Exact.
+(constant fill) and ``erase``, and on the torch driver as tensor slicing and assignment. Exact on both.
 """
 
 from __future__ import annotations

@@ -12,6 +12,16 @@ Numerics against the CPU kernels (DALI 2.4, its CPU backend):
   linear filter vs OpenCV's exact box average), PILCUBIC/ANTIALIAS;
 * ``RandomResize``: each row draws the CPU kernel's interpolation and is resized exactly as ``Resize``
   resizes with it (so AREA and BICUBIC differ from OpenCV's as above).
+
+The torch driver (``torch.nn.functional.interpolate``, in float): BILINEAR within 1 level (OpenCV rounds
+fixed-point weights); integer images of every width rounded half to even and saturated, as OpenCV does.
+Filters that differ by design, not within a level: BICUBIC (torch's cubic uses a = -0.75 like OpenCV,
+without its fixed-point rounding: a few levels at edges), AREA (torch's antialiased bilinear, where OpenCV
+averages exact pixel areas: a few levels when shrinking, more on fine texture; upscaling differs like
+BILINEAR vs OpenCV's area weights), ANTIALIAS and PILCUBIC (torch's antialiased bilinear and bicubic,
+where the CPU kernel uses Pillow's Lanczos-3 and bicubic: several levels at edges); LANCZOS has no torch
+kernel. Place those resizes on the CPU where pixels must match. ``RandomResize`` resizes as ``Resize``
+does with the row's drawn filter.
 """
 
 from __future__ import annotations
@@ -175,9 +185,7 @@ def _plan_random_resize(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sa
 
 
 # ---------------------------------------------------------------------------------------------- torch
-# torch.nn.functional.interpolate computes in float: BILINEAR within a level of OpenCV's fixed-point
-# weights; BICUBIC (a = -0.75 like OpenCV, without its rounding), AREA, ANTIALIAS and PILCUBIC
-# (torch's antialiased filters) differ by design (see minddata.ops.gpu.torch_segment).
+# Numerics: see the module docstring.
 
 # interpolation -> (torch mode, antialias). OpenCV's filters are not antialiased; AREA and Pillow's are.
 TORCH_INTERP = {

@@ -13,19 +13,11 @@ Backends: ``"torch-cuda"`` runs on the GPU (JPEG decoding on nvJPEG through ``to
 torchvision is installed, else on the CPU and uploaded); ``"torch-cpu"`` runs the same code on CPU
 tensors, which is how CI checks this driver without a GPU.
 
-Numerics against the CPU kernels: exact for crops, pads, flips, ``HWC2CHW``, ``Normalize``,
-``Rescale`` and in-range ``TypeCast``; within 1 level for BILINEAR resizes (OpenCV rounds fixed-point
-weights, torch computes in float); within 2 levels for rotations; integer images of every width are
-rounded half to even and saturated after resizes and warps, as OpenCV does. Filters that differ by
-design, not within a level: BICUBIC (torch's cubic uses a = -0.75 like OpenCV, without its fixed-point
-rounding: a few levels at edges), AREA (torch's antialiased bilinear, where OpenCV averages exact
-pixel areas: a few levels when shrinking, more on fine texture; upscaling differs like BILINEAR vs
-OpenCV's area weights), ANTIALIAS and PILCUBIC (torch's antialiased bilinear and bicubic, where the
-CPU kernel uses Pillow's Lanczos-3 and bicubic: several levels at edges). Place those resizes on the
-CPU where pixels must match. Decoding on nvJPEG differs from libjpeg-turbo by a few levels. The pixel ops it runs (``Invert``, ``Posterize``,
-``Solarize``, ``AdjustBrightness``, ``RandomLighting``, ``ToTensor``, ``PadToSize``, ``Erase`` and the
-``Random*`` forms) are exact; ``AdjustGamma`` is exact on uint8 (the CPU's table) and within one unit in
-the last place on floats; ``RandomResize`` resizes as ``Resize`` does here with the row's drawn filter.
+Numerics against the CPU kernels: each family module states its torch kernels' beside its DALI
+translation's. In short: exact for crops, pads, flips, ``HWC2CHW``, ``Normalize``, ``Rescale``, in-range
+``TypeCast``, ``ToTensor`` and the pixel adjustments it runs; within a level or two for BILINEAR resizes
+and rotations; some resize filters differ by design (:mod:`minddata.ops.gpu.resize`); nvJPEG decodes
+within a few levels of libjpeg-turbo.
 """
 
 from __future__ import annotations
