@@ -64,9 +64,9 @@ def _plan_decode_crop(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Samp
 # decoded image as the plan says.
 
 
-@torch_kernel("FusedDecodeResize", supports=lambda op: torch_interp_supported(op, op.resize))
+@torch_kernel("FusedDecodeResize", supports=lambda op: torch_interp_supported(op, geometry_op(op)))
 def _torch_decode_resize(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
-    return torch_resize(x, args["size"], op.resize.interpolation, torch)
+    return torch_resize(x, args["size"], geometry_op(op).interpolation, torch)
 
 
 @torch_kernel("FusedDecodeRandomResizedCrop", "RandomCropDecodeResize",

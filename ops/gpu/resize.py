@@ -200,11 +200,11 @@ TORCH_INTERP = {
 }
 
 
-def torch_interp_supported(op: Op, spec: Op | None) -> str | None:
-    """Why ``op`` cannot resize on the torch driver with ``spec``'s interpolation, or None."""
-    if spec is None or interpolation_name(spec.interpolation) in TORCH_INTERP:
-        return None
-    return f"{op.name}: interpolation {interpolation_name(spec.interpolation)} has no torch equivalent"
+def torch_interp_supported(op: Op, geometry: Any) -> str | None:
+    """Why ``op`` cannot resize on the torch driver with the interpolation of ``geometry`` (``op``, or the
+    resize or crop of a fused decoder: :func:`~minddata.ops.plans.resize.geometry_op`), or None."""
+    name = interpolation_name(geometry.interpolation)
+    return None if name in TORCH_INTERP else f"{op.name}: interpolation {name} has no torch equivalent"
 
 
 def torch_resize(x: Any, size: Any, interpolation: Any, torch: Any) -> Any:
