@@ -153,7 +153,7 @@ def _on_device(fused: Op, device: str, options: RunOptions | None) -> Op | None:
     unfused). Only the media engine and the GPU gain from these fusions besides the CPU."""
     if device == "CPU":
         return fused
-    if unsupported(fused, device, Machine(options)) is not None:
+    if unsupported(fused, device, Machine() if options is None else Machine(options)) is not None:
         return None
     fused._device = device
     return fused

@@ -1032,6 +1032,13 @@ __all__ = [
 ]
 
 
+def __getattr__(name: str) -> Any:
+    # Only for names the module lacks (the generated getters and setters are real attributes). It
+    # tells type checkers, which read the source and so do not see the generated functions, that
+    # other names exist: typed code reads a setting as ``config.snapshot().<field>``.
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def _settings_table() -> str:
     rows = ["| setting | default | set with | what it does |", "|---|---|---|---|"]
     for s in SETTINGS:

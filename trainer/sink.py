@@ -186,7 +186,7 @@ class BatchFeed:
         while True:
             # The live setting, on purpose: MindSpore's way to hold the feed is a callback raising the
             # limit while training runs (the run's snapshot gave the first limit, in __init__).
-            limit = config.get_sending_batches()
+            limit = config.snapshot().sending_batches
             if limit == 0 or limit > self._sent:
                 self._sending_limit = limit
                 return

@@ -568,7 +568,7 @@ def effective_start_method(requested: str | None = None) -> str:
         >>> effective_start_method("spawn")
         'spawn'
     """
-    method = requested or config.get_multiprocessing_start_method()
+    method = requested or config.snapshot().multiprocessing_start_method
     if method not in ("fork", "spawn", "forkserver"):
         raise ArgumentError(f"start_method must be 'fork', 'spawn' or 'forkserver'. Found: {method!r}")
     if method == "fork":

@@ -115,7 +115,7 @@ def decode_image(data: Any, to_pil: bool = False, op_name: str = "Decode", max_p
     buf = encoded_bytes(data, op_name)
     if buf.size == 0:
         raise empty_input_error(op_name)
-    limit = config.get_max_image_pixels() if max_pixels is _FROM_CONFIG else max_pixels
+    limit = config.snapshot().max_image_pixels if max_pixels is _FROM_CONFIG else max_pixels
     if not jpeg.AVAILABLE and not to_pil and jpeg.is_jpeg(buf):
         jpeg.note_fallback()
     if to_pil or not jpeg.AVAILABLE or not jpeg.is_jpeg(buf):

@@ -129,7 +129,7 @@ def check_image_pixels(op_name: str, width: int, height: int, limit: int | None 
     """Refuse an image larger than ``limit`` pixels (the decompression-bomb guard); ``limit``
     defaults to ``config.get_max_image_pixels()``, ``None`` is no limit."""
     if limit is _FROM_CONFIG:
-        limit = config.get_max_image_pixels()
+        limit = config.snapshot().max_image_pixels
     if limit is not None and width * height > limit:
         raise PixelLimitError(
             f"{op_name}: the image header says {width}x{height} = {width * height} pixels, over the limit of "
