@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from minddata.config import RunOptions
 from minddata.engine import ir
 from minddata.engine.chunk import Chunk, Chunks, FailedRow
 from minddata.engine.compiler import compile_plan
@@ -77,9 +78,10 @@ class OnlineSession:
 
     ``thread_nice`` (Linux) runs the session's threads that many steps nicer than the caller: a
     server that shares its cores with its pipeline keeps answering (and refusing) requests at once
-    while preprocessing saturates them."""
+    while preprocessing saturates them. ``options``: the settings the session runs with (a
+    :class:`~minddata.config.RunOptions`; default: a snapshot taken now)."""
 
-    def __init__(self, root: ir.Node, thread_nice: int = 0):
+    def __init__(self, root: ir.Node, thread_nice: int = 0, options: RunOptions | None = None):
         if isinstance(thread_nice, bool) or not isinstance(thread_nice, int) or not 0 <= thread_nice <= 19:
             raise ArgumentError(f"serve: `thread_nice` must be an int from 0 to 19. Found: {thread_nice!r}")
         source = _online_source(root)
@@ -90,7 +92,7 @@ class OnlineSession:
         self._futures: dict[int, Future] = {}
         self._next_id = 0
         self._broken: BaseException | None = None
-        self.rt = new_runtime(error_mode="deliver")
+        self.rt = new_runtime(error_mode="deliver", options=options)
         self.rt.lower_thread_priority(thread_nice)
         chunk_rows = self.rt.options.rows_per_chunk
         parallelism = _parallelism(root)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -13,6 +13,9 @@ from minddata.dataset import splitting
 from minddata.engine import ir
 from minddata.errors import ArgumentError, ColumnNotFoundError, GraphError
 from minddata.ops.base import Op
+
+if TYPE_CHECKING:
+    from minddata.config import RunOptions
 
 __all__ = ["Dataset", "zip", "concat"]
 
@@ -773,11 +776,13 @@ class Dataset:
     def __iter__(self) -> Any:
         return iter(self.create_tuple_iterator(num_epochs=1))
 
-    def serve(self, thread_nice: int = 0) -> Any:
+    def serve(self, thread_nice: int = 0, options: RunOptions | None = None) -> Any:
         """Start an online session over a pipeline rooted at :class:`OnlineDataset`.
 
         ``thread_nice`` (0-19, Linux) lowers the OS priority of the session's threads by that much, so
         that a server's request handling runs first when the pipeline saturates the cores.
+        ``options`` are the settings the session runs with (default: ``config.snapshot()`` now), so
+        a server can set its own limits without changing the process's settings.
 
         Examples:
             >>> import minddata as md
@@ -788,7 +793,7 @@ class Dataset:
         """
         from minddata.engine.online import OnlineSession
 
-        return OnlineSession(self._node, thread_nice=thread_nice)
+        return OnlineSession(self._node, thread_nice=thread_nice, options=options)
 
     # -- introspection -----------------------------------------------------------------------
 

@@ -106,16 +106,15 @@ class Service:
         self.output_names = [t.name for t in self.outputs]
 
     def _open_session(self) -> Any:
-        """The pipeline's online session, under the service's pixel limit (the library's setting is
-        restored after: the session keeps the options it was built with)."""
+        """The pipeline's online session, under the service's pixel limit: the session runs with a
+        snapshot of the settings in which only that limit differs; the process's settings stay as they are."""
+        import dataclasses
+
         from minddata import config
 
-        before = config.get_max_image_pixels()
-        config.set_max_image_pixels(self.settings.max_image_pixels)
-        try:
-            return self.pipeline.dataset(self.settings.workers).serve(thread_nice=self.settings.pipeline_nice)
-        finally:
-            config.set_max_image_pixels(before)
+        options = dataclasses.replace(config.snapshot(), max_image_pixels=self.settings.max_image_pixels)
+        return self.pipeline.dataset(self.settings.workers).serve(thread_nice=self.settings.pipeline_nice,
+                                                                  options=options)
 
     def _probe(self) -> list[TensorInfo]:
         """Run test images through the pipeline and the model: fails here, at start, rather than on the

@@ -140,3 +140,31 @@ def test_an_empty_request_is_refused():
     with pytest.raises(Rejected, match="at least one image") as refused:
         asyncio.run(main())
     assert refused.value.status == 400
+
+
+def test_the_services_pixel_limit_is_its_own_and_leaves_the_process_setting_alone():
+    from minddata import config
+    from minddata.serve.model import NoModel
+
+    config.set_max_image_pixels(50_000_000)
+    try:
+        async def main():
+            service = Service(ServePipeline("infer224", make_ops("infer224")), NoModel(),
+                              ServeSettings(name="t", workers=2, max_image_pixels=100_000))
+            service.start()
+            try:
+                assert config.get_max_image_pixels() == 50_000_000
+                small = await service.batcher.submit([make_jpeg(300, 200, seed=1)], timeout_s=60)
+                return small, await asyncio.gather(service.batcher.submit([make_jpeg(400, 300, seed=2)], timeout_s=60),
+                                                   return_exceptions=True)
+            finally:
+                await service.drain()
+
+        small, (large,) = asyncio.run(main())
+        assert small["image"].shape[0] == 1
+        from minddata.serve.batcher import Rejected
+
+        assert isinstance(large, Rejected) and large.status == 422 and "400x300" in large.message, large
+        assert config.get_max_image_pixels() == 50_000_000
+    finally:
+        config.load_defaults()
