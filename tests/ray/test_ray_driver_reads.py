@@ -10,7 +10,6 @@ writer put it), so a read is told apart from a metadata read by what it covers, 
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import threading
@@ -21,6 +20,7 @@ from typing import NamedTuple
 import numpy as np
 import psutil
 import pytest
+import s3kit
 from ray_cluster import ray_cluster  # noqa: F401 - the session's cluster
 
 import minddata as md
@@ -29,22 +29,10 @@ from minddata.bench.s3server import FaultProxy
 
 # Ray Data copies its context, touching its own deprecated fields: not this project's warnings.
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.data.context")
+# The object storage fixtures this module uses (tests/s3kit.py).
+_s3_env, s3_client, s3_files, s3_mindrecord, s3_server = s3kit._s3_env, s3kit.s3_client, s3kit.s3_files, s3kit.s3_mindrecord, s3kit.s3_server
 
 
-def _storage_fixtures():
-    """The storage tests' fixtures and helpers (tests/storage/conftest.py), under a name of their own:
-    as ``conftest`` it would be the tests' root conftest module."""
-    path = Path(__file__).parents[1] / "storage" / "conftest.py"
-    spec = importlib.util.spec_from_file_location("minddata_storage_fixtures_driver_reads", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_storage = _storage_fixtures()
-s3_server, s3_client, s3_files, s3_mindrecord, _s3_env = (
-    _storage.s3_server, _storage.s3_client, _storage.s3_files, _storage.s3_mindrecord, _storage._s3_env,
-)
 ARROW_ROWS = 3000
 
 
@@ -65,7 +53,7 @@ def s3_arrow_records(s3_client, tmp_path_factory):
     with ArrowRecordWriter(str(root / "train.rec"), shard_num=2) as writer:
         writer.add_schema({"image": {"type": "bytes"}, "label": {"type": "int32"}}, "test")
         writer.write_raw_data([{"image": _arrow_jpeg(i), "label": i} for i in range(ARROW_ROWS)])
-    _storage.upload_tree(s3_client, root, "arrow-rec")
+    s3kit.upload_tree(s3_client, root, "arrow-rec")
     return root
 
 
@@ -172,7 +160,7 @@ def recording_proxy(s3_server):
 def _options(proxy: RangeRecordingProxy) -> dict:
     # The Ray workers have no AWS environment of their own: endpoint and (dummy) credentials travel
     # with the dataset.
-    return _storage.options(proxy.url, access_key_id=_storage.KEY_ID, secret_access_key=_storage.SECRET)
+    return s3kit.options(proxy.url, access_key_id=s3kit.KEY_ID, secret_access_key=s3kit.SECRET)
 
 
 def _rows(ds: md.Dataset, executor: str) -> list[list[bytes]]:

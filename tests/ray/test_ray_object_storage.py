@@ -8,14 +8,13 @@ connection, looked up while the request is being served (not by timing).
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import threading
 import urllib.parse
-from pathlib import Path
 
 import psutil
 import pytest
+import s3kit
 from ray_cluster import ray_cluster  # noqa: F401 - the session's cluster
 
 import minddata as md
@@ -24,21 +23,10 @@ from minddata.bench.s3server import FaultProxy
 
 # Ray Data copies its context, touching its own deprecated fields: not this project's warnings.
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.data.context")
+# The object storage fixtures this module uses (tests/s3kit.py).
+_s3_env, s3_client, s3_images, s3_server = s3kit._s3_env, s3kit.s3_client, s3kit.s3_images, s3kit.s3_server
 
 
-def _storage_fixtures():
-    """The storage tests' fixtures and helpers (tests/storage/conftest.py), under a name of their own:
-    as ``conftest`` it would be the tests' root conftest module."""
-    path = Path(__file__).parents[1] / "storage" / "conftest.py"
-    spec = importlib.util.spec_from_file_location("minddata_storage_fixtures", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_storage = _storage_fixtures()
-# The fixtures this module uses: the server, its bucket of JPEGs, and the per-test AWS environment.
-s3_server, s3_client, s3_images, _s3_env = _storage.s3_server, _storage.s3_client, _storage.s3_images, _storage._s3_env
 IMAGES = "/data/images/"
 
 
@@ -96,7 +84,7 @@ def recording_proxy(s3_server):
 def _remote_images(proxy: RecordingProxy) -> md.ImageFolderDataset:
     # The Ray workers have no AWS environment of their own: endpoint and (dummy) credentials travel
     # with the dataset.
-    options = _storage.options(proxy.url, access_key_id=_storage.KEY_ID, secret_access_key=_storage.SECRET)
+    options = s3kit.options(proxy.url, access_key_id=s3kit.KEY_ID, secret_access_key=s3kit.SECRET)
     return md.ImageFolderDataset("s3://data/images/", shuffle=False, storage_options=options)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import SECRET, options
+from s3kit import SECRET, options
 
 import minddata as md
 from minddata.errors import ArgumentError, GraphError, MinddataError

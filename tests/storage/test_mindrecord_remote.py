@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import options
+from s3kit import options
 
 import minddata as md
 from minddata.errors import ArgumentError, DataFormatError, MinddataError

@@ -8,7 +8,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from conftest import options
+from s3kit import options
 
 import minddata as md
 from minddata.dataset import _storage as st

@@ -4,7 +4,7 @@ OBSMindDataset."""
 from __future__ import annotations
 
 import pytest
-from conftest import BUCKET, options
+from s3kit import BUCKET, options
 
 import minddata as md
 

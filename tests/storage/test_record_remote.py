@@ -4,7 +4,7 @@ record batch by one ranged GET, rows equal to the local set's, exact under fault
 from __future__ import annotations
 
 import pytest
-from conftest import options
+from s3kit import options
 
 import minddata as md
 from minddata.dataset._storage import StorageError

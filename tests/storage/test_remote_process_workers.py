@@ -10,7 +10,7 @@ import tempfile
 import threading
 
 import pytest
-from conftest import KEY_ID, SECRET, options
+from s3kit import KEY_ID, SECRET, options
 
 import minddata as md
 from minddata import vision

@@ -9,7 +9,7 @@ import threading
 import time
 
 import pytest
-from conftest import options
+from s3kit import options
 
 import minddata as md
 from minddata.bench.s3server import FaultProxy

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import KEY_ID, SECRET, options
+from s3kit import KEY_ID, SECRET, options
 
 import minddata as md
 

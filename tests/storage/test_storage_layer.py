@@ -6,7 +6,7 @@ import pickle
 import time
 
 import pytest
-from conftest import SECRET, options
+from s3kit import SECRET, options
 
 from minddata.dataset import _storage as st
 from minddata.errors import ArgumentError
