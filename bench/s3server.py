@@ -65,6 +65,8 @@ class FaultProxy:
         self.rates = dict(rates or {})
         self.delay_s = delay_s
         self.counts: Counter[str] = Counter()
+        # (method, target, Range header or "") of every request, in arrival order: what tests count.
+        self.requests: list[tuple[str, str, str]] = []
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
         proxy = self
@@ -101,6 +103,7 @@ class FaultProxy:
             self.rates = dict(rates)
             self._rng = random.Random(seed)
             self.counts.clear()
+            self.requests.clear()
 
     def _draw(self) -> str:
         with self._lock:
@@ -127,6 +130,9 @@ class FaultProxy:
             headers.append((name.strip(), value.strip()))
         length = int(next((val for key, val in headers if key.lower() == "content-length"), "0") or 0)
         body = h.rfile.read(length) if length else b""
+        ranged = next((val for key, val in headers if key.lower() == "range"), "")
+        with self._lock:
+            self.requests.append((method, target, ranged))
         if self.deny and any(d in urllib.parse.unquote(target) for d in self.deny):
             body = DENIED_BODY
             h.wfile.write(

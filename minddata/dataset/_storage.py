@@ -552,6 +552,12 @@ class ObjectStore:
         action = "reading" if not start and end is None else f"reading bytes {start}-{'' if end is None else end - 1} of"
         return self._retrying(url, action, get)
 
+    def open_body(self, url: ObjectURL, start: int) -> Any:
+        """One GET of the object from byte ``start`` to its end, answered: its body, a stream with
+        ``read(n)`` and ``close()`` (read by :class:`StreamedFile`, which retries the reads)."""
+        response = self.client().get_object(Bucket=url.bucket, Key=url.key, Range=f"bytes={start}-")
+        return response["Body"]
+
     def read_many(self, requests: Sequence[tuple[ObjectURL, int, int | None]], gap: int = 64 << 10,
                   most: int = 8 << 20) -> list[bytes]:
         """Several reads, results in order: ranges of one object less than ``gap`` bytes apart are
@@ -626,6 +632,13 @@ class HTTPStore(ObjectStore):
 
         return self._retrying(url, "reading", get)
 
+    def open_body(self, url: ObjectURL, start: int) -> Any:
+        response = self._open(url, "GET", {"Range": f"bytes={start}-"})
+        if response.status != 206 and start:
+            response.close()
+            raise ArgumentError(f"{url.shown}: the server ignores byte ranges (status {response.status}, not 206).")
+        return response
+
 
 def _glob_regex(pattern: str) -> re.Pattern[str]:
     """A glob over object keys: ``*`` and ``?`` stay within one "/" level, ``**`` crosses levels."""
@@ -696,6 +709,8 @@ def expand_urls(where: str, text: str, options: StorageOptions) -> list[tuple[Ob
             f"{where}: {url.url} matches no object. Check the bucket, the prefix and the pattern (list it with "
             "`aws s3 ls`), and the endpoint (AWS_ENDPOINT_URL or storage_options['endpoint_url'])."
         )
+    for key, size in found:  # a listing's sizes spare a HEAD per object when it is read (store._sizes)
+        store._known_sizes.setdefault(url.child(key).url, size)
     return [(url.child(k), s) for k, s in found]
 
 
@@ -758,6 +773,101 @@ class RangedFile(io.RawIOBase):
         data = self.store.read(self.url, self._pos, self._size) if self._pos < self._size else b""
         self._pos += len(data)
         return data
+
+
+class StreamedFile(io.RawIOBase):
+    """A read-only file over one object of known ``size`` for a reader that goes front to back (tar
+    headers): one streaming GET, read as it arrives, instead of a round trip per block.
+
+    A forward seek reads on (and drops) what it passes, unless it skips more than ``skip`` bytes: then
+    the stream is closed and a new GET starts at the target. A backward seek within the last
+    ``window`` bytes read is served from them; further back starts a new GET. A read that fails (a
+    cut connection, a short body, a 503) is retried as every request is (a new GET from the position
+    reached), so the bytes returned are exactly the object's. Memory: the window and one read."""
+
+    def __init__(self, store: ObjectStore, url: ObjectURL, size: int, window: int = 1 << 16, skip: int = 8 << 20):
+        super().__init__()
+        self.store = store
+        self.url = url
+        self.name = url.url
+        self._size = size
+        self._window = window
+        self._skip = skip
+        self._pos = 0  # where the reader is
+        self._body: Any = None
+        self._body_at = 0  # the next byte the open body gives
+        self._recent = bytearray()  # the last bytes read from the body, ending at _body_at
+        self.gets = 0  # GETs started
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def size(self) -> int:
+        return self._size
+
+    def tell(self) -> int:
+        return self._pos
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        base = {0: 0, 1: self._pos, 2: self._size}[whence]
+        self._pos = max(0, base + offset)
+        return self._pos
+
+    def close(self) -> None:
+        self._drop_body()
+        super().close()
+
+    def _drop_body(self) -> None:
+        body, self._body = self._body, None
+        if body is not None:
+            try:
+                body.close()
+            except Exception:  # noqa: BLE001 - a broken connection: nothing left to release
+                pass
+
+    def _pull(self, most: int) -> bytes:
+        """Up to ``most`` bytes at ``_body_at`` from the open body (a new GET from there if none)."""
+        if self._body is None:
+            self.gets += 1
+            self._body = self.store.open_body(self.url, self._body_at)
+        try:
+            data = self._body.read(most)
+        except BaseException:
+            self._drop_body()
+            raise
+        if not data:
+            self._drop_body()
+            raise _ShortRead(f"the body ended at byte {self._body_at} of {self._size}")
+        return data
+
+    def _advance(self, most: int) -> None:
+        """The next bytes of the body into the recent window (retried, from where the body stopped)."""
+        data = self.store._retrying(self.url, f"reading bytes {self._body_at}- of", lambda: self._pull(most))
+        self._body_at += len(data)
+        self._recent += data
+        if len(self._recent) > self._window:
+            del self._recent[: len(self._recent) - self._window]
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")
+        want = min(len(view), self._size - self._pos)
+        if want <= 0:
+            return 0
+        if self._pos < self._body_at - len(self._recent) or self._pos > self._body_at + self._skip:
+            self._drop_body()  # behind the window, or far ahead: a new GET from there
+            self._body_at, self._recent = self._pos, bytearray()
+        while self._body_at < self._pos:  # a short skip forward: read on
+            self._advance(min(self._pos - self._body_at, self._window))
+        if self._pos == self._body_at:
+            self._advance(min(max(want, 1 << 14), self._window, self._size - self._body_at))
+        at = self._pos - (self._body_at - len(self._recent))
+        got = min(want, len(self._recent) - at)
+        view[:got] = self._recent[at:at + got]
+        self._pos += got
+        return got
 
 
 class RemotePath(str):

@@ -10,7 +10,8 @@ The reader is random access: each shard's member headers are read once (offsets 
 ``tarfile``'s member list) and a sample's members are then read by offset, so shuffling, sharding,
 samplers and exact resume are those of every random-access source. Files are opened in one place,
 :func:`open_shard`: a local file, or an object in object storage read by ranged GETs (the index
-through 1 MiB ranges, a sample as one ranged GET, a chunk's samples ``requests_in_flight`` at a time).
+through one streaming GET per shard, shards ``requests_in_flight`` at a time; a chunk's samples of one
+shard read together: neighbouring ranges merged into few ranged GETs, ``requests_in_flight`` at a time).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import sys
 import tarfile
 import threading
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -192,11 +194,18 @@ class _RemoteShard:
 
     def size(self) -> int:
         if self._size is None:
-            self._size = self.store.size(self.url)  # type: ignore[arg-type]  # split_url of a remote path gives an ObjectURL
+            self._size = self.store._sizes(self.url)  # type: ignore[arg-type]  # split_url of a remote path gives an ObjectURL
         return self._size
 
     def stream(self) -> io.BufferedReader:
-        return io.BufferedReader(_storage.RangedFile(self.store, self.url, self.size()), buffer_size=1 << 16)  # type: ignore[arg-type]  # split_url of a remote path gives an ObjectURL
+        """The shard front to back for its headers: one streaming GET (headers and data arrive in one
+        round trip; data a header skips by more than 8 MiB is not read). With a ``cache_dir``, aligned
+        ranged GETs through the cache instead, so the bytes read here serve the samples' reads."""
+        if self.options.get("cache_dir"):
+            raw: io.RawIOBase = _storage.RangedFile(self.store, self.url, self.size())  # type: ignore[arg-type]  # split_url of a remote path gives an ObjectURL
+        else:
+            raw = _storage.StreamedFile(self.store, self.url, self.size())  # type: ignore[arg-type]  # split_url of a remote path gives an ObjectURL
+        return io.BufferedReader(raw, buffer_size=1 << 16)
 
     def prefetch(self, ranges: list[tuple[int, int]]) -> None:
         """Read these (offset, size) ranges now, ``requests_in_flight`` at a time."""
@@ -387,7 +396,15 @@ class _Shards:
         return self._indexes  # type: ignore[return-value]  # _index() sets it
 
     def _index(self) -> None:
-        indexes = [index_shard(self.where, path, self.storage_options) for path in self.files]
+        remote = [path for path in self.files if _storage.is_remote(path)]
+        at_once = min(len(remote), _storage.StorageOptions("WebDataset", self.storage_options).get("requests_in_flight")
+                      if not isinstance(self.storage_options, _storage.StorageOptions)
+                      else self.storage_options.get("requests_in_flight"))
+        if at_once > 1:  # remote shards: their index reads overlap (results and the first error in shard order)
+            with ThreadPoolExecutor(at_once, thread_name_prefix="minddata-index") as pool:
+                indexes = list(pool.map(lambda path: index_shard(self.where, path, self.storage_options), self.files))
+        else:
+            indexes = [index_shard(self.where, path, self.storage_options) for path in self.files]
         found = sorted({e for index in indexes for e in index.exts})
         if self.requested is None:
             self.columns = [KEY, *found]
