@@ -176,6 +176,8 @@ class FaultProxy:
                 return
             if method != "HEAD":
                 h.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            return  # the client stopped reading (a stream it closed early): nothing left to answer
         finally:
             conn.close()
 
