@@ -71,9 +71,15 @@ class CaseResult:
     images: int
     rounds_images_per_s: list = field(default_factory=list)
     rounds_peak_rss_mb: list = field(default_factory=list)
+    rounds_server_cpu_ms_per_image: list = field(default_factory=list)
+    rounds_pipeline_cpu_ms_per_image: list = field(default_factory=list)
     median_images_per_s: float = 0.0
     ratio_to_local: float = 0.0
     peak_rss_mb: float = 0.0
+    # Where the cores go: CPU time per image of the S3 server process (the whole case: listing,
+    # indexing and reads) and of the pipeline's processes (the timed run, workers included).
+    server_cpu_ms_per_image: float = 0.0
+    pipeline_cpu_ms_per_image: float = 0.0
 
 
 def shard_archives(folder: Path, per_shard: int) -> Iterator[tuple[str, bytes]]:
@@ -130,6 +136,25 @@ def _environment(values: dict[str, str | None]) -> Iterator[None]:
                 os.environ[name] = value
 
 
+def _cpu_seconds(pid: int | None) -> float:
+    """User and system CPU seconds of process ``pid`` and its children so far (0 without psutil)."""
+    try:
+        import psutil
+    except ImportError:  # pragma: no cover - psutil comes with the bench's dependencies
+        return 0.0
+    if pid is None:
+        return 0.0
+    process = psutil.Process(pid)
+    total = 0.0
+    for p in (process, *process.children(recursive=True)):
+        try:
+            times = p.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        total += times.user + times.system
+    return total
+
+
 def _cases(latencies: Sequence[int]) -> list[tuple[str, int | None]]:
     cases: list[tuple[str, int | None]] = [("local files", None)]
     for latency in latencies:
@@ -178,12 +203,16 @@ def measure(folder: Path, rounds: int, latencies: Sequence[int], per_shard: int,
                     else:
                         data = f"s3://{BUCKET}/{'images' if source == 's3 ImageFolder' else 'shards'}/"
                         endpoint = proxies[latency].url if latency else server.url
+                    server_before = _cpu_seconds(server.pid)
                     result = _run_case(source, data, endpoint)
+                    server_cpu = _cpu_seconds(server.pid) - server_before
                     if result.images != count:
                         raise RuntimeError(f"{source}: {result.images} images read, expected {count}")
                     case = results[(source, latency)]
                     case.rounds_images_per_s.append(result.images_per_s)
                     case.rounds_peak_rss_mb.append(result.peak_rss_mb + result.worker_peak_rss_mb)
+                    case.rounds_server_cpu_ms_per_image.append(1000 * server_cpu / result.images)
+                    case.rounds_pipeline_cpu_ms_per_image.append(1000 * result.cpu_seconds / result.images)
                     shown = "" if latency is None else f" at {latency} ms"
                     progress(f"round {r + 1}/{rounds}: {source}{shown}: {result.images_per_s:.1f} images/s")
         finally:
@@ -194,6 +223,8 @@ def measure(folder: Path, rounds: int, latencies: Sequence[int], per_shard: int,
         case.median_images_per_s = statistics.median(case.rounds_images_per_s)
         case.ratio_to_local = case.median_images_per_s / local if local else float("nan")
         case.peak_rss_mb = max(case.rounds_peak_rss_mb)
+        case.server_cpu_ms_per_image = statistics.median(case.rounds_server_cpu_ms_per_image)
+        case.pipeline_cpu_ms_per_image = statistics.median(case.rounds_pipeline_cpu_ms_per_image)
     return list(results.values())
 
 
@@ -203,21 +234,25 @@ def table(results: Sequence[CaseResult], rounds: int) -> str:
     Examples:
         >>> from minddata.bench.object_store import CaseResult, table
         >>> print(table([CaseResult("local files", None, 40, median_images_per_s=80.0, ratio_to_local=1.0,
-        ...                         peak_rss_mb=120.4)], rounds=1).splitlines()[2])
-        local files        -      40      80.0      1.00          120
+        ...                         peak_rss_mb=120.4, pipeline_cpu_ms_per_image=1.84)], rounds=1).splitlines()[2])
+        local files        -      40      80.0      1.00          120                 0.00                   1.84
     """
-    header = ("source", "latency", "images", "images/s", "vs local", "peak RSS MB")
+    header = ("source", "latency", "images", "images/s", "vs local", "peak RSS MB", "server CPU ms/image",
+              "pipeline CPU ms/image")
     rows = [header]
     for r in results:
         rows.append((r.source, "-" if r.latency_ms is None else f"{r.latency_ms} ms", str(r.images),
-                     f"{r.median_images_per_s:.1f}", f"{r.ratio_to_local:.2f}", f"{r.peak_rss_mb:.0f}"))
+                     f"{r.median_images_per_s:.1f}", f"{r.ratio_to_local:.2f}", f"{r.peak_rss_mb:.0f}",
+                     f"{r.server_cpu_ms_per_image:.2f}", f"{r.pipeline_cpu_ms_per_image:.2f}"))
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
              for row in rows]
     lines.insert(1, "-" * len(lines[0]))
     lines.append(f"images/s: median of {rounds} round(s), each in its own process; vs local: against local files; "
                  "peak RSS: the highest round's, workers included; latency: added to every request by a proxy "
-                 "(0 ms: the local server directly)")
+                 "(0 ms: the local server directly); CPU ms/image: medians, the S3 server process over the whole case, "
+                 "the pipeline's processes (workers included) over the timed run; the latency proxy's CPU (in this "
+                 "process) is in neither")
     return "\n".join(lines)
 
 

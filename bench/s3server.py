@@ -248,6 +248,11 @@ class MotoServer:
                     ) from None
                 time.sleep(0.1)
 
+    @property
+    def pid(self) -> int | None:
+        """The server process's id while it runs (for measuring its CPU time), else None."""
+        return self._proc.pid if self._proc is not None else None
+
     def client(self) -> Any:
         import botocore.session
         from botocore.config import Config

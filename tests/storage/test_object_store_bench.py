@@ -31,10 +31,12 @@ def test_quick_run_prints_every_case_and_stops_its_server(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     lines = done.stdout.splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith("source"))
-    assert lines[header].split() == ["source", "latency", "images", "images/s", "vs", "local", "peak", "RSS", "MB"]
+    assert lines[header].split() == ["source", "latency", "images", "images/s", "vs", "local", "peak", "RSS", "MB",
+                                     "server", "CPU", "ms/image", "pipeline", "CPU", "ms/image"]
     rows = [re.split(r"\s{2,}", line.strip()) for line in lines[header + 2:header + 2 + len(CASES)]]
     assert [(r[0], r[1]) for r in rows] == [(s, "-" if ms is None else f"{ms} ms") for s, ms in CASES]
     assert all(r[2] == "20" and float(r[3]) > 0 for r in rows) and rows[0][4] == "1.00"
+    assert all(float(r[6]) > 0 for r in rows[1:]) and all(float(r[7]) > 0 for r in rows)  # server, pipeline CPU
     report = json.loads(out.read_text())
     assert [(c["source"], c["latency_ms"]) for c in report["cases"]] == CASES
     assert all(len(c["rounds_images_per_s"]) == 1 and c["peak_rss_mb"] > 0 for c in report["cases"])
