@@ -21,7 +21,6 @@ import hashlib
 import io
 import threading
 import types
-from collections.abc import Iterator
 from contextlib import closing
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -295,7 +294,7 @@ class CacheStage(Stage):
                 filler.commit()
 
     def _merge(
-        self, ids: list[int], hit: list[bool], source: Iterator[Chunk], filler: Any
+        self, ids: list[int], hit: list[bool], source: Chunks, filler: Any
     ) -> Chunks:
         """Rows of ``ids`` in order: stored ones from the store, the others from ``source``, which reads
         the missing ids in their order (a row it drops, under error_samples_mode "skip", is dropped

@@ -25,13 +25,13 @@ CPU under ``config.set_dvpp_policy("cpu")``.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextlib import closing
 from typing import Any
 
 from minddata.config import RunOptions
 from minddata.engine import ir
-from minddata.engine.chunk import Chunk, FailedRow
+from minddata.engine.chunk import Chunk, Chunks, FailedRow
 from minddata.engine.mapfn import (
     MapErrorPolicy,
     MapFunction,
@@ -263,7 +263,7 @@ class RechunkStage(Stage):
         super().__init__(rt, [child], label)
         self.rows = rows
 
-    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
+    def _run(self, pass_index: int, skip: int = 0) -> Chunks:
         held: list[Chunk] = []
         count = 0
         with closing(self.children[0].run(skip)) as source:

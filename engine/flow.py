@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 from contextlib import closing
 from typing import Any
 
-from minddata.engine.chunk import Chunk
+from minddata.engine.chunk import Chunk, Chunks
 from minddata.engine.runtime import POLL_SECONDS, PipelineStopped, Runtime
 from minddata.engine.stages import Stage
 from minddata.errors import warn
@@ -35,7 +34,7 @@ class ShardRowsStage(Stage):
         self.num_shards = num_shards
         self.shard_id = shard_id
 
-    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
+    def _run(self, pass_index: int, skip: int = 0) -> Chunks:
         n, mine = self.num_shards, self.shard_id
         position = skip * n  # output row `skip` is input row skip * n + shard_id
         with closing(self.children[0].run(position)) as source:
@@ -55,7 +54,7 @@ class FlatMapStage(Stage):
         self.rows_of = rows_of
         self.chunk_rows = chunk_rows
 
-    def _run(self, pass_index: int) -> Iterator[Chunk]:
+    def _run(self, pass_index: int) -> Chunks:
         out: list[Any] = []
         with closing(self.children[0].run()) as source:
             for chunk in source:
@@ -134,7 +133,7 @@ class SyncWaitStage(Stage):
         super().__init__(rt, [child], label)
         self.gate = gate
 
-    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
+    def _run(self, pass_index: int, skip: int = 0) -> Chunks:
         self.gate.reset()
         with closing(self.children[0].run(skip)) as source:
             for chunk in source:
@@ -155,7 +154,7 @@ class CallbackStage(Stage):
         self.runner = runner
         self.where = where
 
-    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
+    def _run(self, pass_index: int, skip: int = 0) -> Chunks:
         runner, begin = self.runner, self.where == "begin"
         if begin:
             runner.epoch_begin(pass_index, skip, self.rt)

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from minddata.engine.autotune import is_autotune
-from minddata.engine.chunk import Chunk
+from minddata.engine.chunk import Chunk, Chunks
 from minddata.engine.profiling import DONE, WAIT_INPUT, WAIT_SLOT, WORKING
 from minddata.engine.runtime import POLL_SECONDS, PipelineStopped, Runtime
 from minddata.engine.stages import Stage
@@ -64,7 +64,7 @@ class _Failure:
 
 
 class _PassState:
-    def __init__(self, slots: int, source: Iterator[Chunk], pass_index: int):
+    def __init__(self, slots: int, source: Chunks, pass_index: int):
         self.lock = threading.Lock()  # guards pulling from the child
         self.cond = threading.Condition()  # guards results, retire and slot_debt
         self.results: dict[int, Any] = {}
@@ -180,7 +180,7 @@ class ParallelApplyStage(Stage):
         )
         state.threads.append(thread)
 
-    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
+    def _run(self, pass_index: int, skip: int = 0) -> Chunks:
         source = self.children[0].run(skip)
         state = _PassState(self.slots, source, pass_index)
         # Row indices (which key random ops) continue from where the resumed pass starts.
@@ -254,7 +254,7 @@ class ParallelApplyStage(Stage):
                 return True
             return False
 
-    def _worker(self, index: int, state: _PassState, source: Iterator[Chunk], pass_index: int) -> None:
+    def _worker(self, index: int, state: _PassState, source: Chunks, pass_index: int) -> None:
         prof = self.prof
         if prof is None:
             self._work_loop(index, state, source, pass_index)
@@ -278,7 +278,7 @@ class ParallelApplyStage(Stage):
                 return False
         return not (state.stop or rt.stopped)
 
-    def _pull(self, state: _PassState, source: Iterator[Chunk]) -> tuple[int, Chunk, int] | None:
+    def _pull(self, state: _PassState, source: Chunks) -> tuple[int, Chunk, int] | None:
         """(sequence number, chunk, row index of its first row), or None at the end of the pass (the
         end, or the child's error, is filed for the consumer under the next sequence number)."""
         with state.lock:
@@ -310,7 +310,7 @@ class ParallelApplyStage(Stage):
         except BaseException as error:  # noqa: BLE001 - handed to the consumer in order
             return _Failure(error)
 
-    def _work_loop(self, index: int, state: _PassState, source: Iterator[Chunk], pass_index: int) -> None:
+    def _work_loop(self, index: int, state: _PassState, source: Chunks, pass_index: int) -> None:
         remote = self.remotes[index] if self.remotes is not None else None
         while self._acquire_slot(state):
             pulled = self._pull(state, source)
@@ -323,7 +323,7 @@ class ParallelApplyStage(Stage):
                 return
 
     def _work_loop_profiled(
-        self, index: int, state: _PassState, source: Iterator[Chunk], pass_index: int, record: Any
+        self, index: int, state: _PassState, source: Chunks, pass_index: int, record: Any
     ) -> None:
         # _work_loop with a clock at each hand-off; kept separate so the unprofiled loop pays nothing.
         remote = self.remotes[index] if self.remotes is not None else None

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from minddata.engine.chunk import Chunk, FailedRow
+from minddata.engine.chunk import Chunk, Chunks, FailedRow
 from minddata.engine.runtime import Runtime
 from minddata.errors import PipelineError
 
@@ -59,7 +59,7 @@ class Stage:
     # (resume skips at the source); other stages replay the rows and drop them.
     fast_skip = False
 
-    def run(self, skip: int = 0) -> Iterator[Chunk]:
+    def run(self, skip: int = 0) -> Chunks:
         """One pass over this stage's output, starting ``skip`` rows in (for resume)."""
         pass_index = self.passes
         self.passes += 1
@@ -88,12 +88,12 @@ class Stage:
             return [None] * len(self.children)
         return [child.static_size() for child in node.children]
 
-    def _run(self, pass_index: int) -> Iterator[Chunk]:  # pragma: no cover - abstract
+    def _run(self, pass_index: int) -> Chunks:  # pragma: no cover - abstract
         """One pass. Stages with ``fast_skip`` also take ``skip``: start that many rows in."""
         raise NotImplementedError
 
 
-def _drop_rows(chunks: Iterator[Chunk], count: int) -> Iterator[Chunk]:
+def _drop_rows(chunks: Chunks, count: int) -> Chunks:
     with closing(chunks):
         for chunk in chunks:
             if count:
@@ -120,7 +120,7 @@ class IndexSourceStage(Stage):
     # minddata.engine.elastic); set by the iterator before the run starts.
     override: dict[int, tuple[np.ndarray, np.ndarray]] | None = None
 
-    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
+    def _run(self, pass_index: int, skip: int = 0) -> Chunks:
         planned = self.override.get(pass_index) if self.override else None
         if planned is not None:
             indices, keys = planned
@@ -159,7 +159,7 @@ class IterableSourceStage(Stage):
         self.chunk_rows = chunk_rows
         self.num_samples = num_samples
 
-    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
+    def _run(self, pass_index: int, skip: int = 0) -> Chunks:
         limit = self.num_samples
         source = self.open_iter(pass_index)
         to_row = self.to_row
@@ -203,7 +203,7 @@ class InlineApplyStage(Stage):
         # called with None once the pass ends.
         self.ordered = ordered
 
-    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
+    def _run(self, pass_index: int, skip: int = 0) -> Chunks:
         fn, ordered = self.fn, self.ordered
         state: dict = {}
         row_start = skip
@@ -229,7 +229,7 @@ class TakeStage(Stage):
 
     fast_skip = True
 
-    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
+    def _run(self, pass_index: int, skip: int = 0) -> Chunks:
         left = self.count - skip
         if left <= 0:
             # The child's pass still counts, as if it had run up to the take.
@@ -254,7 +254,7 @@ class SkipStage(Stage):
 
     fast_skip = True
 
-    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
+    def _run(self, pass_index: int, skip: int = 0) -> Chunks:
         with closing(self.children[0].run(self.count + skip)) as source:
             yield from source
 
@@ -272,7 +272,7 @@ class RepeatStage(Stage):
     def child_passes_per_pass(self) -> int:
         return max(self.count, 0)
 
-    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
+    def _run(self, pass_index: int, skip: int = 0) -> Chunks:
         done = 0
         if skip:
             done, skip = divmod(skip, self._child_sizes()[0])  # type: ignore[operator]
@@ -311,7 +311,7 @@ class ConcatStage(Stage):
     def fast_skip(self) -> bool:  # type: ignore[override]
         return all(size is not None for size in self._child_sizes())
 
-    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
+    def _run(self, pass_index: int, skip: int = 0) -> Chunks:
         sizes = self._child_sizes() if skip else [None] * len(self.children)
         reference: tuple[int, list[str]] | None = None
         for index, (child, size) in enumerate(zip(self.children, sizes)):
@@ -352,7 +352,7 @@ class ZipStage(Stage):
 
     fast_skip = True
 
-    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
+    def _run(self, pass_index: int, skip: int = 0) -> Chunks:
         sources = [child.run(skip) for child in self.children]
         buffers: list[list[Any]] = [[] for _ in sources]
         try:
@@ -390,7 +390,7 @@ class ProjectStage(Stage):
 
     fast_skip = True
 
-    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
+    def _run(self, pass_index: int, skip: int = 0) -> Chunks:
         pick = self.pick
         with closing(self.children[0].run(skip)) as source:
             for chunk in source:
@@ -411,7 +411,7 @@ class ShuffleStage(Stage):
         self.position = position
         self.chunk_rows = chunk_rows
 
-    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
+    def _run(self, pass_index: int, skip: int = 0) -> Chunks:
         rng = node_rng(self.rt.seed, pass_index, self.position)
         uniforms = rng.random(1024)
         used = 0
@@ -483,7 +483,7 @@ class GroupStage(Stage):
     def fast_skip(self) -> bool:  # type: ignore[override]
         return not callable(self.batch_size)
 
-    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
+    def _run(self, pass_index: int, skip: int = 0) -> Chunks:
         batch_num = skip
         want = self._size(batch_num, pass_index)
         rows: list[Any] = []

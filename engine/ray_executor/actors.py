@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextlib import closing
 from typing import Any
 
@@ -22,7 +22,7 @@ import numpy as np
 from minddata import config
 from minddata.config import RunOptions
 from minddata.engine import ir
-from minddata.engine.chunk import Chunk
+from minddata.engine.chunk import Chunk, Chunks
 from minddata.engine.compiler import Planner
 from minddata.engine.devicemap import needs_device_build
 from minddata.engine.ray_executor.codec import (
@@ -122,7 +122,7 @@ class _Feed(Stage):
         super().__init__(rt, [])
         self.pending: Chunk | None = None
 
-    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
+    def _run(self, pass_index: int, skip: int = 0) -> Chunks:
         chunk, self.pending = self.pending, None
         if chunk is None:
             return
@@ -217,7 +217,7 @@ class Step:
             feed.pending = Chunk(rows[start:stop], tagged, origins[start:stop], keys)
             # The stage's own _run: row indices start at the run's position, and nothing is dropped.
             # (_run is a generator: closing() ends it; every stage's _run takes skip, Stage's abstract one aside.)
-            with closing(stage._run(self.pass_index, skip)) as chunks:  # type: ignore[type-var, call-arg]
+            with closing(stage._run(self.pass_index, skip)) as chunks:  # type: ignore[call-arg]  # see above: Stage._run declares no skip
                 for chunk in chunks:
                     keep(chunk.rows)
                     if batch is not None:

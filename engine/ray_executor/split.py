@@ -125,7 +125,7 @@ class Segment:
         assert self.shuffle_position is not None
         stage = planner.build_node(self.shuffle, [sampler], self.shuffle_position)
         stage.skip_passes(pass_index)
-        with closing(stage.run()) as chunks:  # type: ignore[type-var]  # a generator: closing() ends it
+        with closing(stage.run()) as chunks:
             parts = [np.asarray(chunk.rows, dtype=np.int64) for chunk in chunks]
         return np.concatenate(parts) if parts else np.zeros(0, np.int64)
 

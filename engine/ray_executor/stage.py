@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import closing
 from typing import TYPE_CHECKING, Any
 
-from minddata.engine.chunk import Chunk
+from minddata.engine.chunk import Chunk, Chunks
 from minddata.engine.ray_executor.codec import ID, frame_rows, origins_of, take_notes
 from minddata.engine.ray_executor.ray_import import require_ray
 from minddata.engine.runtime import Runtime
@@ -32,7 +32,7 @@ def _unwrap(error: BaseException) -> BaseException:
     return error
 
 
-def _blocks(ds: Any) -> Iterator[Any]:
+def _blocks(ds: Any) -> Generator[Any, None, None]:
     """The execution's blocks (Arrow tables) in order, each as soon as its task is done.
 
     ``iter_batches`` yields a block only once the block ``prefetch_batches`` after it is done too: on
@@ -66,12 +66,12 @@ class RaySegmentStage(Stage):
         # rows then stay read-only views of the blocks (no copy out of the object store first).
         self.consumer_copies_rows = False
 
-    def _run(self, pass_index: int, skip: int = 0) -> Iterator[Chunk]:
+    def _run(self, pass_index: int, skip: int = 0) -> Chunks:
         ds = self.plan.segment_dataset(self.segment, self.rt.seed, pass_index, skip, shard_seed=self.rt.shard_seed,
                                        options=self.rt.options)
         batches = _blocks(ds)
         try:
-            with closing(batches):  # type: ignore[type-var]
+            with closing(batches):
                 for table in batches:
                     self.rt.check()
                     table = take_notes(table, self.rt.errors)
