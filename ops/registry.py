@@ -33,6 +33,7 @@ import sys
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import FrameType
 from typing import Any
 
 from minddata.errors import DeviceError
@@ -105,7 +106,7 @@ _WHERE: dict[str, dict[str, str]] = {}
 
 
 def _caller() -> str:
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None and frame.f_code.co_filename == __file__:
         frame = frame.f_back
     return f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else "?"

@@ -20,7 +20,7 @@ from __future__ import annotations
 import io
 import pickle
 import traceback
-from typing import Any
+from typing import Any, Literal
 
 import cloudpickle
 import numpy as np
@@ -62,7 +62,7 @@ class RemoteTraceback(Exception):
         return self.tb
 
 
-def _rebuild_ndarray(buf: Any, dtype: np.dtype, shape: tuple[int, ...], order: str) -> np.ndarray:
+def _rebuild_ndarray(buf: Any, dtype: np.dtype, shape: tuple[int, ...], order: Literal["C", "F"]) -> np.ndarray:
     if isinstance(buf, memoryview) and buf.readonly and isinstance(buf.obj, np.ndarray):
         # pickle wraps the buffer of a read-only source array in a read-only view; the buffer we
         # supplied is a private copy (parent) or the arena (child), both fine to write.

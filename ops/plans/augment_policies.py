@@ -81,7 +81,8 @@ AUTO_AUGMENT_POLICIES: dict[str, tuple[tuple[tuple[str, float, int | None], ...]
 
 
 def linspace32(
-    start: float, end: float, n: int, scale: float = 1.0, offset: float = 0.0, rounded: bool = False
+    start: float | np.floating, end: float | np.floating, n: int, scale: float = 1.0, offset: float = 0.0,
+    rounded: bool = False,
 ) -> np.ndarray:
     """``n`` evenly spaced float32 values ``(start + i * step) * scale + offset`` (optionally rounded
     half to even), each step in float32 as MindSpore's ``Linspace`` computes it."""

@@ -74,7 +74,7 @@ _JPEG_SOF = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
 
 def _jpeg_size(buf: np.ndarray) -> tuple[int, int] | None:
     """(width, height) from a JPEG's SOF segment, walking the marker segments before it."""
-    data = memoryview(buf)
+    data = buf.data
     n = len(data)
     i = 2
     while i + 4 <= n:
@@ -115,7 +115,7 @@ def image_header_size(data: Any, op_name: str = "Decode") -> tuple[int, int] | N
     if buf.size >= 24 and buf[:8].tobytes() == _PNG_SIGNATURE:
         if buf[12:16].tobytes() != b"IHDR":
             return None
-        width, height = struct.unpack_from(">II", memoryview(buf), 16)
+        width, height = struct.unpack_from(">II", buf.data, 16)
         return width, height
     if buf.size >= 4 and buf[0] == 0xFF and buf[1] == 0xD8:
         return _jpeg_size(buf)

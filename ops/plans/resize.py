@@ -9,7 +9,7 @@ op of the family through it; the CPU and GPU kernels call the same functions op 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
 import numpy as np
 
@@ -19,6 +19,12 @@ from minddata.ops.plans.image import square
 __all__ = ["CROP_RESIZE_OPS", "CropResize", "crop_resize", "geometry_op", "resize_output_size"]
 
 
+@overload
+def resize_output_size(height: int, width: int, size: int | tuple[int, int]) -> tuple[int, int]: ...
+@overload
+def resize_output_size(
+    height: int | None, width: int | None, size: int | tuple[int, int]
+) -> tuple[int | None, int | None]: ...
 def resize_output_size(
     height: int | None, width: int | None, size: int | tuple[int, int]
 ) -> tuple[int | None, int | None]:
@@ -74,7 +80,8 @@ def _resized_crop(op: Any, height: int, width: int, rng: Any, shape: Any) -> Cro
 
 
 def _crop(op: Any, height: int, width: int, rng: Any, shape: Any) -> CropResize:
-    box = CropBox(*op.coordinates, *square(op.size))
+    top, left = op.coordinates
+    box = CropBox(top, left, *square(op.size))
     check_crop_box(op.name, shape, box)
     return CropResize(box, box.height, box.width)
 
