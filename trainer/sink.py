@@ -22,12 +22,13 @@ shape needs.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import queue
 import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final, Literal
 
 from minddata import config
 from minddata.config import RunOptions
@@ -38,7 +39,14 @@ torch = import_torch("minddata.trainer")
 
 __all__ = ["EPOCH_END", "BatchFeed", "StagedBatch", "device_options"]
 
-EPOCH_END = object()  # the pipeline finished a pass over the data
+
+class _End(enum.Enum):
+    """The type of the end-of-pass marker: an enum, so that ``item is EPOCH_END`` narrows for type checkers."""
+
+    EPOCH_END = "EPOCH_END"
+
+
+EPOCH_END: Final = _End.EPOCH_END  # the pipeline finished a pass over the data
 _POLL = 0.05  # every blocking wait wakes this often to notice a stop or a dead thread
 
 
@@ -127,7 +135,7 @@ class BatchFeed:
             return tensor.pin_memory().to(self.device, non_blocking=True)
         return tensor.to(self.device)
 
-    def _stage(self) -> StagedBatch | object:
+    def _stage(self) -> StagedBatch | Literal[_End.EPOCH_END]:
         t0 = time.perf_counter()
         try:
             row = next(self._iterator)
@@ -164,7 +172,7 @@ class BatchFeed:
         """Raise unless ``row`` has the first batch's shapes (a remainder batch may be shorter)."""
         self._batches += 1
         # torch.Size and NumPy shapes are tuples; values without a shape (strings, scalars) count as ().
-        shapes = [value.shape if hasattr(value, "shape") else () for value in row]
+        shapes: list[tuple[int, ...]] = [value.shape if hasattr(value, "shape") else () for value in row]
         if shapes == self._first_shapes:
             return
         shapes = [tuple(shape) for shape in shapes]
@@ -223,7 +231,7 @@ class BatchFeed:
 
     # -- consuming ----------------------------------------------------------------------------
 
-    def get(self) -> StagedBatch | object:
+    def get(self) -> StagedBatch | Literal[_End.EPOCH_END]:
         """The next batch (ready for use on the current CUDA stream), or ``EPOCH_END``."""
         if self._thread is None:
             item = self._stage()
