@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from minddata.ops.base import Op, TensorSpec
+from minddata.ops.base import KernelOp, Op, TensorSpec
 
 __all__ = ["FusedDecodeResize", "FusedDecodeRandomResizedCrop", "FusedNormalizeHWC2CHW", "NormalizeInputCheck"]
 
@@ -37,8 +37,8 @@ class FusedDecodeResize(_Fused):
         super().__init__(decode, resize)
         self.decode, self.resize = decode, resize
 
-    def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
-        return self.resize.output_spec(self.decode.output_spec(*inputs))  # type: ignore[arg-type]
+    def output_spec(self, *inputs: TensorSpec) -> TensorSpec | tuple[TensorSpec, ...]:
+        return self.resize.output_spec(self.decode.output_spec(*inputs))  # type: ignore[arg-type]  # Decode: one output
 
 
 class FusedDecodeRandomResizedCrop(_Fused):
@@ -51,7 +51,7 @@ class FusedDecodeRandomResizedCrop(_Fused):
         super().__init__(*([decode] if decode is not None else []), crop)
         self.decode, self.crop = decode, crop
 
-    def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
+    def output_spec(self, *inputs: TensorSpec) -> TensorSpec | tuple[TensorSpec, ...]:
         return self.crop.output_spec(TensorSpec((None, None, 3), None))
 
 
@@ -59,15 +59,15 @@ class FusedNormalizeHWC2CHW(_Fused):
     """Normalize (HWC) → HWC2CHW on one row: a uint8 image is normalized straight into a CHW float32
     array, without the HWC float image and its transposed copy. Bit-identical to the two ops."""
 
-    def __init__(self, normalize: Op, hwc2chw: Op):
+    def __init__(self, normalize: KernelOp, hwc2chw: Op):
         super().__init__(normalize, hwc2chw)
         self.normalize, self.hwc2chw = normalize, hwc2chw
         # The kernel's operands, made once per op rather than once per row (private: not parameters).
         self._mean32 = np.asarray(normalize.mean, np.float32)
         self._std32 = np.asarray(normalize.std, np.float32)
 
-    def output_spec(self, *inputs: TensorSpec) -> TensorSpec:
-        return self.hwc2chw.output_spec(self.normalize.output_spec(*inputs))  # type: ignore[arg-type]
+    def output_spec(self, *inputs: TensorSpec) -> TensorSpec | tuple[TensorSpec, ...]:
+        return self.hwc2chw.output_spec(self.normalize.output_spec(*inputs))
 
 
 class NormalizeInputCheck(Op):
