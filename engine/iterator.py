@@ -395,7 +395,7 @@ class PipelineRun:
     def get_state(self) -> dict:
         """Where the consumer is: small and JSON-serializable. A new iterator created with it
         continues with exactly the rows (and random augmentations) this one would give next."""
-        state = {
+        state: dict[str, Any] = {
             "version": STATE_VERSION,
             "seed": self.rt.seed,
             "shard_seed": self.rt.shard_seed,

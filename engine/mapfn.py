@@ -71,7 +71,7 @@ class MapFunction:
 
     def _steps(self) -> tuple:
         if self._steps_cache is None:
-            steps = []
+            steps: list[tuple[Callable[..., Any], Op | None, bool, bool | None]] = []
             for op in self.operations:
                 if isinstance(op, Op):
                     kernel = get_kernel(op.name, "CPU")
@@ -395,20 +395,22 @@ class _Keyed(int):
     """``row_start`` for rows with global keys: ``_Keyed(keys) + i`` is ``keys[i]``, so the row loops
     (and their error messages) use each row's key where they used its position."""
 
+    keys: list[int]
+
     def __new__(cls, keys: list[int]) -> _Keyed:
         self = super().__new__(cls, keys[0] if len(keys) else 0)
         self.keys = keys
         return self
 
-    def __add__(self, i: int) -> int:  # type: ignore[override]
+    def __add__(self, i: int) -> int:
         return self.keys[i]
 
 
 def _concat(chunks: list[Chunk]) -> Chunk:
     rows = [row for c in chunks for row in c.rows]
-    ids = None if any(c.ids is None for c in chunks) else [i for c in chunks for i in c.ids]  # type: ignore[union-attr]
-    origins = None if any(c.origins is None for c in chunks) else [o for c in chunks for o in c.origins]  # type: ignore[union-attr]
-    keys = None if any(c.keys is None for c in chunks) else [k for c in chunks for k in c.keys]  # type: ignore[union-attr]
+    ids = None if any(c.ids is None for c in chunks) else [i for c in chunks for i in c.ids]  # type: ignore[union-attr]  # no None: any() checked
+    origins = None if any(c.origins is None for c in chunks) else [o for c in chunks for o in c.origins]  # type: ignore[union-attr]  # no None: any() checked
+    keys = None if any(c.keys is None for c in chunks) else [k for c in chunks for k in c.keys]  # type: ignore[union-attr]  # no None: any() checked
     return Chunk(rows, ids, origins, keys)
 
 

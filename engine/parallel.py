@@ -36,12 +36,14 @@ __all__ = ["ParallelApplyStage", "reading_first"]
 # consumer in sequence order (for decisions that must not depend on timing, e.g. error replacement).
 Work = Callable[[Chunk, int, int], Any]
 Finish = Callable[[Chunk, Any, int, int], Chunk | None]
-Ordered = Callable[[Chunk, dict], Chunk | None]
+Ordered = Callable[[Chunk | None, dict], Chunk | None]  # None: the pass ended (the tail, if any)
 
 _END = object()
 
 
-def reading_first(read: Work, finish_read: Finish, work: Work, finish: Finish) -> tuple[Work, Finish]:
+def reading_first(
+    read: Work, finish_read: Callable[[Chunk, Any, int, int], Chunk], work: Work, finish: Finish
+) -> tuple[Work, Finish]:
     """The ``work`` and ``finish`` of a stage whose workers first read their chunk's rows: ``read``
     and ``finish_read`` (a source's) turn a chunk of row ids into a chunk of rows, which ``work`` and
     ``finish`` then take as they would from a reader stage."""

@@ -66,7 +66,7 @@ class Stage:
         if not skip:
             chunks = self._run(pass_index)
         elif self.fast_skip:
-            chunks = self._run(pass_index, skip)  # type: ignore[call-arg]
+            chunks = self._run(pass_index, skip)  # type: ignore[call-arg]  # a fast_skip stage's _run takes skip
         else:
             chunks = _drop_rows(self._run(pass_index), skip)
         if self.prof is None:
@@ -122,6 +122,7 @@ class IndexSourceStage(Stage):
 
     def _run(self, pass_index: int, skip: int = 0) -> Chunks:
         planned = self.override.get(pass_index) if self.override else None
+        keys: np.ndarray | None
         if planned is not None:
             indices, keys = planned
         else:
@@ -265,7 +266,7 @@ class RepeatStage(Stage):
         self.count = count
 
     @property
-    def fast_skip(self) -> bool:  # type: ignore[override]
+    def fast_skip(self) -> bool:  # type: ignore[override]  # per instance, where Stage has a class attribute
         size = self._child_sizes()[0]
         return size is not None and size > 0
 
@@ -275,7 +276,7 @@ class RepeatStage(Stage):
     def _run(self, pass_index: int, skip: int = 0) -> Chunks:
         done = 0
         if skip:
-            done, skip = divmod(skip, self._child_sizes()[0])  # type: ignore[operator]
+            done, skip = divmod(skip, self._child_sizes()[0])  # type: ignore[operator]  # skip comes only with fast_skip: size known
             self.children[0].skip_passes(done)
         while self.count < 0 or done < self.count:
             produced = 0
@@ -308,7 +309,7 @@ class ConcatStage(Stage):
         self.columns = columns
 
     @property
-    def fast_skip(self) -> bool:  # type: ignore[override]
+    def fast_skip(self) -> bool:  # type: ignore[override]  # per instance, where Stage has a class attribute
         return all(size is not None for size in self._child_sizes())
 
     def _run(self, pass_index: int, skip: int = 0) -> Chunks:
@@ -480,7 +481,7 @@ class GroupStage(Stage):
         return int(size)
 
     @property
-    def fast_skip(self) -> bool:  # type: ignore[override]
+    def fast_skip(self) -> bool:  # type: ignore[override]  # per instance, where Stage has a class attribute
         return not callable(self.batch_size)
 
     def _run(self, pass_index: int, skip: int = 0) -> Chunks:
