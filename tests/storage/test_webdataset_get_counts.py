@@ -15,7 +15,7 @@ import minddata as md
 
 SHARDS = 3
 SAMPLES = 40  # per shard
-CHUNK_ROWS = 8  # WebDataset's rows per chunk
+CHUNK_ROWS = 32  # WebDataset's rows per chunk of shards in object storage
 IMAGE_BYTES = 30_000  # a shard is about 1.3 MB: more than one 1 MiB block
 
 
