@@ -295,7 +295,7 @@ class ProcessWorker:
                     raise
             ctx = multiprocessing.get_context(s.start_method)
             parent_conn, child_conn = ctx.Pipe(duplex=True)
-            proc = ctx.Process(
+            proc = ctx.Process(  # type: ignore[attr-defined]  # every start method's context has Process
                 target=child_main,
                 args=(
                     child_conn,
@@ -354,13 +354,13 @@ class ProcessWorker:
             spans, total = layout(views)
             new_req = None
             try:
-                if views and total > s.req.size:  # type: ignore[union-attr]
+                if views and total > s.req.size:  # type: ignore[union-attr]  # views come only with shared memory, which keeps s.req
                     old = s.req
-                    s.req = s.new_arena("req", grown_size(total, old.size))
-                    s.drop_arena(old)  # the child's mapping stays valid until it attaches the new one
+                    s.req = s.new_arena("req", grown_size(total, old.size))  # type: ignore[union-attr]  # as above
+                    s.drop_arena(old)  # type: ignore[arg-type]  # as above; the child's mapping stays valid until it attaches the new one
                     new_req = (s.req.path, s.req.size)
                 if views:
-                    write(s.req, views, spans, total)  # type: ignore[arg-type]
+                    write(s.req, views, spans, total)  # type: ignore[arg-type]  # views come only with shared memory, which keeps s.req
             except OSError as e:
                 raise _in_stage(s, e) from None
             del views

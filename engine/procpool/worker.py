@@ -61,11 +61,11 @@ class _Attachment:
 
     @property
     def size(self) -> int:
-        return self.spec[1]
+        return self.spec[1]  # type: ignore[index]  # used only with shared memory, which gives a spec
 
     def get(self) -> Arena:
         if self.arena is None:
-            self.arena = Arena.attach(*self.spec)
+            self.arena = Arena.attach(*self.spec)  # type: ignore[misc]  # as size: shared memory gives a spec
         return self.arena
 
     def replace(self, spec: tuple[str, int]) -> None:
@@ -178,7 +178,7 @@ def child_main(
         fn = forked[0]
     else:
         try:
-            fn = cloudpickle.loads(fn_bytes)  # type: ignore[arg-type]
+            fn = cloudpickle.loads(fn_bytes)
         except Exception as e:
             fn_error = error_reply(0, e, f"while unpickling fn in {name}")
     del fn_bytes, forked
