@@ -198,7 +198,7 @@ class RandomAccessSourceNode(Node):
     such as encoded images move in smaller chunks).
     """
 
-    name: str = field()
+    name: str = field()  # type: ignore[misc]  # a source is named per instance (its dataset class)
     column_names: list[str]
     num_rows: Callable[[], int]
     sampler: Any
@@ -232,7 +232,7 @@ class IterableSourceNode(Node):
     ``fetch(numbers)`` the rows, ``origins(numbers)`` their files.
     """
 
-    name: str = field()
+    name: str = field()  # type: ignore[misc]  # a source is named per instance (its dataset class)
     column_names: list[str]
     open_iter: Callable[..., Iterator[Any]]
     to_row: Callable[[Any, int], tuple]
