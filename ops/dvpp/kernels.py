@@ -26,7 +26,7 @@ import numpy as np
 from minddata import config
 from minddata.config import RunOptions
 from minddata.errors import DeviceError
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp, Op
 from minddata.ops.cpu.decode import decode_image
 from minddata.ops.cpu.resize import resize_image
 from minddata.ops.dvpp import rules
@@ -72,7 +72,7 @@ def current_driver(options: RunOptions | None = None) -> str:
     return driver
 
 
-def _vpc_interpolation(op: Op) -> str | None:
+def _vpc_interpolation(op: KernelOp) -> str | None:
     spec = geometry_op(op)
     if not hasattr(spec, "interpolation"):
         return None
@@ -82,7 +82,7 @@ def _vpc_interpolation(op: Op) -> str | None:
     return None
 
 
-def unsupported_reason(op: Op, driver: str) -> str | None:
+def unsupported_reason(op: KernelOp, driver: str) -> str | None:
     """``None`` when ``driver`` runs ``op`` with these parameters, else why not (decided before any
     row runs: the placement pass reports it when the iterator is created)."""
     ops = DRIVER_OPS.get(driver, ())
@@ -108,7 +108,7 @@ def unsupported_reason(op: Op, driver: str) -> str | None:
 
 
 def _with_policy(name: str, model: Callable[[Op, KernelContext, Any], Any]) -> Callable[..., Any]:
-    def kernel(op: Op, ctx: KernelContext, data: Any) -> Any:
+    def kernel(op: KernelOp, ctx: KernelContext, data: Any) -> Any:
         # The placement's resolved driver travels on the op; the settings come from the run's options.
         driver = getattr(op, "_dvpp_driver", None) or current_driver(ctx.options)
         policy = ctx.options.dvpp_policy
@@ -191,32 +191,32 @@ def _vpc(op_name: str, image: np.ndarray, plan: CropResize, interpolation: Any =
 
 
 @_register("Decode", drivers=_DECODER_DRIVERS)
-def _decode_kernel(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
+def _decode_kernel(op: KernelOp, ctx: KernelContext, data: Any) -> np.ndarray:
     return _decode("Decode", data, ctx.options.max_image_pixels)
 
 
 # Resize: more where the op resizes without antialiasing.
 @_register("Resize", drivers=_VPC_DRIVERS, tolerance=(48.0, 6.0))
 @_register("ResizedCrop", "RandomResizedCrop", drivers=_VPC_DRIVERS)
-def _resize_kernel(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def _resize_kernel(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = rules.check_vpc_input(op.name, image)
     return _vpc(op.name, img, crop_resize(op, img.shape[0], img.shape[1], ctx.rng, img.shape), op.interpolation)
 
 
 @_register("Crop", "CenterCrop", drivers=_VPC_DRIVERS)
-def _crop_kernel(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def _crop_kernel(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     img = rules.check_vpc_input(op.name, image)
     return _vpc(op.name, img, crop_resize(op, img.shape[0], img.shape[1], shape=img.shape))
 
 
 # Against the CPU's fused kernels, which decode at a reduced DCT scale where DVPP decodes in full.
 @_register("FusedDecodeResize", drivers=_DECODER_DRIVERS, tolerance=(48.0, 6.5))
-def _decode_resize_kernel(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
+def _decode_resize_kernel(op: KernelOp, ctx: KernelContext, data: Any) -> np.ndarray:
     image = _decode("Decode", data, ctx.options.max_image_pixels)
     return _vpc("Resize", image, crop_resize(op, image.shape[0], image.shape[1]), op.resize.interpolation)
 
 
-def _decode_crop(op: Op, ctx: KernelContext, data: Any, decode_name: str, crop_name: str) -> np.ndarray:
+def _decode_crop(op: KernelOp, ctx: KernelContext, data: Any, decode_name: str, crop_name: str) -> np.ndarray:
     buf = encoded_bytes(data, decode_name)
     if buf.size == 0:
         raise empty_input_error(decode_name)
@@ -231,17 +231,17 @@ def _decode_crop(op: Op, ctx: KernelContext, data: Any, decode_name: str, crop_n
 
 
 @_register("FusedDecodeRandomResizedCrop", drivers=_DECODER_DRIVERS, tolerance=(40.0, 5.5))
-def _decode_random_crop_kernel(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
+def _decode_random_crop_kernel(op: KernelOp, ctx: KernelContext, data: Any) -> np.ndarray:
     return _decode_crop(op, ctx, data, "Decode", "RandomResizedCrop")
 
 
 @_register("RandomCropDecodeResize", drivers=_DECODER_DRIVERS, tolerance=(40.0, 5.5))
-def _random_crop_decode_resize_kernel(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
+def _random_crop_decode_resize_kernel(op: KernelOp, ctx: KernelContext, data: Any) -> np.ndarray:
     return _decode_crop(op, ctx, data, "RandomCropDecodeResize", "RandomCropDecodeResize")
 
 
 @_register(*rules.TENSOR_OPS)
-def _tensor_kernel(op: Op, ctx: KernelContext, image: Any) -> np.ndarray:
+def _tensor_kernel(op: KernelOp, ctx: KernelContext, image: Any) -> np.ndarray:
     # DVPP's tensor ops read and write HWC images (no NV12 buffer): the model is the CPU kernel's
     # arithmetic behind DVPP's rules.
     return get_kernel(op.name, "CPU")(op, ctx, rules.check_tensor_op(op.name, image))

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.gpu.color import _hue_shift
 from minddata.ops.gpu.translation import (
     Args,
@@ -78,7 +78,7 @@ def _invert(x64: Any, env: Any) -> Any:
     return _const64(255.0, env) - x64
 
 
-def _build_invert(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+def _build_invert(op: KernelOp, node: Any, args: dict[str, Any], env: Any) -> Any:
     x64 = _f64(node, env)
     y = _invert(x64, env)
     if op.name == "RandomInvert":
@@ -87,7 +87,7 @@ def _build_invert(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
 
 
 @_register("Invert", "RandomInvert", args=ON_ARGS, build=_build_invert)
-def _plan_invert(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+def _plan_invert(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     from minddata.ops.plans.adjust import applies
 
     _image(op.name, s, numeric=True)
@@ -95,7 +95,7 @@ def _plan_invert(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     return {"on": np.array(float(on), np.float32)}, Sample(s.shape, s.kind)
 
 
-def _build_posterize(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+def _build_posterize(op: KernelOp, node: Any, args: dict[str, Any], env: Any) -> Any:
     return node & _arg(args, "mask", env)
 
 
@@ -104,7 +104,7 @@ def _posterize_mask(bits: int) -> np.ndarray:
 
 
 @_register("Posterize", "RandomPosterize", args={"mask": np.uint8}, build=_build_posterize)
-def _plan_posterize(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+def _plan_posterize(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     from minddata.ops.plans.adjust import posterize_bits
 
     _uint8_image(op.name, s)
@@ -115,7 +115,7 @@ def _plan_posterize(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample
 SOLARIZE_ARGS = {"low": np.float64, "high": np.float64, "single": np.float64}
 
 
-def _build_solarize(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+def _build_solarize(op: KernelOp, node: Any, args: dict[str, Any], env: Any) -> Any:
     x64 = _f64(node, env)
     at_least = _f64(x64 >= _arg(args, "low", env), env)
     at_most = _f64(x64 <= _arg(args, "high", env), env)
@@ -125,7 +125,7 @@ def _build_solarize(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
 
 
 @_register("Solarize", "RandomSolarize", args=SOLARIZE_ARGS, build=_build_solarize)
-def _plan_solarize(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+def _plan_solarize(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     from minddata.ops.plans.adjust import solarize_range
 
     _image(op.name, s, numeric=True)
@@ -140,7 +140,7 @@ def _plan_solarize(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]
 FACTOR_ARGS = {"factor": np.float32}
 
 
-def _build_brightness(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+def _build_brightness(op: KernelOp, node: Any, args: dict[str, Any], env: Any) -> Any:
     factor = _arg(args, "factor", env)
     dtype = env.kind_in.dtype
     if dtype == np.uint8:
@@ -150,7 +150,7 @@ def _build_brightness(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
 
 
 @_register("AdjustBrightness", args=FACTOR_ARGS, build=_build_brightness)
-def _plan_brightness(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+def _plan_brightness(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     _image("AdjustBrightness", s, numeric=True)
     return {"factor": _f32_factor(op.brightness_factor)}, Sample(s.shape, s.kind)
 
@@ -183,7 +183,7 @@ def _blend_args(factor: float) -> Args:
     return {"factor": np.array(f, np.float32), "one_minus": np.array(1.0 - f, np.float32)}
 
 
-def _build_contrast(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+def _build_contrast(op: KernelOp, node: Any, args: dict[str, Any], env: Any) -> Any:
     factor, one_minus = _blend_weights(args, env)
     gray = env.fn.color_space_conversion(node, image_type=env.types.RGB, output_type=env.types.GRAY,
                                          device=env.device)
@@ -194,12 +194,12 @@ def _build_contrast(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
     return _add_weighted(mean, one_minus, node, factor, env)
 
 
-def _build_saturation(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+def _build_saturation(op: KernelOp, node: Any, args: dict[str, Any], env: Any) -> Any:
     factor, one_minus = _blend_weights(args, env)
     return _add_weighted(_gray3(node, env), one_minus, node, factor, env)
 
 
-def _build_color(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+def _build_color(op: KernelOp, node: Any, args: dict[str, Any], env: Any) -> Any:
     # RandomColor blends the other way round: addWeighted(image, f, gray, 1 - f).
     factor, one_minus = _blend_weights(args, env)
     return _add_weighted(node, factor, _gray3(node, env), one_minus, env)
@@ -208,7 +208,7 @@ def _build_color(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
 @_register("AdjustContrast", "AdjustSaturation", args={**BLEND_ARGS, "inv_pixels": np.float64},
            build=lambda op, node, args, env: (_build_contrast if op.name == "AdjustContrast" else _build_saturation)(
                op, node, args, env))
-def _plan_contrast_saturation(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+def _plan_contrast_saturation(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     h, w = _rgb_uint8(op.name, s)
     factor = op.contrast_factor if op.name == "AdjustContrast" else op.saturation_factor
     return {**_blend_args(factor), "inv_pixels": np.array(1.0 / (h * w), np.float64)}, Sample(s.shape, s.kind)
@@ -220,7 +220,7 @@ _COLOR_EPS = 0.00195
 
 
 @_register("RandomColor", args=BLEND_ARGS, build=_build_color)
-def _plan_random_color(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+def _plan_random_color(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     from minddata.ops.plans.adjust import uniform_factor
 
     _rgb_uint8("RandomColor", s)
@@ -233,13 +233,13 @@ def _plan_random_color(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sam
         s.shape, s.kind)
 
 
-def _build_hue(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+def _build_hue(op: KernelOp, node: Any, args: dict[str, Any], env: Any) -> Any:
     rgb = _hue_shift(node, _arg(args, "shift", env), env)
     return _cast_back(_f64(rgb, env), np.dtype(np.uint8), env)
 
 
 @_register("AdjustHue", args={"shift": np.float32}, build=_build_hue)
-def _plan_hue(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+def _plan_hue(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     _rgb_uint8("AdjustHue", s)
     # adjust_hue's shift: C++'s truncating cast, wrapped as a uint8 add wraps; 0 still converts there and back.
     return {"shift": np.array(int(op.hue_factor * 255) % 256, np.float32)}, Sample(s.shape, s.kind)
@@ -251,7 +251,7 @@ def _plan_hue(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
 # equalizeHist): the same pixels.
 
 
-def _build_equalize(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+def _build_equalize(op: KernelOp, node: Any, args: dict[str, Any], env: Any) -> Any:
     equalized = env.fn.equalize(node, device=env.device)
     if op.name == "Equalize":
         return equalized
@@ -259,7 +259,7 @@ def _build_equalize(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
 
 
 @_register("Equalize", "RandomEqualize", args=ON_ARGS, build=_build_equalize)
-def _plan_equalize(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+def _plan_equalize(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     from minddata.ops.plans.adjust import applies
 
     _uint8_image(op.name, s)
@@ -270,7 +270,7 @@ def _plan_equalize(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]
 # ---------------------------------------------------------------------------------------------- RandomLighting, AdjustGamma
 
 
-def _build_lighting(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+def _build_lighting(op: KernelOp, node: Any, args: dict[str, Any], env: Any) -> Any:
     shift = _arg(args, "shift", env)  # (R, G, B), float32, broadcast over the pixels
     dtype = env.kind_in.dtype
     if dtype == np.float32 or dtype.kind in "biu":
@@ -282,7 +282,7 @@ def _build_lighting(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
 
 
 @_register("RandomLighting", args={"shift": np.float32}, build=_build_lighting)
-def _plan_lighting(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+def _plan_lighting(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     from minddata.ops.plans.adjust import lighting_shift
 
     _image("RandomLighting", s, numeric=True)
@@ -291,7 +291,7 @@ def _plan_lighting(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]
     return {"shift": lighting_shift(ctx.rng, op.alpha).astype(np.float32)}, Sample(s.shape, s.kind)
 
 
-def gamma_table(op: Op) -> list[int]:
+def gamma_table(op: KernelOp) -> list[int]:
     """AdjustGamma's uint8 lookup table: the CPU kernel's own, looked up on the device.
 
     Examples:
@@ -305,7 +305,7 @@ def gamma_table(op: Op) -> list[int]:
     return gamma_image(np.arange(256, dtype=np.uint8), op.gamma, op.gain).tolist()
 
 
-def _build_gamma(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+def _build_gamma(op: KernelOp, node: Any, args: dict[str, Any], env: Any) -> Any:
     dtype = env.kind_in.dtype
     if dtype == np.uint8:
         return env.fn.lookup_table(node, keys=list(range(256)), values=gamma_table(op), dtype=env.types.UINT8,
@@ -323,7 +323,7 @@ def _build_gamma(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
 
 
 @_register("AdjustGamma", args={"gain": np.float64, "gamma": np.float64}, build=_build_gamma)
-def _plan_gamma(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+def _plan_gamma(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     _image("AdjustGamma", s)
     if s.kind.dtype != np.uint8 and s.kind.dtype.kind != "f":
         raise TypeError(
@@ -340,7 +340,7 @@ def _plan_gamma(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
 # float32 rounding and one level.
 
 
-def _build_grayscale(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+def _build_grayscale(op: KernelOp, node: Any, args: dict[str, Any], env: Any) -> Any:
     dtype = env.kind_in.dtype
     if (env.kind_in.channels or 1) == 1:
         return node  # a one-channel image is already grey (and draws nothing)
@@ -358,7 +358,7 @@ GRAY_WEIGHTS = {"red": 0.299, "green": 0.587, "blue": 0.114}
 
 
 @_register("RandomGrayscale", args={**ON_ARGS, **dict.fromkeys(GRAY_WEIGHTS, np.float64)}, build=_build_grayscale)
-def _plan_grayscale(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+def _plan_grayscale(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     from minddata.ops.plans.adjust import applies
 
     _image("RandomGrayscale", s, numeric=True)
@@ -383,7 +383,7 @@ SHARPNESS_ARGS = {**BLEND_ARGS, "smooth": np.float32, "box": np.float32}
 SHARPNESS_DTYPES = frozenset(np.dtype(t) for t in (np.uint8, np.int16, np.uint16, np.float32))
 
 
-def _build_sharpness(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+def _build_sharpness(op: KernelOp, node: Any, args: dict[str, Any], env: Any) -> Any:
     dtype = env.kind_in.dtype
     x = _f32(node, env)
     smooth = env.fn.filter(x, _arg(args, "smooth", env), border="reflect_101", device=env.device)
@@ -402,7 +402,7 @@ def _build_sharpness(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
 
 
 @_register("AdjustSharpness", "RandomSharpness", "RandomAdjustSharpness", args=SHARPNESS_ARGS, build=_build_sharpness)
-def _plan_sharpness(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+def _plan_sharpness(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     from minddata.ops.plans.adjust import applies, uniform_factor
 
     _image(op.name, s, numeric=True)
@@ -427,19 +427,19 @@ def _plan_sharpness(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample
 
 
 @torch_kernel("Invert", "RandomInvert")
-def _torch_invert(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+def _torch_invert(op: KernelOp, x: Any, args: dict[str, Any], torch: Any) -> Any:
     if not float(args["on"]):
         return x
     return torch_cast_back(255.0 - x.to(torch.float64), x.dtype, torch)
 
 
 @torch_kernel("Posterize", "RandomPosterize")
-def _torch_posterize(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+def _torch_posterize(op: KernelOp, x: Any, args: dict[str, Any], torch: Any) -> Any:
     return x & int(args["mask"])
 
 
 @torch_kernel("Solarize", "RandomSolarize")
-def _torch_solarize(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+def _torch_solarize(op: KernelOp, x: Any, args: dict[str, Any], torch: Any) -> Any:
     low, high = float(args["low"]), float(args["high"])
     x64 = x.to(torch.float64)
     inside = x64 >= low if float(args["single"]) else (x64 >= low) & (x64 <= high)
@@ -447,7 +447,7 @@ def _torch_solarize(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
 
 
 @torch_kernel("AdjustBrightness")
-def _torch_brightness(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+def _torch_brightness(op: KernelOp, x: Any, args: dict[str, Any], torch: Any) -> Any:
     factor = float(args["factor"])  # float32 already
     if x.dtype == torch.uint8:
         # The float32 product, as OpenCV's convertTo computes it.
@@ -456,7 +456,7 @@ def _torch_brightness(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
 
 
 @torch_kernel("RandomLighting")
-def _torch_lighting(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+def _torch_lighting(op: KernelOp, x: Any, args: dict[str, Any], torch: Any) -> Any:
     shift = torch.from_numpy(np.asarray(args["shift"], np.float32)).to(x.device)
     if x.dtype == torch.float32 or not x.dtype.is_floating_point:
         return torch_cast_back((x.to(torch.float32) + shift).to(torch.float64), x.dtype, torch)
@@ -464,7 +464,7 @@ def _torch_lighting(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
 
 
 @torch_kernel("AdjustGamma")
-def _torch_gamma(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+def _torch_gamma(op: KernelOp, x: Any, args: dict[str, Any], torch: Any) -> Any:
     if x.dtype == torch.uint8:
         return torch.tensor(gamma_table(op), dtype=torch.uint8, device=x.device)[x.long()]
     if x.dtype == torch.float64:

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.gpu.translation import (
     Args,
     Sample,
@@ -31,7 +31,7 @@ WARP_ARGS = {"matrix": np.float32, "size": np.float32}
 _WARP_INTERP = {"NEAREST": "INTERP_NN", "BILINEAR": "INTERP_LINEAR", "LINEAR": "INTERP_LINEAR", "AREA": "INTERP_LINEAR"}
 
 
-def _rotate_supported(op: Op) -> str | None:
+def _rotate_supported(op: KernelOp) -> str | None:
     name = interpolation_name(op.resample)
     if name not in _WARP_INTERP:
         return f"{op.name}: resample={name} has no GPU equivalent (DALI warps with NEAREST or BILINEAR)"
@@ -50,7 +50,7 @@ def warp_matrix(forward: np.ndarray) -> np.ndarray:
     return (shift @ m @ back)[:2].astype(np.float32)
 
 
-def _build_rotate(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+def _build_rotate(op: KernelOp, node: Any, args: dict[str, Any], env: Any) -> Any:
     fill = op.fill_value if isinstance(op.fill_value, (int, np.integer)) else op.fill_value[0]
     return env.fn.warp_affine(
         node, matrix=args["matrix"], size=args["size"], fill_value=float(fill), inverse_map=False,
@@ -59,7 +59,7 @@ def _build_rotate(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
 
 
 def _plan_rotation(name: str, random: bool) -> Callable:
-    def plan(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    def plan(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
         h, w = _image(name, s, resample=True)
         degrees = rotation_degrees(ctx.rng, op.degrees) if random else op.degrees
         # The CPU kernel's plan (ops/plans/affine.py), so both devices rotate about the same point.
@@ -84,7 +84,7 @@ _TORCH_WARP_MODES = {"NEAREST": "nearest", "BILINEAR": "bilinear", "LINEAR": "bi
 
 
 @torch_kernel("Rotate", "RandomRotation")
-def _torch_warp(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+def _torch_warp(op: KernelOp, x: Any, args: dict[str, Any], torch: Any) -> Any:
     """An affine warp given DALI's forward matrix (pixel centres at +0.5) and output size."""
     out_h, out_w = (int(v) for v in args["size"])
     forward = np.vstack([np.asarray(args["matrix"], np.float64), [0.0, 0.0, 1.0]])

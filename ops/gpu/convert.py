@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.gpu.translation import (
     _DALI_TYPES,
     Args,
@@ -28,11 +28,11 @@ from minddata.ops.gpu.translation import (
 # ---------------------------------------------------------------------------------------------- ToTensor
 
 
-def _to_tensor_static(op: Op, kind: Kind) -> Kind:
+def _to_tensor_static(op: KernelOp, kind: Kind) -> Kind:
     return replace(kind, layout="CHW", dtype=np.dtype(op.output_type), gray2d=False)
 
 
-def _build_to_tensor(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+def _build_to_tensor(op: KernelOp, node: Any, args: dict[str, Any], env: Any) -> Any:
     out = np.dtype(op.output_type)
     chw = env.fn.transpose(node, perm=[2, 0, 1], output_layout="CHW", device=env.device)
     if out == np.float64 or out.kind != "f":
@@ -50,13 +50,13 @@ def _build_to_tensor(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
     return env.fn.cast(scaled, dtype=dali_type(out, env.types), device=env.device)
 
 
-def _to_tensor_supported(op: Op) -> str | None:
+def _to_tensor_supported(op: KernelOp) -> str | None:
     dtype = np.dtype(op.output_type)
     return None if dtype.name in _DALI_TYPES else f"ToTensor: DALI has no {dtype} type"
 
 
 @_register("ToTensor", args={}, static=_to_tensor_static, supports=_to_tensor_supported, build=_build_to_tensor)
-def _plan_to_tensor(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+def _plan_to_tensor(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     if s.kind.layout == "encoded":
         _image("ToTensor", s)
     if s.kind.layout != "HWC":
@@ -71,7 +71,7 @@ def _plan_to_tensor(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample
 
 
 @torch_kernel("ToTensor")
-def _torch_to_tensor(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+def _torch_to_tensor(op: KernelOp, x: Any, args: dict[str, Any], torch: Any) -> Any:
     from minddata.ops.gpu.segment import torch_dtype
 
     out = np.dtype(op.output_type)

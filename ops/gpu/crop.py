@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.gpu.translation import (
     Args,
     Sample,
@@ -41,7 +41,7 @@ def _slice_args(top: int, left: int, h: int, w: int) -> Args:
 
 
 @_register("CenterCrop", args=SLICE_ARGS, build=lambda op, node, args, env: build_slice(node, args, env))
-def _plan_center_crop(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+def _plan_center_crop(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     h, w = _image("CenterCrop", s)
     # MindSpore pads a too-small image with zeros around it, the odd pixel first: a negative anchor
     # into the zero padding of DALI's slice is exactly that.
@@ -50,7 +50,7 @@ def _plan_center_crop(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Samp
 
 
 @_register("Crop", args=SLICE_ARGS, build=lambda op, node, args, env: build_slice(node, args, env))
-def _plan_crop(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+def _plan_crop(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     h, w = _image("Crop", s)
     box = crop_resize(op, h, w, shape=_shown_shape(s)).box
     return _slice_args(*box), _hwc(s, box.height, box.width)
@@ -59,20 +59,20 @@ def _plan_crop(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
 # ---------------------------------------------------------------------------------------------- Pad
 
 
-def _pad_supported(op: Op) -> str | None:
+def _pad_supported(op: KernelOp) -> str | None:
     mode = str(getattr(op.padding_mode, "value", op.padding_mode)).lower()
     if mode != "constant":
         return f"{op.name}: padding_mode={mode!r} has no GPU equivalent (DALI pads with a constant only)"
     return None
 
 
-def _build_pad(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+def _build_pad(op: KernelOp, node: Any, args: dict[str, Any], env: Any) -> Any:
     fill = list(fill_values(op.fill_value, env.kind_in.channels or 1))
     return build_slice(node, args, env, fill=fill)
 
 
 @_register("Pad", args=SLICE_ARGS, supports=_pad_supported, build=_build_pad)
-def _plan_pad(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+def _plan_pad(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     h, w = _image("Pad", s)
     left, top, right, bottom = op.padding
     return _slice_args(-top, -left, h + top + bottom, w + left + right), _hwc(s, h + top + bottom, w + left + right)
@@ -100,10 +100,10 @@ def torch_slice(x: Any, args: dict[str, Any], torch: Any, fill: Any = 0) -> Any:
 
 
 @torch_kernel("CenterCrop", "Crop")
-def _torch_crop(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+def _torch_crop(op: KernelOp, x: Any, args: dict[str, Any], torch: Any) -> Any:
     return torch_slice(x, args, torch)
 
 
 @torch_kernel("Pad")
-def _torch_pad(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+def _torch_pad(op: KernelOp, x: Any, args: dict[str, Any], torch: Any) -> Any:
     return torch_slice(x, args, torch, fill=op.fill_value)

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.gpu.translation import (
     Args,
     Sample,
@@ -26,7 +26,7 @@ FLIP_ARGS = {"flip": np.int32}
 
 
 def _build_flip(horizontal: bool) -> Callable:
-    def build(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+    def build(op: KernelOp, node: Any, args: dict[str, Any], env: Any) -> Any:
         if horizontal:
             return env.fn.flip(node, horizontal=args["flip"], vertical=0, device=env.device)
         return env.fn.flip(node, horizontal=0, vertical=args["flip"], device=env.device)
@@ -35,7 +35,7 @@ def _build_flip(horizontal: bool) -> Callable:
 
 
 def _plan_flip(name: str, random: bool) -> Callable:
-    def plan(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+    def plan(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
         _image(name, s)  # validate before drawing, as the CPU kernel does
         flip = flips(ctx.rng, op.prob) if random else True
         return {"flip": np.array(int(flip), np.int32)}, Sample(s.shape, s.kind)
@@ -56,10 +56,10 @@ for _name, _h, _random in (
 
 
 @torch_kernel("HorizontalFlip", "RandomHorizontalFlip")
-def _torch_flip_horizontal(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+def _torch_flip_horizontal(op: KernelOp, x: Any, args: dict[str, Any], torch: Any) -> Any:
     return x.flip(1) if int(args["flip"]) else x
 
 
 @torch_kernel("VerticalFlip", "RandomVerticalFlip")
-def _torch_flip_vertical(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+def _torch_flip_vertical(op: KernelOp, x: Any, args: dict[str, Any], torch: Any) -> Any:
     return x.flip(0) if int(args["flip"]) else x

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.gpu.decode import DECODE_CUDA_TOLERANCE, _decode_static, build_decode, encoded_header
 from minddata.ops.gpu.resize import (
     CROP_RESIZE_ARGS,
@@ -33,14 +33,14 @@ from minddata.ops.plans.resize import crop_resize, geometry_op, resize_output_si
 @_register("FusedDecodeResize", args=RESIZE_ARGS, static=_decode_static, first_only=True, cuda_tolerance=DECODE_CUDA_TOLERANCE,
            supports=lambda op: _interp_supported(op.resize),
            build=lambda op, node, args, env: build_resize(build_decode(node, env), args, op.resize.interpolation, env))
-def _plan_decode_resize(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+def _plan_decode_resize(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     buf, h, w = encoded_header("Decode", s, ctx.options.max_image_pixels)
     s.value = buf
     out_h, out_w = resize_output_size(h, w, op.resize.size)
     return resize_args(h, w, out_h, out_w, op.resize.interpolation), Sample((out_h, out_w, 3), _decode_static(op, s.kind))
 
 
-def _build_decode_crop(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+def _build_decode_crop(op: KernelOp, node: Any, args: dict[str, Any], env: Any) -> Any:
     region = build_decode(node, env, args["anchor"], args["shape"])
     return build_resize(region, args, geometry_op(op).interpolation, env)
 
@@ -48,7 +48,7 @@ def _build_decode_crop(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any
 @_register("FusedDecodeRandomResizedCrop", "RandomCropDecodeResize", args=CROP_RESIZE_ARGS, static=_decode_static,
            cuda_tolerance=DECODE_CUDA_TOLERANCE,
            first_only=True, supports=lambda op: _interp_supported(geometry_op(op)), build=_build_decode_crop)
-def _plan_decode_crop(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+def _plan_decode_crop(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     crop = geometry_op(op)
     name = "Decode" if op.name == "FusedDecodeRandomResizedCrop" else op.name
     buf, h, w = encoded_header(name, s, ctx.options.max_image_pixels)
@@ -65,11 +65,11 @@ def _plan_decode_crop(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Samp
 
 
 @torch_kernel("FusedDecodeResize", supports=lambda op: torch_interp_supported(op, geometry_op(op)))
-def _torch_decode_resize(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+def _torch_decode_resize(op: KernelOp, x: Any, args: dict[str, Any], torch: Any) -> Any:
     return torch_resize(x, args["size"], geometry_op(op).interpolation, torch)
 
 
 @torch_kernel("FusedDecodeRandomResizedCrop", "RandomCropDecodeResize",
               supports=lambda op: torch_interp_supported(op, geometry_op(op)))
-def _torch_decode_crop(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+def _torch_decode_crop(op: KernelOp, x: Any, args: dict[str, Any], torch: Any) -> Any:
     return torch_crop_resize(x, args, geometry_op(op).interpolation, torch)

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.gpu.translation import (
     _DALI_TYPES,
     NUMERIC,
@@ -22,12 +22,12 @@ from minddata.ops.gpu.translation import (
 )
 
 
-def _cast_supported(op: Op) -> str | None:
+def _cast_supported(op: KernelOp) -> str | None:
     dtype = np.dtype(op.data_type)
     return None if dtype.name in _DALI_TYPES else f"{op.name}: DALI has no {dtype} type"
 
 
-def _build_cast(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+def _build_cast(op: KernelOp, node: Any, args: dict[str, Any], env: Any) -> Any:
     target = np.dtype(op.data_type)
     source = env.kind_in.dtype
     if source.kind == "f" and target.kind in "iub" and target != np.bool_:
@@ -41,7 +41,7 @@ def _build_cast(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
 
 @_register("TypeCast", "ToType", args={}, supports=_cast_supported, build=_build_cast,
            static=lambda op, kind: replace(kind, dtype=np.dtype(op.data_type)))
-def _plan_cast(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+def _plan_cast(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     if s.kind.dtype not in NUMERIC:
         raise ValueError(f"{op.name}: cannot cast an array of dtype {s.kind.dtype} (shape {s.shape}) to {op.data_type}")
     return {}, Sample(s.shape, replace(s.kind, dtype=np.dtype(op.data_type)))
@@ -51,7 +51,7 @@ def _plan_cast(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
 
 
 @torch_kernel("TypeCast", "ToType")
-def _torch_cast(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+def _torch_cast(op: KernelOp, x: Any, args: dict[str, Any], torch: Any) -> Any:
     from minddata.ops.gpu.segment import torch_dtype
 
     # torch's float -> int conversion truncates toward zero, as NumPy's astype does.

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.gpu.translation import (
     Args,
     Kind,
@@ -23,11 +23,11 @@ from minddata.ops.gpu.translation import (
 # ---------------------------------------------------------------------------------------------- pixels
 
 
-def _float_static(op: Op, kind: Kind) -> Kind:
+def _float_static(op: KernelOp, kind: Kind) -> Kind:
     return replace(kind, dtype=np.dtype(np.float32))
 
 
-def _build_normalize(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+def _build_normalize(op: KernelOp, node: Any, args: dict[str, Any], env: Any) -> Any:
     n = len(op.mean)
     shape = (-1,) if op.is_hwc else (-1, 1, 1)
     mean = np.asarray(op.mean, np.float32).reshape(shape if n > 1 else ())
@@ -38,7 +38,7 @@ def _build_normalize(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
 
 
 @_register("Normalize", args={}, static=_float_static, build=_build_normalize)
-def _plan_normalize(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+def _plan_normalize(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     if s.kind.layout == "encoded":
         _image("Normalize", s)
     if any(d == 0 for d in s.shape):
@@ -60,7 +60,7 @@ def _plan_normalize(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample
     return {}, Sample(s.shape, _float_static(op, s.kind))
 
 
-def _build_rescale(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+def _build_rescale(op: KernelOp, node: Any, args: dict[str, Any], env: Any) -> Any:
     x = env.fn.cast(node, dtype=env.types.FLOAT, device=env.device)
     scale = env.types.Constant(np.float32(op.rescale), device=env.const_device)
     shift = env.types.Constant(np.float32(op.shift), device=env.const_device)
@@ -68,24 +68,24 @@ def _build_rescale(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
 
 
 @_register("Rescale", args={}, static=_float_static, build=_build_rescale)
-def _plan_rescale(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+def _plan_rescale(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     if s.kind.layout == "encoded" or s.kind.dtype.kind not in "biuf":
         raise TypeError(f"Rescale: expected a numeric array. Found dtype {s.kind.dtype} (shape {s.shape})")
     return {}, Sample(s.shape, _float_static(op, s.kind))
 
 
-def _chw_static(op: Op, kind: Kind) -> Kind:
+def _chw_static(op: KernelOp, kind: Kind) -> Kind:
     return kind if kind.gray2d else replace(kind, layout="CHW")
 
 
-def _build_hwc2chw(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+def _build_hwc2chw(op: KernelOp, node: Any, args: dict[str, Any], env: Any) -> Any:
     if env.kind_in.gray2d:
         return node  # HWC2CHW leaves a 2-D image as it is
     return env.fn.transpose(node, perm=[2, 0, 1], output_layout="CHW", device=env.device)
 
 
 @_register("HWC2CHW", args={}, static=_chw_static, build=_build_hwc2chw)
-def _plan_hwc2chw(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+def _plan_hwc2chw(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     h, w = _image("HWC2CHW", s)
     if s.kind.gray2d:
         return {}, Sample(s.shape, s.kind)
@@ -96,7 +96,7 @@ def _plan_hwc2chw(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
 
 
 @torch_kernel("Normalize")
-def _torch_normalize(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+def _torch_normalize(op: KernelOp, x: Any, args: dict[str, Any], torch: Any) -> Any:
     n = len(op.mean)
     shape = (-1,) if op.is_hwc else (-1, 1, 1)
     mean = torch.tensor(np.asarray(op.mean, np.float32).reshape(shape if n > 1 else ()), device=x.device)
@@ -105,10 +105,10 @@ def _torch_normalize(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
 
 
 @torch_kernel("Rescale")
-def _torch_rescale(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+def _torch_rescale(op: KernelOp, x: Any, args: dict[str, Any], torch: Any) -> Any:
     return x.to(torch.float32) * np.float32(op.rescale) + np.float32(op.shift)
 
 
 @torch_kernel("HWC2CHW")
-def _torch_hwc2chw(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+def _torch_hwc2chw(op: KernelOp, x: Any, args: dict[str, Any], torch: Any) -> Any:
     return x.permute(2, 0, 1).contiguous()

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.gpu.crop import SLICE_ARGS, _build_pad, _pad_supported, _slice_args, torch_slice
 from minddata.ops.gpu.translation import (
     Args,
@@ -25,7 +25,7 @@ from minddata.ops.plans.image import square
 
 
 @_register("PadToSize", args=SLICE_ARGS, supports=_pad_supported, build=_build_pad)
-def _plan_pad_to_size(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+def _plan_pad_to_size(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     from minddata.ops.plans.pad_erase import pad_to_size_padding
 
     h, w = _image("PadToSize", s)
@@ -54,13 +54,13 @@ def erase_fill(value: Any, dtype: np.dtype) -> list[float]:
 ERASE_ARGS = {"anchor": np.float32, "shape": np.float32}
 
 
-def _build_erase(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+def _build_erase(op: KernelOp, node: Any, args: dict[str, Any], env: Any) -> Any:
     return env.fn.erase(node, anchor=args["anchor"], shape=args["shape"], axis_names="HW",
                         fill_value=erase_fill(op.value, env.kind_in.dtype), device=env.device)
 
 
 @_register("Erase", args=ERASE_ARGS, build=_build_erase)
-def _plan_erase(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+def _plan_erase(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     h, w = _image("Erase", s, numeric=True)
     if s.kind.gray2d or s.shape[2] != 3:
         raise ValueError(f"Erase: expected an image of shape <H, W, 3>. Found shape {_shown_shape(s)}")
@@ -72,7 +72,7 @@ def _plan_erase(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
 
 
 @torch_kernel("Erase")
-def _torch_erase(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+def _torch_erase(op: KernelOp, x: Any, args: dict[str, Any], torch: Any) -> Any:
     top, left = (int(v) for v in args["anchor"])
     height, width = (int(v) for v in args["shape"])
     out = x.clone()
@@ -82,5 +82,5 @@ def _torch_erase(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
 
 
 @torch_kernel("PadToSize")
-def _torch_pad_to_size(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+def _torch_pad_to_size(op: KernelOp, x: Any, args: dict[str, Any], torch: Any) -> Any:
     return torch_slice(x, args, torch, fill=op.fill_value)

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.gpu.translation import (
     Args,
     Sample,
@@ -29,14 +29,14 @@ _PERSPECTIVE_INTERP = {"NEAREST": "INTERP_NN", "BILINEAR": "INTERP_LINEAR", "ARE
                        "BICUBIC": "INTERP_CUBIC", "PILCUBIC": "INTERP_CUBIC"}
 
 
-def _perspective_supported(op: Op) -> str | None:
+def _perspective_supported(op: KernelOp) -> str | None:
     name = interpolation_name(op.interpolation)
     if name not in _PERSPECTIVE_INTERP:
         return f"{op.name}: interpolation {name} has no GPU equivalent"
     return None
 
 
-def _build_perspective(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+def _build_perspective(op: KernelOp, node: Any, args: dict[str, Any], env: Any) -> Any:
     interp = getattr(env.types, _PERSPECTIVE_INTERP[interpolation_name(op.interpolation)])
     return env.fn.experimental.warp_perspective(
         node, _arg(args, "matrix", env), size=args["size"], inverse_map=False, pixel_origin="center",
@@ -46,7 +46,7 @@ def _build_perspective(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any
 
 @_register("Perspective", "RandomPerspective", args={"matrix": np.float32, "size": np.float32},
            supports=_perspective_supported, build=_build_perspective)
-def _plan_perspective(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+def _plan_perspective(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     from minddata.ops.plans.perspective import perspective_matrix, random_perspective_points
 
     h, w = _image(op.name, s, resample=True)

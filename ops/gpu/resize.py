@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from minddata.ops.base import KernelContext, Op
+from minddata.ops.base import KernelContext, KernelOp
 from minddata.ops.gpu.crop import SLICE_ARGS, _slice_args, build_slice, torch_slice
 from minddata.ops.gpu.translation import (
     Args,
@@ -66,7 +66,7 @@ _INTERP = {
 RESIZE_ARGS = {"size": np.float32, "roi_start": np.float32, "roi_end": np.float32}
 
 
-def _interp_supported(op: Op, attr: str = "interpolation") -> str | None:
+def _interp_supported(op: KernelOp, attr: str = "interpolation") -> str | None:
     name = interpolation_name(getattr(op, attr))
     return None if name in _INTERP else f"{op.name}: interpolation {name} has no GPU equivalent"
 
@@ -110,7 +110,7 @@ def build_resize(node: Any, args: dict[str, Any], interpolation: Any, env: Any) 
 
 @_register("Resize", args=RESIZE_ARGS, supports=_interp_supported,
            build=lambda op, node, args, env: build_resize(node, args, op.interpolation, env))
-def _plan_resize(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+def _plan_resize(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     h, w = _image("Resize", s, resample=True)
     out_h, out_w = resize_output_size(h, w, op.size)
     return resize_args(h, w, out_h, out_w, op.interpolation), _hwc(s, out_h, out_w)
@@ -120,7 +120,7 @@ def _plan_resize(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
 CROP_RESIZE_ARGS = {**SLICE_ARGS, **RESIZE_ARGS}
 
 
-def _build_crop_resize(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+def _build_crop_resize(op: KernelOp, node: Any, args: dict[str, Any], env: Any) -> Any:
     return build_resize(build_slice(node, args, env), args, op.interpolation, env)
 
 
@@ -132,14 +132,14 @@ def _crop_resize_args(box: CropBox, out: Any, interpolation: Any) -> Args:
 # Inter.AREA (the contract case): DALI's antialiased linear filter against OpenCV's exact box average.
 @_register("RandomResizedCrop", args=CROP_RESIZE_ARGS, supports=_interp_supported, build=_build_crop_resize,
            tolerance=(8.0, 1.5))
-def _plan_random_resized_crop(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+def _plan_random_resized_crop(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     h, w = _image("RandomResizedCrop", s, resample=True)
     box, *out = crop_resize(op, h, w, ctx.rng)
     return _crop_resize_args(box, out, op.interpolation), _hwc(s, *out)
 
 
 @_register("ResizedCrop", args=CROP_RESIZE_ARGS, supports=_interp_supported, build=_build_crop_resize)
-def _plan_resized_crop(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+def _plan_resized_crop(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     h, w = _image("ResizedCrop", s, resample=True)
     box, *out = crop_resize(op, h, w, shape=s.shape)
     return _crop_resize_args(box, out, op.interpolation), _hwc(s, *out)
@@ -156,7 +156,7 @@ ROW_INTERP = {"NEAREST": 0, "BILINEAR": 1, "BICUBIC": 2, "AREA": 1}
 RANDOM_RESIZE_ARGS = {**RESIZE_ARGS, "interp": np.int32, "area": np.float32, "drawn": np.int32}
 
 
-def _build_random_resize(op: Op, node: Any, args: dict[str, Any], env: Any) -> Any:
+def _build_random_resize(op: KernelOp, node: Any, args: dict[str, Any], env: Any) -> Any:
     common = {"size": args["size"], "roi_start": args["roi_start"], "roi_end": args["roi_end"], "roi_relative": False,
               "device": env.device}
     interp = env.fn.cast(args["interp"], dtype=env.types.INTERP_TYPE, device="cpu")
@@ -170,7 +170,7 @@ def _build_random_resize(op: Op, node: Any, args: dict[str, Any], env: Any) -> A
 
 # A row drawing AREA (shrinking: up to 14 levels) or BICUBIC (a = -0.5 against OpenCV's -0.75).
 @_register("RandomResize", args=RANDOM_RESIZE_ARGS, build=_build_random_resize, tolerance=(16.0, 1.5))
-def _plan_random_resize(op: Op, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
+def _plan_random_resize(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     from minddata.ops.plans.bbox import RANDOM_RESIZE_INTERPOLATIONS, random_interpolation
 
     h, w = _image("RandomResize", s, resample=True)
@@ -200,7 +200,7 @@ TORCH_INTERP = {
 }
 
 
-def torch_interp_supported(op: Op, geometry: Any) -> str | None:
+def torch_interp_supported(op: KernelOp, geometry: Any) -> str | None:
     """Why ``op`` cannot resize on the torch driver with the interpolation of ``geometry`` (``op``, or the
     resize or crop of a fused decoder: :func:`~minddata.ops.plans.resize.geometry_op`), or None."""
     name = interpolation_name(geometry.interpolation)
@@ -225,17 +225,17 @@ def torch_crop_resize(x: Any, args: dict[str, Any], interpolation: Any, torch: A
 
 
 @torch_kernel("Resize", supports=lambda op: torch_interp_supported(op, op))
-def _torch_resize(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+def _torch_resize(op: KernelOp, x: Any, args: dict[str, Any], torch: Any) -> Any:
     return torch_resize(x, args["size"], op.interpolation, torch)
 
 
 @torch_kernel("RandomResizedCrop", "ResizedCrop", supports=lambda op: torch_interp_supported(op, op))
-def _torch_crop_resize(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+def _torch_crop_resize(op: KernelOp, x: Any, args: dict[str, Any], torch: Any) -> Any:
     return torch_crop_resize(x, args, op.interpolation, torch)
 
 
 @torch_kernel("RandomResize")
-def _torch_random_resize(op: Op, x: Any, args: dict[str, Any], torch: Any) -> Any:
+def _torch_random_resize(op: KernelOp, x: Any, args: dict[str, Any], torch: Any) -> Any:
     from minddata.ops.plans.bbox import RANDOM_RESIZE_INTERPOLATIONS
 
     # The row's drawn filter, resized as Resize resizes with it.
