@@ -43,7 +43,7 @@ def decoder_header_size(buf: np.ndarray) -> tuple[int, int] | None:
     its parser gives the size the pixel limit is checked on (a separate parse could disagree, e.g.
     over junk bytes before a JPEG frame header). Without nvImageCodec, the CPU's header reader."""
     try:
-        from nvidia import nvimgcodec
+        import nvidia.nvimgcodec as nvimgcodec
     except ImportError:
         return image_header_size(buf)
     try:
