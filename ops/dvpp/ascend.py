@@ -198,7 +198,7 @@ def run(op: Op, ctx: KernelContext, data: Any) -> np.ndarray:
             pic = None
         try:
             if name == "Decode":
-                return dev.to_rgb(pic, w, h)
+                return dev.to_rgb(pic, w, h)  # type: ignore[arg-type]  # a decoder op: pic was decoded above
             if name not in CROP_RESIZE_OPS:
                 raise DeviceError(f"{name} has no kernel on the Dvpp driver 'ascend'")
             # The reference model's plan and checks, in its order: a row fails the same way on both drivers.

@@ -80,7 +80,7 @@ def _hue_shift(image: Any, shift: Any, env: Any) -> Any:
         for k, values in enumerate(picks):
             term = fn.cast(sector == float(k), dtype=T.FLOAT, device=env.device) * values[c]
             total = term if total is None else total + term
-        channels.append(total * 255.0)
+        channels.append(total * 255.0)  # type: ignore[operator]  # six picks: total is set
     return fn.stack(*channels, axis=2)
 
 

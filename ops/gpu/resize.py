@@ -135,14 +135,14 @@ def _crop_resize_args(box: CropBox, out: Any, interpolation: Any) -> Args:
 def _plan_random_resized_crop(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     h, w = _image("RandomResizedCrop", s, resample=True)
     box, *out = crop_resize(op, h, w, ctx.rng)
-    return _crop_resize_args(box, out, op.interpolation), _hwc(s, *out)
+    return _crop_resize_args(box, out, op.interpolation), _hwc(s, out[0], out[1])
 
 
 @_register("ResizedCrop", args=CROP_RESIZE_ARGS, supports=_interp_supported, build=_build_crop_resize)
 def _plan_resized_crop(op: KernelOp, ctx: KernelContext, s: Sample) -> tuple[Args, Sample]:
     h, w = _image("ResizedCrop", s, resample=True)
     box, *out = crop_resize(op, h, w, shape=s.shape)
-    return _crop_resize_args(box, out, op.interpolation), _hwc(s, *out)
+    return _crop_resize_args(box, out, op.interpolation), _hwc(s, out[0], out[1])
 
 
 # ---------------------------------------------------------------------------------------------- RandomResize

@@ -559,7 +559,7 @@ class _DeviceCopies:
             import torch
         except ImportError:
             return np.array(tensor.as_cpu() if gpu else tensor)
-        device = torch.device("cuda", device_id) if gpu else torch.device("cpu")
+        device = torch.device("cuda", device_id) if gpu else torch.device("cpu")  # type: ignore[arg-type]  # gpu: the tensor's or the set id
         out = torch.empty(shape, dtype=torch_dtype(dtype), device=device)
         if out.numel():
             if gpu:

@@ -240,14 +240,14 @@ class TorchSegment(PlannedSegment):
         if jpegs:
             datas = [torch.from_numpy(np.array(rows[j][1], np.uint8)) for j in jpegs]  # a writable copy
             try:
-                for j, image in zip(jpegs, self._gpu_decode(datas, self.device), strict=True):
+                for j, image in zip(jpegs, self._gpu_decode(datas, self.device), strict=True):  # type: ignore[misc]  # jpegs: only with a decoder
                     out[j] = image.permute(1, 2, 0)
             except Exception as error:  # noqa: BLE001 - one file nvJPEG refuses fails the batched call
                 if device_fault(error):
                     raise device_fault_error(self.ops, "the GPU (torch)", error) from error
                 for j, data in zip(jpegs, datas, strict=True):  # each alone: the others stay on nvJPEG
                     try:
-                        out[j] = self._gpu_decode([data], self.device)[0].permute(1, 2, 0)
+                        out[j] = self._gpu_decode([data], self.device)[0].permute(1, 2, 0)  # type: ignore[misc]  # as above
                     except Exception as one:  # noqa: BLE001
                         if device_fault(one):
                             raise device_fault_error(self.ops, "the GPU (torch)", one) from one
