@@ -23,7 +23,7 @@ def not_implemented(module: str, name: str) -> AttributeError:
         f"has no such name either). The coverage table of MindSpore's API lists what minddata has: "
         f"{COVERAGE_TABLE}."
     )
-    error.name = name  # type: ignore[attr-defined]
+    error.name = name
     return error
 
 

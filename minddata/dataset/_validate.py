@@ -61,5 +61,5 @@ def workers(where: str, value: Any) -> int:
     if is_autotune(value):
         return value  # starts at 1; autotune adjusts it while the pipeline runs
     count = positive_int(where, "num_parallel_workers", value)
-    config.warn_if_oversubscribed(count)  # type: ignore[arg-type]
-    return count  # type: ignore[return-value]
+    config.warn_if_oversubscribed(count)  # type: ignore[arg-type]  # positive_int gives None only with allow_none
+    return count  # type: ignore[return-value]  # positive_int gives None only with allow_none

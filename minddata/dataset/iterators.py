@@ -280,7 +280,7 @@ class TorchIterator(_Iterator):
             )
         super().__init__(dataset, num_epochs=num_epochs, output_numpy=True, state=state, options=options)
 
-    def _make_converter(self, names: list[str], adapt: Callable | None) -> Callable:  # type: ignore[override]
+    def _make_converter(self, names: list[str], adapt: Callable | None) -> Callable:  # type: ignore[override]  # needs self (its int64 columns); the others are static
         torch = import_torch("TorchIterator")
         to_torch = _to_torch(torch)
         casts = [i for i, name in enumerate(names) if name in self._int64_columns]

@@ -170,7 +170,7 @@ def _journal_renames(folder: str, name: str) -> list[tuple[str, str]]:
             "commit, as file names in this folder). Rewrite the record set, then delete the journal.",
             path=path,
         )
-    return [(os.path.join(folder, m.string), os.path.join(folder, m["final"])) for m in matches]  # type: ignore[union-attr]
+    return [(os.path.join(folder, m.string), os.path.join(folder, m["final"])) for m in matches]  # type: ignore[union-attr, index]  # all(matches) was checked above
 
 
 def finish_journal(folder: str, name: str) -> None:

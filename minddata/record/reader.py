@@ -607,7 +607,7 @@ class ShardFile:
 
     def _read_at(self, out: np.ndarray, position: int) -> np.ndarray:
         """Fill ``out`` from the data file at ``position`` (a file in object storage: a ranged GET)."""
-        return _pread_into(self._fd, out, position, self)  # type: ignore[arg-type]
+        return _pread_into(self._fd, out, position, self)  # type: ignore[arg-type]  # set by _open(), which runs before any read
 
     def reader_for(self, b: int) -> Any:
         """``read(out, file_position) -> out``: from batch ``b``'s bytes in memory if still held, else
@@ -741,7 +741,7 @@ class RecordSet:
                 )
             shards.append(self.shard_file(path, meta))
         self.shards = shards
-        self.fields = fields_from_json(schema)  # type: ignore[arg-type]
+        self.fields = fields_from_json(schema)  # type: ignore[arg-type]  # the first file's schema, read above
         self.columns = select_columns(where, columns_list, self.fields, "record file", files[0])
         self._key = tuple(self.columns)
         self.starts = np.concatenate([[0], np.cumsum([s.num_rows for s in shards], dtype=np.int64)])
@@ -856,4 +856,4 @@ class FileReader:
 
     def close(self) -> None:
         """Release the files (MindSpore API; the descriptors close when the reader is collected)."""
-        self._set = None  # type: ignore[assignment]
+        self._set = None  # type: ignore[assignment]  # closed: any later use fails

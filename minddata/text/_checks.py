@@ -49,7 +49,7 @@ def check_str_list(op: str, arg: str, value: Any, *, unique: bool = True) -> lis
         out.append(str(item))
     if unique and len(set(out)) != len(out):
         seen: set[str] = set()
-        dup = next(w for w in out if w in seen or seen.add(w))  # type: ignore[func-returns-value]
+        dup = next(w for w in out if w in seen or seen.add(w))  # type: ignore[func-returns-value]  # add() is None: records w, keeps the test false
         raise ArgumentError(f"{op}: `{arg}` must not repeat a word. Found {dup!r} twice")
     return out
 

@@ -115,7 +115,7 @@ def check_fill_value(op: str, value: Any, arg: str = "fill_value") -> int | tupl
         raise TypeError(
             f"{op}: `{arg}` must be an int or a sequence of 3 ints (R, G, B). Found: {show_value(value)}"
         )
-    return tuple(check_int(op, f"{arg}[{i}]", v, low=0, high=255) for i, v in enumerate(value))  # type: ignore[return-value]
+    return tuple(check_int(op, f"{arg}[{i}]", v, low=0, high=255) for i, v in enumerate(value))  # type: ignore[return-value]  # three values: the length was checked
 
 
 def check_padding(op: str, value: Any, arg: str = "padding") -> tuple[int, int, int, int]:
@@ -133,7 +133,7 @@ def check_padding(op: str, value: Any, arg: str = "padding") -> tuple[int, int, 
     vals = tuple(check_int(op, f"{arg}[{i}]", v, low=0) for i, v in enumerate(value))
     if len(vals) == 2:
         return (vals[0], vals[1], vals[0], vals[1])
-    return vals  # type: ignore[return-value]
+    return vals  # type: ignore[return-value]  # four values: the length was checked
 
 
 def check_border(op: str, value: Any) -> Border:
