@@ -773,7 +773,7 @@ def snapshot() -> RunOptions:
     if run is not None:
         return run
     with _lock:
-        return RunOptions(**_state)  # type: ignore[arg-type]
+        return RunOptions(**_state)  # type: ignore[arg-type]  # _state holds each field's checked value by name
 
 
 @contextlib.contextmanager

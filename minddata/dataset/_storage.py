@@ -380,7 +380,7 @@ class ObjectStore:
         return {"scheme": self.scheme, "options": self.options}
 
     def __setstate__(self, state: dict) -> None:
-        self.__init__(state["scheme"], state["options"])  # type: ignore[misc]
+        self.__init__(state["scheme"], state["options"])  # type: ignore[misc]  # rebuilds the instance through its own constructor
 
     # -- the client
 

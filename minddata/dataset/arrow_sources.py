@@ -142,7 +142,7 @@ class MindDataset(Dataset):
                 f"Found: padded_sample={'given' if padded_sample is not None else None}, num_padded={num_padded!r}"
             )
         if padded_sample is not None:
-            extra = v.positive_int(where, "num_padded", num_padded)  # type: ignore[assignment]
+            extra = v.positive_int(where, "num_padded", num_padded)  # type: ignore[assignment]  # positive_int gives None only with allow_none
             if not isinstance(padded_sample, dict) or not set(names) <= set(padded_sample):
                 missing = [c for c in names if not isinstance(padded_sample, dict) or c not in padded_sample]
                 raise ArgumentError(f"{where}: `padded_sample` must be a dict with a value for every column read; missing {missing}.")
@@ -342,7 +342,7 @@ class ParquetDataset(Dataset):
         files = expand_files(where, dataset_files, storage_options=_storage.StorageOptions(where, storage_options, cache_dir=cache_dir))
         columns = v.column_list(where, "columns_list", columns_list)
         shuffle_mode(where, shuffle)
-        table = _ParquetFiles(where, files, columns, v.positive_int(where, "cache_bytes", cache_bytes))  # type: ignore[arg-type]
+        table = _ParquetFiles(where, files, columns, v.positive_int(where, "cache_bytes", cache_bytes))  # type: ignore[arg-type]  # positive_int gives None only with allow_none
         chosen = block_sampler(
             where, shuffle=shuffle, blocks=table.file_rows, sampler=sampler, num_samples=num_samples,
             num_shards=num_shards, shard_id=shard_id,
@@ -393,7 +393,7 @@ class _ParquetFiles:
                     path=path,
                 )
             counts.append([meta.row_group(g).num_rows for g in range(meta.num_row_groups)])
-        names = list(schema.names)  # type: ignore[union-attr]
+        names = list(schema.names)  # type: ignore[union-attr]  # set by the first file (there is one)
         if columns is not None:
             unknown = [c for c in columns if c not in names]
             if unknown:

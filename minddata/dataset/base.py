@@ -255,7 +255,7 @@ class Dataset:
                 f"{where}: `bucket_batch_sizes` needs one size per bucket, len(bucket_boundaries) + 1 = "
                 f"{len(bounds) + 1}. Found {len(sizes)}: {sizes}"
             )
-        if element_length_function is None and len(names) != 1:  # type: ignore[arg-type]
+        if element_length_function is None and len(names) != 1:  # type: ignore[arg-type]  # column_list(allow_none=False) gives a list
             raise ArgumentError(
                 f"{where}: without `element_length_function` the length is the first dimension of one column, "
                 f"so `column_names` must name exactly one. Found: {names}"
@@ -266,9 +266,9 @@ class Dataset:
         v.bool_arg(where, "drop_remainder", drop_remainder)
         node = ir.BucketBatchNode(
             self._node,
-            names,  # type: ignore[arg-type]
-            bounds,  # type: ignore[arg-type]
-            sizes,  # type: ignore[arg-type]
+            names,  # type: ignore[arg-type]  # column_list(allow_none=False) gives a list
+            bounds,  # type: ignore[arg-type]  # positive_int gives None only with allow_none
+            sizes,  # type: ignore[arg-type]  # positive_int gives None only with allow_none
             element_length_function,
             _pad_info(where, pad_info),
             bool(pad_to_bucket_boundary),
@@ -327,12 +327,12 @@ class Dataset:
         if file_type == "webdataset":
             from minddata.dataset.webdataset import save_dataset as save_shards
 
-            save_shards(self, file_name, v.positive_int("save", "num_files", num_files))  # type: ignore[arg-type]
+            save_shards(self, file_name, v.positive_int("save", "num_files", num_files))  # type: ignore[arg-type]  # positive_int gives None only with allow_none
             return
         if file_type == "arrow":
             from minddata.record.writer import save_dataset
 
-            save_dataset(self, file_name, v.positive_int("save", "num_files", num_files))  # type: ignore[arg-type]
+            save_dataset(self, file_name, v.positive_int("save", "num_files", num_files))  # type: ignore[arg-type]  # positive_int gives None only with allow_none
             return
         if file_type != "mindrecord":
             raise ArgumentError(
@@ -356,7 +356,7 @@ class Dataset:
         size = v.positive_int("shuffle", "buffer_size", buffer_size)
         if size == 1:
             raise ArgumentError("shuffle: `buffer_size` must be greater than 1 (1 would not shuffle). Found: 1")
-        return self._checked(ir.ShuffleNode(self._node, size))  # type: ignore[arg-type]
+        return self._checked(ir.ShuffleNode(self._node, size))  # type: ignore[arg-type]  # positive_int gives None only with allow_none
 
     def repeat(self, count: int | None = None) -> Dataset:
         """Repeat the dataset ``count`` times per epoch (``None`` or ``-1``: endlessly)."""
@@ -378,17 +378,17 @@ class Dataset:
 
     def project(self, columns: str | Sequence[str]) -> Dataset:
         """Keep only ``columns``, in the order given."""
-        return self._checked(ir.ProjectNode(self._node, v.column_list("project", "columns", columns, allow_none=False)))  # type: ignore[arg-type]
+        return self._checked(ir.ProjectNode(self._node, v.column_list("project", "columns", columns, allow_none=False)))  # type: ignore[arg-type]  # allow_none=False gives a list
 
     def rename(self, input_columns: str | Sequence[str], output_columns: str | Sequence[str]) -> Dataset:
         """Rename ``input_columns`` to ``output_columns`` (same length)."""
         inputs = v.column_list("rename", "input_columns", input_columns, allow_none=False)
         outputs = v.column_list("rename", "output_columns", output_columns, allow_none=False)
-        if len(inputs) != len(outputs):  # type: ignore[arg-type]
+        if len(inputs) != len(outputs):  # type: ignore[arg-type]  # allow_none=False gives lists
             raise ArgumentError(
                 f"rename: `input_columns` and `output_columns` must have the same length. Found: {inputs} and {outputs}"
             )
-        return self._checked(ir.RenameNode(self._node, inputs, outputs))  # type: ignore[arg-type]
+        return self._checked(ir.RenameNode(self._node, inputs, outputs))  # type: ignore[arg-type]  # allow_none=False gives lists
 
     def filter(
         self,
@@ -895,7 +895,7 @@ class Dataset:
             return self._copied_batch_size
         for node in self._node.walk():
             if isinstance(node, ir.BatchNode):
-                return node.batch_size if not callable(node.batch_size) else -1  # type: ignore[return-value]
+                return node.batch_size if not callable(node.batch_size) else -1
         return 1
 
     def get_repeat_count(self) -> int:

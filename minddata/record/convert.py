@@ -137,7 +137,7 @@ def convert_image_folder(
                     skipped.append(f"{p}: {why}")
                     continue
                 rows.append({"file_name": os.path.relpath(p, folder).replace(os.sep, "/"),
-                             "label": int(labels[first + k]), "image": d})  # type: ignore[index]
+                             "label": int(labels[first + k]), "image": d})  # type: ignore[index]  # the listing was scanned for its files above
                 shards.append(shard_of(first + k))
             _write(writer, rows, shards)
             written += len(paths)

@@ -233,7 +233,7 @@ def resolve_mindrecord_files(where: str, dataset_files: Any) -> list[str]:
         header = read_mindrecord_header(first)
         folder = first[: first.rfind("/") + 1]
         # The header names the writer's paths; a set in object storage is read from the first file's prefix.
-        files = [_storage.RemotePath(folder + os.path.basename(str(name)), first.options)  # type: ignore[attr-defined]
+        files = [_storage.RemotePath(folder + os.path.basename(str(name)), first.options)  # type: ignore[union-attr]  # a remote path (is_remote above) carries its options
                  for name in header["shard_addresses"]]
         if first not in files:
             raise DataFormatError(
@@ -317,7 +317,7 @@ class MindRecordShard:
         if self.remote:
             with tempfile.TemporaryDirectory(prefix="minddata-mindrecord-") as folder:
                 local = os.path.join(folder, "index.db")
-                db_url = _storage.RemotePath(db, path.options)  # type: ignore[attr-defined]
+                db_url = _storage.RemotePath(db, path.options)  # type: ignore[attr-defined]  # a remote file's path carries its options
                 store, url = _storage.store_of(db_url)
                 try:
                     data = store.read(url)
@@ -910,7 +910,7 @@ class MindRecordWriter(CommitOnExit):
         self._check_state("commit")
         self._need_schema("commit")
         if self._index is None:
-            self._index = [n for n, f in self._fields.items() if f.type in _SQL_TYPE and f.shape is None]  # type: ignore[union-attr]
+            self._index = [n for n, f in self._fields.items() if f.type in _SQL_TYPE and f.shape is None]  # type: ignore[union-attr]  # _need_schema: the schema is set
         try:
             for shard in self._shards:
                 self._open(shard)
@@ -1037,7 +1037,7 @@ class MindRecordWriter(CommitOnExit):
             if new_raw:
                 shard.raw_page = self._new_page(shard, "RAW_DATA")
             raw_page = shard.raw_page
-            raw_page["row_group_ids"].append({"id": shard.blob_page["page_type_id"], "offset": raw_page["page_size"]})  # type: ignore[index]
+            raw_page["row_group_ids"].append({"id": shard.blob_page["page_type_id"], "offset": raw_page["page_size"]})  # type: ignore[index]  # both pages exist: opened just above
         blob_page, raw_page = shard.blob_page, shard.raw_page
         assert raw_page is not None
         blob_at, raw_at = blob_page["page_size"], raw_page["page_size"]
@@ -1066,9 +1066,9 @@ class MindRecordWriter(CommitOnExit):
             "page_size": self.page_size,
             "compression_size": max(self._compression, 0),
             "schema": [{
-                "blob_fields": sorted(n for n, f in self._fields.items() if f.type == "bytes" or f.shape is not None),  # type: ignore[union-attr]
+                "blob_fields": sorted(n for n, f in self._fields.items() if f.type == "bytes" or f.shape is not None),  # type: ignore[union-attr]  # a committed writer has its schema
                 "desc": self._desc,
-                "schema": {n: self._fields[n].to_json() for n in sorted(self._fields)},  # type: ignore[index]
+                "schema": {n: self._fields[n].to_json() for n in sorted(self._fields)},  # type: ignore[index, arg-type]  # a committed writer has its schema
             }],
             "shard_addresses": [os.path.basename(p) for p in self.paths],
             "shard_id": shard.shard_id,
@@ -1097,7 +1097,7 @@ class MindRecordWriter(CommitOnExit):
         if os.path.exists(db):
             os.remove(db)
         columns = "".join(
-            f",INC_{i} INT, {name}_0 {_SQL_TYPE[self._fields[name].type]}" for i, name in enumerate(self._index or [])  # type: ignore[index]
+            f",INC_{i} INT, {name}_0 {_SQL_TYPE[self._fields[name].type]}" for i, name in enumerate(self._index or [])  # type: ignore[index]  # a committed writer has its schema
         )
         keys = "".join(f",INC_{i}" for i in range(len(self._index or [])))
         connection = sqlite3.connect(db)

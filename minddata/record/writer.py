@@ -227,10 +227,10 @@ class ArrowRecordWriter(CommitOnExit):
             raise
 
     def _write_rows(self, raw_data: Iterable[dict[str, Any]], to_shard: int | None = None) -> None:
-        fields = list(self._fields.values())  # type: ignore[union-attr]
+        fields = list(self._fields.values())  # type: ignore[union-attr]  # rows are written after the schema
         rows = []
         for k, row in enumerate(raw_data):
-            check_row(_NAME, row, k, self._fields)  # type: ignore[arg-type]
+            check_row(_NAME, row, k, self._fields)  # type: ignore[arg-type]  # rows are written after the schema
             rows.append([normalize_value(_NAME, f, row[f.name], k) for f in fields])
         n = len(self.paths)
         for values in rows:
@@ -344,9 +344,9 @@ class ArrowRecordWriter(CommitOnExit):
     def _open(self, shard: int) -> None:
         if self._writers[shard] is None:
             if self._schema is None:
-                schema_json = json.dumps({name: f.to_json() for name, f in self._fields.items()})  # type: ignore[union-attr]
+                schema_json = json.dumps({name: f.to_json() for name, f in self._fields.items()})  # type: ignore[union-attr]  # files open after the schema
                 self._schema = arrow_schema(
-                    self._fields, {SET_ID_KEY.decode(): self._set_id, SCHEMA_KEY.decode(): schema_json}  # type: ignore[arg-type]
+                    self._fields, {SET_ID_KEY.decode(): self._set_id, SCHEMA_KEY.decode(): schema_json}  # type: ignore[arg-type]  # files open after the schema
                 )
             with _writing(self.paths[shard], self._tmp[shard]):
                 self._temps[shard] = TempFile(self.paths[shard], self._token)
@@ -359,7 +359,7 @@ class ArrowRecordWriter(CommitOnExit):
             return
         self._open(shard)
         columns = []
-        for i, field in enumerate(self._fields.values()):  # type: ignore[union-attr]
+        for i, field in enumerate(self._fields.values()):  # type: ignore[union-attr]  # rows are written after the schema
             columns.extend(_to_arrow(field, [r[i] for r in rows]))
         with _writing(self.paths[shard], self._tmp[shard]):
             self._writers[shard].write_batch(pa.RecordBatch.from_arrays(columns, schema=self._schema))
@@ -381,7 +381,7 @@ class ArrowRecordWriter(CommitOnExit):
             "shard_id": shard,
             "shard_num": len(self.paths),
             "shards": [os.path.basename(p) for p in self.paths],
-            "schema": {name: f.to_json() for name, f in self._fields.items()},  # type: ignore[union-attr]
+            "schema": {name: f.to_json() for name, f in self._fields.items()},  # type: ignore[union-attr]  # a committed writer has its schema
             "desc": self._desc,
             "index_fields": self._index,
             "num_rows": sum(b["rows"] for b in batches),
@@ -415,7 +415,7 @@ def _to_arrow(field: Field, values: list[Any]) -> list[pa.Array]:
     shapes = np.asarray([v.shape for v in values], dtype=np.int32).reshape(-1)
     return [
         pa.LargeListArray.from_arrays(pa.array(offsets), flat_array),
-        pa.FixedSizeListArray.from_arrays(pa.array(shapes), len(field.shape)),  # type: ignore[arg-type]
+        pa.FixedSizeListArray.from_arrays(pa.array(shapes), len(field.shape)),
     ]
 
 
