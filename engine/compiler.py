@@ -207,7 +207,7 @@ class Planner:
 
         def finish(chunk: Chunk, result: Any, pass_index: int, row_start: int) -> Chunk:
             rows, errors = result
-            out = Chunk(rows, chunk.ids, origins(chunk.ids) if origins is not None else None, chunk.keys)  # type: ignore[arg-type]
+            out = Chunk(rows, chunk.ids, origins(chunk.ids) if origins is not None else None, chunk.keys)  # type: ignore[arg-type]  # a source's chunks carry ids
             return policy.apply(out, rows, errors) if errors else out
 
         def work(chunk: Chunk, pass_index: int, row_start: int) -> Any:
@@ -484,9 +484,9 @@ def _serial(node: ir.Node) -> ir.Node:
     """``node`` with one worker, in this process (``config.set_debug_mode``)."""
     fields = {f.name for f in dataclasses.fields(node)}
     changes: dict[str, Any] = {}
-    if "num_workers" in fields and node.num_workers != 1:  # type: ignore[attr-defined]
+    if "num_workers" in fields and node.num_workers != 1:  # type: ignore[attr-defined]  # in fields: the node has it
         changes["num_workers"] = 1
-    if "python_multiprocessing" in fields and node.python_multiprocessing:  # type: ignore[attr-defined]
+    if "python_multiprocessing" in fields and node.python_multiprocessing:  # type: ignore[attr-defined]  # as above
         changes["python_multiprocessing"] = False
     return dataclasses.replace(node, **changes) if changes else node
 

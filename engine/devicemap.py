@@ -281,9 +281,9 @@ def _concat(chunks: list[Chunk]) -> Chunk:
     if len(chunks) == 1:
         return chunks[0]
     rows = [row for c in chunks for row in c.rows]
-    ids = None if any(c.ids is None for c in chunks) else [i for c in chunks for i in c.ids]  # type: ignore[union-attr]
-    origins = None if any(c.origins is None for c in chunks) else [o for c in chunks for o in c.origins]  # type: ignore[union-attr]
-    keys = None if any(c.keys is None for c in chunks) else [k for c in chunks for k in c.keys]  # type: ignore[union-attr]
+    ids = None if any(c.ids is None for c in chunks) else [i for c in chunks for i in c.ids]  # type: ignore[union-attr]  # no None: any() checked
+    origins = None if any(c.origins is None for c in chunks) else [o for c in chunks for o in c.origins]  # type: ignore[union-attr]  # no None: any() checked
+    keys = None if any(c.keys is None for c in chunks) else [k for c in chunks for k in c.keys]  # type: ignore[union-attr]  # no None: any() checked
     return Chunk(rows, ids, origins, keys)
 
 

@@ -266,7 +266,7 @@ class PipelineRun:
         profile.attach()
         self.profile = profile
         # From now on the consumer's calls go through the timed path; the unprofiled path stays as is.
-        self.next_item = self._next_item_profiled  # type: ignore[method-assign]
+        self.next_item = self._next_item_profiled  # type: ignore[method-assign]  # on this instance only
         if tuned:
             cpu, memory = default_budget(self.rt.options.autotune_cpu_budget, self.rt.options.autotune_memory_budget)
             self._autotuner = Autotuner(profile, tune_all=tune_all, cpu_budget=cpu, memory_budget=memory,

@@ -243,12 +243,12 @@ def _move_normalize_into_batch(node: ir.Node) -> ir.Node:
         return node
     tail = ops[tail_start:]
     chw = False
-    out_dtype = np.dtype(np.float32)
+    out_dtype: np.dtype = np.dtype(np.float32)
     for op in tail[1:]:
         if _is(op, "HWC2CHW") and not chw:
             chw = True
-        elif _float_cast(op) is not None:
-            out_dtype = _float_cast(op)  # type: ignore[assignment]
+        elif (cast_dtype := _float_cast(op)) is not None:
+            out_dtype = cast_dtype
         else:
             return node
     normalize = tail[0]

@@ -226,8 +226,8 @@ class Step:
                         out_origins.extend([None] * len(chunk))
                         skip += len(chunk)
                         continue
-                    out_pos.extend(t.pos for t in chunk.ids)  # type: ignore[union-attr]
-                    out_ids.extend(chunk.ids)  # type: ignore[arg-type]
+                    out_pos.extend(t.pos for t in chunk.ids)  # type: ignore[union-attr]  # the rows keep the _RowId ids tagged above
+                    out_ids.extend(chunk.ids)  # type: ignore[arg-type]  # as above
                     out_origins.extend(chunk.origins or [None] * len(chunk))
         return (np.asarray(out_pos, dtype=np.int64), np.asarray(out_ids, dtype=np.int64),
                 out_rows if packer is None else packer.column(), out_origins)

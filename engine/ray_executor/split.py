@@ -211,7 +211,7 @@ class RayPlan:
             return None
         steps.reverse()
         self._check_steps(steps)
-        return Segment(below, shuffle, steps, node, self.positions[below_path], shuffle_position)  # type: ignore[arg-type]
+        return Segment(below, shuffle, steps, node, self.positions[below_path], shuffle_position)  # type: ignore[arg-type]  # a source node: checked above
 
     def _check_steps(self, steps: list[ir.Node]) -> None:
         dropped_by: ir.Node | None = None

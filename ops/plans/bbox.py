@@ -181,4 +181,4 @@ def random_interpolation(rng: np.random.Generator) -> str:
 
 def integer_box(box: np.ndarray) -> tuple[int, int, int, int]:
     """(x, y, width, height) of a box truncated to whole pixels, as BoundingBoxAugment crops it."""
-    return tuple(int(math.trunc(float(v))) for v in box[:4])  # type: ignore[return-value]
+    return tuple(int(math.trunc(float(v))) for v in box[:4])  # type: ignore[return-value]  # a box has four values
