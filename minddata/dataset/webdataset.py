@@ -551,7 +551,10 @@ class WebDataset(Dataset):
     ``tarfile`` parses the headers). The index keeps each member's extension, offset and size (about
     24 bytes per member, plus the key string per sample), travels with the pipeline to worker
     processes, and is not rebuilt per epoch. Reading a sample then costs one positioned read of its
-    members (they are adjacent in the tar).
+    members (they are adjacent in the tar). A shard in object storage is indexed through one
+    streaming GET (shards ``requests_in_flight`` at a time), and a chunk of up to 32 of its samples
+    is read by one ranged GET when they are neighbours in the shard (in-order and shard-shuffled
+    reading), by one GET per sample otherwise (global shuffle).
 
     Examples:
         >>> import io, os, tarfile, tempfile
