@@ -17,6 +17,7 @@ import json
 import logging
 import math
 import time
+import zipfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -67,6 +68,17 @@ def npy_bytes(array: np.ndarray) -> bytes:
     np.lib.format.write_array_header_1_0(header, np.lib.format.header_data_from_array_1_0(array))
     data = array.reshape(-1).data.cast("B") if array.size else b""
     return b"".join((header.getvalue(), data))
+
+
+def npz_bytes(tensors: dict[str, np.ndarray]) -> bytes:
+    """``tensors`` as the ``.npz`` archive ``np.savez`` writes, each as ``<name>.npy``. Written member by
+    member rather than through ``np.savez(buf, **tensors)``, which would take an output named
+    ``allow_pickle`` as its own flag instead of a tensor."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as archive:
+        for name, array in tensors.items():
+            archive.writestr(f"{name}.npy", npy_bytes(np.asarray(array)))
+    return buf.getvalue()
 
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -463,9 +475,7 @@ def create_app(service: Any) -> FastAPI:
             return f'{{"outputs":[{",".join(outputs)}]}}'.encode(), "application/json"
         if len(tensors) == 1:
             return npy_bytes(next(iter(tensors.values()))), "application/x-npy"
-        buf = io.BytesIO()
-        np.savez(buf, **tensors)  # type: ignore[arg-type]  # outputs by name; the stubs read **kwds as allow_pickle too
-        return buf.getvalue(), "application/x-npz"
+        return npz_bytes(tensors), "application/x-npz"
 
     @app.post("/v1/preprocess", summary="One raw image in, its tensor out (.npy, or JSON with Accept: "
               "application/json)", openapi_extra={"requestBody": _IMAGE_BODY},

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from minddata.serve.app import npy_bytes
+from minddata.serve.app import npy_bytes, npz_bytes
 from minddata.serve.protocol import InferRequest, ProtocolError, encode_infer_response, parse_infer_request
 
 
@@ -112,3 +112,12 @@ def test_json_answers_are_written_in_slices_within_the_deadline():
     assert json_numbers(array) == "[" + ",".join(str(float(v)) for v in array) + "]"
     with pytest.raises(DeadlinePassed):
         json_numbers(array, deadline=time.monotonic() - 1)
+
+
+def test_npz_answers_read_back_with_numpy_whatever_the_output_names():
+    tensors = {"image": np.arange(24, dtype=np.float32).reshape(2, 3, 4), "allow_pickle": np.array([7], np.int64),
+               "label": np.array(3, np.int32)}
+    with np.load(io.BytesIO(npz_bytes(tensors)), allow_pickle=False) as archive:
+        assert sorted(archive.files) == sorted(tensors)
+        for name, value in tensors.items():
+            assert archive[name].dtype == value.dtype and np.array_equal(archive[name], value)
