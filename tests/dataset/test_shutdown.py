@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import _thread
 import gc
+import signal
 import threading
 import time
 
@@ -100,12 +101,19 @@ def test_keyboard_interrupt_while_waiting_stops_everything():
 
     ds = md.NumpySlicesDataset(np.arange(1000), shuffle=False).map(slow, num_parallel_workers=2)
     it = ds.create_tuple_iterator(num_epochs=1)
+    # Python's own Ctrl-C handler, whatever an earlier test in this process left installed (a library
+    # that sets its own SIGINT handler would turn the interrupt into something else).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.3, _thread.interrupt_main)
     timer.start()
     start = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
-        for _ in it:
-            pass
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            for _ in it:
+                pass
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, previous)
     assert wait_until_clean()
     assert time.monotonic() - start < 60  # finishing 1,000 rows x 0.2 s takes 100 s: it stopped
 
