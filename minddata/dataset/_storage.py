@@ -714,25 +714,17 @@ def expand_urls(where: str, text: str, options: StorageOptions) -> list[tuple[Ob
     return [(url.child(k), s) for k, s in found]
 
 
-class RangedFile(io.RawIOBase):
-    """A read-only, seekable file over one object, read through ranged GETs of ``block`` bytes (one
-    block kept), for readers that want a file object (tar headers, TFRecord, CSV, Parquet)."""
+class _ObjectFile(io.RawIOBase):
+    """A read-only, seekable file over one object of ``_size`` bytes, at position ``_pos``; a
+    subclass reads (``readinto``)."""
 
-    def __init__(self, store: ObjectStore, url: ObjectURL, size: int | None = None, block: int = 1 << 20):
+    def __init__(self, store: ObjectStore, url: ObjectURL, size: int):
         super().__init__()
         self.store = store
         self.url = url
         self.name = url.url
-        self._size = store.size(url) if size is None else size
+        self._size = size
         self._pos = 0
-        self._block = block
-        self._cached_at = -1
-        self._cached = b""
-
-    def prime(self, start: int, data: bytes) -> None:
-        """Hold ``data``, the object's bytes from ``start``, as if read: a reader that already fetched
-        a part (a file's tail, where a footer lies) serves reads there without another request."""
-        self._cached_at, self._cached = start, data
 
     def readable(self) -> bool:
         return True
@@ -750,6 +742,22 @@ class RangedFile(io.RawIOBase):
         base = {0: 0, 1: self._pos, 2: self._size}[whence]
         self._pos = max(0, base + offset)
         return self._pos
+
+
+class RangedFile(_ObjectFile):
+    """A read-only, seekable file over one object, read through ranged GETs of ``block`` bytes (one
+    block kept), for readers that want a file object (tar headers, TFRecord, CSV, Parquet)."""
+
+    def __init__(self, store: ObjectStore, url: ObjectURL, size: int | None = None, block: int = 1 << 20):
+        super().__init__(store, url, store.size(url) if size is None else size)
+        self._block = block
+        self._cached_at = -1
+        self._cached = b""
+
+    def prime(self, start: int, data: bytes) -> None:
+        """Hold ``data``, the object's bytes from ``start``, as if read: a reader that already fetched
+        a part (a file's tail, where a footer lies) serves reads there without another request."""
+        self._cached_at, self._cached = start, data
 
     def readinto(self, buffer: Any) -> int:
         view = memoryview(buffer).cast("B")
@@ -775,7 +783,7 @@ class RangedFile(io.RawIOBase):
         return data
 
 
-class StreamedFile(io.RawIOBase):
+class StreamedFile(_ObjectFile):
     """A read-only file over one object of known ``size`` for a reader that goes front to back (tar
     headers): one streaming GET, read as it arrives, instead of a round trip per block.
 
@@ -786,35 +794,13 @@ class StreamedFile(io.RawIOBase):
     reached), so the bytes returned are exactly the object's. Memory: the window and one read."""
 
     def __init__(self, store: ObjectStore, url: ObjectURL, size: int, window: int = 1 << 16, skip: int = 8 << 20):
-        super().__init__()
-        self.store = store
-        self.url = url
-        self.name = url.url
-        self._size = size
+        super().__init__(store, url, size)
         self._window = window
         self._skip = skip
-        self._pos = 0  # where the reader is
         self._body: Any = None
         self._body_at = 0  # the next byte the open body gives
         self._recent = bytearray()  # the last bytes read from the body, ending at _body_at
         self.gets = 0  # GETs started
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def size(self) -> int:
-        return self._size
-
-    def tell(self) -> int:
-        return self._pos
-
-    def seek(self, offset: int, whence: int = 0) -> int:
-        base = {0: 0, 1: self._pos, 2: self._size}[whence]
-        self._pos = max(0, base + offset)
-        return self._pos
 
     def close(self) -> None:
         self._drop_body()
