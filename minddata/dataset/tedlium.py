@@ -164,14 +164,15 @@ class _Segment(NamedTuple):
     line: int
     start: int  # frames
     stop: int
-    sample_rate: int
+    header: SphereHeader  # the SPHERE file's, read once when the STM files are listed
     transcript: str
     talk_id: str
     speaker_id: str
     identifier: str
 
 
-def _stm_segments(where: str, stm: str, sph: str, sample_rate: int) -> list[_Segment]:
+def _stm_segments(where: str, stm: str, sph: str, header: SphereHeader) -> list[_Segment]:
+    sample_rate = header.sample_rate
     try:
         with open(stm, encoding="utf-8", newline="\n") as f:
             lines = f.read().split("\n")
@@ -196,7 +197,7 @@ def _stm_segments(where: str, stm: str, sph: str, sample_rate: int) -> list[_Seg
         if not 0 <= first <= last:
             raise DataFormatError(f"{where}: {stm} line {number}: the segment must have 0 <= start <= end. "
                                   f"Found: {fields[3]} to {fields[4]}", path=stm)
-        segments.append(_Segment(sph, stm, number, first, last, sample_rate, fields[6] if len(fields) > 6 else "",
+        segments.append(_Segment(sph, stm, number, first, last, header, fields[6] if len(fields) > 6 else "",
                                  fields[0], fields[2], fields[5]))
     return segments
 
@@ -216,7 +217,7 @@ def _list_segments(where: str, folder: str, parts: list[str], extensions: str) -
             sph = os.path.join(folder, part, "sph", stem + extensions)
             if not os.path.isfile(sph):
                 raise missing(where, sph, f"{stm} transcribes it.")
-            segments.extend(_stm_segments(where, stm, sph, read_sphere_header(sph).sample_rate))
+            segments.extend(_stm_segments(where, stm, sph, read_sphere_header(sph)))
     if not segments:
         raise DataFormatError(f"{where}: no STM lines under {[os.path.join(folder, p, 'stm') for p in parts]}: "
                               "check dataset_dir, release and usage", path=folder)
@@ -236,7 +237,7 @@ class _FetchSegments:
         for i in ids:
             s = segments[i]
             try:
-                waveform, rate = read_sphere(s.sph, s.start, s.stop)
+                waveform, rate = read_sphere(s.sph, s.start, s.stop, s.header)
             except DataFormatError as error:
                 raise RowError(f"{self.where}: can't read row {i} ({s.stm} line {s.line}): {error}",
                                op=self.where, row=i, source=s.sph) from None
