@@ -16,6 +16,7 @@ import time
 from typing import Any
 
 from minddata.dataset import _storage
+from minddata.dataset import _validate as v
 from minddata.errors import ArgumentError
 
 __all__ = ["sync_wait_for_dataset"]
@@ -48,12 +49,6 @@ def _sync_place(obs_runtime: Any, storage_options: dict[str, Any] | None) -> tup
         return os.fspath(obs_runtime), storage_options
     raise ArgumentError(f"{WHERE}: `obs_runtime` must be an OBSMindDataset or the synchronization folder "
                         f"(an s3:// or obs:// URL, or a folder every rank sees). Found: {obs_runtime!r}")
-
-
-def _check_int(name: str, value: Any, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ArgumentError(f"{WHERE}: `{name}` must be an int of at least {low}. Found: {value!r}")
-    return value
 
 
 class _LocalFolder:
@@ -128,11 +123,11 @@ def sync_wait_for_dataset(rank_id: int, rank_size: int, current_epoch: int, obs_
         >>> folder = tempfile.mkdtemp()
         >>> md.sync_wait_for_dataset(0, 1, 1, folder)  # a single rank: ready at once
     """
-    rank_size = _check_int("rank_size", rank_size, 1)
-    rank_id = _check_int("rank_id", rank_id, 0)
+    rank_size = v.positive_int(WHERE, "rank_size", rank_size)  # type: ignore[assignment]  # positive_int gives None only with allow_none
+    rank_id = v.non_negative_int(WHERE, "rank_id", rank_id)
     if rank_id >= rank_size:
         raise ArgumentError(f"{WHERE}: `rank_id` must be less than `rank_size` ({rank_size}). Found: {rank_id}")
-    current_epoch = _check_int("current_epoch", current_epoch, 0)
+    current_epoch = v.non_negative_int(WHERE, "current_epoch", current_epoch)
     if isinstance(poll_seconds, bool) or not isinstance(poll_seconds, (int, float)) or poll_seconds <= 0:
         raise ArgumentError(f"{WHERE}: `poll_seconds` must be a number greater than 0. Found: {poll_seconds!r}")
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout < 0):

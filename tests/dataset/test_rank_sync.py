@@ -42,8 +42,8 @@ def test_a_timeout_names_the_ranks_not_ready(tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     ((3, 3, 1), r"`rank_id` must be less than `rank_size` \(3\). Found: 3"),
-    ((0, 0, 1), r"`rank_size` must be an int of at least 1. Found: 0"),
-    ((0, 1, -1), r"`current_epoch` must be an int of at least 0. Found: -1"),
+    ((0, 0, 1), r"`rank_size` must be greater than 0. Found: 0"),
+    ((0, 1, -1), r"`current_epoch` must be 0 or greater. Found: -1"),
 ])
 def test_arguments_are_checked(tmp_path, args, message):
     with pytest.raises(ArgumentError, match=message):
