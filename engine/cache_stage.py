@@ -39,7 +39,7 @@ __all__ = ["CacheNode", "CacheStage", "build_cache_stage", "check_cacheable", "f
 _CHAIN = (ir.MapNode, ir.ProjectNode, ir.RenameNode, ir.CallbackNode)
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # as ir._node: written out for type checkers
+@dataclass(frozen=True, eq=False, repr=False)  # as ir's nodes: written out for type checkers
 class CacheNode(ir._UnaryNode):
     """Rows of ``child`` kept in cache ``session_id`` (``size_mb`` of memory for the session, 0: no
     bound; ``spilling``: rows past it to disk). ``key`` names the cached subtree (:func:`fingerprint`).

@@ -58,10 +58,9 @@ def column_layout(columns: list[str], input_columns: list[str], output_columns: 
 # Every node is a frozen dataclass: the optimizer's passes derive new nodes with
 # ``dataclasses.replace`` (or :meth:`Node.with_children`) and never change one in place, so a node
 # the user's graph shares between two consumers stays as built. ``eq=False``: nodes compare (and
-# hash) by identity, as graph vertices do. The decorator is written out on each class here (type
-# checkers recognize a dataclass only by the decorator itself); ``_node`` is the same for node
-# classes defined elsewhere.
-_node = dataclass(frozen=True, eq=False, repr=False)
+# hash) by identity, as graph vertices do. The decorator is written out on each node class (type
+# checkers recognize a dataclass only by the decorator itself), here and for node classes defined
+# elsewhere.
 
 
 @dataclass(frozen=True)
