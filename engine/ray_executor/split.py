@@ -247,9 +247,7 @@ class RayPlan:
             segment = self.segments.get(path)
             if segment is None:
                 return None
-            stage = RaySegmentStage(rt, self, segment)
-            stage.consumer_copies_rows = segment.consumer_copies_rows
-            return stage
+            return RaySegmentStage(rt, self, segment)
 
         self.count_streamed_files()  # the tail's stages may ask a source's size
         with config.running(rt.options):

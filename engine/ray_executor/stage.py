@@ -62,9 +62,8 @@ class RaySegmentStage(Stage):
         self.segment = segment
         # Ray operator name -> summed stats over the passes run so far (see _record_stats).
         self.operator_stats: dict[str, dict[str, float]] = {}
-        # Set when the consumer is a batch that copies each row into its batch arrays and lets it go:
-        # rows then stay read-only views of the blocks (no copy out of the object store first).
-        self.consumer_copies_rows = False
+        # Rows stay read-only views of the blocks when the consumer copies them anyway (Segment's).
+        self.consumer_copies_rows = segment.consumer_copies_rows
 
     def _run(self, pass_index: int, skip: int = 0) -> Chunks:
         ds = self.plan.segment_dataset(self.segment, self.rt.seed, pass_index, skip, shard_seed=self.rt.shard_seed,
