@@ -374,7 +374,7 @@ def member_value(ext: str, data: memoryview | bytes, describe: Any) -> np.ndarra
 class _Shards:
     """The shards as one row space (sample i of shard f is row starts[f] + i), indexed on first use."""
 
-    def __init__(self, where: str, files: list[str], columns: list[str] | None, storage_options: Any):
+    def __init__(self, where: str, files: list[str], columns: list[str] | None, storage_options: _storage.StorageOptions):
         self.where = where
         self.files = files
         self.requested = columns
@@ -402,9 +402,7 @@ class _Shards:
 
     def _index(self) -> None:
         remote = [path for path in self.files if _storage.is_remote(path)]
-        at_once = min(len(remote), _storage.StorageOptions("WebDataset", self.storage_options).get("requests_in_flight")
-                      if not isinstance(self.storage_options, _storage.StorageOptions)
-                      else self.storage_options.get("requests_in_flight"))
+        at_once = min(len(remote), self.storage_options.get("requests_in_flight"))
         if at_once > 1:  # remote shards: their index reads overlap (results and the first error in shard order)
             with ThreadPoolExecutor(at_once, thread_name_prefix="minddata-index") as pool:
                 indexes = list(pool.map(lambda path: index_shard(self.where, path, self.storage_options), self.files))
