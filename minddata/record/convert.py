@@ -248,13 +248,6 @@ def _image_problem(data: bytes, check: str) -> str | None:
 
 # -- MindRecord <-> Arrow records ----------------------------------------------------------------
 
-# Arrow record types MindRecord lacks, widened to one it has (values are unchanged).
-_WIDEN = {
-    "bool": "int32", "int8": "int32", "int16": "int32", "uint8": "int32", "uint16": "int32",
-    "uint32": "int64", "uint64": "int64", "float16": "float32",
-}
-
-
 @dataclass
 class RecordConvertResult:
     rows: int
@@ -296,7 +289,12 @@ def convert_records(
         >>> [int(r["x"]) for r in ds.create_dict_iterator(output_numpy=True)]
         [1, 2, 3]
     """
-    from minddata.record.mindrecord_format import MindRecordSet, MindRecordWriter, read_as_mindrecord
+    from minddata.record.mindrecord_format import (
+        NUMPY_TO_MINDRECORD,
+        MindRecordSet,
+        MindRecordWriter,
+        read_as_mindrecord,
+    )
     from minddata.record.reader import RecordSet, open_set
 
     where = "convert"
@@ -316,7 +314,8 @@ def convert_records(
             formats = ("arrow", format)
         if format == "mindrecord":
             for name, spec in schema.items():
-                spec["type"] = _WIDEN.get(spec["type"], spec["type"])
+                # Arrow record types MindRecord lacks, widened to one it has (values are unchanged).
+                spec["type"] = NUMPY_TO_MINDRECORD.get(spec["type"], spec["type"])
                 if "shape" in spec and spec["type"] in ("string", "bytes"):
                     raise ArgumentError(f"{where}: field {name!r} ({records.fields[name].describe()}) has no MindRecord type.")
         writer: Any = (MindRecordWriter if format == "mindrecord" else ArrowRecordWriter)(

@@ -59,6 +59,7 @@ from minddata.record._writer_checks import (
 
 __all__ = [
     "MINDRECORD_TYPES",
+    "NUMPY_TO_MINDRECORD",
     "MindRecordSet",
     "MindRecordWriter",
     "is_mindrecord",
@@ -76,6 +77,22 @@ _LEN = struct.Struct("<Q")
 _BIG_LEN = struct.Struct(">Q")
 # MindSpore's record types; arrays are int32/int64/float32/float64 with a shape.
 MINDRECORD_TYPES = ("int32", "int64", "float32", "float64", "string", "bytes")
+# The MindRecord type each NumPy number type is stored as (MindSpore 2.10's casts in Dataset.save):
+# the types MindRecord lacks are widened.
+NUMPY_TO_MINDRECORD = {
+    "bool": "int32",
+    "int8": "int32",
+    "uint8": "int32",
+    "int16": "int32",
+    "uint16": "int32",
+    "int32": "int32",
+    "uint32": "int64",
+    "int64": "int64",
+    "uint64": "int64",
+    "float16": "float32",
+    "float32": "float32",
+    "float64": "float64",
+}
 _ARRAY_TYPES = ("int32", "int64", "float32", "float64")
 _FIELD_NAME = re.compile(r"^[0-9A-Za-z_]+$")
 # The writer's public name (minddata.mindrecord.FileWriter, as MindSpore's), which its errors use.

@@ -29,27 +29,12 @@ from typing import Any
 import numpy as np
 
 from minddata.errors import ArgumentError, DataFormatError
-from minddata.record.mindrecord_format import DEFAULT_PAGE_SIZE, MindRecordWriter
+from minddata.record.mindrecord_format import DEFAULT_PAGE_SIZE, NUMPY_TO_MINDRECORD, MindRecordWriter
 
 __all__ = ["MAX_SAVE_FILES", "mindrecord_save_paths", "save_mindrecord"]
 
 # MindSpore's save takes 1 to 1000 files.
 MAX_SAVE_FILES = 1000
-# MindSpore 2.10's implicit casts (its Dataset.save table), by NumPy dtype name.
-_RECORD_TYPE = {
-    "bool": "int32",
-    "int8": "int32",
-    "uint8": "int32",
-    "int16": "int32",
-    "uint16": "int32",
-    "int32": "int32",
-    "uint32": "int64",
-    "int64": "int64",
-    "uint64": "int64",
-    "float16": "float32",
-    "float32": "float32",
-    "float64": "float64",
-}
 _PUNCTUATION = str.maketrans({c: "_" for c in string.punctuation})
 _FIELD_CHARS = set(string.ascii_letters + string.digits + "_")
 _OTHER_FORMAT = 'or save with file_type="arrow" (minddata\'s Arrow record files store every NumPy type and shape)'
@@ -117,7 +102,7 @@ def _column_of(name: str, field: str, value: Any) -> _Column:
             raise _refuse(name, array, "MindRecord stores one bytes value per row, not arrays of them",
                           "Join the values or store them as separate columns")
         return _Column(name, field, "bytes", None)
-    record_type = _RECORD_TYPE.get(array.dtype.name)
+    record_type = NUMPY_TO_MINDRECORD.get(array.dtype.name)
     if record_type is None:
         raise _refuse(
             name, array,
@@ -142,7 +127,7 @@ def _stored(column: _Column, value: Any, row: int) -> Any:
         if kind != "S" or array.size != 1 or array.ndim > 1:
             raise _mismatch(column, array, row)
         return array.tobytes()
-    if _RECORD_TYPE.get(array.dtype.name) != column.type or (array.ndim == 0) != (column.shape is None):
+    if NUMPY_TO_MINDRECORD.get(array.dtype.name) != column.type or (array.ndim == 0) != (column.shape is None):
         raise _mismatch(column, array, row)
     if column.shape is not None and (array.ndim != len(column.shape) or array.shape[1:] != column.shape[1:]):
         raise DataFormatError(
