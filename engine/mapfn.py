@@ -10,8 +10,6 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-import cloudpickle
-
 from minddata.config import RunOptions
 from minddata.engine.chunk import Chunk, FailedRow
 from minddata.engine.debughooks import PrintMetaDataHook
@@ -269,17 +267,13 @@ class UnpicklableError(PipelineError):
 
 
 def portable_error(error: BaseException) -> BaseException:
-    """``error`` if it can be pickled (by reference, or by value as cloudpickle sends a class defined in
-    a function), else an :class:`UnpicklableError` with its type's name and message."""
+    """``error`` if pickle can send it, else an :class:`UnpicklableError` with its type's name and
+    message. Plain pickle, as the worker's reply is (``procpool.messages.dumps``): a class defined in a
+    function, which only cloudpickle could send by value, travels as text too."""
     try:
         pickle.dumps(error)
         return error
     except Exception:  # noqa: BLE001 - any failure to pickle means: send the text
-        pass
-    try:
-        cloudpickle.dumps(error)
-        return error
-    except Exception:  # noqa: BLE001
         return UnpicklableError(type(error).__name__, str(error))
 
 

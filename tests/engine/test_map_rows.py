@@ -63,14 +63,33 @@ def test_portable_error_keeps_a_picklable_error_as_it_is():
     assert portable_error(error) is error
 
 
-def test_portable_error_keeps_an_error_class_only_cloudpickle_can_send():
-    class LocalError(Exception):  # defined in a function: pickle refuses it, cloudpickle sends it by value
+def _fail_locally_on_three():
+    class LocalError(Exception):  # defined in a function: only cloudpickle could send it, by value
         pass
 
-    error = LocalError("local")
-    with pytest.raises(Exception):  # noqa: B017 - pickle's error type for this varies by version
-        pickle.dumps(error)
-    assert portable_error(error) is error
+    def fail_locally_on_three(x):
+        if int(x) == 3:
+            raise LocalError("row three is bad")
+        return x
+
+    return fail_locally_on_three
+
+
+def test_an_error_of_a_class_defined_in_a_function_reads_the_same_from_process_workers():
+    # The worker's reply is plain pickle: the error must travel as text, not break the whole chunk.
+    from_threads = _failure(_fail_locally_on_three(), processes=False)
+    from_processes = _failure(_fail_locally_on_three(), processes=True)
+    assert str(from_threads) == str(from_processes)
+    assert str(from_processes).endswith("failed on row 3 (source row 3): LocalError: row three is bad")
+
+
+def test_portable_error_replaces_an_error_class_defined_in_a_function():
+    class LocalError(Exception):
+        pass
+
+    stand_in = portable_error(LocalError("local"))
+    assert isinstance(stand_in, UnpicklableError)
+    assert (error_type_name(stand_in), str(stand_in)) == ("LocalError", "local")
 
 
 def test_portable_error_replaces_an_unpicklable_error_by_its_type_name_and_message():
