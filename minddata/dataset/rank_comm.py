@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from minddata._checks import is_int
 from minddata.errors import ArgumentError
 
 __all__ = ["HEADER_LENGTH", "recv", "send"]
@@ -40,7 +41,7 @@ def _distributed(where: str) -> Any:
 
 def _ranks(where: str, name: str, value: Any) -> list[int]:
     ranks = value if isinstance(value, list) else [value]
-    if not ranks or not all(isinstance(r, (int, np.integer)) and not isinstance(r, bool) and r >= 0 for r in ranks):
+    if not ranks or not all(is_int(r) and r >= 0 for r in ranks):
         raise ArgumentError(f"{where}: `{name}` must be a rank (an int of 0 or more) or a non-empty list of ranks. "
                             f"Found: {value!r}")
     return [int(r) for r in ranks]
