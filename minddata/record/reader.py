@@ -491,6 +491,16 @@ class ShardFile:
         self._lock = threading.Lock()
         self._token = next(_shard_tokens)  # tokens name files of this process only
 
+    def check_length(self, size: int, fix: str) -> None:
+        """Refuse the data file when its ``size`` is not the length its metadata records; ``fix``: what to do."""
+        written = self.meta["data_bytes"]
+        if size != written:
+            what = "truncated" if size < written else "longer than written"
+            raise DataFormatError(
+                f"record file {self.path} is {what}: {size} bytes, but its metadata says {written}. {fix}",
+                path=self.path,
+            )
+
     def _open(self) -> Any:
         path = self.path
         try:
@@ -512,15 +522,9 @@ class ShardFile:
         return reader
 
     def _open_fd(self, fd: int) -> Any:
-        path, meta = self.path, self.meta
+        path = self.path
         size = os.fstat(fd).st_size
-        if size != meta["data_bytes"]:
-            what = "truncated" if size < meta["data_bytes"] else "longer than written"
-            raise DataFormatError(
-                f"record file {path} is {what}: {size} bytes, but its metadata says {meta['data_bytes']}. The file is "
-                "damaged or was replaced; rewrite it.",
-                path=path,
-            )
+        self.check_length(size, "The file is damaged or was replaced; rewrite it.")
         try:
             # The reads and the size checks must see one file: read through the descriptor we fstat.
             with pa.OSFile(_fd_path(fd, path), "r") as handle:

@@ -112,16 +112,10 @@ class RemoteShardFile(ShardFile):
     forked or spawned worker makes its own."""
 
     def _open(self) -> Any:
-        path, meta = self.path, self.meta
+        path = self.path
         store, url = _storage.store_of(path)
         size = store.size(url)
-        if size != meta["data_bytes"]:
-            what = "truncated" if size < meta["data_bytes"] else "longer than written"
-            raise DataFormatError(
-                f"record file {path} is {what}: {size} bytes, but its metadata says {meta['data_bytes']}. The object is "
-                "damaged or was replaced without its .meta.json; upload the set again.",
-                path=path,
-            )
+        self.check_length(size, "The object is damaged or was replaced without its .meta.json; upload the set again.")
         start = max(0, size - _TAIL_BYTES)
         tail = store.read(url, start, size)
 
