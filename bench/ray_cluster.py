@@ -25,14 +25,16 @@ SINGLE_MACHINE_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
 NO_USAGE_STATS_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_DATA_USAGE_DISABLED": "1"}
 
 
-def init_local_cluster(num_cpus: int, **kwargs: Any) -> Any:
+def init_local_cluster(num_cpus: int, env: dict[str, str] | None = None, **kwargs: Any) -> Any:
     """Start a single-machine Ray cluster of ``num_cpus`` CPUs bound to 127.0.0.1 only (for tests and
-    benchmarks on a machine that must send nothing elsewhere); returns ``ray``. ``kwargs`` go to
-    ``ray.init``. Environment set here for the Ray processes is restored in this one afterwards, except
-    the usage-statistics opt-out (:data:`NO_USAGE_STATS_ENV`, unless this process set its own)."""
+    benchmarks on a machine that must send nothing elsewhere); returns ``ray``. ``env``: more
+    environment for the Ray processes; ``kwargs`` go to ``ray.init``. Environment set here for the Ray
+    processes is restored in this one afterwards, except the usage-statistics opt-out
+    (:data:`NO_USAGE_STATS_ENV`, unless this process set its own)."""
     saved = dict(os.environ)
     os.environ.update(SINGLE_MACHINE_ENV)
     os.environ.update(NO_USAGE_STATS_ENV)
+    os.environ.update(env or {})
     try:
         ray = require_ray()
         import ray._private.ray_constants as ray_constants

@@ -33,21 +33,12 @@ def start_local_cluster() -> Any:
     if ray.is_initialized():
         return ray
     here = Path(__file__).parent
-    changed = ["PYTHONPATH", *RAY_WORKER_AWS_ENV]
-    saved = {name: os.environ.get(name) for name in changed}
     # The Ray workers unpickle the tests' helper classes by module name: they need this folder and the
     # test kit's. They never look for cloud credentials or a metadata service either: object storage
     # tests give the local server's endpoint and dummy credentials in storage_options.
-    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(here), str(here.parent), saved.get("PYTHONPATH")) if p)
-    os.environ.update(RAY_WORKER_AWS_ENV)
-    try:
-        return init_local_cluster(2, object_store_memory=256 * 1024 * 1024)
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    python_path = os.pathsep.join(p for p in (str(here), str(here.parent), os.environ.get("PYTHONPATH")) if p)
+    return init_local_cluster(2, env={"PYTHONPATH": python_path, **RAY_WORKER_AWS_ENV},
+                              object_store_memory=256 * 1024 * 1024)
 
 
 @pytest.fixture(scope="session", autouse=True)
