@@ -2,31 +2,28 @@
 sizes and reads metadata (headers, indexes, footers); the rows' bytes are read by the Ray workers.
 
 The real local S3 server of the storage tests (moto, on 127.0.0.1) serves the objects through a proxy
-that records, for every request, the process that sent it (the process owning the client end of the
-connection, looked up while the request is being served), the byte range asked for and the bytes of
-the body sent back. A row's bytes are located in the local copy of its file (each JPEG found where the
-writer put it), so a read is told apart from a metadata read by what it covers, not by its size alone.
+that records, for every request, the process that sent it, the byte range asked for and the bytes of
+the body sent back (request_log.py). A row's bytes are located in the local copy of its file (each
+JPEG found where the writer put it), so a read is told apart from a metadata read by what it covers,
+not by its size alone.
 """
 
 from __future__ import annotations
 
 import os
-import re
-import threading
-import urllib.parse
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
-import psutil
 import pytest
+import request_log
 import s3kit
 from ray_cluster import ray_cluster  # noqa: F401 - the session's cluster
 
 import minddata as md
 from minddata import vision
-from minddata.bench.s3server import FaultProxy
 
+# The proxy recording which process sent each request (tests/ray/request_log.py).
+recording_proxy = request_log.recording_proxy
 # Ray Data copies its context, touching its own deprecated fields: not this project's warnings.
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.data.context")
 # The object storage fixtures this module uses (tests/s3kit.py).
@@ -57,107 +54,7 @@ def s3_arrow_records(s3_client, tmp_path_factory):
     return root
 
 
-class Request(NamedTuple):
-    pid: int | None  # the process that sent it
-    method: str
-    path: str  # /bucket/key
-    query: str
-    start: int  # the first byte asked for (0 without a Range header)
-    end: int | None  # one past the last byte asked for (None: to the end)
-    body_bytes: int  # the bytes of the body sent back
-
-
-class _Tap:
-    """A request stream whose first line was already read, keeping the header lines read after it."""
-
-    def __init__(self, line: bytes, rest):
-        self.line, self.rest = line, rest
-        self.headers: list[bytes] = []
-
-    def readline(self, limit: int = -1) -> bytes:
-        if self.line is not None:
-            line, self.line = self.line, None
-            return line
-        line = self.rest.readline(limit)
-        self.headers.append(line)
-        return line
-
-    def read(self, size: int = -1) -> bytes:
-        return self.rest.read(size)
-
-
-class _Counter:
-    """A response stream counting the body bytes written after the headers."""
-
-    def __init__(self, out):
-        self.out = out
-        self.head = b""
-        self.body_bytes = 0
-
-    def write(self, data: bytes) -> int:
-        if b"\r\n\r\n" not in self.head:
-            self.head += data
-            at = self.head.find(b"\r\n\r\n")
-            if at >= 0:
-                self.body_bytes += len(self.head) - at - 4
-        else:
-            self.body_bytes += len(data)
-        return self.out.write(data)
-
-    def flush(self) -> None:
-        self.out.flush()
-
-
-_RANGE = re.compile(r"bytes=(\d+)-(\d*)")
-
-
-class RangeRecordingProxy(FaultProxy):
-    """A fault proxy (with no faults) that logs a :class:`Request` for every request."""
-
-    def __init__(self, upstream_port: int):
-        super().__init__(upstream_port)
-        self.log: list[Request] = []
-        self._log_lock = threading.Lock()
-
-    def _sender(self, client_port: int) -> int | None:
-        for conn in psutil.net_connections(kind="tcp"):
-            if conn.laddr and conn.raddr and conn.laddr.port == client_port and conn.raddr.port == self.port:
-                return conn.pid
-        return None
-
-    def _handle(self, h) -> None:
-        line = h.rfile.readline(65537)
-        if not line:
-            return
-        pid = self._sender(h.client_address[1])
-        method, target, _ = line.decode("latin-1").split(" ", 2)
-        rfile, wfile = h.rfile, h.wfile
-        tap, counter = _Tap(line, rfile), _Counter(wfile)
-        h.rfile, h.wfile = tap, counter
-        try:
-            super()._handle(h)
-        finally:
-            h.rfile, h.wfile = rfile, wfile  # the handler closes its own streams
-            start, end = 0, None
-            for raw in tap.headers:
-                name, _, value = raw.decode("latin-1").partition(":")
-                found = _RANGE.fullmatch(value.strip()) if name.strip().lower() == "range" else None
-                if found:
-                    start, end = int(found[1]), int(found[2]) + 1 if found[2] else None
-            parts = urllib.parse.urlsplit(target)
-            with self._log_lock:
-                self.log.append(Request(pid, method, urllib.parse.unquote(parts.path), parts.query, start, end,
-                                        counter.body_bytes))
-
-
-@pytest.fixture
-def recording_proxy(s3_server):
-    proxy = RangeRecordingProxy(s3_server).start()
-    yield proxy
-    proxy.stop()
-
-
-def _options(proxy: RangeRecordingProxy) -> dict:
+def _options(proxy: request_log.RecordingProxy) -> dict:
     # The Ray workers have no AWS environment of their own: endpoint and (dummy) credentials travel
     # with the dataset.
     return s3kit.options(proxy.url, access_key_id=s3kit.KEY_ID, secret_access_key=s3kit.SECRET)
@@ -168,7 +65,7 @@ def _rows(ds: md.Dataset, executor: str) -> list[list[bytes]]:
     return [[np.ascontiguousarray(column).tobytes() for column in row] for row in it]
 
 
-def _reads(log: list[Request], prefix: str, suffix: str) -> list[Request]:
+def _reads(log: list[request_log.Request], prefix: str, suffix: str) -> list[request_log.Request]:
     """The GETs of the objects under ``prefix`` whose names end in ``suffix`` (listings excluded)."""
     return [r for r in log if r.method == "GET" and r.path.startswith(prefix) and r.path.endswith(suffix)
             and "list-type" not in r.query]
@@ -185,13 +82,13 @@ def _spans(data: bytes, needles: list[bytes]) -> list[tuple[int, int]]:
     return sorted(spans)
 
 
-def _covers(request: Request, span: tuple[int, int], size: int) -> tuple[bool, bool]:
+def _covers(request: request_log.Request, span: tuple[int, int], size: int) -> tuple[bool, bool]:
     """(whether the request read any byte of ``span``, whether it read all of it)."""
     start, end = request.start, min(size, request.end if request.end is not None else size)
     return start < span[1] and span[0] < end, start <= span[0] and span[1] <= end
 
 
-def _check_rows_read_by_workers(log: list[Request], files: dict[str, Path], row_bytes: list[bytes]) -> None:
+def _check_rows_read_by_workers(log: list[request_log.Request], files: dict[str, Path], row_bytes: list[bytes]) -> None:
     """Every occurrence of a row's bytes in each file is read by a Ray worker, none by the driver, and
     the driver read something (so it is seen by the proxy): metadata only."""
     driver = os.getpid()
