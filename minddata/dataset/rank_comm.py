@@ -136,7 +136,7 @@ def _receive(dist: Any, rank: int, group: Any) -> list[np.ndarray]:
         if payload.numel():
             dist.recv(payload, rank, group=group)
         array = payload.numpy().view(dtype).reshape(shape)
-        arrays.append(array.view(Tensor) if dtype.kind in "biufc" else array)
+        arrays.append(array.view(Tensor))  # every sendable dtype is a number or bool
     return arrays
 
 
