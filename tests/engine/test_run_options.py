@@ -6,47 +6,26 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import multiprocessing
 import pickle
 
 import numpy as np
 import pytest
 from PIL import Image
-from testkit import every_setting_changed
+from testkit import EchoOptions, echo_options, every_setting_changed, options_in
 
 import minddata as md
 from minddata import vision
 from minddata.config import RunOptions
 from minddata.errors import RowError
-from minddata.ops import registry
-from minddata.ops.base import KernelContext, Op
-from minddata.ops.registry import register_kernel
+from minddata.ops.base import KernelContext
 
 KINDS = {"threads": False, "processes": True}
 
 
-class EchoOptions(Op):
-    """Test op: returns the RunOptions its kernel was given, pickled into a uint8 array."""
-
-    def output_spec(self, *inputs):  # pragma: no cover - not used by these pipelines
-        raise NotImplementedError
-
-
-def _echo_options(op: Op, ctx: KernelContext, value: object) -> np.ndarray:
-    return np.frombuffer(pickle.dumps(ctx.options), np.uint8)
-
-
-# The test op's kernel exists only while these tests run (the contract test checks every registered
-# CPU kernel), and in the worker processes, which import this module to unpickle EchoOptions.
-if multiprocessing.parent_process() is not None:
-    register_kernel("EchoOptions", "CPU")(_echo_options)
-
-
 @pytest.fixture(autouse=True)
 def _echo_kernel():
-    register_kernel("EchoOptions", "CPU")(_echo_options)
-    yield
-    registry._KERNELS.pop(("EchoOptions", "CPU"), None)
+    with echo_options():
+        yield
 
 
 def _jpeg(width: int = 64, height: int = 48) -> np.ndarray:
@@ -92,22 +71,6 @@ def test_the_snapshot_is_frozen() -> None:
 
 
 @pytest.mark.parametrize("kind", list(KINDS))
-def test_kernels_see_every_setting_in_both_worker_kinds(kind: str, tmp_path) -> None:
-    # Debug mode would run every map in one thread of this process: not both worker kinds.
-    every_setting_changed(tmp_path, debug_mode=False)
-    md.config.set_autotune(False)
-    md.config.set_auto_num_workers(False)
-    md.config.set_profiling(False)
-    md.config.set_framework("numpy")
-    expected = md.config.snapshot()
-    ds = _mapped([0, 1, 2], [EchoOptions()], KINDS[kind])
-    it = ds.create_tuple_iterator(num_epochs=1, output_numpy=True)
-    md.config.load_defaults()  # changes after the iterator was created do not reach it
-    seen = {pickle.loads(row[0].tobytes()) for row in it}
-    assert seen == {expected}
-
-
-@pytest.mark.parametrize("kind", list(KINDS))
 def test_a_low_pixel_limit_refuses_in_both_worker_kinds(kind: str) -> None:
     md.config.set_max_image_pixels(100)
     ds = _mapped([_jpeg()], [vision.Decode()], KINDS[kind])
@@ -121,9 +84,9 @@ def test_a_lifted_pixel_limit_reaches_both_worker_kinds(kind: str) -> None:
     limited = _mapped([_jpeg()], [EchoOptions()], KINDS[kind]).create_tuple_iterator(num_epochs=1, output_numpy=True)
     md.config.set_max_image_pixels(None)
     (row,) = _rows(_mapped([_jpeg()], [EchoOptions()], KINDS[kind]))
-    assert pickle.loads(row.tobytes()).max_image_pixels is None
+    assert options_in(row).max_image_pixels is None
     (row,) = list(limited)  # created under the limit: keeps it
-    assert pickle.loads(row[0].tobytes()).max_image_pixels == 100
+    assert options_in(row[0]).max_image_pixels == 100
 
 
 @pytest.mark.parametrize("kind", list(KINDS))
