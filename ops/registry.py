@@ -103,6 +103,8 @@ _FACT_FIELDS = tuple(f.name for f in dataclasses.fields(OpFacts) if f.name != "n
 _STATED: dict[str, dict[str, Any]] = {}
 # op name -> (fact, value) -> where it was stated, for the conflict message.
 _WHERE: dict[str, dict[str, str]] = {}
+# What decoder_ops() answers (kernels ask it per row), until a declaration of ``decodes`` changes it.
+_decoders: frozenset[str] | None = None
 
 
 def _caller() -> str:
@@ -129,6 +131,7 @@ def declare_op(name: str, **facts: Any) -> OpFacts:
     unknown = sorted(set(facts) - set(_FACT_FIELDS))
     if unknown:
         raise TypeError(f"declare_op({name!r}): unknown facts {unknown}; the facts are {list(_FACT_FIELDS)}")
+    global _decoders
     if "fusion_partners" in facts:
         facts["fusion_partners"] = tuple(facts["fusion_partners"])
     if "cost_ms_per_mp" in facts and facts["cost_ms_per_mp"] is not None:
@@ -144,6 +147,8 @@ def declare_op(name: str, **facts: Any) -> OpFacts:
         for fact, value in facts.items():
             _check_same(name, fact, stated.get(fact), value, origins, where)
         stated.update(facts)
+        if "decodes" in facts:
+            _decoders = None
         if tolerances:
             stated["tolerances"] = tolerances
         return _facts_of(name)
@@ -191,10 +196,16 @@ def decoder_ops() -> frozenset[str]:
     """Names of the ops that take encoded bytes and give pixels (``decodes=True``).
 
     Decoding is declared with the CPU kernel (every op has one), so only the CPU package is loaded:
-    device packages may call this while they import.
+    device packages may call this while they import. The answer is kept until a declaration of
+    ``decodes`` changes it, so kernels may ask per row.
     """
+    global _decoders
     _load("CPU")
-    return frozenset(name for name, stated in _STATED.items() if stated.get("decodes"))
+    found = _decoders
+    if found is None:
+        with _load_lock:
+            found = _decoders = frozenset(name for name, stated in _STATED.items() if stated.get("decodes"))
+    return found
 
 
 # ---------------------------------------------------------------------------------------------- kernels

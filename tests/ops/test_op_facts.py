@@ -24,6 +24,7 @@ def scratch_registry(monkeypatch):
     """Declarations made by a test go into copies of the registry's tables, dropped afterwards."""
     monkeypatch.setattr(registry, "_STATED", {k: dict(v) for k, v in registry._STATED.items()})
     monkeypatch.setattr(registry, "_WHERE", {k: dict(v) for k, v in registry._WHERE.items()})
+    monkeypatch.setattr(registry, "_decoders", None)
 
 
 # ---------------------------------------------------------------------------------------------- declaring
@@ -96,6 +97,13 @@ def test_every_declared_op_has_a_cpu_kernel():
 def test_every_device_kernel_declares_its_tolerance(device):
     missing = [name for name in ops_on(device) if op_facts(name).tolerance(device) is None]
     assert not missing, f"{device} kernels without a tolerance against the CPU kernel: {missing}"
+
+
+def test_a_decoder_declared_after_the_decoders_were_asked_for_is_among_them(scratch_registry):
+    before = decoder_ops()
+    assert decoder_ops() is before  # kept: kernels ask per row
+    declare_op("ScratchDecoder", decodes=True)
+    assert decoder_ops() == before | {"ScratchDecoder"}
 
 
 def test_decoders_are_the_ops_declared_as_decoding():
