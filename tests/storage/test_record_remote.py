@@ -108,3 +108,14 @@ def test_a_damaged_object_fails_its_checksum_naming_the_url(s3_server, s3_client
     ds = md.MindDataset(["s3://data/rec-bad/train.rec0"], shuffle=False, storage_options=options(s3_server))
     with pytest.raises(DataFormatError, match=r"s3://data/rec-bad/train.rec0 is corrupted: .* fails its checksum"):
         rows(ds)
+
+
+def test_a_truncated_object_is_refused_naming_the_url_and_the_fix(s3_server, s3_client, s3_records):
+    data = (s3_records / LOCAL[0]).read_bytes()
+    s3_client.put_object(Bucket="data", Key="rec-cut/train.rec0", Body=data[:-100])
+    s3_client.put_object(Bucket="data", Key="rec-cut/train.rec0.meta.json",
+                         Body=(s3_records / (LOCAL[0] + ".meta.json")).read_bytes())
+    ds = md.MindDataset(["s3://data/rec-cut/train.rec0"], shuffle=False, storage_options=options(s3_server))
+    with pytest.raises(DataFormatError, match=rf"s3://data/rec-cut/train.rec0 is truncated: {len(data) - 100} bytes, "
+                                              rf"but its metadata says {len(data)}\. .*upload the set again"):
+        rows(ds)
