@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from minddata._checks import show_value
 from minddata.errors import ArgumentError
 from minddata.ops.base import TensorSpec
 from minddata.text._checks import check_bool, check_enum, is_int
@@ -18,13 +19,9 @@ INT32_MAX = 2**31 - 1
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
-def _show(value: Any) -> str:
-    return f"{value!r} ({type(value).__name__})"
-
-
 def check_int(op: str, arg: str, value: Any, *, low: int | None = None, high: int = INT32_MAX) -> int:
     if not is_int(value):
-        raise TypeError(f"{op}: `{arg}` must be an int. Found: {_show(value)}")
+        raise TypeError(f"{op}: `{arg}` must be an int. Found: {show_value(value)}")
     if low is not None and value < low:
         rule = "greater than 0" if low == 1 else "non-negative" if low == 0 else f"at least {low}"
         raise ArgumentError(f"{op}: `{arg}` must be {rule}. Found: {value}")
@@ -40,7 +37,7 @@ def check_float(
     """A real number (an int is accepted) within ``[low, high]`` (``low_open``/``high_open`` exclude the
     ends); without bounds, within float32's range."""
     if not isinstance(value, Real) or isinstance(value, bool):
-        raise TypeError(f"{op}: `{arg}` must be a float. Found: {_show(value)}")
+        raise TypeError(f"{op}: `{arg}` must be a float. Found: {show_value(value)}")
     v = float(value)
     if math.isnan(v) or abs(v) > FLOAT32_MAX:
         raise ArgumentError(f"{op}: `{arg}` must be a finite float32 value. Found: {value}")
