@@ -25,8 +25,10 @@ def check_int(op: str, arg: str, value: Any, *, low: int | None = None, high: in
     if low is not None and value < low:
         rule = "greater than 0" if low == 1 else "non-negative" if low == 0 else f"at least {low}"
         raise ArgumentError(f"{op}: `{arg}` must be {rule}. Found: {value}")
-    if value > high or value < -INT32_MAX - 1:
+    if value > high:
         raise ArgumentError(f"{op}: `{arg}` must be at most {high}. Found: {value}")
+    if value < -INT32_MAX - 1:
+        raise ArgumentError(f"{op}: `{arg}` must be at least {-INT32_MAX - 1} (an int32). Found: {value}")
     return int(value)
 
 
