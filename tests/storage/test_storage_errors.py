@@ -13,29 +13,26 @@ import minddata as md
 from minddata.errors import MinddataError
 
 
-def _obs(files, endpoint):
-    return md.OBSMindDataset(files, endpoint, "AKIDOBS", SECRET, "s3://data/sync/", shuffle=False)
+def _obs(url, endpoint):
+    return md.OBSMindDataset([url], endpoint, "AKIDOBS", SECRET, "s3://data/sync/", shuffle=False)
+
+
+def _reading(cls):
+    """A builder of source ``cls`` over ``url`` with the storage options for ``endpoint``."""
+    return lambda url, endpoint: cls(url, storage_options=options(endpoint))
 
 
 # name → (build it from (url, endpoint), a URL where nothing is, a URL of real objects)
 SOURCES = {
-    "ImageFolderDataset": (lambda url, e: md.ImageFolderDataset(url, storage_options=options(e)),
-                           "s3://data/images-none/", "s3://data/images/"),
-    "MindDataset-MindRecord": (lambda url, e: md.MindDataset(url, storage_options=options(e)),
-                               "s3://data/mr/none.mindrecord0", "s3://data/mr/train.mindrecord0"),
-    "MindDataset-record": (lambda url, e: md.MindDataset(url, storage_options=options(e)),
-                           "s3://data/rec/none.rec0", "s3://data/rec/train.rec0"),
-    "TFRecordDataset": (lambda url, e: md.TFRecordDataset(url, storage_options=options(e)),
-                        "s3://data/files/none-*.tfrecord", "s3://data/files/part-*.tfrecord"),
-    "ParquetDataset": (lambda url, e: md.ParquetDataset(url, storage_options=options(e)),
-                       "s3://data/files/none.parquet", "s3://data/files/table-0.parquet"),
-    "CSVDataset": (lambda url, e: md.CSVDataset(url, storage_options=options(e)),
-                   "s3://data/files/none-*.csv", "s3://data/files/people-*.csv"),
-    "TextFileDataset": (lambda url, e: md.TextFileDataset(url, storage_options=options(e)),
-                        "s3://data/files/none.txt", "s3://data/files/lines-0.txt"),
-    "WebDataset": (lambda url, e: md.WebDataset(url, storage_options=options(e)),
-                   "s3://data/shards/none-{0..2}.tar", "s3://data/shards/train-000000.tar"),
-    "OBSMindDataset": (lambda url, e: _obs([url], e), "s3://data/mr/none.mindrecord0", "s3://data/mr/train.mindrecord0"),
+    "ImageFolderDataset": (_reading(md.ImageFolderDataset), "s3://data/images-none/", "s3://data/images/"),
+    "MindDataset-MindRecord": (_reading(md.MindDataset), "s3://data/mr/none.mindrecord0", "s3://data/mr/train.mindrecord0"),
+    "MindDataset-record": (_reading(md.MindDataset), "s3://data/rec/none.rec0", "s3://data/rec/train.rec0"),
+    "TFRecordDataset": (_reading(md.TFRecordDataset), "s3://data/files/none-*.tfrecord", "s3://data/files/part-*.tfrecord"),
+    "ParquetDataset": (_reading(md.ParquetDataset), "s3://data/files/none.parquet", "s3://data/files/table-0.parquet"),
+    "CSVDataset": (_reading(md.CSVDataset), "s3://data/files/none-*.csv", "s3://data/files/people-*.csv"),
+    "TextFileDataset": (_reading(md.TextFileDataset), "s3://data/files/none.txt", "s3://data/files/lines-0.txt"),
+    "WebDataset": (_reading(md.WebDataset), "s3://data/shards/none-{0..2}.tar", "s3://data/shards/train-000000.tar"),
+    "OBSMindDataset": (_obs, "s3://data/mr/none.mindrecord0", "s3://data/mr/train.mindrecord0"),
 }
 
 
@@ -64,9 +61,9 @@ def test_missing_object_or_prefix_names_the_url_and_the_fix(name, s3_server, sto
 
 @pytest.mark.parametrize("name", sorted(SOURCES))
 def test_denied_access_names_the_url_and_the_fix(name, faults, stored):
-    _, _, present = SOURCES[name]
+    make, _, present = SOURCES[name]
     faults.deny = ("/data/", "/data?")  # every request to the bucket: listing, HEAD and GET
-    text = _failure(lambda: SOURCES[name][0](present, faults.url))
+    text = _failure(lambda: make(present, faults.url))
     assert "s3://data/" in text and "403" in text, text
     assert "access denied" in text and "grant s3:GetObject" in text, text
     assert SECRET not in text and "Traceback" not in text
