@@ -50,7 +50,8 @@ __all__ = ["close_cached_segments", "gpu_kernel", "row_backend"]
 _CACHE_SIZE = 32
 _cache: OrderedDict[tuple, Any] = OrderedDict()
 _lock = threading.Lock()
-_backends: dict[tuple[bool, str], tuple[str | None, str]] = {}
+# (emulate, gpu_driver, gpu_device_id): what the probe said under those settings (all it reads).
+_backends: dict[tuple[bool, str, int | None], tuple[str | None, str]] = {}
 
 
 def row_backend(emulate: bool | None = None, *, options: RunOptions | None = None) -> str:
@@ -63,7 +64,7 @@ def row_backend(emulate: bool | None = None, *, options: RunOptions | None = Non
         options = config.snapshot()
     if emulate is None:
         emulate = options.gpu_emulation
-    key = (emulate, options.gpu_driver)
+    key = (emulate, options.gpu_driver, options.gpu_device_id)
     found = _backends.get(key)
     if found is None or found[0] is None:  # an absent GPU is asked about again: it may be fixed now
         found = _backends[key] = probe.gpu_backend(emulate, options=options)

@@ -295,3 +295,16 @@ def test_the_host_builds_no_segment():
 def test_the_interfaces_examples_run(name):
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.attempted and result.failed == 0
+
+
+def test_per_row_gpu_kernels_probe_again_for_another_gpu_device_id(monkeypatch):
+    from minddata.ops.gpu import kernels
+
+    monkeypatch.setattr(kernels, "_backends", {})
+    monkeypatch.setattr(probe, "visible_gpus", lambda: (["NVIDIA H100"], ""))
+    monkeypatch.setattr(probe, "dali_status", lambda: (False, "nvidia.dali not installed"))
+    monkeypatch.setattr(probe, "torch_status", lambda: (True, True, "PyTorch 2.5"))
+    torch_on_gpu = {"gpu_driver": "torch", "gpu_emulation": False}
+    assert kernels.row_backend(options=_options(**torch_on_gpu)) == "torch-cuda"
+    with pytest.raises(DeviceError, match=r"set_gpu_device_id\(1\) names GPU 1, but 1 NVIDIA GPU"):
+        kernels.row_backend(options=_options(**torch_on_gpu, gpu_device_id=1))
