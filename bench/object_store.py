@@ -120,20 +120,19 @@ def _upload(client: Any, folder: Path, per_shard: int) -> None:
 @contextmanager
 def _environment(values: dict[str, str | None]) -> Iterator[None]:
     """``values`` in ``os.environ`` (which a round's spawned process inherits; None: unset), restored after."""
-    saved = {name: os.environ.get(name) for name in values}
-    for name, value in values.items():
-        if value is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = value
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
+    def put(settings: dict[str, str | None]) -> None:
+        for name, value in settings.items():
             if value is None:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+
+    saved = {name: os.environ.get(name) for name in values}
+    put(values)
+    try:
+        yield
+    finally:
+        put(saved)
 
 
 def _cpu_seconds(pid: int | None) -> float:
