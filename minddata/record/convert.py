@@ -172,9 +172,9 @@ def _contiguous_shards(total: int, shard_num: int) -> Callable[[int], int]:
     """Row → shard for contiguous blocks, the first ``total % shard_num`` shards one row longer (as
     one MindRecord ``write_raw_data`` call splits its rows), so a set reads back in row order."""
     per, extra = divmod(total, shard_num)
+    long_rows = extra * (per + 1)
 
     def shard_of(row: int) -> int:
-        long_rows = extra * (per + 1)
         return row // (per + 1) if row < long_rows else extra + (row - long_rows) // max(per, 1)
 
     return shard_of
