@@ -29,12 +29,13 @@ from typing import Any
 import numpy as np
 
 from minddata.errors import ArgumentError, DataFormatError
+from minddata.record._writer_checks import MAX_SHARDS
 from minddata.record.mindrecord_format import DEFAULT_PAGE_SIZE, NUMPY_TO_MINDRECORD, MindRecordWriter
 
 __all__ = ["MAX_SAVE_FILES", "mindrecord_save_paths", "save_mindrecord"]
 
-# MindSpore's save takes 1 to 1000 files.
-MAX_SAVE_FILES = 1000
+# MindSpore's save takes 1 to 1000 files, the MindRecord writer's bound.
+MAX_SAVE_FILES = MAX_SHARDS
 _PUNCTUATION = str.maketrans({c: "_" for c in string.punctuation})
 _FIELD_CHARS = set(string.ascii_letters + string.digits + "_")
 _OTHER_FORMAT = 'or save with file_type="arrow" (minddata\'s Arrow record files store every NumPy type and shape)'
