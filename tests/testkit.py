@@ -133,42 +133,17 @@ def every_setting_changed(folder, *, start_method: str = "spawn", debug_mode: bo
     missing = sorted(set(fields) - set(values))
     assert not missing, f"testkit.every_setting_changed: give the new setting(s) {missing} a non-default value here"
     c = md.config
+    # The generated setters take the one value of their setting; those written out by hand, below,
+    # take several or do more.
+    for s in c.SETTINGS:
+        if not s.by_hand:
+            getattr(c, s.setter)(values[s.name])
     c.set_seed(values["seed"])
     c.set_num_parallel_workers(values["num_parallel_workers"])
-    c.set_prefetch_size(values["prefetch_size"])
-    c.set_error_samples_mode(values["error_samples_mode"])
-    c.set_enable_fusion(values["enable_fusion"])
-    c.set_fast_decode_resize(values["fast_decode_resize"])
-    c.set_rows_per_chunk(values["rows_per_chunk"])
-    c.set_worker_shm_size(values["worker_shm_size"])
-    c.set_framework(values["framework"])
-    c.set_max_image_pixels(values["max_image_pixels"])
-    c.set_device_fallback(values["device_fallback"])
-    c.set_dvpp_driver(values["dvpp_driver"])
-    c.set_dvpp_policy(values["dvpp_policy"])
-    c.set_gpu_emulation(values["gpu_emulation"])
-    c.set_gpu_device_id(values["gpu_device_id"])
-    c.set_gpu_driver(values["gpu_driver"])
-    c.set_profiling(values["profiling"])
     c.set_autotune(values["autotune"], values["autotune_cpu_budget"], values["autotune_memory_budget"])
     c.set_enable_autotune(values["autotune"], values["autotune_save_prefix"])
-    c.set_multiprocessing_start_method(values["multiprocessing_start_method"])
-    c.set_autotune_interval(values["autotune_interval"])
-    c.set_auto_num_workers(values["auto_num_workers"])
-    c.set_monitor_sampling_interval(values["monitor_sampling_interval"])
-    c.set_callback_timeout(values["callback_timeout"])
     c.set_iterator_mode(values["iterator_copy"], values["iterator_parallel_convert"])
-    c.set_fast_recovery(values["fast_recovery"])
-    c.set_numa_enable(values["numa_enable"])
-    c.set_video_backend(values["video_backend"])
-    c.set_enable_shared_mem(values["enable_shared_mem"])
-    c.set_multiprocessing_timeout_interval(values["multiprocessing_timeout_interval"])
-    c.set_enable_watchdog(values["enable_watchdog"])
-    c.set_auto_offload(values["auto_offload"])
-    c.set_sending_batches(values["sending_batches"])
-    c.set_dynamic_shape(values["dynamic_shape"])
     c.set_debug_mode(values["debug_mode"], list(values["debug_hooks"]))
-    c.set_storage_requests_in_flight(values["storage_requests_in_flight"])
     now = dataclasses.asdict(c.snapshot())
     unset = {k: (v, now[k]) for k, v in values.items() if now[k] != v}
     assert not unset, f"testkit.every_setting_changed: these setters did not set the value: {unset}"
