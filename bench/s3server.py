@@ -242,8 +242,10 @@ class MotoServer:
                 if self._proc.poll() is not None or time.monotonic() > deadline:
                     code = self._proc.poll()
                     self.stop()
+                    why = f"it exited with code {code}" if code is not None else f"no answer within {timeout_s:g} s"
+                    log = f"; its output is in {self.log_path}" if self.log_path else ""
                     raise RuntimeError(
-                        f"the local S3 server (moto) did not start on {self.url} (exit code {code}); is moto[server] "
+                        f"the local S3 server (moto) did not start on {self.url} ({why}{log}); is moto[server] "
                         "installed? pip install 'moto[server]'"
                     ) from None
                 time.sleep(0.1)
