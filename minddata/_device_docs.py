@@ -37,11 +37,11 @@ def device_kernel_table() -> str:
     """
     from minddata.ops.dvpp.kernels import DRIVER_OPS
     from minddata.ops.fused import __all__ as optimizer_ops
-    from minddata.ops.gpu.torch_segment import DECODERS, TORCH_OPS
+    from minddata.ops.gpu.torch_segment import TORCH_OPS
     from minddata.ops.registry import ops_on
 
     gpu, dvpp = set(ops_on("GPU")), set(ops_on("Dvpp"))
-    torch_ops = set(TORCH_OPS) | set(DECODERS)
+    torch_ops = set(TORCH_OPS)
     lines = [
         "| op | GPU: DALI | GPU: torch | Dvpp drivers | vs the CPU: GPU | vs the CPU: a real GPU (DALI) | "
         "vs the CPU: Dvpp (reference) |",

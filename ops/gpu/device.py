@@ -45,9 +45,9 @@ class GpuDevice(Device):
     def ops(self, presence: Presence) -> list[str]:
         ops = ops_on(self.name)
         if presence.backend is not None and presence.backend.startswith("torch"):
-            from minddata.ops.gpu.torch_segment import DECODERS, TORCH_OPS
+            from minddata.ops.gpu.torch_segment import TORCH_OPS
 
-            return sorted(set(ops) & (set(TORCH_OPS) | set(DECODERS)))  # the ops the torch driver has
+            return sorted(set(ops) & set(TORCH_OPS))  # the ops the torch driver has
         return ops
 
     def unsupported_reason(self, op: Op, presence: Presence) -> str | None:

@@ -40,7 +40,6 @@ from minddata.ops.gpu.segment import (
     device_fault_error,
 )
 from minddata.ops.gpu.translation import TORCH_KERNELS, TORCH_SUPPORTS, TRANSLATIONS, Sample
-from minddata.ops.registry import decoder_ops
 
 if TYPE_CHECKING:
     from minddata.config import RunOptions
@@ -65,8 +64,6 @@ def import_torch() -> Any:
 # The torch kernels, registered by the family modules next to their translations
 # (:func:`~minddata.ops.gpu.translation.torch_kernel`): op name -> kernel.
 TORCH_OPS = TORCH_KERNELS
-# Decoders read encoded bytes: the segment decodes the batch, their kernels do what follows the decode.
-DECODERS = tuple(sorted(decoder_ops() & set(TRANSLATIONS)))
 
 
 def torch_unsupported_reason(op: Op) -> str | None:
@@ -234,7 +231,9 @@ class TorchSegment(PlannedSegment):
         torch = self.torch
         out: list[Any] = [None] * len(rows)
         decoder = self.ops[0]
-        if decoder.name not in DECODERS:
+        # A decoder reads encoded bytes (its translation's first_only): the segment decodes the batch,
+        # its kernel does what follows the decode.
+        if not self.translations[0].first_only:
             return out
         jpegs = [j for j, (_, feed, _, _) in enumerate(rows) if self._gpu_decode is not None and _is_jpeg(feed)]
         if jpegs:

@@ -119,12 +119,6 @@ def test_every_gpu_decoder_reads_the_encoded_bytes_first_and_every_other_transla
     assert first_only == decoder_ops() & set(TRANSLATIONS)
 
 
-def test_the_torch_driver_decodes_with_the_declared_decoders():
-    from minddata.ops.gpu.torch_segment import DECODERS
-
-    assert set(DECODERS) == decoder_ops() & set(ops_on("GPU"))
-
-
 def test_the_dvpp_decoder_driver_runs_exactly_the_declared_decoders():
     from minddata.ops.dvpp.kernels import DRIVER_OPS
 
