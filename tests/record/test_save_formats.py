@@ -6,12 +6,11 @@ test_mindrecord.py (they need MindSpore's Python)."""
 
 from __future__ import annotations
 
-import io
 import os
 
 import numpy as np
 import pytest
-from PIL import Image
+from testkit import jpeg_array
 
 import minddata as md
 from minddata.errors import ArgumentError, DataFormatError
@@ -20,10 +19,9 @@ from minddata.record.mindrecord_format import is_mindrecord, read_mindrecord_hea
 FORMATS = ["mindrecord", "arrow"]
 
 
-def _jpeg(i: int) -> bytes:
-    buf = io.BytesIO()
-    Image.new("RGB", (4 + i, 3), (30 * i, 20, 7)).save(buf, format="JPEG")
-    return buf.getvalue()
+def _jpeg(i: int) -> np.ndarray:
+    """An encoded JPEG of 3 x (4 + i) pixels, as an image column holds it."""
+    return jpeg_array(np.full((3, 4 + i, 3), (30 * i, 20, 7), np.uint8))
 
 
 def _rows(n: int = 7) -> list[tuple]:
@@ -35,7 +33,7 @@ def _rows(n: int = 7) -> list[tuple]:
             np.float64(-i / 7),
             np.array(f"name-{i}-é"),
             np.array(bytes([i, 0, 200, 9])),
-            np.frombuffer(_jpeg(i), np.uint8),
+            _jpeg(i),
             (np.arange(24).reshape(2, 4, 3) * (i + 1) % 256).astype(np.uint8),
             np.arange(6, dtype=np.float32).reshape(2, 3) * i,
             np.arange(i % 4 + 1, dtype=np.int64) - 5,
@@ -160,7 +158,7 @@ def test_mindrecord_turns_punctuation_in_column_names_into_underscores(tmp_path)
 
 
 def test_a_bytes_value_is_stored_as_bytes_and_decodes(tmp_path):
-    jpegs = [np.frombuffer(_jpeg(i), np.uint8) for i in range(3)]
+    jpegs = [_jpeg(i) for i in range(3)]
     ds = _pipeline([(j,) for j in jpegs], ["image"]).map(lambda img: np.array(img.tobytes()), input_columns="image")
     path = str(tmp_path / "b.mindrecord")
     ds.save(path)
