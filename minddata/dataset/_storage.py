@@ -623,9 +623,9 @@ class HTTPStore(ObjectStore):
         def get() -> bytes:
             headers = {"Range": f"bytes={start}-{'' if end is None else end - 1}"} if start or end is not None else {}
             with self._open(url, "GET", headers) as response:
-                data = response.read()
                 if headers and response.status != 206:
-                    raise ArgumentError(f"{url.shown}: the server ignores byte ranges (status {response.status}, not 206).")
+                    raise _ranges_ignored(url, response.status)
+                data = response.read()
             if end is not None and len(data) != end - start:
                 raise _ShortRead(f"the body ended after {len(data)} of {end - start} bytes")
             return data
@@ -636,8 +636,16 @@ class HTTPStore(ObjectStore):
         response = self._open(url, "GET", {"Range": f"bytes={start}-"})
         if response.status != 206 and start:
             response.close()
-            raise ArgumentError(f"{url.shown}: the server ignores byte ranges (status {response.status}, not 206).")
+            raise _ranges_ignored(url, response.status)
         return response
+
+
+def _ranges_ignored(url: ObjectURL, status: int) -> ArgumentError:
+    """The error for an http(s) server that answers a ranged GET with the whole file."""
+    return ArgumentError(
+        f"{url.shown}: the server ignores byte ranges (status {status}, not 206), and minddata reads http(s) files "
+        "by ranges. Serve the file from a server that answers Range requests, or download it and read the local copy."
+    )
 
 
 def _glob_regex(pattern: str) -> re.Pattern[str]:

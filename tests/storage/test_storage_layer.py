@@ -139,3 +139,25 @@ def test_presigned_query_is_hidden_in_errors(s3_server):
     with pytest.raises(st.StorageError) as info:
         st.get_store(url, st.StorageOptions("test", options(s3_server))).read(url)
     assert "abcdef123456" not in str(info.value) and "/data/layer/none.bin?<query hidden>" in str(info.value)
+
+
+def test_an_http_server_that_ignores_ranges_is_named_with_the_fix(tmp_path):
+    import functools
+    import http.server
+    import threading
+
+    (tmp_path / "whole.bin").write_bytes(BLOB)
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))  # answers 200, never 206
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = st.split_url(f"http://127.0.0.1:{server.server_port}/whole.bin")
+        http_store = st.get_store(url, st.StorageOptions("test"))
+        assert http_store.read(url) == BLOB  # a whole-file read needs no range
+        for read in (lambda: http_store.read(url, 10, 20), lambda: http_store.open_body(url, 10)):
+            with pytest.raises(ArgumentError, match=r"whole.bin: the server ignores byte ranges \(status 200, not 206\)"
+                                                    r".*server that answers Range requests, or download it"):
+                read()
+    finally:
+        server.shutdown()
+        server.server_close()
