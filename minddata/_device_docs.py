@@ -35,13 +35,14 @@ def device_kernel_table() -> str:
     kernel registry. docs/devices.md carries it between ``TABLE_BEGIN`` and ``TABLE_END``.
 
     """
-    from minddata.ops.dvpp.kernels import DRIVER_OPS
+    from minddata.ops.devices import Presence, get_device
     from minddata.ops.fused import __all__ as optimizer_ops
-    from minddata.ops.gpu.torch_segment import TORCH_OPS
     from minddata.ops.registry import ops_on
 
     gpu, dvpp = set(ops_on("GPU")), set(ops_on("Dvpp"))
-    torch_ops = set(TORCH_OPS)
+    # What each driver runs, as the devices tell placement and `minddata devices`.
+    torch_ops = set(get_device("GPU").ops(Presence("GPU", "torch-cuda", "")))
+    dvpp_drivers = {d: set(get_device("Dvpp").ops(Presence("Dvpp", d, ""))) for d in ("reference", "ascend", "nvjpg")}
     lines = [
         "| op | GPU: DALI | GPU: torch | Dvpp drivers | vs the CPU: GPU | vs the CPU: a real GPU (DALI) | "
         "vs the CPU: Dvpp (reference) |",
@@ -52,7 +53,7 @@ def device_kernel_table() -> str:
         label = name + (" (fused by the optimizer)" if name in optimizer_ops else "")
         if facts.decodes:
             label += ", decodes"
-        drivers = ", ".join(d for d in ("reference", "ascend", "nvjpg") if name in DRIVER_OPS.get(d, ()))
+        drivers = ", ".join(d for d, runs in dvpp_drivers.items() if name in runs)
         cuda = _bound(facts, "GPU", "cuda") if facts.tolerance("GPU", "cuda") != facts.tolerance("GPU") else ""
         lines.append(
             f"| {label} | {'✔' if name in gpu else ''} | {'✔' if name in torch_ops else ''} | {drivers} | "
