@@ -1,10 +1,12 @@
-"""Ray itself: imported on first use, with the fix when it is missing."""
+"""Ray itself: imported on first use, with the fix when it is missing; its wrappers of minddata errors."""
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["RAY_INSTALL_HINT", "require_ray"]
+from minddata.errors import MinddataError
+
+__all__ = ["RAY_INSTALL_HINT", "require_ray", "unwrap"]
 
 RAY_INSTALL_HINT = "pip install 'minddata[ray]'"
 
@@ -20,3 +22,16 @@ def require_ray() -> Any:
         ) from None
     return ray
 
+
+def unwrap(error: BaseException) -> BaseException:
+    """The minddata error inside Ray's wrappers (RayTaskError, UserCodeException), if any, else
+    ``error``: a source's or an op's error reaches the user as itself, naming its file or row."""
+    seen = error
+    for _ in range(8):
+        if isinstance(seen, MinddataError) and type(seen).__module__.startswith("minddata"):
+            return seen
+        cause = getattr(seen, "cause", None) or seen.__cause__
+        if cause is None:
+            break
+        seen = cause
+    return error

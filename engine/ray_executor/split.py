@@ -42,11 +42,11 @@ from minddata.engine.ray_executor.actors import (
 )
 from minddata.engine.ray_executor.datasource import Reads, datasource_class, uniform_sizes
 from minddata.engine.ray_executor.datasource import rows_per_task as default_rows_per_task
-from minddata.engine.ray_executor.ray_import import require_ray
+from minddata.engine.ray_executor.ray_import import require_ray, unwrap
 from minddata.engine.ray_executor.stage import RaySegmentStage
 from minddata.engine.runtime import Runtime
 from minddata.engine.stages import Stage
-from minddata.errors import GraphError, MinddataError
+from minddata.errors import GraphError
 
 __all__ = ["RayPlan", "Segment", "ROW_STEPS"]
 
@@ -81,9 +81,10 @@ def count_in_ray_tasks(count_file: Callable[[str], int], files: list[str], optio
     try:
         return ray.get([_COUNT_TASK.remote(count_ref, path, options) for path in files])
     except ray.exceptions.RayTaskError as error:
-        if isinstance(error.cause, MinddataError):
-            raise error.cause from None
-        raise
+        inner = unwrap(error)
+        if inner is error:
+            raise
+        raise inner from None
 
 
 class Segment:

@@ -8,28 +8,14 @@ from typing import TYPE_CHECKING, Any
 
 from minddata.engine.chunk import Chunk, Chunks
 from minddata.engine.ray_executor.codec import ID, frame_rows, origins_of, take_notes
-from minddata.engine.ray_executor.ray_import import require_ray
+from minddata.engine.ray_executor.ray_import import require_ray, unwrap
 from minddata.engine.runtime import Runtime
 from minddata.engine.stages import Stage
-from minddata.errors import MinddataError
 
 if TYPE_CHECKING:
     from minddata.engine.ray_executor.split import RayPlan, Segment
 
 __all__ = ["RaySegmentStage"]
-
-
-def _unwrap(error: BaseException) -> BaseException:
-    """The minddata error inside Ray's wrappers (RayTaskError, UserCodeException), if any."""
-    seen = error
-    for _ in range(8):
-        if isinstance(seen, MinddataError) and type(seen).__module__.startswith("minddata"):
-            return seen
-        cause = getattr(seen, "cause", None) or seen.__cause__
-        if cause is None:
-            break
-        seen = cause
-    return error
 
 
 def _blocks(ds: Any) -> Generator[Any, None, None]:
@@ -78,7 +64,7 @@ class RaySegmentStage(Stage):
                         rows = frame_rows(table, copy=not self.consumer_copies_rows)
                         yield Chunk(rows, table.column(ID).to_pylist(), origins_of(table))
         except Exception as error:  # noqa: BLE001 - re-raised, unwrapped from Ray's wrappers
-            inner = _unwrap(error)
+            inner = unwrap(error)
             if inner is error:
                 raise
             raise inner from error
