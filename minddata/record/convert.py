@@ -292,7 +292,6 @@ def convert_records(
     from minddata.record.mindrecord_format import (
         NUMPY_TO_MINDRECORD,
         MindRecordSet,
-        MindRecordWriter,
         read_as_mindrecord,
     )
     from minddata.record.reader import RecordSet, open_set
@@ -318,8 +317,7 @@ def convert_records(
                 spec["type"] = NUMPY_TO_MINDRECORD.get(spec["type"], spec["type"])
                 if "shape" in spec and spec["type"] in ("string", "bytes"):
                     raise ArgumentError(f"{where}: field {name!r} ({records.fields[name].describe()}) has no MindRecord type.")
-        writer: Any = (MindRecordWriter if format == "mindrecord" else ArrowRecordWriter)(
-            dest, shard_num=shard_num, overwrite=overwrite)
+        writer = _open_writer(format, dest, shard_num, overwrite)
         try:
             writer.add_schema(schema, f"converted from {os.path.basename(source_path)}")
             index = [f for f in records.index_fields if f in schema and "shape" not in schema[f] and schema[f]["type"] != "bytes"]
