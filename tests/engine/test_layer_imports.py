@@ -81,12 +81,6 @@ def test_graph_module_reaches_no_execution_code_at_any_depth():
     assert {m: reached[m] for m in _under(set(reached), EXECUTION_MODULES)} == {}
 
 
-def test_resize_plan_imports_neither_the_dataset_api_nor_pyarrow():
-    loaded = modules_after_import("minddata.ops.plans.resize")
-    assert "minddata.ops.plans.resize" in loaded
-    assert _under(loaded, ("minddata.dataset", "pyarrow")) == []
-
-
 def test_the_dataset_api_loads_on_first_use_and_every_public_name_resolves():
     code = (
         "import json, sys; import minddata as md; loaded = 'minddata.dataset' in sys.modules; "
