@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from minddata.dataset import _validate as v
-from minddata.dataset._loaders import Lazy, dataset_folder, missing, source_sampler
+from minddata.dataset._loaders import Lazy, dataset_folder, missing, source_sampler, usage_splits
 from minddata.dataset.base import Dataset
 from minddata.dataset.cache import with_cache
 from minddata.engine import ir
@@ -288,19 +288,13 @@ class TedliumDataset(Dataset):
         if release not in RELEASES:
             raise ArgumentError(f"{where}: `release` must be one of {', '.join(RELEASES)}. Found: {release!r}")
         folder = dataset_folder(where, dataset_dir)
-        chosen = "all" if usage is None else usage
         if release == "release3":
-            if chosen != "all":
+            if usage not in (None, "all"):
                 raise ArgumentError(f"{where}: `usage` must be 'all' (or None) for release3, which has no splits. "
                                     f"Found: {usage!r}")
             parts = ["data"]
-        elif chosen == "all":
-            parts = list(_SPLITS)
-        elif chosen in _SPLITS:
-            parts = [chosen]
         else:
-            raise ArgumentError(f"{where}: `usage` must be one of train, test, dev, all (or None) for {release}. "
-                                f"Found: {usage!r}")
+            parts = usage_splits(where, usage, _SPLITS)
         extensions = ".sph" if extensions is None else extensions
         if not isinstance(extensions, str) or not extensions.startswith(".") or len(extensions) < 2:
             raise ArgumentError(f"{where}: `extensions` must be a file extension such as '.sph'. Found: {extensions!r}")

@@ -108,7 +108,7 @@ def test_argument_errors_name_the_rule():
         md.TedliumDataset(".", "release4")
     with pytest.raises(ArgumentError, match=r"`usage` must be 'all' \(or None\) for release3"):
         md.TedliumDataset(".", "release3", usage="train")
-    with pytest.raises(ArgumentError, match=r"`usage` must be one of train, test, dev, all"):
+    with pytest.raises(ArgumentError, match=r"`usage` must be one of \['train', 'test', 'dev', 'all'\] or None. Found: 'valid'"):
         md.TedliumDataset(".", "release1", usage="valid")
     with pytest.raises(ArgumentError, match=r"`extensions` must be a file extension"):
         md.TedliumDataset(".", "release1", extensions="sph")
