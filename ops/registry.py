@@ -7,8 +7,10 @@ Two registries, filled as the kernel packages import (``minddata.ops.cpu``, ``.g
 * facts: :func:`declare_op` states what the engine and the tests need to know about an op, next to
   its kernels (as DALI registers an operator with its schema): whether it decodes, its CPU cost for
   placement, whether its output is float, its tolerance on each device against the CPU kernel, and
-  the ops it fuses with. Placement, fusion, the contract test, ``minddata devices -v`` and
-  docs/devices.md read :func:`op_facts`, so no other table is keyed by op names.
+  the ops it fuses with. Placement (costs, float outputs, decoders), the contract test
+  (tolerances) and docs/devices.md read :func:`op_facts`; ``minddata devices -v`` reads the kernel
+  registry; the fusion rewrites (``minddata.engine.fusions``) are checked against the declared
+  fusion partners by tests/ops/test_op_facts.py.
 
 An op's CPU module declares its cost, ``decodes``, ``float_output`` and fusion partners; each device
 module declares that device's tolerance when it registers the kernel. Facts for one op may come in
