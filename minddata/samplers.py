@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from minddata._checks import is_int
 from minddata.errors import ArgumentError
 from minddata.ops.base import record_init_arguments
 
@@ -66,19 +67,14 @@ def _rng(seed: int, pass_index: int, stream: int, depth: int) -> np.random.Gener
     return np.random.default_rng([int(seed) & _U64, int(pass_index) & _U64, stream, depth])
 
 
-def _is_int(value: object) -> bool:
-    # bool is an int subclass, but `num_shards=True` is a mistake, not a count.
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-
-
 def _type_error(owner: str, name: str, expected: str, value: object) -> TypeError:
     return TypeError(f"{owner}: `{name}` must be {expected}. Found: {value!r} ({type(value).__name__})")
 
 
 def _check_int(owner: str, name: str, value: object) -> int:
-    if not _is_int(value):
+    if not is_int(value):
         raise _type_error(owner, name, "an int", value)
-    return int(value)  # type: ignore[call-overload]  # an int, checked by _is_int
+    return int(value)  # type: ignore[call-overload]  # an int, checked by is_int
 
 
 def _check_bool(owner: str, name: str, value: object) -> bool:
@@ -90,9 +86,9 @@ def _check_bool(owner: str, name: str, value: object) -> bool:
 def _check_num_samples(owner: str, value: object) -> int | None:
     if value is None:
         return None
-    if not _is_int(value):
+    if not is_int(value):
         raise _type_error(owner, "num_samples", "None or an int", value)
-    value = int(value)  # type: ignore[call-overload]  # an int, checked by _is_int
+    value = int(value)  # type: ignore[call-overload]  # an int, checked by is_int
     if value < 0:
         raise ArgumentError(
             f"{owner}: `num_samples` must be None or greater than 0 (0 is read as 'all rows', as in "
@@ -102,11 +98,11 @@ def _check_num_samples(owner: str, value: object) -> int | None:
 
 
 def _check_num_rows(owner: str, num_rows: object) -> int:
-    if not _is_int(num_rows):
+    if not is_int(num_rows):
         raise _type_error(owner, "num_rows", "an int", num_rows)
-    if num_rows < 0:  # type: ignore[operator]  # an int, checked by _is_int
+    if num_rows < 0:  # type: ignore[operator]  # an int, checked by is_int
         raise ArgumentError(f"{owner}: `num_rows` must be greater than or equal to 0. Found: {num_rows}")
-    return int(num_rows)  # type: ignore[call-overload]  # an int, checked by _is_int
+    return int(num_rows)  # type: ignore[call-overload]  # an int, checked by is_int
 
 
 def _check_in_range(owner: str, indices: np.ndarray, num_rows: int) -> None:
@@ -134,7 +130,7 @@ def _as_index_array(owner: str, name: str, values: Any) -> np.ndarray:
     items = list(values)
     # Checked item by item: np.asarray would silently turn [1, 2.5] into floats and [1, True] into ints.
     for item in items:
-        if not _is_int(item):
+        if not is_int(item):
             raise _type_error(owner, name, "a sequence of ints", item)
     return np.array(items, dtype=np.int64)
 
@@ -787,8 +783,8 @@ def resolve_sampler(
             return sampler
         if isinstance(sampler, (list, tuple, range, np.ndarray)):
             return SubsetSampler(sampler, num_samples)
-        if _is_int(sampler):
-            return SubsetSampler([int(sampler)], num_samples)  # type: ignore[arg-type]  # an int, checked by _is_int
+        if is_int(sampler):
+            return SubsetSampler([int(sampler)], num_samples)  # type: ignore[arg-type]  # an int, checked by is_int
         if isinstance(sampler, (str, bytes)) or not isinstance(sampler, Iterable):
             raise _type_error(where, "sampler", "a Sampler or an iterable of ints", sampler)
         return _IterableSampler(sampler, num_samples)
