@@ -796,7 +796,8 @@ def running(options: RunOptions) -> Iterator[RunOptions]:
         >>> md.config.load_defaults()
     """
     if not isinstance(options, RunOptions):
-        raise TypeError(f"config.running: options must be a RunOptions. Found: {type(options).__name__}")
+        raise TypeError(f"config.running: options must be a RunOptions, as config.snapshot() returns. "
+                        f"Found: {type(options).__name__}")
     token = _run_options.set(options)
     try:
         yield options
@@ -834,7 +835,8 @@ def _generate() -> list[str]:
     for s in SETTINGS:
         if not s.by_hand:
             if not (s.name.isidentifier() and s.param.isidentifier() and s.setter.isidentifier()):
-                raise AssertionError(f"bad declaration: {s}")
+                raise AssertionError(f"config: setting {s.name!r} declares a name, param ({s.param!r}) or setter "
+                                     f"({s.setter!r}) that is not a Python identifier")
             _define(f"def {s.setter}({s.param}):\n    _update({s.setter!r}, {s.name}={s.param})\n", s.setter,
                     inspect.cleandoc(s.doc), {s.param: s.param_type or s.type, "return": "None"})
             names.append(s.setter)
