@@ -220,14 +220,22 @@ def _shard_path(first: str, meta: dict[str, Any], name: str) -> str:
     return joined
 
 
+def refuse_duplicates(where: str, files: Sequence[str]) -> None:
+    """Refuse a ``dataset_files`` list that names one file twice (the first such, in sort order)."""
+    seen: set[str] = set()
+    dupes: set[str] = set()
+    for f in map(str, files):
+        (dupes if f in seen else seen).add(f)
+    if dupes:
+        raise ArgumentError(f"{where}: `dataset_files` lists {min(dupes)} more than once; list each file once.")
+
+
 def listed_files(where: str, dataset_files: Any) -> list[str]:
     """``dataset_files`` given as a list (MindSpore's rule: exactly the files listed), as absolute
     paths; one file listed twice, or anything but a non-empty list of paths, is refused."""
     if isinstance(dataset_files, (list, tuple)) and dataset_files and all(isinstance(f, (str, os.PathLike)) for f in dataset_files):
         files = [os.path.abspath(os.fspath(f)) for f in dataset_files]
-        dupes = sorted({f for f in files if files.count(f) > 1})
-        if dupes:
-            raise ArgumentError(f"{where}: `dataset_files` lists {dupes[0]} more than once; list each file once.")
+        refuse_duplicates(where, files)
         return files
     raise ArgumentError(f"{where}: `dataset_files` must be a file path or a non-empty list of paths. Found: {dataset_files!r}")
 

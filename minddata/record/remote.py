@@ -31,7 +31,14 @@ import pyarrow as pa
 
 from minddata.dataset import _storage
 from minddata.errors import ArgumentError, DataFormatError
-from minddata.record.reader import RecordSet, ShardFile, _record_batch_blocks, check_meta, check_set
+from minddata.record.reader import (
+    RecordSet,
+    ShardFile,
+    _record_batch_blocks,
+    check_meta,
+    check_set,
+    refuse_duplicates,
+)
 from minddata.record.writer import META_SUFFIX
 
 __all__ = ["RemoteRecordSet", "RemoteShardFile", "open_remote_set"]
@@ -100,9 +107,7 @@ def open_remote_set(where: str, dataset_files: Any) -> list[tuple[str, dict[str,
         return out
     if not isinstance(dataset_files, (list, tuple)) or not dataset_files:
         raise ArgumentError(f"{where}: `dataset_files` must be a URL or a non-empty list of URLs. Found: {dataset_files!r}")
-    dupes = sorted({str(f) for f in dataset_files if list(dataset_files).count(f) > 1})
-    if dupes:
-        raise ArgumentError(f"{where}: `dataset_files` lists {dupes[0]} more than once; list each file once.")
+    refuse_duplicates(where, dataset_files)
     return [(path, _read_remote_meta(where, path)) for path in dataset_files]
 
 

@@ -247,6 +247,12 @@ def test_truncated_file_names_the_file(tmp_path):
         column(ds, "label")
 
 
+def test_a_file_listed_twice_is_refused_by_name(tmp_path):
+    paths = _write(tmp_path / "a.mindrecord", shard_num=2)
+    with pytest.raises(ArgumentError, match=rf"`dataset_files` lists {paths[1]} more than once; list each file once"):
+        md.MindDataset([paths[1], paths[0], paths[1]])
+
+
 def test_corrupted_byte_is_caught_by_the_checksum(tmp_path):
     writer = ArrowRecordWriter(str(tmp_path / "a.mindrecord"))
     writer.add_schema({"blob": {"type": "bytes"}, "label": {"type": "int32"}})

@@ -8,7 +8,7 @@ from s3kit import options
 
 import minddata as md
 from minddata.dataset._storage import StorageError
-from minddata.errors import DataFormatError
+from minddata.errors import ArgumentError, DataFormatError
 
 LOCAL = ["train.rec0", "train.rec1"]
 URLS = ["s3://data/rec/train.rec0", "s3://data/rec/train.rec1"]
@@ -119,3 +119,8 @@ def test_a_truncated_object_is_refused_naming_the_url_and_the_fix(s3_server, s3_
     with pytest.raises(DataFormatError, match=rf"s3://data/rec-cut/train.rec0 is truncated: {len(data) - 100} bytes, "
                                               rf"but its metadata says {len(data)}\. .*upload the set again"):
         rows(ds)
+
+
+def test_an_object_listed_twice_is_refused_by_name(s3_server, s3_records):
+    with pytest.raises(ArgumentError, match=r"`dataset_files` lists s3://data/rec/train.rec1 more than once"):
+        md.MindDataset([URLS[1], URLS[0], URLS[1]], storage_options=options(s3_server))
