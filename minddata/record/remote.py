@@ -78,7 +78,11 @@ def _read_remote_meta(where: str, path: str, named_by: str | None = None) -> dic
     try:
         meta = json.loads(data)
     except ValueError as error:
-        raise DataFormatError(f"record file {path}: its metadata object {meta_url.shown} is unreadable: {error}", path=path) from None
+        raise DataFormatError(
+            f"{where}: record file {path}: its metadata object {meta_url.shown} is not valid JSON ({error}). Upload "
+            "the .meta.json written beside the data file again, or rewrite the set.",
+            path=path,
+        ) from None
     return check_meta(path, meta_url.shown, meta)
 
 

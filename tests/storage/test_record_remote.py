@@ -124,3 +124,11 @@ def test_a_truncated_object_is_refused_naming_the_url_and_the_fix(s3_server, s3_
 def test_an_object_listed_twice_is_refused_by_name(s3_server, s3_records):
     with pytest.raises(ArgumentError, match=r"`dataset_files` lists s3://data/rec/train.rec1 more than once"):
         md.MindDataset([URLS[1], URLS[0], URLS[1]], storage_options=options(s3_server))
+
+
+def test_an_unreadable_metadata_object_is_named_with_the_fix(s3_server, s3_client, s3_records):
+    s3_client.put_object(Bucket="data", Key="rec-badmeta/train.rec0", Body=(s3_records / LOCAL[0]).read_bytes())
+    s3_client.put_object(Bucket="data", Key="rec-badmeta/train.rec0.meta.json", Body=b"{not json")
+    with pytest.raises(DataFormatError, match=r"MindDataset: record file s3://data/rec-badmeta/train.rec0: its metadata "
+                                              r"object s3://data/rec-badmeta/train.rec0.meta.json is not valid JSON .*Upload"):
+        md.MindDataset(["s3://data/rec-badmeta/train.rec0"], storage_options=options(s3_server))
