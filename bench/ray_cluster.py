@@ -13,7 +13,7 @@ from typing import Any
 
 from minddata.engine.ray_executor import require_ray
 
-__all__ = ["SINGLE_MACHINE_ENV", "NO_USAGE_STATS_ENV", "init_local_cluster"]
+__all__ = ["SINGLE_MACHINE_ENV", "NO_USAGE_STATS_ENV", "init_local_cluster", "quiet_data_context"]
 
 # Ray resolves 127.0.0.1 to the machine's reachable address and binds its servers to every interface
 # unless it runs as a single-machine cluster; this setting (read when ray is imported, here and in every
@@ -47,7 +47,12 @@ def init_local_cluster(num_cpus: int, env: dict[str, str] | None = None, **kwarg
         os.environ.update(saved)
         for name, value in NO_USAGE_STATS_ENV.items():
             os.environ.setdefault(name, value)
+    quiet_data_context(ray)
+    return ray
+
+
+def quiet_data_context(ray: Any) -> None:
+    """No progress bars or execution banners from Ray Data in this process (a benchmark's output)."""
     context = ray.data.DataContext.get_current()
     context.enable_progress_bars = False
     context.print_on_execution_start = False
-    return ray

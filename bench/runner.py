@@ -552,7 +552,7 @@ def _ray_address() -> dict[str, str] | None:
 def _join_ray(settings: dict[str, str] | None) -> None:
     """Connect this (child) process to the bench's Ray cluster (``settings`` from :func:`_ray_address`),
     else to the one ``RAY_ADDRESS`` names, else to a running local one."""
-    from minddata.bench.ray_cluster import NO_USAGE_STATS_ENV, SINGLE_MACHINE_ENV
+    from minddata.bench.ray_cluster import NO_USAGE_STATS_ENV, SINGLE_MACHINE_ENV, quiet_data_context
     from minddata.engine.ray_executor import require_ray
 
     os.environ.update(SINGLE_MACHINE_ENV)
@@ -560,9 +560,7 @@ def _join_ray(settings: dict[str, str] | None) -> None:
     os.environ.update(settings or {})
     ray = require_ray()
     ray.init(address=os.environ.get("RAY_ADDRESS") or "auto", log_to_driver=False, configure_logging=False)
-    context = ray.data.DataContext.get_current()
-    context.enable_progress_bars = False
-    context.print_on_execution_start = False
+    quiet_data_context(ray)
 
 
 def _in_own_process(task: str, target: Any, kwargs: dict, progress: Callable[[int], Any] | None,
