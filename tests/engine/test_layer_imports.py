@@ -96,6 +96,25 @@ def test_the_dataset_api_loads_on_first_use_and_every_public_name_resolves():
     assert module.startswith("minddata.dataset.")
 
 
+def test_the_names_type_checkers_see_are_the_lazily_loaded_ones():
+    # minddata/__init__.py lists the dataset API's names twice: in __all__ (what loads on first use)
+    # and in its TYPE_CHECKING import (what type checkers and IDEs see). The two lists must agree.
+    import ast
+
+    import minddata as md
+
+    tree = ast.parse((ROOT / "minddata" / "__init__.py").read_text())
+    checked = {
+        alias.name
+        for node in tree.body
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+        for statement in node.body
+        if isinstance(statement, ast.ImportFrom) and statement.module == "minddata.dataset"
+        for alias in statement.names
+    }
+    assert checked and checked == set(md._DATASET_NAMES)
+
+
 def test_no_device_free_plan_imports_the_dataset_api_or_pyarrow():
     plans = sorted(p.stem for p in (ROOT / "ops" / "plans").glob("*.py") if p.stem != "__init__")
     # One interpreter, the plans imported in turn: each one's new modules are checked as it comes.
