@@ -8,11 +8,8 @@ storage client") has the figures.
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
 import sys
 import time
-import urllib.request
 
 sys.path[:0] = [os.path.dirname(__file__), os.path.join(os.path.dirname(__file__), ".."), "."]
 os.environ.update(AWS_EC2_METADATA_DISABLED="true", AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing")
@@ -21,46 +18,30 @@ IMAGES = 64
 
 
 def main() -> None:
-    import botocore.session
     from testkit import make_jpeg
 
     import minddata as md
-    from minddata.bench.s3server import FaultProxy
+    from minddata.bench.s3server import FaultProxy, MotoServer
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    proxy = None
-    try:
-        for _ in range(300):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/moto-api/", timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        client = botocore.session.get_session().create_client("s3", endpoint_url=f"http://127.0.0.1:{port}",
-                                                              region_name="us-east-1")
+    with MotoServer(max_lifetime_s=1800) as server:
+        client = server.client()
         client.create_bucket(Bucket="data")
         for k in range(IMAGES):
             client.put_object(Bucket="data", Key=f"img/c{k % 4}/{k:03d}.jpg", Body=make_jpeg(64, 48, seed=k))
-        proxy = FaultProxy(port, {"delay": 1.0}, delay_s=0.05).start()
-        for n in (1, 2, 8, 16):
-            ds = md.ImageFolderDataset("s3://data/img/", shuffle=False, num_parallel_workers=1,
-                                       storage_options={"endpoint_url": proxy.url, "requests_in_flight": n})
-            times = []
-            for _ in range(3):
-                began = time.perf_counter()
-                assert sum(1 for _ in ds.create_dict_iterator(num_epochs=1)) == IMAGES
-                times.append(time.perf_counter() - began)
-            print(f"requests_in_flight={n:2d}: {min(times):.2f} s for {IMAGES} images (best of 3), "
-                  f"{IMAGES / min(times):.0f} images/s")
-    finally:
-        if proxy is not None:
+        proxy = FaultProxy(server.port, {"delay": 1.0}, delay_s=0.05).start()
+        try:
+            for n in (1, 2, 8, 16):
+                ds = md.ImageFolderDataset("s3://data/img/", shuffle=False, num_parallel_workers=1,
+                                           storage_options={"endpoint_url": proxy.url, "requests_in_flight": n})
+                times = []
+                for _ in range(3):
+                    began = time.perf_counter()
+                    assert sum(1 for _ in ds.create_dict_iterator(num_epochs=1)) == IMAGES
+                    times.append(time.perf_counter() - began)
+                print(f"requests_in_flight={n:2d}: {min(times):.2f} s for {IMAGES} images (best of 3), "
+                      f"{IMAGES / min(times):.0f} images/s")
+        finally:
             proxy.stop()
-        server.terminate()
-        server.wait(10)
 
 
 if __name__ == "__main__":
