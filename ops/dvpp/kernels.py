@@ -23,12 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from minddata import config
 from minddata.config import RunOptions
 from minddata.errors import DeviceError
 from minddata.ops.base import KernelContext, KernelOp, Op
 from minddata.ops.cpu.decode import decode_image
 from minddata.ops.cpu.resize import resize_image
+from minddata.ops.devices import run_options
 from minddata.ops.dvpp import rules
 from minddata.ops.formats import sniff_format
 from minddata.ops.plans.decode import check_image_pixels, empty_input_error, encoded_bytes
@@ -56,9 +56,7 @@ _drivers: dict[str, tuple[str | None, str]] = {}
 def current_driver(options: RunOptions | None = None) -> str:
     """The driver Dvpp kernels use under a run's ``options.dvpp_driver`` (default: the settings now),
     or a :class:`DeviceError` saying why there is none."""
-    if options is None:
-        options = config.snapshot()
-    wanted = options.dvpp_driver
+    wanted = run_options(options).dvpp_driver
     if wanted == "reference":
         return "reference"
     found = _drivers.get(wanted)

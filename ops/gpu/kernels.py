@@ -19,9 +19,9 @@ import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
-from minddata import config
 from minddata.errors import DeviceError
 from minddata.ops.base import KernelContext, Op
+from minddata.ops.devices import run_options
 from minddata.ops.gpu import (  # noqa: F401  (imported to register the families' translations)
     adjust,
     affine,
@@ -60,8 +60,7 @@ def row_backend(emulate: bool | None = None, *, options: RunOptions | None = Non
     settings now), ``emulate`` overriding ``options.gpu_emulation``, or a :class:`DeviceError`."""
     from minddata.ops import probe
 
-    if options is None:
-        options = config.snapshot()
+    options = run_options(options)
     if emulate is None:
         emulate = options.gpu_emulation
     key = (emulate, options.gpu_driver, options.gpu_device_id)

@@ -28,7 +28,7 @@ import numpy as np
 
 from minddata.errors import DeviceError, PipelineError
 from minddata.ops.base import KernelContext, Op
-from minddata.ops.devices import RowFailure  # what every device's segment hands back for a failed row
+from minddata.ops.devices import RowFailure, run_options  # RowFailure: what every device's segment hands back
 from minddata.ops.gpu.translation import TRANSLATIONS, Kind, Sample, dali_type
 from minddata.ops.probe import DALI_INSTALL_HINT
 
@@ -116,11 +116,7 @@ def cuda_device_id(options: RunOptions | None = None) -> int:
     import os
     import sys
 
-    if options is None:
-        from minddata import config
-
-        options = config.snapshot()
-    chosen = options.gpu_device_id
+    chosen = run_options(options).gpu_device_id
     if chosen is not None:
         return chosen
     torch = sys.modules.get("torch")  # only a framework the script already uses; never imported here
@@ -319,11 +315,7 @@ class DaliSegment(PlannedSegment):
         self.hw_decoder_loads = [float(x) for x in loads]
         self.batch_size = max(1, int(batch_size))
         self.num_threads = max(1, int(num_threads))
-        if options is None:
-            from minddata import config
-
-            options = config.snapshot()
-        self.options = options
+        self.options = options = run_options(options)
         self.device_id = cuda_device_id(options) if device_id is None else int(device_id)
         self.output = output
         self.cpu_fallback = cpu_fallback

@@ -31,6 +31,7 @@ import numpy as np
 
 from minddata.errors import DeviceError, PipelineError
 from minddata.ops.base import KernelContext, Op
+from minddata.ops.devices import run_options
 from minddata.ops.gpu.segment import (
     PlannedSegment,
     RowFailure,
@@ -118,10 +119,7 @@ class TorchSegment(PlannedSegment):
         if self.cuda and not self.torch.cuda.is_available():
             raise DeviceError("GPU (torch driver): torch.cuda.is_available() is False here: install a CUDA build of "
                               "PyTorch and an NVIDIA driver, or place these ops on the CPU")
-        if options is None:
-            from minddata import config
-
-            options = config.snapshot()
+        options = run_options(options)
         # The run's settings (its gpu_device_id and framework); rows bring their own in their contexts.
         self.options = options
         self.device = self.torch.device(f"cuda:{cuda_device_id(options) if device_id is None else device_id}"
