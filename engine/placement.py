@@ -72,9 +72,6 @@ class Machine:
     options: RunOptions = field(default_factory=config.snapshot)
     found: dict[str, Presence] = field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        self.options = run_options(self.options)  # a caller with no run's options passes None
-
     def presence(self, device: str) -> Presence:
         """What probing ``device`` found (probed on the first call)."""
         found = self.found.get(device)
