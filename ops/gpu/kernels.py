@@ -54,10 +54,11 @@ _lock = threading.Lock()
 _backends: dict[tuple[bool, str, int | None], tuple[str | None, str]] = {}
 
 
-def row_backend(emulate: bool | None = None, *, options: RunOptions | None = None) -> str:
+def row_backend(emulate: bool | None = None, *, options: RunOptions | None = None, op_name: str = "") -> str:
     """The backend of per-row GPU kernels here (``"cuda"``, ``"dali-cpu"``, ``"torch-cuda"`` or
     ``"torch-cpu"``) under a run's ``options`` (its ``gpu_driver`` and ``gpu_emulation``; default: the
-    settings now), ``emulate`` overriding ``options.gpu_emulation``, or a :class:`DeviceError`."""
+    settings now), ``emulate`` overriding ``options.gpu_emulation``, or a :class:`DeviceError` (naming
+    ``op_name``, the op that asked, when given)."""
     from minddata.ops import probe
 
     options = run_options(options)
@@ -69,9 +70,11 @@ def row_backend(emulate: bool | None = None, *, options: RunOptions | None = Non
         found = _backends[key] = probe.gpu_backend(emulate, options=options)
     backend, why = found
     if backend is None:
+        op = op_name or "the op"
         raise DeviceError(
-            f"GPU: not available here ({why}). Place the op on the CPU, or, to run the GPU translation on "
-            "DALI's CPU backend, minddata.config.set_gpu_emulation(True)"
+            f"{op_name + ' on the ' if op_name else ''}GPU: not available here ({why}). Place {op} on the CPU "
+            "(.device('CPU')), or minddata.config.set_gpu_emulation(True) to run the GPU kernels on the CPU "
+            "(DALI's CPU backend, or torch CPU tensors)"
         )
     return backend
 
@@ -108,7 +111,7 @@ atexit.register(close_cached_segments)
 
 def run_one(op: Op, ctx: KernelContext, value: Any, *, hw_decoder_load: float = GPU_HW_DECODER_LOAD) -> Any:
     """``op`` on one row through DALI, as a host array; the row's error is raised as it is."""
-    seg = _segment(op, row_backend(options=ctx.options), hw_decoder_load, ctx.options)
+    seg = _segment(op, row_backend(options=ctx.options, op_name=op.name), hw_decoder_load, ctx.options)
     with seg.lock:
         results, _ = seg.run([value], [[ctx]])
     result = results[0]

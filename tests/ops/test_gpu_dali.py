@@ -232,7 +232,8 @@ def test_per_row_kernel_needs_a_gpu_or_emulation(monkeypatch):
     md.config.set_gpu_emulation(False)
     monkeypatch.setattr(probe, "visible_gpus", lambda: ([], "no NVIDIA GPU visible (nvidia-smi -L found none)"))
     monkeypatch.setattr(kernels, "_backends", {})
-    with pytest.raises(DeviceError, match="GPU: not available here.*set_gpu_emulation"):
+    with pytest.raises(DeviceError, match=r"HorizontalFlip on the GPU: not available here.*Place HorizontalFlip on "
+                                          r"the CPU.*set_gpu_emulation"):
         get_kernel("HorizontalFlip", "GPU")(vision.HorizontalFlip(), KernelContext(), noise_photo(4, 4, 0))
 
 
