@@ -53,9 +53,10 @@ _VPC_DRIVERS = ("reference", "ascend")
 _drivers: dict[str, tuple[str | None, str]] = {}
 
 
-def current_driver(options: RunOptions | None = None) -> str:
+def current_driver(options: RunOptions | None = None, op_name: str = "") -> str:
     """The driver Dvpp kernels use under a run's ``options.dvpp_driver`` (default: the settings now),
-    or a :class:`DeviceError` saying why there is none."""
+    or a :class:`DeviceError` saying why there is none (naming ``op_name``, the op that asked, when
+    given) and the fix."""
     wanted = run_options(options).dvpp_driver
     if wanted == "reference":
         return "reference"
@@ -66,7 +67,11 @@ def current_driver(options: RunOptions | None = None) -> str:
         found = _drivers[wanted] = probe.dvpp_driver(options=options)
     driver, why = found
     if driver is None:
-        raise DeviceError(f"Dvpp: no driver available here ({why})")
+        raise DeviceError(
+            f"{op_name + ' on ' if op_name else ''}Dvpp: no driver available here ({why}). Place "
+            f"{op_name or 'the op'} on the CPU (.device('CPU')), or minddata.config.set_dvpp_driver('reference') "
+            "to preview it on the CPU model of DVPP"
+        )
     return driver
 
 
@@ -108,7 +113,7 @@ def unsupported_reason(op: KernelOp, driver: str) -> str | None:
 def _with_policy(name: str, model: Callable[[Op, KernelContext, Any], Any]) -> Callable[..., Any]:
     def kernel(op: KernelOp, ctx: KernelContext, data: Any) -> Any:
         # The placement's resolved driver travels on the op; the settings come from the run's options.
-        driver = getattr(op, "_dvpp_driver", None) or current_driver(ctx.options)
+        driver = getattr(op, "_dvpp_driver", None) or current_driver(ctx.options, op.name)
         policy = ctx.options.dvpp_policy
         reason = unsupported_reason(op, driver)
         if reason is not None:

@@ -13,7 +13,7 @@ from testkit import jpeg_array
 
 import minddata as md
 from minddata import vision
-from minddata.errors import RowError
+from minddata.errors import DeviceError, RowError
 from minddata.ops import KernelContext, get_kernel
 from minddata.ops.dvpp import rules
 from minddata.ops.dvpp.rules import DvppRuleError
@@ -61,6 +61,18 @@ def _baseline_color(folder):
         if frame and frame[0] == 0xC0 and frame[3] == 3:
             found.append(data)
     return found
+
+
+def test_a_kernel_without_a_driver_names_the_op_and_the_fix(monkeypatch):
+    from minddata.ops import probe
+    from minddata.ops.dvpp import kernels
+
+    monkeypatch.setattr(kernels, "_drivers", {})
+    monkeypatch.setattr(probe, "ascend_driver", lambda: probe.DriverInfo("ascend", False, "no 'acl' module"))
+    md.config.set_dvpp_driver("ascend")
+    with pytest.raises(DeviceError, match=r"Decode on Dvpp: no driver available here \(ascend: no 'acl' module\)\. "
+                                          r"Place Decode on the CPU .*set_dvpp_driver\('reference'\)"):
+        _dvpp(vision.Decode(), jpeg_array(_gradient(32, 32)))
 
 
 # --- rules ----------------------------------------------------------------------------------------
