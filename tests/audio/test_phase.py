@@ -67,3 +67,9 @@ def test_pitch_shift_moves_a_tone_by_its_steps():
     assert np.argmax(spectrum) * sr / 6000 == pytest.approx(600, abs=5)
     with pytest.raises(ArgumentError, match="PitchShift: `bins_per_octave` must not be 0"):
         audio.PitchShift(sr, 1, 0)
+
+
+@pytest.mark.parametrize("n_steps, bound", [(2**40, "at most 2147483647"), (-(2**40), "at least -2147483648")])
+def test_an_integer_outside_int32_names_the_bound_it_crossed(n_steps, bound):
+    with pytest.raises(ArgumentError, match=f"PitchShift: `n_steps` must be {bound}"):
+        audio.PitchShift(16000, n_steps=n_steps)
