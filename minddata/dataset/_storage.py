@@ -686,8 +686,9 @@ _STORES_LOCK = threading.Lock()
 def get_store(url: ObjectURL, options: StorageOptions) -> ObjectStore:
     """The store for ``url``'s scheme and these options (one per process and setting)."""
     scheme = "http" if url.scheme in ("http", "https") else url.scheme
-    # The environment is part of the key: a client made under other settings is not reused.
-    key = (scheme, options.key(), tuple(os.environ.get(name) for name in _ENVIRONMENT))
+    # The environment and requests_in_flight (a setting unless given; the client's connection pool is
+    # sized by it) are part of the key: a client made under other settings is not reused.
+    key = (scheme, options.key(), options.get("requests_in_flight"), tuple(os.environ.get(name) for name in _ENVIRONMENT))
     with _STORES_LOCK:
         store = _STORES.get(key)
         if store is None:

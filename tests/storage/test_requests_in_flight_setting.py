@@ -136,3 +136,15 @@ def test_the_default_is_eight_and_is_the_settings():
     assert _storage.StorageOptions("test", {"requests_in_flight": 6}).get("requests_in_flight") == 6
     with pytest.raises(ValueError, match="set_storage_requests_in_flight: the value must be greater than 0"):
         md.config.set_storage_requests_in_flight(0)
+
+
+def test_a_changed_setting_gets_a_client_whose_pool_holds_that_many(s3_server):
+    url = _storage.split_url("s3://data/x")
+    given = _storage.StorageOptions("test", options(s3_server))
+    md.config.set_storage_requests_in_flight(3)
+    small = _storage.get_store(url, given)
+    assert small.client().meta.config.max_pool_connections == 10
+    md.config.set_storage_requests_in_flight(40)
+    large = _storage.get_store(url, given)
+    assert large is not small and _storage.get_store(url, given) is large
+    assert large.client().meta.config.max_pool_connections == 80
