@@ -40,6 +40,7 @@ from minddata.engine.autotune import is_autotune
 from minddata.engine.fusions import FUSIONS, Fusion
 from minddata.engine.placement import Machine, place, plan_parts, unsupported
 from minddata.ops.base import Op
+from minddata.ops.devices import run_options
 from minddata.ops.fused import FusedNormalizeHWC2CHW, NormalizeInputCheck
 
 if TYPE_CHECKING:
@@ -99,14 +100,16 @@ def lower(root: ir.Node, fusion: bool, *, fast_decode_resize: bool = False, auto
             return node.with_children(children, operations=operations, op_positions=[next(counter) for _ in operations])
         return node.with_children(children)
 
-    tree = place(copy_tree(root), fusion, auto_offload, options=options)
+    # One probe of the devices per compile, shared by placement, fusion and the cut into device parts.
+    machine = Machine(run_options(options))
+    tree = place(copy_tree(root), fusion, auto_offload, machine=machine)
     if fusion:
         tree = ir.rewrite(tree, _merge_maps)
-        tree = ir.rewrite(tree, functools.partial(_fuse_ops, fast_decode_resize=fast_decode_resize, options=options))
+        tree = ir.rewrite(tree, functools.partial(_fuse_ops, fast_decode_resize=fast_decode_resize, machine=machine))
         tree = ir.rewrite(tree, _move_normalize_into_batch)
         tree = ir.rewrite(tree, _fuse_normalize_hwc2chw)
         tree = ir.rewrite(tree, _absorb_sources)
-    return plan_parts(tree, options=options)
+    return plan_parts(tree, machine=machine)
 
 
 def _single_column(node: ir.MapNode) -> str | None:
@@ -148,12 +151,12 @@ def _is(op: Any, name: str, device: str = "CPU") -> bool:
     return isinstance(op, Op) and op.name == name and op.device_target in (device, "auto" if device == "CPU" else device)
 
 
-def _on_device(fused: Op, device: str, options: RunOptions | None) -> Op | None:
+def _on_device(fused: Op, device: str, machine: Machine) -> Op | None:
     """``fused`` placed on ``device``, or ``None`` when that device can't run it (then the ops stay
     unfused). Only the media engine and the GPU gain from these fusions besides the CPU."""
     if device == "CPU":
         return fused
-    if unsupported(fused, device, Machine() if options is None else Machine(options)) is not None:
+    if unsupported(fused, device, machine) is not None:
         return None
     fused._device = device
     return fused
@@ -193,7 +196,7 @@ def _fuse_pairs(node: ir.Node, pair: Any) -> ir.Node:
     return dataclasses.replace(node, operations=out_ops, op_positions=out_positions, fusion_notes=tuple(notes))
 
 
-def _fuse_ops(node: ir.Node, fast_decode_resize: bool, options: RunOptions | None) -> ir.Node:
+def _fuse_ops(node: ir.Node, fast_decode_resize: bool, machine: Machine) -> ir.Node:
     def pair(ops: list[Any], i: int, positions: list[int], notes: list[str]) -> tuple[Op, int] | None:
         op = ops[i]
         device = op.device_target if isinstance(op, Op) else "CPU"
@@ -203,7 +206,7 @@ def _fuse_ops(node: ir.Node, fast_decode_resize: bool, options: RunOptions | Non
         if fusion.cpu_opt_in and device == "CPU" and not fast_decode_resize:
             notes.append(f"{fusion.first}+{fusion.second} kept as two ops; bound: {BOUNDS[fusion.bound_off]}")
             return None
-        fused = _on_device(fusion.fused(op, ops[i + 1]), device, options)
+        fused = _on_device(fusion.fused(op, ops[i + 1]), device, machine)
         if fused is None:
             return None
         if device != "CPU":

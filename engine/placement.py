@@ -192,16 +192,17 @@ def _offload_note(chosen: list[Any], devices: set[str], machine: Machine) -> str
 
 
 def place(tree: ir.Node, fusion: bool = True, auto_offload: bool = False, *,
-          options: RunOptions | None = None) -> ir.Node:
+          options: RunOptions | None = None, machine: Machine | None = None) -> ir.Node:
     """``tree`` (a private plan tree) with every op's device resolved, or raise :class:`DeviceError`.
 
     With ``fusion``, an op a device runs only fused with the Decode before it (Resize or
     RandomResizedCrop on Dvpp's ``nvjpg`` driver, a decoder) is accepted: the fusion pass joins them.
     With ``auto_offload`` (``config.set_auto_offload``), ops whose device was not chosen are placed as
     if ``device="auto"``, and the map's notes say where they went and why. ``options``: the run's
-    settings (``device_fallback``, the drivers the probes pick); default: the settings now.
+    settings (``device_fallback``, the drivers the probes pick); default: the settings now. ``machine``:
+    the compile's probed devices, shared with its other passes (default: a new one under ``options``).
     """
-    machine = Machine(run_options(options))
+    machine = machine or Machine(run_options(options))
     warned: set[tuple[str, str]] = set()
 
     def place_map(node: ir.Node) -> ir.Node:
@@ -326,10 +327,10 @@ def _hands_over(ancestors: list[ir.Node]) -> bool:
     return True
 
 
-def plan_parts(tree: ir.Node, *, options: RunOptions | None = None) -> ir.Node:
+def plan_parts(tree: ir.Node, *, options: RunOptions | None = None, machine: Machine | None = None) -> ir.Node:
     """``tree`` with every map cut into :class:`DevicePart` s (after fusion, which may merge maps),
-    under the run's ``options`` (default: the settings now)."""
-    machine = Machine(run_options(options))
+    under the run's ``options`` (default: the settings now) and the compile's ``machine``."""
+    machine = machine or Machine(run_options(options))
 
     def visit(node: ir.Node, ancestors: list[ir.Node]) -> ir.Node:
         if isinstance(node, ir.MapNode):

@@ -308,3 +308,15 @@ def test_per_row_gpu_kernels_probe_again_for_another_gpu_device_id(monkeypatch):
     assert kernels.row_backend(options=_options(**torch_on_gpu)) == "torch-cuda"
     with pytest.raises(DeviceError, match=r"set_gpu_device_id\(1\) names GPU 1, but 1 NVIDIA GPU"):
         kernels.row_backend(options=_options(**torch_on_gpu, gpu_device_id=1))
+
+
+def test_a_compile_probes_each_device_once(spare, monkeypatch):
+    # Placement, fusion and the cut into device parts share one probe: a GPU probe runs nvidia-smi.
+    probes = []
+    monkeypatch.setattr(spare, "probe", lambda options=None: probes.append(options) or _Spare.probe(spare, options))
+    monkeypatch.setitem(registry._KERNELS, ("HorizontalFlip", "Spare"), _flip_on_spare)
+    images = [np.zeros((4, 5, 3), np.uint8)]
+    ds = md.NumpySlicesDataset({"image": images}, shuffle=False).map(
+        [vision.Decode(), vision.HorizontalFlip().device("Spare"), vision.Resize(2)], input_columns="image")
+    ds.explain()
+    assert len(probes) == 1
