@@ -205,14 +205,15 @@ def measure(folder: Path, rounds: int, latencies: Sequence[int], per_shard: int,
                     server_before = _cpu_seconds(server.pid)
                     result = _run_case(source, data, endpoint)
                     server_cpu = _cpu_seconds(server.pid) - server_before
+                    shown = "" if latency is None else f" at {latency} ms"
                     if result.images != count:
-                        raise RuntimeError(f"{source}: {result.images} images read, expected {count}")
+                        raise RuntimeError(f"round {r + 1}: {source}{shown} read {result.images} images of {count} "
+                                           f"from {data}; every case must read each image once")
                     case = results[(source, latency)]
                     case.rounds_images_per_s.append(result.images_per_s)
                     case.rounds_peak_rss_mb.append(result.peak_rss_mb + result.worker_peak_rss_mb)
                     case.rounds_server_cpu_ms_per_image.append(1000 * server_cpu / result.images)
                     case.rounds_pipeline_cpu_ms_per_image.append(1000 * result.cpu_seconds / result.images)
-                    shown = "" if latency is None else f" at {latency} ms"
                     progress(f"round {r + 1}/{rounds}: {source}{shown}: {result.images_per_s:.1f} images/s")
         finally:
             for proxy in proxies.values():
