@@ -27,6 +27,7 @@ from minddata.engine.procpool.shm import (
     install_sigterm_cleanup,
     page_round,
     shm_dir,
+    sigterm_held,
     sweep_once,
     unlink,
 )
@@ -312,7 +313,8 @@ class ProcessWorker:
                 daemon=True,
             )
             try:
-                proc.start()
+                with sigterm_held():
+                    proc.start()
             except BaseException:
                 parent_conn.close()
                 for arena in (req, resp):

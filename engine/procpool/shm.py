@@ -26,6 +26,7 @@ __all__ = [
     "sweep_once",
     "install_sigterm_cleanup",
     "default_sigterm_in_worker",
+    "sigterm_held",
     "shm_dir",
     "unlink",
     "page_round",
@@ -303,10 +304,38 @@ def install_sigterm_cleanup() -> bool:
 
 
 def default_sigterm_in_worker() -> None:
-    """In a forked worker: SIGTERM kills it at once again (the handler it inherited is the parent's
-    clean-up, whose segments are not the worker's to remove)."""
+    """In a worker: SIGTERM kills it at once, then SIGTERM is unblocked (see :func:`sigterm_held`).
+
+    Whatever handler the worker inherited belongs to the parent: the parent's clean-up removes
+    segments that are not the worker's, and an application's own handler (one that prints and calls
+    ``sys.exit``, say) would run inside the worker's loop, where ``terminate()`` must end the process.
+    """
     try:
-        if signal.getsignal(signal.SIGTERM) is _sigterm_cleanup:
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
     except (ValueError, OSError):
         pass
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+
+
+class sigterm_held:
+    """Block SIGTERM in the calling thread while a worker is started.
+
+    A forked child inherits the parent's handlers and runs Python code (the at-fork hooks,
+    multiprocessing's bootstrap) before it can reset them. A SIGTERM from ``terminate()`` in that
+    window would run the parent's handler in the child; where that handler raises ``SystemExit``
+    inside an at-fork hook, Python ignores it and the child lives on, so a ``join()`` waits forever.
+    The child inherits the blocked mask (across ``exec`` too, for spawn), so the signal stays pending
+    until :func:`default_sigterm_in_worker` has restored the default and unblocks it. The parent's
+    other threads keep SIGTERM unblocked, so the parent itself still receives it.
+    """
+
+    def __enter__(self) -> sigterm_held:
+        self._old: set[int] | None = None
+        if hasattr(signal, "pthread_sigmask"):
+            self._old = set(signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM}))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._old is not None and signal.SIGTERM not in self._old:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})

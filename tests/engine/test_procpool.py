@@ -460,3 +460,62 @@ def test_an_applications_own_sigterm_handler_is_kept_and_the_segments_still_go()
     assert before
     assert "own handler ran" in out and proc.returncode == 3
     assert after == []
+
+
+# The application's SIGTERM handler exits cleanly; an at-fork hook sends the new child SIGTERM while
+# the child still runs Python's at-fork code, the window in which `terminate()` can reach a worker
+# that is being started. The worker must die of that SIGTERM: the application's handler is the
+# parent's, and run inside an at-fork hook its SystemExit is ignored, so the child would live on and
+# a join() without timeout (multiprocessing's at exit) would wait forever.
+_TERM_WHILE_FORKING_SCRIPT = """
+import os, signal, sys
+from minddata.engine.procpool import ProcessWorker
+if __name__ == "__main__":
+    def own(signum, frame):
+        print("own handler ran in", os.getpid(), flush=True)
+        sys.exit(3)
+    signal.signal(signal.SIGTERM, own)
+    os.register_at_fork(after_in_child=lambda: os.kill(os.getpid(), signal.SIGTERM))
+    w = ProcessWorker(lambda x: x, name="term-while-forking", start_method="fork")
+    try:
+        w.start()
+    except Exception as e:
+        print("start:", type(e).__name__, flush=True)
+    w._s.proc.join(20)
+    print("worker exit code", w._s.proc.exitcode, flush=True)
+    w.close()
+"""
+
+
+def test_sigterm_reaching_a_worker_while_it_forks_kills_it_and_skips_the_apps_handler():
+    proc = subprocess.run([sys.executable, "-c", _TERM_WHILE_FORKING_SCRIPT], capture_output=True, text=True,
+                          timeout=60, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert f"worker exit code {-signal.SIGTERM}" in proc.stdout, proc.stdout + proc.stderr
+    assert "own handler ran" not in proc.stdout, proc.stdout
+
+
+_TERMINATE_WORKER_SCRIPT = """
+import os, signal, sys
+from minddata.engine.procpool import ProcessWorker
+if __name__ == "__main__":
+    def own(signum, frame):
+        print("own handler ran in", os.getpid(), flush=True)
+        sys.exit(3)
+    signal.signal(signal.SIGTERM, own)
+    w = ProcessWorker(lambda x: x, name="terminated", start_method=sys.argv[1])
+    assert w.call(1, None) == 1
+    os.kill(w.pid, signal.SIGTERM)
+    w._s.proc.join(20)
+    print("worker exit code", w._s.proc.exitcode, flush=True)
+    w.close()
+"""
+
+
+@pytest.mark.parametrize("start_method", ["fork", "spawn"])
+def test_a_terminated_worker_dies_of_sigterm_not_by_the_apps_handler(start_method):
+    proc = subprocess.run([sys.executable, "-c", _TERMINATE_WORKER_SCRIPT, start_method], capture_output=True,
+                          text=True, timeout=60, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert f"worker exit code {-signal.SIGTERM}" in proc.stdout, proc.stdout + proc.stderr
+    assert "own handler ran" not in proc.stdout, proc.stdout
