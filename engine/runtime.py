@@ -8,6 +8,7 @@ import os
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 from minddata import config
 from minddata.config import RunOptions
 from minddata.errors import PipelineError
+from minddata.ops import kernel_threads
 
 __all__ = ["Runtime", "PipelineStopped", "ErrorStats", "DeviceStats", "POLL_SECONDS"]
 
@@ -111,6 +113,10 @@ class Runtime:
         self._threads: list[threading.Thread] = []
         self.closed = False
         self._thread_nice: int | None = None  # the nice value of every thread started from now on
+        # OpenCV's own pool at one thread while this runs (the stages' workers are the parallelism);
+        # also let go if the runtime is dropped unclosed.
+        self._release_kernel_threads = kernel_threads.hold()
+        weakref.finalize(self, self._release_kernel_threads)
 
     def lower_thread_priority(self, increment: int) -> None:
         """Run the threads this runtime starts ``increment`` steps nicer than the calling thread (Linux,
@@ -170,6 +176,7 @@ class Runtime:
                 closer()
             except Exception:  # noqa: BLE001 - closing must go on for the other resources
                 _logger.exception("minddata: error while releasing a pipeline resource")
+        self._release_kernel_threads()
 
     def alive_threads(self) -> list[threading.Thread]:
         with self._lock:

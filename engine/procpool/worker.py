@@ -19,6 +19,7 @@ import numpy as np
 
 from minddata.engine.procpool.messages import dumps, error_reply, layout, write
 from minddata.engine.procpool.shm import Arena, default_sigterm_in_worker
+from minddata.ops import kernel_threads
 
 __all__ = ["child_main"]
 
@@ -166,6 +167,9 @@ def child_main(
     except (ValueError, OSError):
         pass
     default_sigterm_in_worker()
+    # This process serves one pipeline's stage for its life: OpenCV's pool at one thread, as in the
+    # parent while a pipeline runs (a spawned worker starts with OpenCV's default).
+    kernel_threads.hold()
     if watchdog:
         threading.Thread(target=_watch_parent, args=(parent_pid,), name="parent-watch", daemon=True).start()
     try:
@@ -181,6 +185,7 @@ def child_main(
             fn = cloudpickle.loads(fn_bytes)
         except Exception as e:
             fn_error = error_reply(0, e, f"while unpickling fn in {name}")
+        kernel_threads.apply_if_held()  # unpickling fn may have imported OpenCV
     del fn_bytes, forked
     req = _Attachment(req_spec)
     resp = _Attachment(resp_spec)

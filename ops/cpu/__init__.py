@@ -5,6 +5,7 @@ One module per op family, named as its spec module in ``minddata.vision`` (``res
 kernels of the optimizer's fused ops, ``jpeg.py`` the libjpeg-turbo binding.
 """
 
+from minddata.ops import kernel_threads as _kernel_threads
 from minddata.ops.cpu import (  # noqa: F401  (imported to register their kernels; PyAV loads on first use)
     adjust,
     affine,
@@ -37,3 +38,5 @@ from minddata.ops.cpu import (  # noqa: F401  (imported to register their kernel
     video,
     waveform,
 )
+
+_kernel_threads.apply_if_held()  # a pipeline that started before OpenCV was imported

@@ -1,0 +1,93 @@
+"""OpenCV's own thread pool is held at one thread while a pipeline runs, and given back after."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import cv2
+import numpy as np
+import pytest
+
+import minddata as md
+from minddata.ops.kernel_threads import OpenCVThreads
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+@pytest.fixture
+def opencv_at_three(monkeypatch):
+    monkeypatch.delenv("OPENCV_FOR_THREADS_NUM", raising=False)
+    before = cv2.getNumThreads()
+    cv2.setNumThreads(3)
+    yield
+    cv2.setNumThreads(before)
+
+
+def test_a_hold_sets_one_thread_and_its_release_gives_the_count_back(opencv_at_three):
+    threads = OpenCVThreads()
+    release = threads.hold()
+    assert cv2.getNumThreads() == 1
+    release()
+    assert cv2.getNumThreads() == 3
+
+
+def test_holds_nest_and_the_last_release_restores(opencv_at_three):
+    threads = OpenCVThreads()
+    first, second = threads.hold(), threads.hold()
+    first()
+    first()  # a second call of the same release counts once
+    assert cv2.getNumThreads() == 1
+    second()
+    assert cv2.getNumThreads() == 3
+
+
+def test_a_count_changed_during_the_hold_is_left_as_it_was_set(opencv_at_three):
+    threads = OpenCVThreads()
+    release = threads.hold()
+    cv2.setNumThreads(2)  # the application's own choice, made while a pipeline ran
+    release()
+    assert cv2.getNumThreads() == 2
+
+
+def test_opencv_for_threads_num_is_the_users_choice(opencv_at_three, monkeypatch):
+    monkeypatch.setenv("OPENCV_FOR_THREADS_NUM", "3")
+    threads = OpenCVThreads()
+    release = threads.hold()
+    assert cv2.getNumThreads() == 3
+    release()
+
+
+def _threads_seen(x: np.ndarray) -> np.ndarray:
+    return np.int64(cv2.getNumThreads())
+
+
+@pytest.mark.parametrize("python_multiprocessing", [False, True])
+def test_map_workers_run_with_opencv_at_one_thread(opencv_at_three, python_multiprocessing):
+    ds = md.NumpySlicesDataset({"x": np.arange(6)}, shuffle=False)
+    ds = ds.map(_threads_seen, input_columns="x", num_parallel_workers=2,
+                python_multiprocessing=python_multiprocessing)
+    seen = {int(row[0]) for row in ds.create_tuple_iterator(num_epochs=1, output_numpy=True)}
+    assert seen == {1}
+
+
+_SPAWNED = """
+import cv2, sys
+import numpy as np
+import minddata as md
+if __name__ == "__main__":
+    md.config.set_multiprocessing_start_method("spawn")
+    ds = md.NumpySlicesDataset({"x": np.arange(4)}, shuffle=False)
+    ds = ds.map(lambda x: np.int64(cv2.getNumThreads()), input_columns="x",
+                num_parallel_workers=2, python_multiprocessing=True)
+    print(sorted({int(r[0]) for r in ds.create_tuple_iterator(num_epochs=1, output_numpy=True)}))
+"""
+
+
+def test_spawned_process_workers_hold_opencv_at_one_thread():
+    env = {k: v for k, v in os.environ.items() if k != "OPENCV_FOR_THREADS_NUM"}
+    proc = subprocess.run([sys.executable, "-c", _SPAWNED], capture_output=True, text=True, timeout=120,
+                          cwd=ROOT, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "[1]", proc.stdout
