@@ -426,6 +426,7 @@ def run_bench(args: argparse.Namespace) -> int:
     failed: list[str] = []
     monitor = LoadMonitor(cores).start()
     cpu_before = time.process_time() + runner.children_cpu()
+    floors = _floors([p for p in chosen if isinstance(p, str)], data_dir, cores)
     references = [_decode_reference(data_dir, ref_workers)]
     stop_ray = _ray_for_the_rounds(executor, cores)
     try:
@@ -447,7 +448,7 @@ def run_bench(args: argparse.Namespace) -> int:
     verdicts = {r.pipeline: verdict(r, cores=cores, other_cores=monitor.other_cores, busy=monitor.busy)
                 for r in results}
     print()
-    _print_table(results, reference, verdicts)
+    _print_table(results, reference, verdicts, floors)
     _print_bad_images(results, reference)
     _print_verdicts(results, verdicts)
     if peers:
@@ -465,6 +466,7 @@ def run_bench(args: argparse.Namespace) -> int:
                          "epochs": args.epochs, "rounds": args.rounds, "executor": executor},
             "decode_reference": reference.to_json() if reference else None,
             "decode_reference_runs_images_per_s": [r.images_per_s for r in measured],
+            "floors": {name: floor.to_json() for name, floor in floors.items()},
             "results": [r.to_json() | {"verdict": asdict(verdicts[r.pipeline])} for r in results],
             "peers": {name: {"python": python, "detail": detail} for name, (python, detail) in peers.items()},
             "peer_results": [vars(r) | {"images_per_s": r.images_per_s} for r in peer_runs],
@@ -565,6 +567,22 @@ def _run_peers(peers: dict, names: list[str], data_dir: Path, workers: int, batc
     return runs
 
 
+def _floors(names: list[str], data_dir: Path, cores: int) -> dict[str, Any]:
+    """Each standard pipeline's kernel floor (:mod:`minddata.bench.floor`), measured here before the rounds."""
+    from minddata.bench.floor import FLOOR_PIPELINES, measure_floor, sample_files
+
+    names = [n for n in names if n in FLOOR_PIPELINES]
+    files = sample_files(data_dir, 200)
+    floors = {}
+    for name in names:
+        print(f"timing the kernels of {name} (its floor) ...", flush=True)
+        try:
+            floors[name] = measure_floor(name, files, cores)
+        except Exception as exc:  # the floor is context, not the benchmark: report and go on
+            print(f"{PROG} bench: floor of {name} failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+    return floors
+
+
 def _decode_reference(data_dir: Path, workers: int) -> Any:
     try:
         return runner.decode_reference_in_own_process(data_dir, workers=workers)
@@ -587,9 +605,10 @@ def _table(header: Sequence[str], rows: list[Sequence[str]]) -> None:
         print(line(row))
 
 
-def _print_table(results: list, reference: Any | None, verdicts: dict) -> None:
+def _print_table(results: list, reference: Any | None, verdicts: dict, floors: dict | None = None) -> None:
+    floors = floors or {}
     header = ("pipeline", "device", "images", "images/s", "spread", "img/CPU-s", "peak RSS MB", "1st batch s",
-              "vs decode", "limit")
+              "vs decode", "floor", "vs floor", "limit")
     rows = []
     for r in ([reference] if reference else []) + results:
         ratio = f"{r.images_per_s / reference.images_per_s:.2f}x" if reference and r is not reference else ""
@@ -597,8 +616,12 @@ def _print_table(results: list, reference: Any | None, verdicts: dict) -> None:
         if r.worker_processes:
             rss += f" +{_fmt(r.worker_peak_rss_mb)} in {r.worker_processes} procs"
         limit = "" if r is reference else verdicts[r.pipeline].label
+        # The floor is the CPU kernels' limit: it says nothing of a pipeline placed on a GPU or Dvpp.
+        floor = floors.get(r.pipeline) if r is not reference and r.device == "cpu" else None
         rows.append((r.pipeline, "cpu" if r is reference else r.device, str(r.images), _fmt(r.images_per_s),
-                     _spread(r), _fmt(r.images_per_cpu_s), rss, _fmt(r.first_batch_s, 3), ratio, limit))
+                     _spread(r), _fmt(r.images_per_cpu_s), rss, _fmt(r.first_batch_s, 3), ratio,
+                     _fmt(floor.images_per_s) if floor else "", f"{r.images_per_s / floor.images_per_s:.0%}" if floor else "",
+                     limit))
     _table(header, rows)
     rounds = max((len(r.rounds_images_per_s) for r in results), default=1)
     if rounds > 1:
@@ -614,6 +637,13 @@ def _print_table(results: list, reference: Any | None, verdicts: dict) -> None:
                   "decode less than the full image (reduced-scale or cropped decode).")
         else:
             print("'vs decode' is each pipeline's images/s over it.")
+    shown = [r for r in results if r.pipeline in floors and r.device == "cpu"]
+    if shown:
+        cores = floors[shown[0].pipeline].cores
+        print(f"floor: the {cores}-core limit of the CPU kernels, the fastest kernel available here for each step "
+              "timed warm on one thread (python -m minddata.bench.floor); 'vs floor' is images/s over it:")
+        for r in shown:
+            print(f"  {r.pipeline}: {floors[r.pipeline].describe()}")
     print("img/CPU-s: images per CPU-second of the run's process and its workers (all threads); "
           "higher means less CPU spent per image.")
     print("peak RSS MB: the most memory the run's process held; each pipeline round (and the decode-only run) "

@@ -2,9 +2,10 @@
 
     python -m minddata.bench.kernel_cost [--data DIR] [--images N]
 
-This is the floor a pipeline cannot beat on the CPU: with W cores, at most W / (sum of the costs)
-images per second. Comparing the sum with a pipeline's CPU-seconds per image (``minddata bench``)
-shows how much the engine itself adds.
+Each image goes through every pipeline's kernels in turn, so a kernel runs with caches cold from the
+others: these are costs as a mixed workload sees them, above the warm costs. The floor ``minddata
+bench`` prints (its "floor" column) is :mod:`minddata.bench.floor`: the fastest kernel for each step,
+timed warm, with OpenCV at one thread as pipelines run it.
 """
 
 from __future__ import annotations

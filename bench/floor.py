@@ -1,0 +1,283 @@
+"""The kernel floor of a standard pipeline: the fastest way available here to compute each of its steps,
+timed warm on one thread, summed, and spread over the cores.
+
+A pipeline's images/s can at best reach ``cores / (sum of its steps' CPU time per image)``: every image
+must be read, decoded, resized and normalized by someone, and nothing here computes the same pixels
+faster than the fastest candidate for each step. ``minddata bench`` prints this as its "floor" column,
+and each pipeline's images/s over it as "vs floor": the share of the machine's limit the engine
+reaches, where "vs decode" only compares with a full decode.
+
+How each step is timed: every candidate kernel that gives the step's pixels (the decoder of minddata's
+libjpeg-turbo extension, OpenCV's and Pillow's; OpenCV's resize; minddata's compiled normalize and an
+OpenCV plane-by-plane one, ...) runs over the same images, once to warm up, then ``repeats`` times;
+a candidate's cost is its fastest pass (noise only ever slows a pass down), in thread CPU time, with
+OpenCV at one thread (as the pipelines run it). The step's cost is its fastest candidate's. Normalize
+writes into a preallocated batch slot, as the pipelines do; the one-off cost of first touching a new
+batch buffer's pages is not in the floor.
+
+    python -m minddata.bench.floor [--data DIR] [--images N] [--pipeline NAME]
+
+Examples:
+    >>> from minddata.bench.floor import FLOOR_PIPELINES
+    >>> FLOOR_PIPELINES
+    ('train', 'infer224', 'yolo416')
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["FLOOR_PIPELINES", "Floor", "Step", "measure_floor", "usable_cores"]
+
+FLOOR_PIPELINES = ("train", "infer224", "yolo416")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a pipeline: the fastest candidate's name and cost, and every candidate's cost."""
+
+    name: str
+    kernel: str
+    us_per_image: float
+    candidates: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Floor:
+    """A pipeline's kernel floor on ``cores`` cores.
+
+    >>> f = Floor("p", (Step("decode", "ours", 1000.0), Step("resize", "cv2", 250.0)), cores=2, images=10)
+    >>> f.us_per_image, round(f.images_per_s)
+    (1250.0, 1600)
+    """
+
+    pipeline: str
+    steps: tuple[Step, ...]
+    cores: int
+    images: int
+
+    @property
+    def us_per_image(self) -> float:
+        return sum(s.us_per_image for s in self.steps)
+
+    @property
+    def images_per_s(self) -> float:
+        return self.cores * 1e6 / self.us_per_image
+
+    def describe(self) -> str:
+        """One line: the steps with their fastest kernel and cost."""
+        parts = ", ".join(f"{s.name} {s.us_per_image:.0f} ({s.kernel})" for s in self.steps)
+        return f"{self.us_per_image:.0f} us per image = {parts}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "us_per_image": round(self.us_per_image, 1),
+            "images_per_s": round(self.images_per_s, 1),
+            "cores": self.cores,
+            "images": self.images,
+            "steps": [{"step": s.name, "kernel": s.kernel, "us_per_image": round(s.us_per_image, 1),
+                       "candidates": {k: round(v, 1) for k, v in s.candidates.items()}} for s in self.steps],
+        }
+
+
+def usable_cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def _timed(kernel: Callable[[int, Any], Any], inputs: Sequence[Any], repeats: int) -> float:
+    """The fastest of ``repeats`` warm passes of ``kernel(i, input)`` over ``inputs``: us per input."""
+    for i, x in enumerate(inputs):  # warm-up: caches, lazily built tables, allocator pools
+        kernel(i, x)
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.thread_time()
+        for i, x in enumerate(inputs):
+            kernel(i, x)
+        best = min(best, time.thread_time() - start)
+    return best / len(inputs) * 1e6
+
+
+def _step(name: str, candidates: dict[str, Callable[[int, Any], Any]], inputs: Sequence[Any],
+          repeats: int) -> Step:
+    costs = {kernel: _timed(fn, inputs, repeats) for kernel, fn in candidates.items()}
+    fastest = min(costs, key=costs.__getitem__)
+    return Step(name, fastest, costs[fastest], costs)
+
+
+def _read_candidates() -> dict[str, Callable[[int, Any], Any]]:
+    def read_bytes(i: int, path: Path) -> np.ndarray:
+        return np.frombuffer(path.read_bytes(), np.uint8)
+
+    return {"np.fromfile": lambda i, path: np.fromfile(path, np.uint8), "read_bytes": read_bytes}
+
+
+def _decode_candidates() -> dict[str, Callable[[int, Any], Any]]:
+    import cv2
+    from PIL import Image
+
+    from minddata.ops.cpu import jpeg
+
+    def pillow(i: int, data: np.ndarray) -> np.ndarray:
+        import io
+
+        with Image.open(io.BytesIO(data.tobytes())) as im:
+            return np.asarray(im.convert("RGB"))
+
+    candidates: dict[str, Callable[[int, Any], Any]] = {}
+    if jpeg.AVAILABLE:
+        candidates["libjpeg-turbo (minddata)"] = lambda i, data: jpeg.decode(data)
+    if hasattr(cv2, "IMREAD_COLOR_RGB"):  # OpenCV >= 4.10 decodes straight to RGB
+        candidates["cv2.imdecode"] = lambda i, data: cv2.imdecode(data, cv2.IMREAD_COLOR_RGB)
+    else:
+        candidates["cv2.imdecode+cvtColor"] = lambda i, data: cv2.cvtColor(
+            cv2.imdecode(data, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
+    candidates["Pillow"] = pillow
+    return candidates
+
+
+def _normalize_candidates(out: np.ndarray) -> dict[str, Callable[[int, Any], Any]]:
+    """HWC uint8 -> normalized float32 CHW, written into one slot of a preallocated batch (returned)."""
+    import cv2
+
+    from minddata._standard_pipelines import MEAN, STD
+    from minddata.ops.cpu.normalize import normalize_into
+
+    mean = np.asarray(MEAN, np.float32)
+    std = np.asarray(STD, np.float32)
+    # The 256 float32 results of (v - mean) / std per channel, with the Normalize kernel's float32
+    # arithmetic: a lookup gives exactly the same floats.
+    values = np.arange(256, dtype=np.float32)
+    luts = [((values - mean[c]) / std[c]).astype(np.float32).reshape(256, 1) for c in range(3)]
+
+    def ours(i: int, image: np.ndarray) -> np.ndarray:
+        slot = out[i % len(out)]
+        normalize_into(image, mean, std, slot, True)
+        return slot
+
+    def lookup(i: int, image: np.ndarray) -> np.ndarray:
+        slot = out[i % len(out)]
+        for c, plane in enumerate(cv2.split(image)):
+            cv2.LUT(plane, luts[c], dst=slot[c])
+        return slot
+
+    return {"normalize_into (minddata)": ours, "cv2.LUT per plane": lookup}
+
+
+def _decodable(files: Sequence[Path]) -> list[Path]:
+    """The files that decode (a bench over a user's folder skips bad images; so does its floor)."""
+    from minddata.ops.cpu import jpeg
+
+    good = []
+    for path in files:
+        try:
+            jpeg.decode(np.fromfile(path, np.uint8))
+        except Exception:  # noqa: BLE001 - any failure to decode leaves the file out
+            continue
+        good.append(path)
+    return good
+
+
+def _chain(inputs: Sequence[Any], fn: Callable[[int, Any], Any]) -> list[Any]:
+    return [fn(i, x) for i, x in enumerate(inputs)]
+
+
+def measure_floor(pipeline: str, files: Sequence[Path], cores: int | None = None, repeats: int = 3) -> Floor:
+    """Time each step of standard pipeline ``pipeline`` over ``files`` (JPEGs) and return its floor."""
+    if pipeline not in FLOOR_PIPELINES:
+        raise ValueError(f"measure_floor: pipeline must be one of {list(FLOOR_PIPELINES)}. Found: {pipeline!r}")
+    files = _decodable(files)
+    if not files:
+        raise ValueError("measure_floor: files must name at least one JPEG that decodes. Found: none")
+    import cv2
+
+    from minddata import vision
+    from minddata.ops import kernel_threads
+    from minddata.ops.base import KernelContext
+    from minddata.ops.cpu.crop import center_crop
+    from minddata.ops.cpu.flip import random_horizontal_flip
+    from minddata.ops.cpu.fused import decode_random_resized_crop
+    from minddata.ops.cpu.resize import resize
+    from minddata.ops.plans.flip import flips as flips_row
+
+    release = kernel_threads.hold()  # OpenCV at one thread, as while a pipeline runs
+    try:
+        steps: list[Step] = []
+        steps.append(_step("read", _read_candidates(), files, repeats))
+        encoded = _chain(files, lambda i, path: np.fromfile(path, np.uint8))
+        side = 224 if pipeline in ("train", "infer224") else 416
+        batch = np.empty((8, 3, side, side), np.float32)  # slots reused, as a recycled batch buffer's are
+        if pipeline == "train":
+            crop = vision.RandomResizedCrop(224)
+            flip = vision.RandomHorizontalFlip()
+            fused = {"crop-decode + resize (minddata)":
+                     lambda i, data: decode_random_resized_crop(crop, KernelContext(1, 0, i, 1), data,
+                                                                "RandomResizedCrop")}
+            steps.append(_step("crop-decode + resize", fused, encoded, repeats))
+            images = _chain(encoded, next(iter(fused.values())))
+            # The same rows flipped as minddata's kernel flips (its per-row keyed draw, made here once).
+            flipped = [flips_row(KernelContext(1, 0, i, 2).rng, flip.prob) for i in range(len(images))]
+            flips = {"flip (minddata)": lambda i, image: random_horizontal_flip(flip, KernelContext(1, 0, i, 2), image),
+                     "cv2.flip": lambda i, image: cv2.flip(image, 1) if flipped[i] else image}
+            steps.append(_step("flip", flips, images, repeats))
+        else:
+            steps.append(_step("decode", _decode_candidates(), encoded, repeats))
+            decoded = _chain(encoded, _decode_candidates()[steps[-1].kernel])
+            resize_op = vision.Resize(256) if pipeline == "infer224" else vision.Resize((416, 416))
+            # The output size as the pipeline's Resize computes it (MindSpore's rule for the short side).
+            sizes = [resize(resize_op, KernelContext(1, 0, i, 1), image).shape[:2] for i, image in enumerate(decoded)]
+            resizes = {"cv2.resize": lambda i, image: cv2.resize(image, (sizes[i][1], sizes[i][0]),
+                                                                 interpolation=cv2.INTER_LINEAR)}
+            steps.append(_step("resize", resizes, decoded, repeats))
+            images = _chain(decoded, resizes["cv2.resize"])
+            if pipeline == "infer224":
+                center = vision.CenterCrop(224)
+                crops = {"center crop (minddata)": lambda i, image: center_crop(center, KernelContext(1, 0, i, 1), image)}
+                steps.append(_step("center crop", crops, images, repeats))
+                images = _chain(images, crops["center crop (minddata)"])
+        images = [np.ascontiguousarray(im) for im in images]
+        steps.append(_step("normalize into batch", _normalize_candidates(batch), images, repeats))
+    finally:
+        release()
+    return Floor(pipeline, tuple(steps), cores or usable_cores(), len(files))
+
+
+def sample_files(data_dir: str | os.PathLike, images: int) -> list[Path]:
+    """The first ``images`` JPEGs of an image folder (``<class>/<image>``), in name order."""
+    files = sorted(p for p in Path(data_dir).glob("*/*") if p.suffix.lower() in (".jpg", ".jpeg"))
+    return files[:images]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m minddata.bench.floor", description=__doc__.splitlines()[0])
+    parser.add_argument("--data", help="image folder (default: the generated 2,000-image set)")
+    parser.add_argument("--images", type=int, default=200, help="images to time each kernel over (default 200)")
+    parser.add_argument("--pipeline", action="append", choices=FLOOR_PIPELINES,
+                        help="pipeline, repeatable (default: all)")
+    args = parser.parse_args(argv)
+    if args.data is None:
+        from minddata.bench.images import ensure_images
+
+        args.data, _ = ensure_images()
+    files = sample_files(args.data, args.images)
+    cores = usable_cores()
+    print(f"{len(files)} images from {args.data}; CPU microseconds per image, one thread, warm; {cores} cores")
+    for name in args.pipeline or FLOOR_PIPELINES:
+        floor = measure_floor(name, files, cores)
+        print(f"{name:9s} floor {floor.images_per_s:7,.0f} img/s  ({floor.describe()})")
+        for step in floor.steps:
+            if len(step.candidates) > 1:
+                others = ", ".join(f"{k} {v:.0f}" for k, v in step.candidates.items())
+                print(f"{'':9s}   {step.name}: {others}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,84 @@
+"""The bench's kernel floor: each step's candidates compute the pipeline's own pixels, the fastest is kept,
+and the bench prints the floor next to each standard pipeline."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from minddata.bench import floor, images
+from minddata.cli import main
+from minddata.ops.cpu import jpeg
+from minddata.ops.cpu.normalize import normalize_into
+
+
+@pytest.fixture(scope="module")
+def jpegs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("floor")
+    images.generate(root, num_images=6, num_classes=2, seed=5, size=(96, 72))
+    return floor.sample_files(root, 6)
+
+
+@pytest.mark.parametrize("pipeline, steps", [
+    ("train", ["read", "crop-decode + resize", "flip", "normalize into batch"]),
+    ("infer224", ["read", "decode", "resize", "center crop", "normalize into batch"]),
+    ("yolo416", ["read", "decode", "resize", "normalize into batch"]),
+])
+def test_each_step_keeps_its_fastest_candidate_and_the_floor_spreads_them_over_the_cores(jpegs, pipeline, steps):
+    result = floor.measure_floor(pipeline, jpegs, cores=3, repeats=1)
+    assert [s.name for s in result.steps] == steps
+    for step in result.steps:
+        assert step.us_per_image > 0
+        assert step.us_per_image == min(step.candidates.values()) == step.candidates[step.kernel]
+    assert result.images == len(jpegs)
+    assert result.images_per_s == pytest.approx(3e6 / sum(s.us_per_image for s in result.steps))
+
+
+def test_every_decode_candidate_gives_minddatas_pixels(jpegs):
+    data = np.fromfile(jpegs[0], np.uint8)
+    reference = jpeg.decode(data)
+    for name, decode in floor._decode_candidates().items():
+        assert np.array_equal(decode(0, data), reference), name
+
+
+def test_every_normalize_candidate_writes_the_normalize_kernels_floats():
+    image = np.random.default_rng(0).integers(0, 256, (40, 30, 3), dtype=np.uint8)
+    reference = np.empty((3, 40, 30), np.float32)
+    mean = np.asarray([123.675, 116.28, 103.53], np.float32)
+    std = np.asarray([58.395, 57.12, 57.375], np.float32)
+    normalize_into(image, mean, std, reference, True)
+    slots = np.empty((2, 3, 40, 30), np.float32)
+    for name, normalize in floor._normalize_candidates(slots).items():
+        assert np.array_equal(normalize(1, image), reference), name
+    # and the same as the Normalize op on its own, then HWC -> CHW
+    direct = ((image.astype(np.float32) - mean) / std).transpose(2, 0, 1)
+    assert np.array_equal(reference, direct)
+
+
+def test_undecodable_files_are_left_out_and_none_left_is_refused(jpegs, tmp_path):
+    bad = tmp_path / "bad.jpg"
+    bad.write_bytes(b"\xff\xd8 not a jpeg")
+    result = floor.measure_floor("yolo416", [bad, *jpegs[:2]], cores=1, repeats=1)
+    assert result.images == 2
+    with pytest.raises(ValueError, match="at least one JPEG that decodes"):
+        floor.measure_floor("yolo416", [bad], cores=1, repeats=1)
+
+
+def test_an_unknown_pipeline_is_refused_naming_the_choices(jpegs):
+    with pytest.raises(ValueError, match=r"one of \['train', 'infer224', 'yolo416'\]. Found: 'nope'"):
+        floor.measure_floor("nope", jpegs)
+
+
+def test_bench_prints_the_floor_and_the_share_of_it(capsys, tmp_path):
+    root = tmp_path / "data"
+    images.generate(root, num_images=8, num_classes=2, seed=3, size=(64, 48))
+    rc = main(["bench", "--data", str(root), "--pipeline", "infer224", "--batch-size", "4", "--rounds", "1"])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    header = next(line for line in out.splitlines() if line.startswith("pipeline "))
+    assert "floor" in header.split() and "vs" in header
+    row = next(line for line in out.splitlines() if line.startswith("infer224 "))
+    assert re.search(r"\s\d+%(\s|$)", row), row  # vs floor
+    assert "  infer224: " in out and "us per image = read" in out
