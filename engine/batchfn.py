@@ -51,14 +51,25 @@ class BufferPool:
         self._lock = threading.Lock()
 
     def empty(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+        """An array of ``shape``: a free pooled one, the leading rows of a free larger batch of the same
+        rows (an epoch's last, partial batch: a view, which keeps the whole buffer taken while held),
+        or a new one."""
         dtype = np.dtype(dtype)
         with self._lock:
+            larger = None
             for i in range(len(self._arrays)):
                 # References: the pool's list, and getrefcount's argument.
                 if sys.getrefcount(self._arrays[i]) == 2:
                     candidate = self._arrays[i]
-                    if candidate.shape == shape and candidate.dtype == dtype:
+                    if candidate.dtype != dtype:
+                        continue
+                    if candidate.shape == shape:
                         return candidate
+                    if (larger is None and len(shape) >= 2 and candidate.shape[1:] == shape[1:]
+                            and candidate.shape[0] > shape[0]):
+                        larger = candidate
+            if larger is not None:
+                return larger[: shape[0]]
             array = np.empty(shape, dtype)
             if array.nbytes >= 1 << 20:
                 if len(self._arrays) >= self.size:

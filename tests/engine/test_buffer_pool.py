@@ -38,3 +38,24 @@ def test_small_arrays_and_other_shapes_are_not_handed_out_for_each_other():
     assert not pool._arrays and small.nbytes == 10
     pool.empty((MB,), np.uint8)
     assert pool.empty((2 * MB,), np.uint8).nbytes == 2 * MB
+
+
+def test_a_partial_batch_takes_the_leading_rows_of_a_free_full_batch_buffer():
+    pool = BufferPool(size=4)
+    full = pool.empty((4, 1024, 512), np.float32)
+    start = _address(full)
+    del full
+    partial = pool.empty((3, 1024, 512), np.float32)
+    assert partial.shape == (3, 1024, 512) and partial.flags.c_contiguous
+    assert _address(partial) == start
+    # while the partial batch is held, its buffer is not handed out again, whole or in part
+    assert _address(pool.empty((4, 1024, 512), np.float32)) != start
+    assert _address(pool.empty((2, 1024, 512), np.float32)) != start
+
+
+def test_rows_of_another_shape_or_dtype_never_share_a_buffer():
+    pool = BufferPool(size=4)
+    start = _address(pool.empty((4, 1024, 512), np.float32))
+    assert _address(pool.empty((3, 1024, 256), np.float32)) != start
+    assert _address(pool.empty((3, 1024, 512), np.int32)) != start
+    assert _address(pool.empty((1024 * 512 * 3,), np.float32)) != start
