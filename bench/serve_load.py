@@ -10,15 +10,20 @@ server formed (from its ``/metrics``). In the same run:
   a warm-up epoch, the median of 3 runs of 5 epochs;
 - a baseline server written the usual way (FastAPI + Pillow + NumPy, one request at a time,
   ``bench/serve_baseline.py``) at the same concurrency;
+- the server's own CPU per image: its process's CPU time (workers included) over ``--cost-requests``
+  requests at ``--cost-concurrency``, answered as ``.npy`` and as JSON, against the same pipeline's CPU
+  per image offline (the ceiling runs), with the load client's own CPU per image beside it;
 - overload: an open-loop client sending at 4x the measured capacity for ``--overload-s`` seconds:
-  how many got 503 and how fast, the accepted requests' p99, and the server's RSS over time.
+  how many got 503 and how fast, from the client's side and from the server's (its
+  ``minddata_serve_refusal_seconds`` histogram: each refused request's arrival to its answer), the
+  accepted requests' p99, the client's CPU and the server's RSS over time.
 
 Every request loop is bounded in count (``--requests``) and time (``--seconds``); traffic goes only to
 127.0.0.1. Figures are ratios measured in one run on one machine: quote them as such.
 
 Run:
     python -m minddata.bench.serve_load                       # full run (several minutes)
-    python -m minddata.bench.serve_load --images 16 --requests 24 --seconds 5 \\
+    python -m minddata.bench.serve_load --images 16 --requests 24 --cost-requests 24 --seconds 5 \\
         --concurrency 1,8 --overload-s 2 --pipelines infer224    # smoke test
 """
 
@@ -75,11 +80,12 @@ class _Poster:
     """POSTs the bench images with aiohttp (cheaper per request than httpx, so that the client is not
     what is measured); records each answer's latency by status (-1: no answer)."""
 
-    def __init__(self, url: str, connections: int):
+    def __init__(self, url: str, connections: int, accept: str | None = None):
         import aiohttp
 
         self.aiohttp = aiohttp
         self.url = url + ROUTE
+        self.headers = HEADERS | ({"Accept": accept} if accept else {})
         self.session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=connections),
                                              timeout=aiohttp.ClientTimeout(total=60))
         self.latencies: dict[int, list[float]] = {}
@@ -87,7 +93,7 @@ class _Poster:
     async def post(self, body: bytes) -> None:
         t0 = time.perf_counter()
         try:
-            async with self.session.post(self.url, data=body, headers=HEADERS) as r:
+            async with self.session.post(self.url, data=body, headers=self.headers) as r:
                 # The answer is read whole, but not joined into one bytes object: a 2 MB tensor joined
                 # per answer made the client a large share of the machine that it measures.
                 received = 0
@@ -103,8 +109,8 @@ class _Poster:
 
 
 async def _closed_loop(url: str, images: list[bytes], concurrency: int, max_requests: int,
-                       max_seconds: float) -> dict[str, Any]:
-    poster = _Poster(url, concurrency)
+                       max_seconds: float, accept: str | None = None) -> dict[str, Any]:
+    poster = _Poster(url, concurrency, accept)
     counter = itertools.count()
     start = time.perf_counter()
     stop_at = start + max_seconds
@@ -157,11 +163,16 @@ async def _open_loop(url: str, images: list[bytes], rate: float, seconds: float,
 def _client(kind: str, url: str, files: list[str], **kw: Any) -> dict[str, Any]:
     images = [Path(f).read_bytes() for f in files]
     main = _closed_loop(url, images, **kw) if kind == "closed" else _open_loop(url, images, **kw)
+    before = os.times()
     try:  # the faster event loop, where installed: the client's own lag is part of every latency it sees
         import uvloop
     except ImportError:
-        return asyncio.run(main)
-    return uvloop.run(main)
+        result = asyncio.run(main)
+    else:
+        result = uvloop.run(main)
+    after = os.times()
+    result["client_cpu_s"] = (after.user - before.user) + (after.system - before.system)
+    return result
 
 
 # --- the driver -----------------------------------------------------------------------------------
@@ -180,6 +191,46 @@ def _batch_sizes(url: str) -> dict[str, float]:
         elif line.startswith(("minddata_serve_batch_size_sum", "minddata_serve_batch_size_count")):
             out[line.split(" ")[0].rsplit("_", 1)[1]] = float(line.rsplit(" ", 1)[1])
     return out
+
+
+def _histogram(url: str, name: str) -> dict[str, float]:
+    """A histogram of the server's ``/metrics``: cumulative bucket counts by ``le``, its sum and count."""
+    import httpx
+
+    text = httpx.get(f"{url}/metrics", timeout=10).text
+    out: dict[str, float] = {}
+    for line in text.splitlines():
+        if line.startswith(f"{name}_bucket"):
+            out[line.split('le="')[1].split('"')[0]] = float(line.rsplit(" ", 1)[1])
+        elif line.startswith((f"{name}_sum", f"{name}_count")):
+            out[line.split(" ")[0].rsplit("_", 1)[1]] = float(line.rsplit(" ", 1)[1])
+    return out
+
+
+def _quantile_bound_ms(before: dict[str, float], after: dict[str, float], q: float) -> float:
+    """The upper bound (ms) of the bucket holding quantile ``q`` (0-100) of what was observed between two
+    reads of a histogram; nan when nothing was."""
+    count = after.get("count", 0) - before.get("count", 0)
+    if count <= 0:
+        return float("nan")
+    for le in sorted((k for k in after if k not in ("sum", "count")), key=float):
+        if after[le] - before.get(le, 0) >= q / 100 * count:
+            return float(le) * 1e3
+    return float("inf")
+
+
+def _server_cpu_s(pid: int) -> float:
+    """CPU seconds of the server process and every process under it (process workers, if any)."""
+    import psutil
+
+    proc = psutil.Process(pid)
+    total = sum(proc.cpu_times()[:2])
+    for child in proc.children(recursive=True):
+        try:
+            total += sum(child.cpu_times()[:2])
+        except psutil.NoSuchProcess:
+            pass
+    return total
 
 
 def _batch_delta(before: dict[str, float], after: dict[str, float]) -> dict[str, Any]:
@@ -202,6 +253,7 @@ def _run_client(pool: ProcessPoolExecutor, kind: str, url: str, files: list[str]
 def _overload(pool: ProcessPoolExecutor, server: ServerProcess, files: list[str], capacity: float,
               seconds: float) -> dict[str, Any]:
     rate = max(1.0, 4 * capacity)
+    refusals = _histogram(server.url, "minddata_serve_refusal_seconds")
     future = pool.submit(_client, "open", server.url, files, rate=rate, seconds=seconds, max_open=4096)
     rss = []
     start = time.monotonic()
@@ -209,6 +261,11 @@ def _overload(pool: ProcessPoolExecutor, server: ServerProcess, files: list[str]
         rss.append((round(time.monotonic() - start, 1), round(_rss_mb(server.pid), 1)))
         time.sleep(1.0)
     result = future.result(timeout=120)
+    after = _histogram(server.url, "minddata_serve_refusal_seconds")
+    # The server's own view: from each refused request's arrival to its 503 (bucket bounds).
+    result["server_refusals"] = after.get("count", 0) - refusals.get("count", 0)
+    result["server_rejected_p50_ms_at_most"] = _quantile_bound_ms(refusals, after, 50)
+    result["server_rejected_p99_ms_at_most"] = _quantile_bound_ms(refusals, after, 99)
     result["server_rss_mb"] = rss
     result["server_alive"] = server.proc is not None and server.proc.poll() is None
     return result
@@ -216,6 +273,22 @@ def _overload(pool: ProcessPoolExecutor, server: ServerProcess, files: list[str]
 
 def _fmt(v: float, digits: int = 0) -> str:
     return f"{v:,.{digits}f}" if v == v else "n/a"
+
+
+def _cpu_cost(pool: ProcessPoolExecutor, server: ServerProcess, files: list[str], args: argparse.Namespace,
+              answer: str, accept: str | None) -> dict[str, Any]:
+    """The server's own CPU per image over ``--cost-requests`` requests at ``--cost-concurrency``, from the
+    server process's CPU time (its workers included), and the client's, answered as ``answer``."""
+    print(f"  CPU per image, {answer} answers, concurrency {args.cost_concurrency} ...", flush=True)
+    before = _server_cpu_s(server.pid)
+    level = _run_client(pool, "closed", server.url, files, args.seconds + 120, concurrency=args.cost_concurrency,
+                        max_requests=args.cost_requests, max_seconds=args.seconds, accept=accept)
+    spent = _server_cpu_s(server.pid) - before
+    served = level["status"].get("200", 0)
+    return {"answer": answer, "concurrency": args.cost_concurrency, "served": served, "status": level["status"],
+            "images_per_s": level["images_per_s"],
+            "server_cpu_ms_per_image": spent / served * 1e3 if served else float("nan"),
+            "client_cpu_ms_per_image": level["client_cpu_s"] / served * 1e3 if served else float("nan")}
 
 
 def _bench_pipeline(name: str, args: argparse.Namespace, files: list[str], data_dir: Path,
@@ -227,9 +300,11 @@ def _bench_pipeline(name: str, args: argparse.Namespace, files: list[str], data_
     # Warm (one epoch first) and long enough that the pipeline's start does not weigh: 5 passes over
     # the images per run, the median of 3 runs.
     runner.run(name, data_dir, workers=args.workers, batch_size=args.max_batch, profile=False)
-    ceilings = sorted(runner.run(name, data_dir, workers=args.workers, batch_size=args.max_batch, epochs=5,
-                                 profile=False).images_per_s for _ in range(3))
-    out["ceiling_images_per_s"] = ceilings[1]
+    runs = [runner.run(name, data_dir, workers=args.workers, batch_size=args.max_batch, epochs=5, profile=False)
+            for _ in range(3)]
+    out["ceiling_images_per_s"] = sorted(r.images_per_s for r in runs)[1]
+    # What the same pipeline costs offline, per image: this process and its workers, all threads.
+    out["offline_cpu_ms_per_image"] = sorted(1e3 / r.images_per_cpu_s for r in runs)[1]
 
     limit = args.seconds + 120
     serve_args = [name, "--workers", str(args.workers), "--max-batch", str(args.max_batch), "--max-delay-ms",
@@ -245,6 +320,8 @@ def _bench_pipeline(name: str, args: argparse.Namespace, files: list[str], data_
             levels.append(level)
         capacity = max((lv["images_per_s"] for lv in levels if lv["images_per_s"] == lv["images_per_s"]), default=1.0)
         out["serve"] = levels
+        out["cpu_cost"] = [_cpu_cost(pool, server, files, args, answer, accept)
+                           for answer, accept in ((".npy", None), ("JSON", "application/json"))]
         if args.overload_s > 0:
             print(f"{name}: overload at 4x capacity ({4 * capacity:,.0f} requests/s) for {args.overload_s:g} s ...",
                   flush=True)
@@ -276,11 +353,19 @@ def _report(result: dict[str, Any]) -> None:
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
     for row in (header, *rows):
         print("  ".join(c.rjust(w) for c, w in zip(row, widths)))
+    offline = result["offline_cpu_ms_per_image"]
+    for cost in result.get("cpu_cost", []):
+        print(f"CPU per image, {cost['answer']} answers at concurrency {cost['concurrency']} ({cost['served']} served): "
+              f"server {_fmt(cost['server_cpu_ms_per_image'], 2)} ms against {_fmt(offline, 2)} ms offline "
+              f"({cost['server_cpu_ms_per_image'] / offline:.2f}x); the load client {_fmt(cost['client_cpu_ms_per_image'], 2)} ms")
     over = result.get("overload")
     if over:
         rss = [r for _, r in over["server_rss_mb"]]
         print(f"overload at {_fmt(over['offered_rate'])} requests/s: status {over['status']}, 503 p50 "
-              f"{_fmt(over['rejected_p50_ms'], 1)} ms, p99 {_fmt(over['rejected_p99_ms'], 1)} ms, accepted p99 {_fmt(over['p99_ms'], 1)} ms, server RSS "
+              f"{_fmt(over['rejected_p50_ms'], 1)} ms, p99 {_fmt(over['rejected_p99_ms'], 1)} ms at the client; at the "
+              f"server (arrival to answer, {over['server_refusals']:.0f} refusals) p50 <= "
+              f"{_fmt(over['server_rejected_p50_ms_at_most'], 1)} ms, p99 <= {_fmt(over['server_rejected_p99_ms_at_most'], 1)} ms; "
+              f"accepted p99 {_fmt(over['p99_ms'], 1)} ms, client CPU {_fmt(over['client_cpu_s'], 1)} s, server RSS "
               f"{_fmt(min(rss, default=float('nan')))}-{_fmt(max(rss, default=float('nan')))} MB, "
               f"alive: {over['server_alive']}, client skipped {over['skipped_by_client']}")
 
@@ -303,6 +388,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--requests", type=positive_int, default=3000, help="requests per level at most (default 3000)")
     parser.add_argument("--seconds", type=float, default=30.0, help="seconds per level at most (default 30)")
     parser.add_argument("--overload-s", type=float, default=120.0, help="overload duration; 0 skips it (default 120)")
+    parser.add_argument("--cost-requests", type=positive_int, default=1000,
+                        help="requests per answer format for the server's CPU per image (default 1000)")
+    parser.add_argument("--cost-concurrency", type=positive_int, default=32, help="default 32")
     parser.add_argument("--images", type=positive_int, default=200, help="bench JPEGs generated (default 200)")
     parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 2,
                         help="pipeline workers, server and ceiling (default: all cores)")

@@ -32,7 +32,7 @@ from starlette.requests import ClientDisconnect
 
 from minddata._version import __version__
 from minddata.serve.batcher import Rejected
-from minddata.serve.http import REFUSED_KEY
+from minddata.serve.http import ARRIVED_KEY, REFUSED_KEY
 from minddata.serve.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from minddata.serve.protocol import (
     HEADER_LENGTH,
@@ -233,6 +233,9 @@ _INFER_BODY = {
 _IMAGE_BODY = {"required": True, "content": {t: {"schema": {"type": "string", "format": "binary"}} for t in _IMAGE_TYPES}}
 
 
+_INFER_ROUTES = ("/v1/preprocess", "/v2/models/{model_name}/infer")
+
+
 class _CountRequests:
     """Pure ASGI middleware (no body buffering, disconnects pass through): requests by route template
     and status, and the total latency."""
@@ -258,7 +261,10 @@ class _CountRequests:
         finally:
             route = getattr(scope.get("route"), "path", "unmatched")
             self.metrics.requests.labels(route, str(status)).inc()
-            self.metrics.latency.labels("total").observe(time.perf_counter() - start)
+            now = time.perf_counter()
+            self.metrics.latency.labels("total").observe(now - start)
+            if status == 503 and route in _INFER_ROUTES:
+                self.metrics.refusal.observe(now - scope.get(ARRIVED_KEY, start))
 
 
 class _ShedLoad:
@@ -287,6 +293,7 @@ class _ShedLoad:
                 headers += [(k.lower().encode(), v.encode()) for k, v in (refused.headers or {}).items()]
                 await send({"type": "http.response.start", "status": 503, "headers": headers})
                 await send({"type": "http.response.body", "body": body})
+                self.metrics.refusal.observe(time.perf_counter() - scope.get(ARRIVED_KEY, time.perf_counter()))
                 return
         await self.app(scope, receive, send)
 

@@ -20,17 +20,22 @@ from __future__ import annotations
 import asyncio
 import http
 import json
+import time
 from dataclasses import dataclass
 from typing import Any
 
 import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-__all__ = ["ConnectionLimits", "REFUSED_KEY", "guarded_protocol", "raw_response"]
+__all__ = ["ARRIVED_KEY", "ConnectionLimits", "REFUSED_KEY", "guarded_protocol", "raw_response"]
 
 # Where a connection that answers a request itself (a body deadline) tells the app, in the ASGI scope:
 # the app then counts the request with that status instead of "the client left" (499).
 REFUSED_KEY = "minddata.refused"
+# When the request's first bytes were read off the connection (``time.perf_counter()``), in the ASGI
+# scope: the server's own measure of a request's time, from its arrival rather than from the moment
+# the app's task got to run (under overload the event loop's lag lies between the two).
+ARRIVED_KEY = "minddata.arrived"
 
 
 @dataclass(frozen=True)
@@ -71,6 +76,7 @@ class _Guarded(HttpToolsProtocol):
         super().connection_made(transport)
         self._refused = False
         self._in_headers = True
+        self._received_at = time.perf_counter()
         self._header_bytes = 0
         self._chunk = 0
         self._header_timer: asyncio.TimerHandle | None = None
@@ -148,6 +154,7 @@ class _Guarded(HttpToolsProtocol):
     def data_received(self, data: bytes) -> None:
         if self._refused:
             return
+        self._received_at = time.perf_counter()
         self._unset_keepalive_if_required()
         self._chunk = len(data)
         if self._in_headers:
@@ -172,6 +179,7 @@ class _Guarded(HttpToolsProtocol):
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
+        self.scope[ARRIVED_KEY] = self._received_at  # type: ignore[literal-required]  # an extension key in the ASGI scope
         self._in_headers = True
         # The chunk being parsed may hold the end of an earlier request too: counting all of it errs on
         # the side of the cap (it matters only to pipelined requests with headers near the cap).

@@ -1,7 +1,7 @@
 """The service's Prometheus metrics, in a registry of its own (several services can share a process).
 
 ``GET /metrics`` exposes: requests by route and status, latency histograms by stage (queued,
-preprocess, model, total), the batch-size histogram, queue depth, batches in flight, model runs,
+preprocess, model, total), the time to each 503 from the request's arrival, the batch-size histogram, queue depth, batches in flight, model runs,
 cancelled requests, connections closed by the server's own limits, and images/s over the last 10
 seconds.
 """
@@ -20,6 +20,9 @@ __all__ = ["CONTENT_TYPE", "ServeMetrics"]
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 _LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
+# 503s must be answered in well under 10 ms: fine buckets there.
+_REFUSAL_BUCKETS = (0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.05, 0.1,
+                    0.5, 1.0, 5.0)
 _RATE_WINDOW_S = 10.0
 
 
@@ -33,6 +36,9 @@ class ServeMetrics:
                                 ["route", "status"], registry=r)
         self.latency = Histogram("minddata_serve_latency_seconds", "Time per request and stage (queued, "
                                  "preprocess, model, total)", ["stage"], buckets=_LATENCY_BUCKETS, registry=r)
+        self.refusal = Histogram("minddata_serve_refusal_seconds", "Inference requests answered 503 (overload): "
+                                 "from the request's first bytes read off the connection to the answer handed to "
+                                 "it", buckets=_REFUSAL_BUCKETS, registry=r)
         buckets = sorted({1, 2, 4, 8, 16, 32, 64, 128, 256, max_batch})
         self.batch_size = Histogram("minddata_serve_batch_size", "Images per batch sent through the pipeline",
                                     buckets=[b for b in buckets if b <= max_batch], registry=r)

@@ -81,6 +81,18 @@ def test_full_queue_answers_503_with_retry_after(server):
     assert codes.count(200) >= 1
 
 
+def test_every_503_is_timed_from_the_requests_arrival(server):
+    count = metric(server.url, "minddata_serve_refusal_seconds_count")
+    total = metric(server.url, "minddata_serve_refusal_seconds_sum")
+    answers = asyncio.run(_post_many(server.url, [SLOW] * 16))
+    refused = sum(a.status_code == 503 for a in answers)
+    assert refused, "16 slow requests against a queue of 4 were all accepted"
+    assert metric(server.url, "minddata_serve_refusal_seconds_count") - count == refused
+    # From arrival to answer: more than nothing, and not the time of the requests that were served.
+    spent = metric(server.url, "minddata_serve_refusal_seconds_sum") - total
+    assert 0 < spent < refused * 0.2
+
+
 def test_full_queue_refuses_before_reading_the_body(server):
     # Keep the queue full with STUCK requests (3 s each against a 1 s deadline) and send only the headers
     # of a request announcing a 10 MB body: a 503 must come back without the body ever being sent.

@@ -10,7 +10,8 @@ from minddata.bench import serve_load
 def test_serve_load_smoke(tmp_path, monkeypatch):
     monkeypatch.setenv("MINDDATA_CACHE", str(tmp_path / "cache"))  # the generated JPEGs go there
     out = tmp_path / "load.json"
-    args = ["--images", "16", "--requests", "24", "--seconds", "5", "--concurrency", "1,8", "--overload-s", "2",
+    args = ["--images", "16", "--requests", "24", "--cost-requests", "24", "--seconds", "5", "--concurrency", "1,8",
+            "--overload-s", "2",
             "--pipelines", "infer224", "--json", str(out)]
     assert serve_load.main(args) == 0
     (result,) = json.loads(out.read_text())["results"]
@@ -19,3 +20,9 @@ def test_serve_load_smoke(tmp_path, monkeypatch):
     assert set(overload["status"]) <= {"200", "503"}, overload["status"]  # every request answered, none failed
     assert overload["server_alive"] and result["serve_exit_status"] == 0
     assert result["baseline"]["status"] == {"200": 24}
+    assert [cost["answer"] for cost in result["cpu_cost"]] == [".npy", "JSON"]
+    assert all(cost["served"] == 24 and cost["server_cpu_ms_per_image"] > 0 and cost["client_cpu_ms_per_image"] > 0
+               for cost in result["cpu_cost"])
+    assert result["offline_cpu_ms_per_image"] > 0
+    # the server's own count of its refusals is the client's count of 503s
+    assert overload["server_refusals"] == overload["status"].get("503", 0)
