@@ -40,7 +40,9 @@ class OpenCVThreads:
     """Counted holds on OpenCV's thread count (one shared instance: :func:`hold`)."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        # Reentrant: a dropped runtime's release runs from the garbage collector, which can run inside
+        # hold() or release() in the same thread (a plain lock deadlocked there).
+        self._lock = threading.RLock()
         self._holders = 0
         self._applied = False
         self._found: int | None = None  # OpenCV's count before the first hold changed it

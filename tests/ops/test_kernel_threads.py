@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 
 import cv2
 import numpy as np
@@ -91,3 +92,26 @@ def test_spawned_process_workers_hold_opencv_at_one_thread():
                           cwd=ROOT, env=env)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "[1]", proc.stdout
+
+
+def test_a_release_run_by_the_garbage_collector_inside_a_hold_does_not_deadlock(opencv_at_three, monkeypatch):
+    from minddata.ops import kernel_threads
+
+    threads = OpenCVThreads()
+    dropped = threads.hold()
+    real = kernel_threads._opencv
+
+    def collected_meanwhile():  # as when a dropped runtime's finalizer runs inside the next hold()
+        dropped()
+        return real()
+
+    monkeypatch.setattr(kernel_threads, "_opencv", collected_meanwhile)
+    done = []
+    worker = threading.Thread(target=lambda: done.append(threads.hold()), daemon=True)
+    worker.start()
+    worker.join(10)
+    assert done, "hold() deadlocked on a release from inside it"
+    monkeypatch.setattr(kernel_threads, "_opencv", real)
+    assert cv2.getNumThreads() == 1
+    done[0]()
+    assert cv2.getNumThreads() == 3
