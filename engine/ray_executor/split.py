@@ -265,9 +265,13 @@ class RayPlan:
         every step runs with (by default the plan's)."""
         ray = require_ray()
         options = options if options is not None else self.options
+        # A runtime only to draw the pass's row order (it starts no thread): closed once it has.
         rt = Runtime(seed, self.error_mode, options, shard_seed=shard_seed)
-        self.count_streamed_files()
-        ids = segment.pass_ids(rt, pass_index)[skip:]
+        try:
+            self.count_streamed_files()
+            ids = segment.pass_ids(rt, pass_index)[skip:]
+        finally:
+            rt.close()
         chunk_rows = options.rows_per_chunk
         # Equal tasks: tasks shrinking towards the end of the pass (guided) measured the same here.
         sizes = uniform_sizes(len(ids), rows_per_task or default_rows_per_task(len(ids), rows_multiple, chunk_rows, ray))
