@@ -462,12 +462,13 @@ def test_an_applications_own_sigterm_handler_is_kept_and_the_segments_still_go()
     assert after == []
 
 
-# The application's SIGTERM handler exits cleanly; an at-fork hook sends the new child SIGTERM while
-# the child still runs Python's at-fork code, the window in which `terminate()` can reach a worker
-# that is being started. The worker must die of that SIGTERM: the application's handler is the
-# parent's, and run inside an at-fork hook its SystemExit is ignored, so the child would live on and
-# a join() without timeout (multiprocessing's at exit) would wait forever.
-_TERM_WHILE_FORKING_SCRIPT = """
+# Both scripts: the application installs a SIGTERM handler that exits cleanly, then the worker gets a
+# SIGTERM ({kill}); it must die of it (exit code -15) without running the application's handler, which
+# is the parent's. The first sends it from an at-fork hook, while the new child still runs Python's
+# at-fork code: the window in which `terminate()` can reach a worker being started, where the
+# handler's SystemExit is ignored and the child would live on (a join() without timeout, as
+# multiprocessing's at exit, would wait forever).
+_SIGTERM_TO_WORKER_SCRIPT = """
 import os, signal, sys
 from minddata.engine.procpool import ProcessWorker
 if __name__ == "__main__":
@@ -475,46 +476,25 @@ if __name__ == "__main__":
         print("own handler ran in", os.getpid(), flush=True)
         sys.exit(3)
     signal.signal(signal.SIGTERM, own)
-    os.register_at_fork(after_in_child=lambda: os.kill(os.getpid(), signal.SIGTERM))
-    w = ProcessWorker(lambda x: x, name="term-while-forking", start_method="fork")
+    if sys.argv[1] == "while forking":
+        os.register_at_fork(after_in_child=lambda: os.kill(os.getpid(), signal.SIGTERM))
+    w = ProcessWorker(lambda x: x, name="terminated", start_method=sys.argv[2])
     try:
-        w.start()
+        assert w.call(1, None) == 1
     except Exception as e:
-        print("start:", type(e).__name__, flush=True)
+        print("call:", type(e).__name__, flush=True)
+    if sys.argv[1] == "while serving":
+        os.kill(w.pid, signal.SIGTERM)
     w._s.proc.join(20)
     print("worker exit code", w._s.proc.exitcode, flush=True)
     w.close()
 """
 
 
-def test_sigterm_reaching_a_worker_while_it_forks_kills_it_and_skips_the_apps_handler():
-    proc = subprocess.run([sys.executable, "-c", _TERM_WHILE_FORKING_SCRIPT], capture_output=True, text=True,
-                          timeout=60, cwd=ROOT)
-    assert proc.returncode == 0, proc.stderr
-    assert f"worker exit code {-signal.SIGTERM}" in proc.stdout, proc.stdout + proc.stderr
-    assert "own handler ran" not in proc.stdout, proc.stdout
-
-
-_TERMINATE_WORKER_SCRIPT = """
-import os, signal, sys
-from minddata.engine.procpool import ProcessWorker
-if __name__ == "__main__":
-    def own(signum, frame):
-        print("own handler ran in", os.getpid(), flush=True)
-        sys.exit(3)
-    signal.signal(signal.SIGTERM, own)
-    w = ProcessWorker(lambda x: x, name="terminated", start_method=sys.argv[1])
-    assert w.call(1, None) == 1
-    os.kill(w.pid, signal.SIGTERM)
-    w._s.proc.join(20)
-    print("worker exit code", w._s.proc.exitcode, flush=True)
-    w.close()
-"""
-
-
-@pytest.mark.parametrize("start_method", ["fork", "spawn"])
-def test_a_terminated_worker_dies_of_sigterm_not_by_the_apps_handler(start_method):
-    proc = subprocess.run([sys.executable, "-c", _TERMINATE_WORKER_SCRIPT, start_method], capture_output=True,
+@pytest.mark.parametrize("when, start_method", [("while forking", "fork"), ("while serving", "fork"),
+                                                ("while serving", "spawn")])
+def test_a_worker_sent_sigterm_dies_of_it_and_skips_the_apps_handler(when, start_method):
+    proc = subprocess.run([sys.executable, "-c", _SIGTERM_TO_WORKER_SCRIPT, when, start_method], capture_output=True,
                           text=True, timeout=60, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     assert f"worker exit code {-signal.SIGTERM}" in proc.stdout, proc.stdout + proc.stderr
