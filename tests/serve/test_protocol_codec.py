@@ -108,10 +108,42 @@ def test_json_answers_are_written_in_slices_within_the_deadline():
 
     from minddata.serve.protocol import DeadlinePassed, json_numbers
 
-    array = np.arange(200_000, dtype=np.float32)
+    array = np.arange(200_000, dtype=np.float64)
     assert json_numbers(array) == "[" + ",".join(str(float(v)) for v in array) + "]"
     with pytest.raises(DeadlinePassed):
         json_numbers(array, deadline=time.monotonic() - 1)
+
+
+def test_float32_json_answers_read_back_exactly():
+    import json
+
+    from minddata.serve.protocol import json_numbers
+
+    info = np.finfo(np.float32)
+    rng = np.random.default_rng(0)
+    special = [0.0, 1.0, -1.0, info.max, -info.max, info.tiny, info.smallest_subnormal, info.eps, 1e-30, 3e38]
+    array = np.concatenate([np.array(special, np.float32), rng.standard_normal(150_000).astype(np.float32) * 100,
+                            rng.integers(-2**31, 2**31, 1000).view(np.float32)])
+    array = array[np.isfinite(array) & ~(np.signbit(array) & (array == 0))]  # the two have tests of their own
+    text = json_numbers(array)
+    assert len(text) < 17 * array.size
+    back = np.asarray(json.loads(text), np.float64).astype(np.float32)
+    assert np.array_equal(back.view(np.uint32), array.view(np.uint32))  # bit for bit
+
+
+def test_a_negative_zero_in_a_float32_json_answer_keeps_its_sign():
+    import json
+
+    from minddata.serve.protocol import json_numbers
+
+    back = np.asarray(json.loads(json_numbers(np.array([-0.0, 2.0], np.float32))), np.float32)
+    assert np.signbit(back[0]) and back[1] == 2.0
+
+
+def test_float32_json_with_nan_or_infinity_keeps_pythons_json_spelling():
+    from minddata.serve.protocol import json_numbers
+
+    assert json_numbers(np.array([1.5, np.nan, np.inf], np.float32)) == "[1.5,NaN,Infinity]"
 
 
 def test_npz_answers_read_back_with_numpy_whatever_the_output_names():
