@@ -116,7 +116,10 @@ def _read_candidates() -> dict[str, Callable[[int, Any], Any]]:
     def read_bytes(i: int, path: Path) -> np.ndarray:
         return np.frombuffer(path.read_bytes(), np.uint8)
 
-    return {"np.fromfile": lambda i, path: np.fromfile(path, np.uint8), "read_bytes": read_bytes}
+    from minddata.dataset._files import read_file
+
+    return {"np.fromfile": lambda i, path: np.fromfile(path, np.uint8), "read_bytes": read_bytes,
+            "read_file (minddata)": lambda i, path: read_file(path)}
 
 
 def _decode_candidates() -> dict[str, Callable[[int, Any], Any]]:

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from minddata.dataset import _validate as v
+from minddata.dataset._files import read_file
 from minddata.dataset._paths import PathEscapeError, inside_root
 from minddata.dataset.cache import with_cache
 from minddata.dataset.sources import IMAGE_CHUNK_ROWS
@@ -208,7 +209,7 @@ class _FileFetch:
             read = []
             for path in row[:k]:
                 try:
-                    read.append(np.fromfile(path, dtype=np.uint8))
+                    read.append(read_file(path))
                 except OSError as error:
                     raise RowError(
                         f"{where}: can't read row {i}, file {path}: {error.strerror or error}",

@@ -10,6 +10,7 @@ import numpy as np
 
 from minddata.dataset import _storage
 from minddata.dataset import _validate as v
+from minddata.dataset._files import read_file
 from minddata.dataset.base import Dataset
 from minddata.dataset.cache import with_cache
 from minddata.engine import ir
@@ -459,7 +460,7 @@ class _FolderListing:
     def read(self, i: int) -> tuple[np.ndarray, np.ndarray]:
         path = self._files[i]  # type: ignore[index]  # scanned before any row is read
         try:
-            data = np.fromfile(path, dtype=np.uint8)
+            data = read_file(path)
         except OSError as error:
             raise RowError(
                 f"ImageFolderDataset: can't read row {i}, file {path}: {error.strerror or error}",

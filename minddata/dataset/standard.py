@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from minddata.dataset import _validate as v
+from minddata.dataset._files import read_file
 from minddata.dataset._loaders import Lazy, array_source, dataset_folder, source_sampler, usage_splits
 from minddata.dataset._paths import PathEscapeError, check_trusted_roots, inside_root
 from minddata.dataset.base import Dataset
@@ -350,7 +351,7 @@ class _CocoFetch:
                 # Resolved again as it is read: a symlink inside the folder must not lead out of it.
                 real = inside_root(coco.folder, os.path.relpath(path, coco.folder), "CocoDataset",
                                    f"row {i}, image {path}:", coco.trusted_roots)
-                data = np.fromfile(real, dtype=np.uint8)
+                data = read_file(real)
             except PathEscapeError as error:
                 raise RowError(str(error), op="CocoDataset", row=i, source=path) from None
             except OSError as error:
