@@ -29,6 +29,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
+from starlette.types import Receive, Scope, Send
 
 from minddata._version import __version__
 from minddata.serve.batcher import Rejected
@@ -64,10 +65,38 @@ def npy_bytes(array: np.ndarray) -> bytes:
     """``array`` as the bytes ``np.save`` writes (format 1.0), with its data copied once: saving into a
     BytesIO and reading it back copied a 2 MB tensor two or three times on the event loop."""
     array = array if array.flags.c_contiguous else np.array(array, order="C")  # keeps a 0-d array 0-d
+    data = array.reshape(-1).data.cast("B") if array.size else b""
+    return b"".join((npy_header(array), data))
+
+
+def npy_header(array: np.ndarray) -> bytes:
+    """The header ``np.save`` writes (format 1.0) before a C-contiguous ``array``'s data."""
     header = io.BytesIO()
     np.lib.format.write_array_header_1_0(header, np.lib.format.header_data_from_array_1_0(array))
-    data = array.reshape(-1).data.cast("B") if array.size else b""
-    return b"".join((header.getvalue(), data))
+    return header.getvalue()
+
+
+class NpyResponse(Response):
+    """An ``.npy`` answer sent as its header, then the array's own memory: no answer-sized bytes object
+    is made. Joining the two allocated a fresh 2 MB object for every 416x416 answer, whose pages the
+    kernel zeroed and unmapped again each time (with the copy, about 14% of the server's CPU under
+    load here). The array (a view into the batch's buffer) stays referenced until it is written."""
+
+    media_type = "application/x-npy"
+
+    def __init__(self, array: np.ndarray):
+        self.array = array if array.flags.c_contiguous else np.array(array, order="C")  # keeps 0-d 0-d
+        self.header = npy_header(self.array)
+        super().__init__(None, media_type=self.media_type)
+        self.headers["content-length"] = str(len(self.header) + self.array.nbytes)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+        if scope.get("method") == "HEAD" or not self.array.size:
+            await send({"type": "http.response.body", "body": self.header})
+            return
+        await send({"type": "http.response.body", "body": self.header, "more_body": True})
+        await send({"type": "http.response.body", "body": self.array.reshape(-1).data.cast("B")})
 
 
 def npz_bytes(tensors: dict[str, np.ndarray]) -> bytes:
@@ -504,6 +533,8 @@ def create_app(service: Any) -> FastAPI:
             if result is None:
                 return client_left(request)
             tensors = {k: np.asarray(v[0]) for k, v in result.items()}
+            if not as_json and len(tensors) == 1:
+                return NpyResponse(next(iter(tensors.values())))
             estimate = _json_within_limit(_json_estimate(tensors), answer_limit, _JSON_FIX_V1) if as_json else 0
             size = estimate + sum(v.nbytes for v in tensors.values())
             content, media_type = await maybe_off_loop(size, deadline, encode_preprocessed, tensors, as_json, deadline)
