@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from minddata._checks import is_int
+from minddata._checks import check_bool, is_int
 from minddata.errors import ArgumentError
 from minddata.ops.base import record_init_arguments
 
@@ -78,9 +78,8 @@ def _check_int(owner: str, name: str, value: object) -> int:
 
 
 def _check_bool(owner: str, name: str, value: object) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise _type_error(owner, name, "a bool", value)
-    return bool(value)
+    # A NumPy bool is a bool here: sampler flags are often read from arrays of settings.
+    return check_bool(owner, name, bool(value) if isinstance(value, np.bool_) else value)
 
 
 def _check_num_samples(owner: str, value: object) -> int | None:

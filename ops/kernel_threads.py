@@ -25,11 +25,12 @@ import os
 import sys
 import threading
 from collections.abc import Callable
+from typing import Any
 
 __all__ = ["OpenCVThreads", "hold", "apply_if_held"]
 
 
-def _opencv() -> object | None:
+def _opencv() -> Any:  # cv2 or None; OpenCV's stubs do not declare its thread calls
     if os.environ.get("OPENCV_FOR_THREADS_NUM"):
         return None  # the user chose OpenCV's count
     cv2 = sys.modules.get("cv2")
@@ -51,9 +52,9 @@ class OpenCVThreads:
         cv2 = _opencv()
         if self._applied or cv2 is None:
             return
-        found = cv2.getNumThreads()  # type: ignore[attr-defined]
+        found = cv2.getNumThreads()
         if found > 1:
-            cv2.setNumThreads(1)  # type: ignore[attr-defined]
+            cv2.setNumThreads(1)
             self._found = found
         self._applied = True
 
@@ -80,8 +81,8 @@ class OpenCVThreads:
                 if self._holders:
                     return
                 cv2 = _opencv()
-                if self._found is not None and cv2 is not None and cv2.getNumThreads() == 1:  # type: ignore[attr-defined]
-                    cv2.setNumThreads(self._found)  # type: ignore[attr-defined]
+                if self._found is not None and cv2 is not None and cv2.getNumThreads() == 1:
+                    cv2.setNumThreads(self._found)
                 self._applied, self._found = False, None
 
         return release
