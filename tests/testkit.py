@@ -256,6 +256,20 @@ def jpeg_array(pixels: np.ndarray, quality: int = 90, **options) -> np.ndarray:
     return np.frombuffer(jpeg_bytes(pixels, quality, **options), np.uint8)
 
 
+def png_array(pixels: np.ndarray) -> np.ndarray:
+    """:func:`png_bytes` as a uint8 array, the form a Decode op takes in a column."""
+    return np.frombuffer(png_bytes(pixels), np.uint8)
+
+
+def exact_rows(dataset, executor: str | None = None, epochs: int = 1) -> list[tuple]:
+    """Every row of ``epochs`` epochs as tuples of (dtype, shape, bytes) per column: two results are
+    equal only when every value is bit for bit the same (NaNs included), whichever ``executor`` ran it."""
+    kwargs = {"executor": executor} if executor else {}
+    it = dataset.create_tuple_iterator(num_epochs=epochs, output_numpy=True, **kwargs)
+    return [tuple((a.dtype.str, a.shape, np.ascontiguousarray(a).tobytes()) for a in row)
+            for _ in range(epochs) for row in it]
+
+
 def dict_rows(dataset, epochs: int = 1) -> list[dict]:
     """Every row of ``epochs`` epochs as a dict of NumPy values."""
     it = dataset.create_dict_iterator(num_epochs=epochs, output_numpy=True)

@@ -5,13 +5,19 @@ worker threads and in worker processes alike (``python_multiprocessing=True`` on
 from __future__ import annotations
 
 import dataclasses
-import io
 import pickle
 
 import numpy as np
 import pytest
-from PIL import Image
-from testkit import EchoOptions, echo_options, every_setting_changed, options_in
+from testkit import (
+    EchoOptions,
+    echo_options,
+    every_setting_changed,
+    jpeg_array,
+    options_in,
+    png_array,
+    random_pixels,
+)
 
 import minddata as md
 from minddata import vision
@@ -29,15 +35,7 @@ def _echo_kernel():
 
 
 def _jpeg(width: int = 64, height: int = 48) -> np.ndarray:
-    buf = io.BytesIO()
-    Image.new("RGB", (width, height), (200, 10, 30)).save(buf, "JPEG")
-    return np.frombuffer(buf.getvalue(), np.uint8)
-
-
-def _png() -> np.ndarray:
-    buf = io.BytesIO()
-    Image.new("RGB", (40, 32), (1, 2, 3)).save(buf, "PNG")
-    return np.frombuffer(buf.getvalue(), np.uint8)
+    return jpeg_array(random_pixels(height, width, 0))
 
 
 def _rows(ds: md.Dataset) -> list:
@@ -93,11 +91,11 @@ def test_a_lifted_pixel_limit_reaches_both_worker_kinds(kind: str) -> None:
 def test_the_dvpp_policy_reaches_both_worker_kinds(kind: str) -> None:
     md.config.set_dvpp_driver("reference")
     md.config.set_dvpp_policy("cpu")  # a PNG (Dvpp decodes JPEG only) runs on the CPU kernel instead
-    (image,) = _rows(_mapped([_png()], [vision.Decode().device("Dvpp")], KINDS[kind]))
+    (image,) = _rows(_mapped([png_array(random_pixels(32, 40, 0))], [vision.Decode().device("Dvpp")], KINDS[kind]))
     assert image.shape == (32, 40, 3)
     md.config.set_dvpp_policy("error")
     with pytest.raises(RowError, match="JPEG only"):
-        _rows(_mapped([_png()], [vision.Decode().device("Dvpp")], KINDS[kind]))
+        _rows(_mapped([png_array(random_pixels(32, 40, 0))], [vision.Decode().device("Dvpp")], KINDS[kind]))
 
 
 @pytest.mark.parametrize("kind", list(KINDS))

@@ -6,10 +6,9 @@ is what CI has; hardware drivers share the rule checks (minddata/ops/dvpp/rules.
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 import pytest
-from testkit import jpeg_array
+from testkit import jpeg_array, png_array, png_bytes
 
 import minddata as md
 from minddata import vision
@@ -22,10 +21,6 @@ from minddata.ops.dvpp.rules import DvppRuleError
 @pytest.fixture(autouse=True)
 def _reference():
     md.config.set_dvpp_driver("reference")
-
-
-def _png(pixels: np.ndarray) -> np.ndarray:
-    return cv2.imencode(".png", pixels[..., ::-1])[1].reshape(-1)
 
 
 def _gradient(h: int, w: int) -> np.ndarray:
@@ -80,7 +75,7 @@ def test_a_kernel_without_a_driver_names_the_op_and_the_fix(monkeypatch):
 
 def test_decode_supports_jpeg_only_and_says_what_the_row_is():
     with pytest.raises(DvppRuleError) as caught:
-        _dvpp(vision.Decode(), _png(_gradient(40, 40)))
+        _dvpp(vision.Decode(), png_array(_gradient(40, 40)))
     assert str(caught.value).startswith("Dvpp Decode supports JPEG only; this row is PNG: place it on the CPU")
     assert caught.value.rule == "jpeg-only" and isinstance(caught.value, ValueError)
 
@@ -188,7 +183,7 @@ def mixed_folder(tmp_path):
     root.mkdir(parents=True)
     for i in range(5):
         pixels = np.roll(_gradient(48, 64), 7 * i, axis=1)
-        data = _png(pixels) if i == 2 else jpeg_array(pixels)
+        data = png_array(pixels) if i == 2 else jpeg_array(pixels)
         (root / f"{i}.{'png' if i == 2 else 'jpg'}").write_bytes(data.tobytes())
     return tmp_path / "mixed"
 
@@ -358,7 +353,7 @@ def test_perspective_with_bicubic_is_refused_when_the_iterator_is_created(photos
 def test_a_tensor_op_row_breaking_a_rule_runs_on_the_cpu_under_policy_cpu(tmp_path):
     (tmp_path / "c").mkdir()
     for i, (h, w) in enumerate([(40, 50), (3, 50), (40, 50)]):  # row 1 is too low for DVPP
-        (tmp_path / "c" / f"{i}.png").write_bytes(_png(_gradient(h, w)).tobytes())
+        (tmp_path / "c" / f"{i}.png").write_bytes(png_bytes(_gradient(h, w)))
     md.config.set_dvpp_policy("cpu")
     ops = lambda dvpp: [vision.Decode(), vision.AdjustBrightness(1.4).device("Dvpp" if dvpp else "CPU")]  # noqa: E731
     rows, stats = _run(tmp_path, ops(True))

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
-import cv2
 import numpy as np
 import pytest
+from testkit import jpeg_array, random_pixels
 
 import minddata as md
 from minddata import transforms, vision
@@ -150,13 +150,8 @@ def test_every_fusion_rewrite_is_declared_as_fusion_partners():
     )
 
 
-def _jpeg() -> np.ndarray:
-    image = np.random.default_rng(0).integers(0, 256, (40, 48, 3), dtype=np.uint8)
-    return cv2.imencode(".jpg", image)[1].reshape(-1)
-
-
 # The first op and the input it takes, the partner built with typical arguments.
-_FIRST = {"Decode": (vision.Decode, _jpeg), "Normalize": (lambda: vision.Normalize([1.0, 2.0, 3.0], [4.0, 5.0, 6.0]),
+_FIRST = {"Decode": (vision.Decode, lambda: jpeg_array(random_pixels(40, 48, 0))), "Normalize": (lambda: vision.Normalize([1.0, 2.0, 3.0], [4.0, 5.0, 6.0]),
                                                            lambda: np.zeros((8, 8, 3), np.uint8))}
 _PARTNER = {
     "Resize": lambda: vision.Resize((16, 16)),

@@ -13,11 +13,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import numpy as np
 import pytest
 import request_log
 import s3kit
 from ray_cluster import ray_cluster  # noqa: F401 - the session's cluster
+from testkit import exact_rows
 
 import minddata as md
 from minddata import vision
@@ -58,11 +58,6 @@ def _options(proxy: request_log.RecordingProxy) -> dict:
     # The Ray workers have no AWS environment of their own: endpoint and (dummy) credentials travel
     # with the dataset.
     return s3kit.options(proxy.url, access_key_id=s3kit.KEY_ID, secret_access_key=s3kit.SECRET)
-
-
-def _rows(ds: md.Dataset, executor: str) -> list[list[bytes]]:
-    it = ds.create_tuple_iterator(num_epochs=1, output_numpy=True, executor=executor)
-    return [[np.ascontiguousarray(column).tobytes() for column in row] for row in it]
 
 
 def _reads(log: list[request_log.Request], prefix: str, suffix: str) -> list[request_log.Request]:
@@ -129,7 +124,7 @@ def test_tfrecord_bodies_are_read_by_ray_workers_only(s3_files, recording_proxy,
     # A random op keys on each row's place in the pass: equal rows mean equal row identities.
     augment = [vision.Decode(), vision.RandomResizedCrop((8, 8))]
     remote, local = (ds.map(augment, input_columns="image") for ds in (remote, local))
-    assert _rows(remote, "ray") == _rows(local, "local")
+    assert exact_rows(remote, "ray") == exact_rows(local, "local")
 
     driver = os.getpid()
     bodies = _reads(list(recording_proxy.log), "/data/files/", ".tfrecord")
@@ -147,7 +142,7 @@ def test_mindrecord_rows_are_read_by_ray_workers_and_the_driver_reads_metadata(s
 
     remote = md.MindDataset("s3://data/mr/train.mindrecord0", shuffle=False, storage_options=_options(recording_proxy))
     local = md.MindDataset(str(s3_mindrecord / "train.mindrecord0"), shuffle=False)
-    assert _rows(remote, "ray") == _rows(local, "local")
+    assert exact_rows(remote, "ray") == exact_rows(local, "local")
 
     jpegs = [make_jpeg(16 + i % 5, 14, seed=i) for i in range(20)]  # the fixture's rows
     files = {f"/data/mr/{p.name}": p for p in sorted(s3_mindrecord.glob("train.mindrecord?"))}
@@ -157,7 +152,7 @@ def test_mindrecord_rows_are_read_by_ray_workers_and_the_driver_reads_metadata(s
 def test_arrow_record_rows_are_read_by_ray_workers_and_the_driver_reads_metadata(s3_arrow_records, recording_proxy):
     remote = md.MindDataset("s3://data/arrow-rec/train.rec0", shuffle=False, storage_options=_options(recording_proxy))
     local = md.MindDataset(str(s3_arrow_records / "train.rec0"), shuffle=False)
-    assert _rows(remote, "ray") == _rows(local, "local")
+    assert exact_rows(remote, "ray") == exact_rows(local, "local")
 
     jpegs = [_arrow_jpeg(i) for i in range(11)]  # the fixture's rows
     files = {f"/data/arrow-rec/{p.name}": p for p in sorted(s3_arrow_records.glob("train.rec?"))}
@@ -173,7 +168,7 @@ def test_a_damaged_tfrecord_file_counted_in_a_ray_task_fails_naming_it(tmp_path)
     (tmp_path / "damaged.tfrecord").write_bytes(bytes(data))
     ds = md.TFRecordDataset(str(tmp_path / "damaged.tfrecord"), schema={"label": {"type": "int64", "shape": [1]}})
     with pytest.raises(DataFormatError, match=r"damaged\.tfrecord is corrupted: record 0 at byte 0 fails its length CRC") as caught:
-        _rows(ds, "ray")
+        exact_rows(ds, "ray")
     assert type(caught.value) is DataFormatError  # the source's own error, not Ray's wrapper of it
 
 
@@ -186,7 +181,7 @@ def test_local_tfrecord_counting_with_a_cache_dir_downloads_each_byte_once(s3_fi
     ds = md.TFRecordDataset("s3://data/files/part-*.tfrecord", schema=TFRECORD_SCHEMA, shuffle=False, num_shards=2,
                             shard_id=0, shard_equal_rows=True, storage_options=_options(recording_proxy),
                             cache_dir=tmp_path / "cache")
-    assert len(_rows(ds, "local")) == 11  # 21 records over 2 shards
+    assert len(exact_rows(ds, "local")) == 11  # 21 records over 2 shards
 
     for local in sorted(s3_files.glob("part-*.tfrecord")):
         reads = sorted(_reads(list(recording_proxy.log), f"/data/files/{local.name}", ""), key=lambda r: r.start)

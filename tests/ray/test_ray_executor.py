@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from ray_cluster import is_loopback, listening_addresses, ray_cluster  # noqa: F401 - the session's cluster
+from testkit import exact_rows
 
 import minddata as md
 from minddata import vision
@@ -28,19 +29,9 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:ray.data.con
 ROWS = 3  # per dataset: random ops must differ between rows, and the runs must stay small
 
 
-def _rows(dataset, executor, epochs=1):
-    """Every row of ``epochs`` epochs as tuples of (dtype, shape, bytes): equal means bit for bit."""
-    out = []
-    it = dataset.create_tuple_iterator(num_epochs=epochs, output_numpy=True, executor=executor)
-    for _ in range(epochs):
-        for row in it:
-            out.append(tuple((a.dtype.str, a.shape, a.tobytes()) for a in row))
-    return out
-
-
 def _same_rows(dataset, epochs=1):
-    local = _rows(dataset, "local", epochs)
-    on_ray = _rows(dataset, "ray", epochs)
+    local = exact_rows(dataset, "local", epochs)
+    on_ray = exact_rows(dataset, "ray", epochs)
     assert len(on_ray) == len(local)
     assert on_ray == local
 
@@ -205,7 +196,7 @@ def test_a_corrupted_tfrecord_record_names_the_file_and_record(tmp_path):
     Path(files[1]).write_bytes(bytes(data))
     ds = md.TFRecordDataset(files, shuffle=False)
     with pytest.raises(DataFormatError, match=r"part1\.tfrecord is corrupted: record 0 at byte 0 fails its data CRC"):
-        _rows(ds, "ray")
+        exact_rows(ds, "ray")
 
 
 def _augment_labels(ds):

@@ -13,6 +13,7 @@ import pytest
 import request_log
 import s3kit
 from ray_cluster import ray_cluster  # noqa: F401 - the session's cluster
+from testkit import exact_rows
 
 import minddata as md
 from minddata import vision
@@ -35,11 +36,6 @@ def _remote_images(proxy: request_log.RecordingProxy) -> md.ImageFolderDataset:
     return md.ImageFolderDataset("s3://data/images/", shuffle=False, storage_options=options)
 
 
-def _rows(ds: md.Dataset, executor: str) -> list[tuple[bytes, int]]:
-    it = ds.create_tuple_iterator(num_epochs=1, output_numpy=True, executor=executor)
-    return [(row[0].tobytes(), int(row[1])) for row in it]
-
-
 @pytest.mark.parametrize("map_after", [False, True], ids=["read tasks", "read by the first map"])
 def test_read_tasks_read_their_own_objects(s3_images, recording_proxy, map_after):
     ds = _remote_images(recording_proxy)
@@ -47,7 +43,7 @@ def test_read_tasks_read_their_own_objects(s3_images, recording_proxy, map_after
     if map_after:  # a task map fuses the read into its own task
         ds = ds.map([vision.Decode()], input_columns="image")
         local = local.map([vision.Decode()], input_columns="image")
-    assert _rows(ds, "ray") == _rows(local, "local")
+    assert exact_rows(ds, "ray") == exact_rows(local, "local")
 
     driver = os.getpid()
     log = list(recording_proxy.log)
