@@ -49,11 +49,11 @@ FAILED = 1
 
 FileWriter = MindRecordWriter
 
-# MindSpore's names that minddata does not have yet (an AttributeError that says so, not a bare one).
+# MindSpore's encryption settings, which minddata does not have (an AttributeError that says so, not a bare one).
 _NOT_YET = (
     "set_enc_key", "set_enc_mode", "set_dec_mode",
 )
-COVERAGE_DOC = "docs/design.md (MindSpore API coverage)"
+DIFFERENCES_DOC = "docs/mindspore_differences.md (MindRecord)"
 
 
 class FileReader:
@@ -128,7 +128,8 @@ class FileReader:
 def __getattr__(name: str) -> Any:
     if name in _NOT_YET:
         raise AttributeError(
-            f"minddata.mindrecord.{name} is not implemented yet (MindSpore has it); see the coverage table in "
-            f"{COVERAGE_DOC}. Write the rows with FileWriter instead."
+            f"minddata.mindrecord.{name} is not implemented: minddata writes and reads plain MindRecord files "
+            f"only (MindSpore's encryption is not supported; see {DIFFERENCES_DOC}). Write the rows with FileWriter "
+            "and no encryption setting."
         )
     raise AttributeError(f"module 'minddata.mindrecord' has no attribute {name!r}")

@@ -172,7 +172,30 @@ def read_mindrecord_header(path: str) -> dict[str, Any]:
     return header
 
 
+# What MindSpore 2.10 appends to a shard it wrote under mindspore.mindrecord.set_enc_key, after
+# the encrypted blocks of the whole file.
+_ENCRYPTED_FLAG = b"ENCRYPT"
+
+
+def _encrypted_by_mindspore(path: str) -> bool:
+    """Whether ``path`` ends as a shard MindSpore encrypted does."""
+    try:
+        size = _storage.file_size(path)
+        with _storage.open_file(path, "rb", block=16) as f:
+            f.seek(max(0, size - 7))
+            return f.read(7) == _ENCRYPTED_FLAG
+    except (OSError, ValueError):
+        return False
+
+
 def _bad_file(path: str, what: str) -> DataFormatError:
+    if _encrypted_by_mindspore(path):
+        return DataFormatError(
+            f"MindRecord file {path}: it was encrypted by MindSpore (mindspore.mindrecord.set_enc_key); minddata "
+            "reads plain MindRecord files only. Write the set again with MindSpore after set_enc_key(None), or "
+            "with minddata's FileWriter.",
+            path=path,
+        )
     return DataFormatError(
         f"MindRecord file {path}: {what}. The file is damaged or not a MindRecord shard; rewrite it with "
         "FileWriter or copy it again.",

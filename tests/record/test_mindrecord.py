@@ -376,10 +376,10 @@ def test_format_is_told_by_content_not_name(tmp_path):
     assert [int(r["x"]) for r in md.MindDataset(str(tmp_path / "data.arrow")).create_dict_iterator(output_numpy=True)] == [5]
 
 
-def test_missing_mindspore_names_say_not_implemented():
+def test_mindspores_encryption_settings_say_they_are_not_implemented():
     import minddata.mindrecord as mr
 
-    with pytest.raises(AttributeError, match="not implemented yet.*coverage"):
+    with pytest.raises(AttributeError, match=r"set_enc_key is not implemented.*mindspore_differences\.md"):
         mr.set_enc_key  # noqa: B018
 
 
@@ -583,6 +583,20 @@ def fresh(mindspore_python_path, tmp_path_factory):
 @pytest.mark.parametrize("name", NAMES)
 def test_reads_fresh_mindspore_files_as_mindspore_does(fresh, name):
     _assert_reads_as(_ours(_first(fresh, name)), _expected(fresh, name))
+
+
+@pytest.fixture(scope="module")
+def protected(mindspore_python_path, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("protected_mindspore_files")
+    _run_mindspore(mindspore_python_path, "protect", str(folder))
+    return folder
+
+
+def test_a_set_mindspore_encrypted_is_refused_naming_the_setting(protected):
+    path = str(protected / "encrypted.mindrecord")
+    with pytest.raises(DataFormatError, match=r"encrypted by MindSpore \(mindspore\.mindrecord\.set_enc_key\)") as error:
+        md.MindDataset(path).get_dataset_size()
+    assert path in str(error.value) and "set_enc_key(None)" in str(error.value)
 
 
 @pytest.fixture(scope="module")

@@ -214,6 +214,20 @@ def read(first: str) -> dict:
     return {"columns": columns, "size": dataset.get_dataset_size(), "rows": mind_rows, "reader_rows": reader_rows}
 
 
+def protect(out_dir: str) -> None:
+    """``encrypted.mindrecord``: 5 rows of one int32 column, written under MindSpore's encryption."""
+    from mindspore.mindrecord import FileWriter, set_enc_key
+
+    set_enc_key("0123456789012345")
+    try:
+        writer = FileWriter(os.path.join(out_dir, "encrypted.mindrecord"), shard_num=1, overwrite=True)
+        writer.add_schema({"label": {"type": "int32"}}, "encrypted")
+        writer.write_raw_data([{"label": i} for i in range(5)])
+        writer.commit()
+    finally:
+        set_enc_key(None)
+
+
 def pack() -> None:
     """Recreate the stored archive (small files: the header and page sizes are MindSpore's minimum)."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -236,6 +250,8 @@ if __name__ == "__main__":
     elif command == "refuse" and len(sys.argv) == 4:
         with open(sys.argv[3], "w") as f:
             json.dump(refuse(sys.argv[2]), f)
+    elif command == "protect" and len(sys.argv) == 3:
+        protect(sys.argv[2])
     elif command == "pack":
         pack()
     else:
