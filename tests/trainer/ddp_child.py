@@ -42,9 +42,11 @@ def make(seed: int = 0) -> Model:
 
 
 def main() -> None:
-    rank, world, port, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+    rank, world, store, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
     shuffled = sys.argv[5:] == ["shuffled"]
-    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
+    # A file store, not TCP: no rank hosts the store, so the first rank to exit cannot abort another
+    # still tearing down its process group ("terminate called without an active exception").
+    dist.init_process_group("gloo", init_method="file://" + store, rank=rank, world_size=world)
     try:
         model = make()
         seen: list[int] = []
@@ -59,16 +61,16 @@ def main() -> None:
         def epoch_end(ctx):
             epochs.append(seen[sum(map(len, epochs)):])
 
-        callbacks = [LambdaCallback(on_train_step_end=snapshot, on_train_epoch_end=epoch_end)]
+        wrapped: list[str] = []
+        callbacks = [LambdaCallback(on_train_begin=lambda ctx: wrapped.append(type(ctx.original_args().train_network).__name__),
+                                    on_train_step_end=snapshot, on_train_epoch_end=epoch_end)]
         with md.Profiler() as prof:
             model.train(2 if shuffled else 1, id_dataset(shuffled).batch(BATCH), callbacks=callbacks)
         allreduce = sum(step["allreduce"] for step in prof.train_steps())
         with open(out, "w") as f:
             json.dump({"seen": seen, "epochs": epochs, "params": after_first, "allreduce": allreduce,
-                       "seeded": md.config.seed_is_set(), "wrapped": type(model._train_network).__name__}, f)
-        # Both ranks reach this point before either tears down: rank 0 hosts the rendezvous store, and
-        # a rank still talking to it when it goes aborts in C++ ("terminate called ...").
-        dist.barrier()
+                       "seeded": md.config.seed_is_set(), "wrapped": wrapped[0]}, f)
+        dist.barrier()  # both ranks have written their reports before either tears down
     finally:
         dist.destroy_process_group()
 

@@ -1,5 +1,5 @@
 """One process of the elastic-resume trainer test:
-``python elastic_child.py RANK WORLD PORT OUT.json CKPT save|resume``.
+``python elastic_child.py RANK WORLD STORE OUT.json CKPT save|resume`` (STORE: a new file for torch.distributed's file store).
 
 Trains TinyNet on the shuffled id rows of ddp_child (batches of 4) for one epoch, under
 torch.distributed on gloo when WORLD > 1, and writes the row ids it trained on. ``save`` checkpoints
@@ -24,10 +24,11 @@ from minddata.trainer import LambdaCallback  # noqa: E402
 
 
 def main() -> None:
-    rank, world, port, out, ckpt, mode = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
+    rank, world, store, out, ckpt, mode = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
     md.config.set_seed(3)
     if world > 1:
-        dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
+        # A file store, not TCP: no rank hosts it, so the first rank to exit cannot abort another.
+        dist.init_process_group("gloo", init_method="file://" + store, rank=rank, world_size=world)
     try:
         model = make()
         seen: list[int] = []

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
-from testkit import free_port
 
 torch = pytest.importorskip("torch", reason="torch is not installed: the trainer needs it")
 if not torch.distributed.is_available() or not torch.distributed.is_gloo_available():
@@ -24,9 +24,9 @@ CHILD = Path(__file__).resolve().parent / "ddp_child.py"
 
 def _run_ranks(tmp_path, *extra: str) -> list[dict]:
     """Run two ranks of ddp_child.py on gloo; their JSON reports."""
-    port = str(free_port())
+    store = str(tmp_path / f"{uuid.uuid4().hex}.store")  # new for each run: torch.distributed's file store
     outs = [tmp_path / f"rank{r}.json" for r in range(2)]
-    procs = [subprocess.Popen([sys.executable, str(CHILD), str(r), "2", port, str(outs[r]), *extra], env=child_env(),
+    procs = [subprocess.Popen([sys.executable, str(CHILD), str(r), "2", store, str(outs[r]), *extra], env=child_env(),
                               cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
              for r in range(2)]
     try:

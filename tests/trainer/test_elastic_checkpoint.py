@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from testkit import free_port
 
 torch = pytest.importorskip("torch", reason="torch is not installed: the trainer needs it")
 if not torch.distributed.is_available() or not torch.distributed.is_gloo_available():
@@ -26,9 +25,9 @@ CHILD = Path(__file__).resolve().parent / "elastic_child.py"
 
 def _run(tmp_path, world: int, mode: str, ckpt: Path) -> list[list[int]]:
     """The row ids each of ``world`` processes trained on."""
-    port = str(free_port())
+    store = str(tmp_path / f"{mode}{world}.store")
     outs = [tmp_path / f"{mode}{world}-rank{r}.json" for r in range(world)]
-    procs = [subprocess.Popen([sys.executable, str(CHILD), str(r), str(world), port, str(outs[r]), str(ckpt), mode],
+    procs = [subprocess.Popen([sys.executable, str(CHILD), str(r), str(world), store, str(outs[r]), str(ckpt), mode],
                               env=child_env(), cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                               text=True)
              for r in range(world)]
