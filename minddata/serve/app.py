@@ -296,35 +296,53 @@ class _CountRequests:
                 self.metrics.refusal.observe(now - scope.get(ARRIVED_KEY, start))
 
 
+def load_shedding(service: Any) -> Callable[[dict], tuple[str, Rejected] | None]:
+    """The refusal a request gets before its body is read: ``(route, Rejected)`` for an inference
+    request while the queue is full or the service is stopping, else None. Used by the connection
+    (:func:`minddata.serve.http.guarded_protocol`, which answers without running the app) and by the
+    app's own middleware (for servers that run the app on another protocol)."""
+
+    def refusal(scope: dict) -> tuple[str, Rejected] | None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            return None
+        path = scope["path"]
+        route = "/v1/preprocess" if path == "/v1/preprocess" else (
+            "/v2/models/{model_name}/infer" if path.startswith("/v2/models/") and path.endswith("/infer") else None)
+        batcher = service.batcher  # it exists once the app's lifespan has started it
+        if route is None or batcher is None:
+            return None
+        refused = batcher.refusal()
+        return None if refused is None else (route, refused)
+
+    return refusal
+
+
 class _ShedLoad:
     """Pure ASGI middleware: while the queue is full, refuse new inference requests with 503 before
     their body is read or routed, so that an overloaded server spends almost nothing per refusal and
-    answers it at once. Requests that get past it still meet the batcher's own exact check."""
+    answers it at once. Requests that get past it still meet the batcher's own exact check. (The
+    service's own connections refuse such requests before the app runs; this covers other servers.)"""
 
     def __init__(self, app: Any, service: Any, metrics: Any):
         self.app = app
-        self.service = service  # its batcher exists once the app's lifespan has started it
+        self.refusal = load_shedding(service)
         self.metrics = metrics
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] == "http" and scope["method"] == "POST":
-            path = scope["path"]
-            route = "/v1/preprocess" if path == "/v1/preprocess" else (
-                "/v2/models/{model_name}/infer" if path.startswith("/v2/models/") and path.endswith("/infer") else None)
-            batcher = self.service.batcher
-            refused = batcher.refusal() if route is not None and batcher is not None else None
-            if refused is not None:
-                self.metrics.requests.labels(route, "503").inc()
-                body = json.dumps({"error": refused.message}).encode()
-                # The connection stays open: the server discards the unread body, and a client that
-                # retries reuses it instead of paying a TCP handshake per refusal on both sides.
-                headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-                headers += [(k.lower().encode(), v.encode()) for k, v in (refused.headers or {}).items()]
-                await send({"type": "http.response.start", "status": 503, "headers": headers})
-                await send({"type": "http.response.body", "body": body})
-                self.metrics.refusal.observe(time.perf_counter() - scope.get(ARRIVED_KEY, time.perf_counter()))
-                return
-        await self.app(scope, receive, send)
+        found = self.refusal(scope)
+        if found is None:
+            await self.app(scope, receive, send)
+            return
+        route, refused = found
+        self.metrics.requests.labels(route, str(refused.status)).inc()
+        body = json.dumps({"error": refused.message}).encode()
+        # The connection stays open: the server discards the unread body, and a client that
+        # retries reuses it instead of paying a TCP handshake per refusal on both sides.
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        headers += [(k.lower().encode(), v.encode()) for k, v in (refused.headers or {}).items()]
+        await send({"type": "http.response.start", "status": refused.status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+        self.metrics.refusal.observe(time.perf_counter() - scope.get(ARRIVED_KEY, time.perf_counter()))
 
 
 def create_app(service: Any) -> FastAPI:

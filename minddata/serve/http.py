@@ -8,7 +8,10 @@ and uvicorn lacks.
 * the body must arrive within ``body_timeout_s`` of the headers (408);
 * at most ``max_connections`` connections at once; the next ones get 503 with ``Retry-After`` and are
   closed;
-* uvicorn's own plain-text 400 for a request it can't parse is answered as JSON ``{"error": ...}``.
+* uvicorn's own plain-text 400 for a request it can't parse is answered as JSON ``{"error": ...}``;
+* a request the service sheds (an inference request while its queue is full) is answered 503 as soon
+  as its headers are parsed, by the connection itself: no app task, no routing, and its body, if
+  any, is read and dropped so the connection stays open for the client's retry.
 
 An idle kept-alive connection is closed after uvicorn's ``timeout_keep_alive``. These answers are
 written by the connection itself (the app never sees the request) and counted in
@@ -21,6 +24,7 @@ import asyncio
 import http
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,20 +61,28 @@ def raw_response(status: int, message: str, retry_after: int | None = None) -> b
     return ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body
 
 
-def guarded_protocol(limits: ConnectionLimits, metrics: Any) -> type:
-    """The protocol class to give ``uvicorn.Config(http=...)``."""
+# A request's refusal decided from its scope alone (method and path): ``(route, refusal)``, where the
+# refusal has ``status``, ``message`` and ``headers``; None lets the app run.
+Shedding = Callable[[dict], "tuple[str, Any] | None"]
+
+
+def guarded_protocol(limits: ConnectionLimits, metrics: Any, shedding: Shedding | None = None) -> type:
+    """The protocol class to give ``uvicorn.Config(http=...)``; ``shedding`` (e.g.
+    :func:`minddata.serve.app.load_shedding`) names the requests it answers itself, before the app."""
 
     class GuardedHttpToolsProtocol(_Guarded):
         pass
 
     GuardedHttpToolsProtocol.limits = limits
     GuardedHttpToolsProtocol.metrics = metrics
+    GuardedHttpToolsProtocol.shedding = staticmethod(shedding) if shedding is not None else None
     return GuardedHttpToolsProtocol
 
 
 class _Guarded(HttpToolsProtocol):
     limits: ConnectionLimits = ConnectionLimits()
     metrics: Any = None
+    shedding: Shedding | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]  # a server transport is a Transport, as uvicorn declares
         super().connection_made(transport)
@@ -197,6 +209,36 @@ class _Guarded(HttpToolsProtocol):
             raise _Stop  # httptools turns it into a parser error, which is then ignored
         super().on_headers_complete()
         self._body_timer = self.loop.call_later(self.limits.body_timeout_s, self._body_timeout)
+
+    # --- shedding ---------------------------------------------------------------------------------
+
+    def _start_asgi_task(self, cycle: Any, app: Any) -> None:
+        # Called by uvicorn once a request's headers are parsed (or, for a pipelined request, once the
+        # answer before it is complete): the last moment before an app task exists.
+        found = self.shedding(cycle.scope) if self.shedding is not None else None
+        if found is None:
+            super()._start_asgi_task(cycle, app)
+            return
+        route, refused = found
+        self._answer_now(cycle, refused.status, refused.message, refused.headers)
+        if self.metrics is not None:
+            self.metrics.requests.labels(route, str(refused.status)).inc()
+            self.metrics.refusal.observe(time.perf_counter() - cycle.scope.get(ARRIVED_KEY, time.perf_counter()))
+
+    def _answer_now(self, cycle: Any, status: int, message: str, headers: dict[str, str]) -> None:
+        """Complete ``cycle`` with a JSON error answer written here, keeping the connection open where
+        the request allows it (uvicorn then drops the rest of its body as it arrives)."""
+        body = json.dumps({"error": message}).encode()
+        head = [f"HTTP/1.1 {status} {http.HTTPStatus(status).phrase}", "content-type: application/json",
+                f"content-length: {len(body)}", *(f"{name.lower()}: {value}" for name, value in headers.items())]
+        if not cycle.keep_alive:
+            head.append("connection: close")
+        self.transport.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body)
+        cycle.response_started = cycle.response_complete = True
+        cycle.message_event.set()
+        if not cycle.keep_alive:
+            self.transport.close()
+        cycle.on_response()
 
     def on_message_complete(self) -> None:
         if self._body_timer is not None:

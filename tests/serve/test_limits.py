@@ -4,9 +4,13 @@ pipeline is slow on purpose (a Python op that sleeps for images of chosen widths
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import socket
 import textwrap
+import threading
 import time
+from urllib.parse import urlsplit
 
 import httpx
 import psutil
@@ -93,14 +97,9 @@ def test_every_503_is_timed_from_the_requests_arrival(server):
     assert 0 < spent < refused * 0.2
 
 
-def test_full_queue_refuses_before_reading_the_body(server):
-    # Keep the queue full with STUCK requests (3 s each against a 1 s deadline) and send only the headers
-    # of a request announcing a 10 MB body: a 503 must come back without the body ever being sent.
-    # (A probe that lands while the queue has room waits for its body: it times out and is retried.)
-    import socket
-    import threading
-    from urllib.parse import urlsplit
-
+@contextlib.contextmanager
+def _queue_kept_full(server):
+    """The queue kept full by STUCK requests (3 s each against a 1 s deadline) from another thread."""
     stop = threading.Event()
 
     def fill() -> None:
@@ -111,29 +110,68 @@ def test_full_queue_refuses_before_reading_the_body(server):
 
     filler = threading.Thread(target=fill)
     filler.start()
-    where = urlsplit(server.url)
-    answer = ""
     try:
-        deadline = time.monotonic() + 20
-        while not answer.startswith("HTTP/1.1 503") and time.monotonic() < deadline:
-            with socket.create_connection((where.hostname, where.port), timeout=0.5) as sock:
-                sock.sendall(b"POST /v1/preprocess HTTP/1.1\r\nHost: x\r\nContent-Type: image/jpeg\r\n"
-                             b"Content-Length: 10000000\r\n\r\n")
-                received = b""
-                try:
-                    while b"\r\n\r\n" not in received or len(received.split(b"\r\n\r\n", 1)[1]) < 60:
-                        chunk = sock.recv(4096)
-                        if not chunk:
-                            break
-                        received += chunk
-                except TimeoutError:
-                    continue  # the queue had room: the server is waiting for the body
-                answer = received.decode("latin-1")
+        yield
     finally:
         stop.set()
         filler.join(timeout=60)
-    assert answer.startswith("HTTP/1.1 503"), answer or "no answer without the body within 20 s"
+
+
+def _first_answer(sock: socket.socket) -> str:
+    """The next whole answer read from ``sock`` (status line, headers and a body of its content-length)."""
+    received = b""
+    while True:
+        head, _, body = received.partition(b"\r\n\r\n")
+        if _:
+            length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                           if line.lower().startswith(b"content-length:")), 0)
+            if len(body) >= length:
+                return received.decode("latin-1")
+        chunk = sock.recv(4096)
+        if not chunk:
+            return received.decode("latin-1")
+        received += chunk
+
+
+def _refused_on_a_connection(server, content_length: int) -> tuple[socket.socket, str]:
+    """A connection whose inference request (headers only, announcing ``content_length`` body bytes)
+    got its 503 while the queue is full, and that answer. (A probe that lands while the queue has room
+    waits for its body: it times out and is retried.)"""
+    where = urlsplit(server.url)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        sock = socket.create_connection((where.hostname, where.port), timeout=0.5)
+        sock.sendall(b"POST /v1/preprocess HTTP/1.1\r\nHost: x\r\nContent-Type: image/jpeg\r\n"
+                     b"Content-Length: %d\r\n\r\n" % content_length)
+        try:
+            answer = _first_answer(sock)
+        except TimeoutError:
+            sock.close()
+            continue
+        if answer.startswith("HTTP/1.1 503"):
+            return sock, answer
+        sock.close()
+    raise AssertionError("no 503 without the body within 20 s")
+
+
+def test_full_queue_refuses_before_reading_the_body(server):
+    # A request announcing a 10 MB body gets its 503 without the body ever being sent.
+    with _queue_kept_full(server):
+        sock, answer = _refused_on_a_connection(server, 10_000_000)
+        sock.close()
     assert "retry-after: 1" in answer.lower() and "queue is full" in answer
+
+
+def test_a_refused_requests_connection_takes_the_next_request(server):
+    # The body sent after the 503 is read and dropped; the connection then answers the next request.
+    with _queue_kept_full(server):
+        sock, answer = _refused_on_a_connection(server, 100)
+    with sock:
+        assert "connection: close" not in answer.lower()
+        sock.settimeout(10)
+        sock.sendall(b"x" * 100 + b"GET /v2/health/live HTTP/1.1\r\nHost: x\r\n\r\n")
+        after = _first_answer(sock)
+    assert after.startswith("HTTP/1.1 200"), after
 
 
 def test_past_deadline_is_504(server):
