@@ -3,7 +3,9 @@ a real S3 API server (moto's) in a subprocess on 127.0.0.1, a fault
 proxy in front of it, and buckets holding real JPEGs, tar shards and record files.
 
 Nothing here talks to any other address: every client gets the endpoint explicitly, the credentials
-are dummies, and ``AWS_EC2_METADATA_DISABLED=true`` keeps botocore's chain off 169.254.169.254.
+are dummies, and ``AWS_EC2_METADATA_DISABLED=true`` keeps botocore's chain off 169.254.169.254. The
+environment's default endpoints point at a closed port of 127.0.0.1 (:data:`NOWHERE`), so a read that
+ignored its endpoint option fails here instead of reaching a public cloud.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ pytest.importorskip("moto", reason="the object storage tests need moto[server]")
 SECRET = "S3CR3T-never-shown-0123456789"
 KEY_ID = "AKIDTESTING0000"
 BUCKET = "data"
+# Port 9 (discard) on loopback: nothing listens there, so a connection is refused at once.
+NOWHERE = "http://127.0.0.1:9"
 
 
 @pytest.fixture(scope="session")
@@ -32,14 +36,17 @@ def s3_server(tmp_path_factory):
 
 @pytest.fixture(autouse=True)
 def _s3_env(monkeypatch, tmp_path):
-    """Per test: no metadata service, dummy credentials, no credential files of the user's."""
+    """Per test: no metadata service, dummy credentials, no credential files of the user's, and default
+    endpoints that lead nowhere (a test that means to use them sets its own)."""
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", KEY_ID)
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET)
     monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
     monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-aws-config"))
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-aws-credentials"))
-    for name in ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_REGION"):
+    for name in ("AWS_ENDPOINT_URL", "GCS_ENDPOINT_URL"):
+        monkeypatch.setenv(name, NOWHERE)
+    for name in ("AWS_ENDPOINT_URL_S3", "AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_REGION"):
         monkeypatch.delenv(name, raising=False)
 
 

@@ -134,6 +134,15 @@ def test_a_changed_environment_gets_another_client(s3_server, monkeypatch):
     assert first is not second and second.endpoint() == f"http://127.0.0.1:{s3_server}"
 
 
+@pytest.mark.parametrize("url", ["s3://data/x/a.bin", "gs://data/x/a.bin"])
+def test_a_read_without_an_endpoint_option_goes_nowhere_in_these_tests(url):
+    # The fixtures' default endpoints lead to a closed local port: a read that ignores its options
+    # fails here, naming where it tried, and never reaches a public cloud.
+    fast = {"retry_base_s": 0.005, "retry_max_delay_s": 0.05, "max_attempts": 2, "retry_time_s": 5}
+    with pytest.raises(st.StorageError, match=r"127\.0\.0\.1:9"):
+        st.get_store(st.split_url(url), st.StorageOptions("test", fast)).read(st.split_url(url))
+
+
 def test_presigned_query_is_hidden_in_errors(s3_server):
     url = st.split_url(f"http://127.0.0.1:{s3_server}/data/layer/none.bin?X-Amz-Signature=abcdef123456")
     with pytest.raises(st.StorageError) as info:
