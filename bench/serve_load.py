@@ -219,6 +219,16 @@ def _quantile_bound_ms(before: dict[str, float], after: dict[str, float], q: flo
     return float("inf")
 
 
+def _share_within(before: dict[str, float], after: dict[str, float], bound_s: float) -> float:
+    """The share of what was observed between two reads of a histogram that took at most ``bound_s``
+    (a bucket bound); nan when nothing was."""
+    count = after.get("count", 0) - before.get("count", 0)
+    key = next((k for k in after if k not in ("sum", "count") and abs(float(k) - bound_s) < 1e-12), None)
+    if count <= 0 or key is None:
+        return float("nan")
+    return (after[key] - before.get(key, 0)) / count
+
+
 def _server_cpu_s(pid: int) -> float:
     """CPU seconds of the server process and every process under it (process workers, if any)."""
     import psutil
@@ -266,6 +276,7 @@ def _overload(pool: ProcessPoolExecutor, server: ServerProcess, files: list[str]
     result["server_refusals"] = after.get("count", 0) - refusals.get("count", 0)
     result["server_rejected_p50_ms_at_most"] = _quantile_bound_ms(refusals, after, 50)
     result["server_rejected_p99_ms_at_most"] = _quantile_bound_ms(refusals, after, 99)
+    result["server_rejected_within_10ms"] = _share_within(refusals, after, 0.01)
     result["server_rss_mb"] = rss
     result["server_alive"] = server.proc is not None and server.proc.poll() is None
     return result
@@ -364,7 +375,8 @@ def _report(result: dict[str, Any]) -> None:
         print(f"overload at {_fmt(over['offered_rate'])} requests/s: status {over['status']}, 503 p50 "
               f"{_fmt(over['rejected_p50_ms'], 1)} ms, p99 {_fmt(over['rejected_p99_ms'], 1)} ms at the client; at the "
               f"server (arrival to answer, {over['server_refusals']:.0f} refusals) p50 <= "
-              f"{_fmt(over['server_rejected_p50_ms_at_most'], 1)} ms, p99 <= {_fmt(over['server_rejected_p99_ms_at_most'], 1)} ms; "
+              f"{_fmt(over['server_rejected_p50_ms_at_most'], 1)} ms, p99 <= {_fmt(over['server_rejected_p99_ms_at_most'], 1)} ms, "
+              f"{100 * over.get('server_rejected_within_10ms', float('nan')):.2f}% within 10 ms; "
               f"accepted p99 {_fmt(over['p99_ms'], 1)} ms, client CPU {_fmt(over['client_cpu_s'], 1)} s, server RSS "
               f"{_fmt(min(rss, default=float('nan')))}-{_fmt(max(rss, default=float('nan')))} MB, "
               f"alive: {over['server_alive']}, client skipped {over['skipped_by_client']}")
