@@ -88,3 +88,48 @@ def test_row_error_when_an_object_vanishes(s3_server, s3_client, s3_shards):
     s3_client.delete_object(Bucket="data", Key="tmp/one.tar")
     with pytest.raises(RowError, match="s3://data/tmp/one.tar"):
         list(ds.create_dict_iterator(num_epochs=1, output_numpy=True))
+
+
+def _augmented(endpoint, **shard):
+    """The s3:// shards, globally shuffled, decoded and randomly cropped: a sample's crop shows whether
+    its random draws follow it across ranks."""
+    from minddata import vision
+
+    ds = md.WebDataset("s3://data/shards/train-*.tar", shuffle=True, storage_options=options(endpoint), **shard)
+    return ds.map([vision.Decode(), vision.RandomResizedCrop(8)], input_columns="jpg")
+
+
+def _samples(it, count=None):
+    out = []
+    for row in it:
+        out.append((str(row["__key__"]), bytes(row["jpg"])))
+        if count is not None and len(out) == count:
+            break
+    return out
+
+
+def test_states_of_two_ranks_resume_on_three_over_faults(s3_server, s3_shards, faults):
+    md.config.set_seed(9)
+    truth = dict(_samples(_augmented(s3_server).create_dict_iterator(num_epochs=1, output_numpy=True)))
+    before, states = [], []
+    for rank in range(2):
+        md.config.set_seed(9)
+        it = _augmented(s3_server, num_shards=2, shard_id=rank).create_dict_iterator(num_epochs=1, output_numpy=True)
+        before += _samples(it, 3 + rank)
+        states.append(it.get_state())
+        it.close()
+    faults.set_rates({"503": 0.2, "drop": 0.1, "cut": 0.1}, seed=5)  # the resumed ranks read through faults
+    after = []
+    for rank in range(3):
+        md.config.set_seed(9)
+        ds = _augmented(faults.url, num_shards=3, shard_id=rank)
+        after += _samples(ds.create_dict_iterator(num_epochs=1, output_numpy=True, state=states))
+    faulted = sum(faults.counts.get(kind, 0) for kind in ("503", "drop", "cut"))
+    faults.set_rates({})
+    for key, crop in before + after:
+        assert crop == truth[key], f"sample {key} differs from the single-rank run's"
+    left = set(truth) - {key for key, _ in before}
+    resumed = [key for key, _ in after]
+    assert set(resumed) == left, "a consumed sample was read again or one left was skipped"
+    assert len(resumed) == 3 * -(-len(left) // 3), "only padding to equal shares repeats a sample"
+    assert faulted > 0
