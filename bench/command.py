@@ -279,7 +279,7 @@ def _stage_named(r: runner.BenchResult) -> str:
 
 # Each is the median over rounds; images/s is too (from the rates).
 _MEDIAN_FIGURES = ("seconds", "cpu_seconds", "images_per_cpu_s", "peak_rss_mb", "first_batch_s",
-                   "worker_peak_rss_mb")
+                   "worker_peak_rss_mb", "steady_images_per_s")
 
 
 def _spread(result: runner.BenchResult) -> str:
@@ -641,9 +641,13 @@ def _print_table(results: list, reference: Any | None, verdicts: dict, floors: d
     if shown:
         cores = floors[shown[0].pipeline].cores
         print(f"floor: the {cores}-core limit of the CPU kernels, the fastest kernel available here for each step "
-              "timed warm on one thread (python -m minddata.bench.floor); 'vs floor' is images/s over it:")
+              "timed warm on one thread (python -m minddata.bench.floor); 'vs floor' is images/s over it; "
+              "'steady' leaves out the start-up (the images after the first batch over the time from it to the last):")
         for r in shown:
-            print(f"  {r.pipeline}: {floors[r.pipeline].describe()}")
+            floor = floors[r.pipeline]
+            steady = r.steady_images_per_s
+            at = f"; steady {_fmt(steady)} images/s, {steady / floor.images_per_s:.0%} of it" if steady == steady else ""
+            print(f"  {r.pipeline}: {floor.describe()}{at}")
     print("img/CPU-s: images per CPU-second of the run's process and its workers (all threads); "
           "higher means less CPU spent per image.")
     print("peak RSS MB: the most memory the run's process held; each pipeline round (and the decode-only run) "

@@ -88,6 +88,9 @@ class BenchResult:
     bad_images: list = field(default_factory=list)
     # Queue occupancy over time, for plots: {"t": [s], "series": {queue name: [fraction of capacity]}}.
     queues: dict = field(default_factory=dict, repr=False)
+    # The steady state: the images after the first batch over the time from the first batch to the last
+    # (start-up, the first batch and the closing left out); nan with a single batch.
+    steady_images_per_s: float = float("nan")
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -316,15 +319,21 @@ def run(
         # Only a Ray run names its executor: pipeline files may build dataset-like objects without it.
         chosen = {"executor": executor} if executor != "local" else {}
         it = ds.create_dict_iterator(num_epochs=epochs, output_numpy=True, **chosen)
+        first_at = last_at = 0.0
+        first_images = 0
         for _ in range(epochs):
             for batch in it:
                 if batches == 0:
-                    first_batch_s = time.perf_counter() - meter.t0
+                    first_at = time.perf_counter()
+                    first_batch_s = first_at - meter.t0
                     shape, dtype = check(batch)
                 else:
                     check(batch)
                 images += _count(batch)
                 batches += 1
+                if batches == 1:
+                    first_images = images
+                last_at = time.perf_counter()
                 if progress is not None:
                     progress(images)
         # Measure before closing, while worker processes can still be read.
@@ -356,6 +365,8 @@ def run(
         images_per_cpu_s=images / meter.cpu_seconds if meter.cpu_seconds > 0 else float("nan"),
         peak_rss_mb=meter.peak_rss_mb,
         first_batch_s=first_batch_s,
+        steady_images_per_s=(images - first_images) / (last_at - first_at) if batches > 1 and last_at > first_at
+        else float("nan"),
         workers=int(workers),
         batch_size=batch_size,
         epochs=epochs,

@@ -82,3 +82,4 @@ def test_bench_prints_the_floor_and_the_share_of_it(capsys, tmp_path):
     row = next(line for line in out.splitlines() if line.startswith("infer224 "))
     assert re.search(r"\s\d+%(\s|$)", row), row  # vs floor
     assert "  infer224: " in out and "us per image = read" in out
+    assert re.search(r"  infer224: .*; steady [\d,]+ images/s, \d+% of it", out), out  # two batches: a steady state

@@ -470,6 +470,24 @@ def test_runner_counts_epochs_and_closes(monkeypatch):
     assert ds.iterators[0].closed
 
 
+def test_runner_times_the_steady_state_from_the_first_batch_to_the_last(monkeypatch):
+    # A clock the batches move: 1 s of start-up before the first batch, then 0.1 s per batch.
+    clock = [100.0]
+    monkeypatch.setattr(runner.time, "perf_counter", lambda: clock[0])
+
+    class Timed(_FakeDataset):
+        def create_dict_iterator(self, num_epochs, output_numpy):
+            def batches():
+                for k, batch in enumerate(self.batches):
+                    clock[0] += 1.0 if k == 0 else 0.1
+                    yield batch
+            return _FakeIterator(batches(), num_epochs)
+
+    monkeypatch.setattr(pipelines, "build", lambda *a, **k: Timed([_batch(4)] * 3))
+    r = runner.run("infer224", "unused", batch_size=4, epochs=1)
+    assert r.images == 12 and r.steady_images_per_s == pytest.approx(8 / 0.2)  # batches 2 and 3 over 0.2 s
+
+
 @pytest.mark.parametrize(
     "batch, match",
     [(_batch(4, (3, 416, 416)), "shape"), ({"image": np.zeros((4, 3, 224, 224), np.float32)}, "columns"),
