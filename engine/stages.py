@@ -73,6 +73,12 @@ class Stage:
             return chunks
         return self.prof.wrap(chunks)
 
+    def run_at(self, pass_index: int, skip: int) -> Chunks:
+        """Pass ``pass_index`` of this stage alone, computed from row ``skip`` on with nothing dropped
+        and no pass counted: for an executor that runs the stage over a slice of a pass (the Ray
+        actors, whose rows arrive already positioned). Every concrete stage's pass takes ``skip``."""
+        return self._run(pass_index, skip)  # type: ignore[call-arg]  # the abstract _run alone declares no skip
+
     def skip_passes(self, count: int) -> None:
         """Count ``count`` passes as done without running them, here and below (resume at an epoch)."""
         self.passes += count

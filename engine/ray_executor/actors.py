@@ -215,9 +215,8 @@ class Step:
                 first, step, modulo = self.keys
                 keys = [(first + step * int(p)) % modulo for p in pos[start:stop]]
             feed.pending = Chunk(rows[start:stop], tagged, origins[start:stop], keys)
-            # The stage's own _run: row indices start at the run's position, and nothing is dropped.
-            # (_run is a generator: closing() ends it; every stage's _run takes skip, Stage's abstract one aside.)
-            with closing(stage._run(self.pass_index, skip)) as chunks:  # type: ignore[call-arg]  # see above: Stage._run declares no skip
+            # Row indices start at the run's position, and nothing is dropped (closing() ends the pass).
+            with closing(stage.run_at(self.pass_index, skip)) as chunks:
                 for chunk in chunks:
                     keep(chunk.rows)
                     if batch is not None:
