@@ -1,7 +1,8 @@
 """Devices behind one interface: what the engine knows about CPU, GPU and Dvpp (DESIGN.md §5).
 
 The placement pass, the device map and ``minddata devices`` see a device only through
-:class:`Device`: whether it is present here and, when not, why and the fix (:meth:`Device.probe`);
+:class:`Device`: whether it is present here and, when not, why and the fix (:meth:`Device.probe`;
+:meth:`Device.report` is the fuller account ``minddata devices`` prints);
 its backends; the ops it runs and with which parameters; whether ``device="auto"`` may choose it; its
 cost factor; whether its ops run per row or as one batched segment, and how that segment is built.
 Adding an accelerator is one new :class:`Device` registered with :func:`register_device`; the engine
@@ -31,16 +32,18 @@ import os
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
 from minddata import config
 from minddata.config import RunOptions
 from minddata.errors import DeviceError
 from minddata.ops.base import Op, add_device_name, remove_device_name
+from minddata.ops.probe import DriverInfo
 from minddata.ops.registry import get_kernel, ops_on
 
 __all__ = [
+    "DeviceInfo",
     "CpuDevice",
     "Device",
     "Presence",
@@ -76,6 +79,26 @@ class Presence:
     @property
     def present(self) -> bool:
         return self.backend is not None
+
+
+@dataclass
+class DeviceInfo:
+    """One device as ``minddata devices`` reports it: ``present`` says whether pipelines can place ops
+    on it.
+
+    ``detail`` describes what was found, or why the device is absent and the fix. ``driver`` and
+    ``version`` name what runs its ops here (empty when absent). ``ops`` are the ops that have a
+    kernel for the device (for Dvpp: on its selected driver, else on any); ``drivers``, a device's
+    drivers when it has several to choose from.
+    """
+
+    name: str
+    present: bool
+    detail: str
+    ops: list[str] = field(default_factory=list)
+    drivers: list[DriverInfo] = field(default_factory=list)
+    driver: str = ""
+    version: str = ""
 
 
 class RowFailure:
@@ -160,6 +183,13 @@ class Device(ABC):
         """Names of the ops this device runs with the backend ``presence`` names, sorted."""
         return ops_on(self.name)
 
+    def report(self) -> DeviceInfo:
+        """This device as ``minddata devices`` reports it, from the settings now (its probe's verdict,
+        what runs its ops, their names). Never raises."""
+        presence = self.probe()
+        detail = presence.detail if presence.present else f"{presence.detail}; fix: {presence.fix}"
+        return DeviceInfo(self.name, presence.present, detail, self.ops(presence), driver=presence.backend or "")
+
     def unsupported_reason(self, op: Op, presence: Presence) -> str | None:
         """Why this device can't run ``op`` with its parameters on ``presence``'s backend, or ``None``.
         Only asked about ops with a kernel registered for the device."""
@@ -223,6 +253,35 @@ class CpuDevice(Device):
 
     def backends(self) -> tuple[str, ...]:
         return ("cpu",)
+
+    def report(self) -> DeviceInfo:
+        total = os.cpu_count() or 1
+        try:
+            usable = len(os.sched_getaffinity(0))
+        except AttributeError:  # not Linux
+            usable = total
+        cores = f"{usable} cores" if usable == total else f"{usable} cores usable (of {total})"
+        decoders = []
+        version = ""
+        try:
+            import PIL
+            from PIL import features
+
+            turbo = features.check_feature("libjpeg_turbo")
+            decoders.append(f"Pillow {PIL.__version__} ({'libjpeg-turbo' if turbo else 'libjpeg, not turbo'})")
+            version = f"Pillow {PIL.__version__}"
+        except Exception as exc:  # Pillow is a core dependency, but say so rather than crash
+            decoders.append(f"Pillow unavailable ({type(exc).__name__})")
+        try:
+            import cv2
+
+            decoders.append(f"OpenCV {cv2.__version__}")
+            version += f", OpenCV {cv2.__version__}"
+        except Exception:
+            pass
+        detail = f"{cores}; JPEG decoders: {', '.join(decoders)}"
+        return DeviceInfo(self.name, True, detail, ops_on(self.name), driver="minddata CPU kernels",
+                          version=version.strip(", "))
 
 
 # ---------------------------------------------------------------------------------------------- registry

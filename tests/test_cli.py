@@ -175,8 +175,7 @@ def test_devices_function_matches_registry():
 def test_gpu_absent_without_dali_names_the_extra(monkeypatch):
     from minddata.ops import probe
 
-    monkeypatch.setattr(_devices, "visible_gpus", lambda: (["NVIDIA H200"], ""))
-    monkeypatch.setattr(_devices, "_dali", lambda: (False, _devices.GPU_INSTALL_HINT))
+    monkeypatch.setattr(probe, "visible_gpus", lambda: (["NVIDIA H200"], ""))
     monkeypatch.setattr(probe, "dali_status", lambda: (False, probe.GPU_INSTALL_HINT))
     # Without DALI the GPU falls back to the torch driver: a CUDA build of torch here would take it.
     monkeypatch.setattr(probe, "torch_status", lambda: (False, False, "PyTorch not installed"))
@@ -188,24 +187,30 @@ def test_gpu_absent_without_dali_names_the_extra(monkeypatch):
 
 
 def test_gpu_absent_without_gpu(monkeypatch):
-    monkeypatch.setattr(_devices, "visible_gpus", lambda: ([], "no NVIDIA GPU visible"))
-    monkeypatch.setattr(_devices, "_dali", lambda: (True, "DALI 1.50"))
+    from minddata.ops import probe
+
+    monkeypatch.setattr(probe, "visible_gpus", lambda: ([], "no NVIDIA GPU visible"))
+    monkeypatch.setattr(probe, "dali_status", lambda: (True, "DALI 1.50"))
     _, gpu, dvpp = _devices.devices()
     assert not gpu.present and gpu.detail == "no NVIDIA GPU visible"
     assert not dvpp.present
 
 
 def test_gpu_and_nvjpg_present_on_h200_with_dali(monkeypatch):
-    monkeypatch.setattr(_devices, "visible_gpus", lambda: (["NVIDIA H200"], ""))
-    monkeypatch.setattr(_devices, "_dali", lambda: (True, "DALI 1.50"))
+    from minddata.ops import probe
+
+    monkeypatch.setattr(probe, "visible_gpus", lambda: (["NVIDIA H200"], ""))
+    monkeypatch.setattr(probe, "dali_status", lambda: (True, "DALI 1.50"))
     _, gpu, dvpp = _devices.devices()
     assert gpu.present and "NVIDIA H200" in gpu.detail
     assert dvpp.present and "nvjpg" in dvpp.detail
 
 
 def test_nvjpg_needs_a_gpu_with_the_engine(monkeypatch):
-    monkeypatch.setattr(_devices, "visible_gpus", lambda: (["Tesla T4"], ""))
-    monkeypatch.setattr(_devices, "_dali", lambda: (True, "DALI 1.50"))
+    from minddata.ops import probe
+
+    monkeypatch.setattr(probe, "visible_gpus", lambda: (["Tesla T4"], ""))
+    monkeypatch.setattr(probe, "dali_status", lambda: (True, "DALI 1.50"))
     _, gpu, dvpp = _devices.devices()
     assert gpu.present
     nvjpg = next(d for d in dvpp.drivers if d.name == "nvjpg")
@@ -663,7 +668,6 @@ def test_bench_missing_pipeline_file(capsys, tiny_images, tmp_path):
 def test_bench_device_that_is_absent(capsys, tiny_images, monkeypatch):
     from minddata.ops import probe
 
-    monkeypatch.setattr(_devices, "visible_gpus", lambda: ([], "no NVIDIA GPU visible"))
     monkeypatch.setattr(probe, "visible_gpus", lambda: ([], "no NVIDIA GPU visible"))
     _assert_one_line_error(*_run(capsys, "bench", "--data", str(tiny_images), "--device", "gpu"),
                            "--device gpu", "GPU is absent here", "minddata devices")

@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import copy
 
+from minddata._version import __version__
 from minddata.config import RunOptions
 from minddata.ops import probe
 from minddata.ops.base import Op
-from minddata.ops.devices import Device, Presence, Segment, get_device, run_options
+from minddata.ops.devices import Device, DeviceInfo, Presence, Segment, get_device, run_options
 from minddata.ops.dvpp.kernels import DRIVER_OPS, unsupported_reason
+from minddata.ops.registry import ops_on
 
 __all__ = ["DEVICE", "DvppDevice"]
 
@@ -58,6 +60,37 @@ class DvppDevice(Device):
 
     def ops(self, presence: Presence) -> list[str]:
         return sorted(DRIVER_OPS.get(self._driver(presence), ()))
+
+    def report(self) -> DeviceInfo:
+        gpus, _ = probe.visible_gpus()
+        dali_ok, dali_why = probe.dali_status()
+        drivers = [
+            probe.nvjpg_driver(gpus, dali_ok, dali_why),
+            probe.ascend_driver(),
+            # The reference model runs DVPP's rules on the CPU: it previews output differences and tests
+            # placement, but is never a speed-up, so automatic placement never picks it.
+            probe.REFERENCE_DRIVER,
+        ]
+        wanted = run_options(None).dvpp_driver
+        by_name = {d.name: d for d in drivers}
+        if wanted == "auto":
+            chosen = next((d for d in drivers if d.available and d.name != "reference"), None)
+        else:
+            chosen = by_name[wanted] if by_name[wanted].available else None
+        if chosen is not None:
+            hardware = [d for d in drivers if d.available and d.name != "reference"]
+            shown = [chosen] + [d for d in hardware if d is not chosen]
+            detail = "; ".join(f"{d.name}: {d.detail}" for d in shown)
+            if chosen.name == "reference":
+                detail += " (config.set_dvpp_driver('reference'))"
+            return DeviceInfo(self.name, True, detail, self.ops(Presence(self.name, chosen.name, "")), drivers,
+                              driver=chosen.name, version=_driver_version(chosen, dali_why))
+        missing = "; ".join(f"{d.name}: {d.detail}" for d in drivers if d.name != "reference")
+        if wanted != "auto":
+            detail = f"the selected driver {wanted!r} is not available ({by_name[wanted].detail})"
+        else:
+            detail = f"no hardware JPEG engine ({missing}); reference CPU model available when selected explicitly"
+        return DeviceInfo(self.name, False, detail, ops_on(self.name), drivers)
 
     def unsupported_reason(self, op: Op, presence: Presence) -> str | None:
         driver = self._driver(presence)
@@ -100,3 +133,11 @@ class DvppDevice(Device):
 
 
 DEVICE = DvppDevice()
+
+
+def _driver_version(driver: probe.DriverInfo, dali_why: str) -> str:
+    if driver.name == "nvjpg":
+        return dali_why
+    if driver.name == "ascend":
+        return driver.detail.rsplit("'acl'", 1)[-1].strip() or "CANN"
+    return f"minddata {__version__}"

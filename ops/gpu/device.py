@@ -13,10 +13,13 @@ Examples:
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+
 from minddata.config import RunOptions
 from minddata.ops import probe
 from minddata.ops.base import Op
-from minddata.ops.devices import Device, Presence, Segment, cpu_kernels, get_device, run_options
+from minddata.ops.devices import Device, DeviceInfo, Presence, Segment, cpu_kernels, get_device, run_options
 from minddata.ops.gpu.drivers import BACKENDS, describe, is_real_gpu, make_segment, unsupported_reason
 from minddata.ops.gpu.segment import GPU_HW_DECODER_LOAD
 from minddata.ops.registry import ops_on
@@ -49,6 +52,32 @@ class GpuDevice(Device):
 
             return sorted(set(ops) & set(TORCH_OPS))  # the ops the torch driver has
         return ops
+
+    def report(self) -> DeviceInfo:
+        ops = ops_on(self.name)
+        options = run_options(None)
+        gpus, gpu_why = probe.visible_gpus()
+        dali_ok, dali_why = probe.dali_status()
+        wanted = options.gpu_driver
+        if wanted == "torch" or (wanted == "auto" and not dali_ok and gpus):
+            backend, why = probe.gpu_backend(options=options)
+            if backend is not None and backend.startswith("torch"):
+                driver = "torch" if backend == "torch-cuda" else "torch (CPU tensors)"
+                return DeviceInfo(self.name, True, why, self.ops(Presence(self.name, backend, why)), driver=driver,
+                                  version=why.rsplit("PyTorch ", 1)[-1])
+            if wanted == "torch":
+                return DeviceInfo(self.name, False, why, ops)
+        dali_version = dali_why.removeprefix("DALI ") if dali_ok else ""
+        if gpus and dali_ok and not options.gpu_emulation:
+            nvidia = _nvidia_driver_version()
+            where = f"{', '.join(gpus)}" + (f" (NVIDIA driver {nvidia})" if nvidia else "")
+            return DeviceInfo(self.name, True, f"{where}; {dali_why}", ops, driver="DALI", version=dali_version)
+        reasons = [r for r in (gpu_why, "" if dali_ok else dali_why) if r]
+        if dali_ok and options.gpu_emulation:
+            reasons = reasons or [", ".join(gpus)]  # a visible GPU, not used: emulation was asked for
+            detail = f"{'; '.join(reasons)}; emulated on {dali_why}'s CPU backend (config.set_gpu_emulation)"
+            return DeviceInfo(self.name, True, detail, ops, driver="DALI (CPU backend)", version=dali_version)
+        return DeviceInfo(self.name, False, "; ".join(reasons), ops)
 
     def unsupported_reason(self, op: Op, presence: Presence) -> str | None:
         return unsupported_reason(op, presence.backend)
@@ -94,3 +123,16 @@ class GpuDevice(Device):
 
 
 DEVICE = GpuDevice()
+
+
+def _nvidia_driver_version() -> str:
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return ""
+    try:
+        out = subprocess.run([smi, "--query-gpu=driver_version", "--format=csv,noheader"], capture_output=True,
+                             text=True, timeout=5.0, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    lines = out.stdout.strip().splitlines()
+    return lines[0].strip() if out.returncode == 0 and lines else ""
