@@ -114,6 +114,10 @@ class MindDataset(Dataset):
             if not all(isinstance(f, (str, os.PathLike)) and _storage.is_remote(f) for f in dataset_files):
                 raise ArgumentError(f"{where}: `dataset_files` mixes URLs and local paths; read the files from one place.")
             dataset_files = [_storage.RemotePath(_remote_url(where, f), options) for f in dataset_files]
+        elif isinstance(dataset_files, (str, os.PathLike)):
+            dataset_files = _storage.local_path(dataset_files)  # file:// removed, as every source does
+        elif isinstance(dataset_files, (list, tuple)):
+            dataset_files = [_storage.local_path(f) if isinstance(f, (str, os.PathLike)) else f for f in dataset_files]
         columns = v.column_list(where, "columns_list", columns_list)
         candidates = [dataset_files] if isinstance(dataset_files, (str, os.PathLike)) else dataset_files
         if (

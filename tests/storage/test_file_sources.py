@@ -53,9 +53,25 @@ def test_parquet_rows_equal_local_shuffled(s3_server, s3_files):
     assert rows(remote) == rows(md.ParquetDataset(str(s3_files / "table-*.parquet"), shuffle=True))
 
 
-def test_file_url_is_a_local_path(s3_files):
-    ds = md.TextFileDataset("file://" + str(s3_files / "lines-0.txt"), shuffle=False)
-    assert len(rows(ds)) == 11
+_FILE_URL_SOURCES = {
+    # source: (the fixture holding its local files, how it is made from a path or URL)
+    "TextFile": ("s3_files", lambda at: md.TextFileDataset(at("lines-*.txt"), shuffle=False)),
+    "CSV": ("s3_files", lambda at: md.CSVDataset(at("people-*.csv"), shuffle=False)),
+    "TFRecord": ("s3_files", lambda at: md.TFRecordDataset(at("part-*.tfrecord"), shuffle=False)),
+    "Parquet": ("s3_files", lambda at: md.ParquetDataset(at("table-*.parquet"), shuffle=False)),
+    "MindRecord": ("s3_mindrecord", lambda at: md.MindDataset(at("train.mindrecord0"), shuffle=False)),
+    "record files": ("s3_records", lambda at: md.MindDataset(at("train.rec0"), shuffle=False)),
+    "WebDataset": ("s3_shards", lambda at: md.WebDataset(at("train-*.tar"), shuffle=False)),
+    "ImageFolder": ("s3_images", lambda at: md.ImageFolderDataset(at(""), shuffle=False)),
+}
+
+
+@pytest.mark.parametrize("source", list(_FILE_URL_SOURCES))
+def test_a_file_url_reads_as_its_local_path(request, source):
+    fixture, make = _FILE_URL_SOURCES[source]
+    root = request.getfixturevalue(fixture)
+    local = rows(make(lambda name: str(root / name)))
+    assert local and rows(make(lambda name: "file://" + str(root / name))) == local
 
 
 @pytest.mark.parametrize("make", [
