@@ -47,3 +47,18 @@ def test_cache_dir_argument_is_the_storage_option(s3_server, s3_images, faults, 
     before = faults.counts["requests"]
     list(ds.create_dict_iterator(num_epochs=1))
     assert faults.counts["requests"] == before and any((tmp_path / "cache").rglob("*"))
+
+
+@pytest.mark.parametrize("name", sorted(SOURCES))
+def test_secret_absent_from_the_profile_and_minddatas_log(name, secret_options, tmp_path, caplog):
+    # (botocore's own DEBUG log prints a session token's request header: docs/data.md says so.)
+    ds = SOURCES[name](secret_options)
+    with caplog.at_level("DEBUG", logger="minddata"), md.Profiler() as prof:
+        rows = list(ds.create_dict_iterator(num_epochs=1, output_numpy=True))
+    assert rows
+    saved = prof.save(tmp_path / "profile")
+    trace = prof.export_chrome_trace(tmp_path / "trace.json")
+    logged = "\n".join(r.getMessage() for r in caplog.records if r.name.startswith("minddata"))
+    texts = [str(prof), repr(prof), str(prof.runs), str(prof.summary()), logged, trace.read_text()]
+    texts += [f.read_text(errors="replace") for f in saved.rglob("*") if f.is_file()]
+    assert not [t for t in texts if SECRET in t]
