@@ -306,8 +306,8 @@ def load_shedding(service: Any) -> Callable[[dict], tuple[str, Rejected] | None]
         if scope["type"] != "http" or scope["method"] != "POST":
             return None
         path = scope["path"]
-        route = "/v1/preprocess" if path == "/v1/preprocess" else (
-            "/v2/models/{model_name}/infer" if path.startswith("/v2/models/") and path.endswith("/infer") else None)
+        v1, v2 = _INFER_ROUTES
+        route = v1 if path == v1 else v2 if path.startswith("/v2/models/") and path.endswith("/infer") else None
         batcher = service.batcher  # it exists once the app's lifespan has started it
         if route is None or batcher is None:
             return None
@@ -527,9 +527,7 @@ def create_app(service: Any) -> FastAPI:
             outputs = [f'{{"name":{json.dumps(k)},"shape":{json.dumps(list(v.shape))},"dtype":{json.dumps(v.dtype.name)},'
                        f'"data":{json_numbers(v, deadline)}}}' for k, v in tensors.items()]
             return f'{{"outputs":[{",".join(outputs)}]}}'.encode(), "application/json"
-        if len(tensors) == 1:
-            return npy_bytes(next(iter(tensors.values()))), "application/x-npy"
-        return npz_bytes(tensors), "application/x-npz"
+        return npz_bytes(tensors), "application/x-npz"  # one tensor is sent as .npy, by NpyResponse
 
     @app.post("/v1/preprocess", summary="One raw image in, its tensor out (.npy, or JSON with Accept: "
               "application/json)", openapi_extra={"requestBody": _IMAGE_BODY},

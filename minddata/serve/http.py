@@ -50,12 +50,16 @@ class ConnectionLimits:
     max_connections: int = 4096
 
 
-def raw_response(status: int, message: str, retry_after: int | None = None) -> bytes:
-    """A complete HTTP/1.1 answer with a JSON ``{"error": message}`` body that closes the connection."""
+def raw_response(status: int, message: str, retry_after: int | None = None, *, headers: dict[str, str] | None = None,
+                 close: bool = True) -> bytes:
+    """A complete HTTP/1.1 answer with a JSON ``{"error": message}`` body, and ``headers``; it closes the
+    connection unless ``close`` is False."""
     body = json.dumps({"error": message}).encode()
     phrase = http.HTTPStatus(status).phrase
-    head = [f"HTTP/1.1 {status} {phrase}", "content-type: application/json", f"content-length: {len(body)}",
-            "connection: close"]
+    head = [f"HTTP/1.1 {status} {phrase}", "content-type: application/json", f"content-length: {len(body)}"]
+    head += [f"{name.lower()}: {value}" for name, value in (headers or {}).items()]
+    if close:
+        head.append("connection: close")
     if retry_after is not None:
         head.append(f"retry-after: {retry_after}")
     return ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body
@@ -228,12 +232,7 @@ class _Guarded(HttpToolsProtocol):
     def _answer_now(self, cycle: Any, status: int, message: str, headers: dict[str, str]) -> None:
         """Complete ``cycle`` with a JSON error answer written here, keeping the connection open where
         the request allows it (uvicorn then drops the rest of its body as it arrives)."""
-        body = json.dumps({"error": message}).encode()
-        head = [f"HTTP/1.1 {status} {http.HTTPStatus(status).phrase}", "content-type: application/json",
-                f"content-length: {len(body)}", *(f"{name.lower()}: {value}" for name, value in headers.items())]
-        if not cycle.keep_alive:
-            head.append("connection: close")
-        self.transport.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body)
+        self.transport.write(raw_response(status, message, headers=headers, close=not cycle.keep_alive))
         cycle.response_started = cycle.response_complete = True
         cycle.message_event.set()
         if not cycle.keep_alive:
