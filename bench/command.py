@@ -426,7 +426,8 @@ def run_bench(args: argparse.Namespace) -> int:
     failed: list[str] = []
     monitor = LoadMonitor(cores).start()
     cpu_before = time.process_time() + runner.children_cpu()
-    floors = _floors([p for p in chosen if isinstance(p, str)], data_dir, cores)
+    # The floor is the CPU kernels' limit: it says nothing of pipelines placed on a GPU or Dvpp.
+    floors = _floors([p for p in chosen if isinstance(p, str)], data_dir, cores) if args.device == "cpu" else {}
     references = [_decode_reference(data_dir, ref_workers)]
     stop_ray = _ray_for_the_rounds(executor, cores)
     try:
@@ -569,18 +570,17 @@ def _run_peers(peers: dict, names: list[str], data_dir: Path, workers: int, batc
 
 def _floors(names: list[str], data_dir: Path, cores: int) -> dict[str, Any]:
     """Each standard pipeline's kernel floor (:mod:`minddata.bench.floor`), measured here before the rounds."""
-    from minddata.bench.floor import FLOOR_PIPELINES, measure_floor, sample_files
+    from minddata.bench.floor import FLOOR_PIPELINES, measure_floors, sample_files
 
     names = [n for n in names if n in FLOOR_PIPELINES]
-    files = sample_files(data_dir, 200)
-    floors = {}
-    for name in names:
-        print(f"timing the kernels of {name} (its floor) ...", flush=True)
-        try:
-            floors[name] = measure_floor(name, files, cores)
-        except Exception as exc:  # the floor is context, not the benchmark: report and go on
-            print(f"{PROG} bench: floor of {name} failed: {type(exc).__name__}: {exc}", file=sys.stderr)
-    return floors
+    if not names:
+        return {}
+    print(f"timing the kernels of {', '.join(names)} (their floors) ...", flush=True)
+    try:
+        return measure_floors(names, sample_files(data_dir, 200), cores)
+    except Exception as exc:  # the floor is context, not the benchmark: report once and go on
+        print(f"{PROG} bench: no floor for {data_dir}: {exc}", file=sys.stderr)
+        return {}
 
 
 def _decode_reference(data_dir: Path, workers: int) -> Any:
@@ -616,8 +616,7 @@ def _print_table(results: list, reference: Any | None, verdicts: dict, floors: d
         if r.worker_processes:
             rss += f" +{_fmt(r.worker_peak_rss_mb)} in {r.worker_processes} procs"
         limit = "" if r is reference else verdicts[r.pipeline].label
-        # The floor is the CPU kernels' limit: it says nothing of a pipeline placed on a GPU or Dvpp.
-        floor = floors.get(r.pipeline) if r is not reference and r.device == "cpu" else None
+        floor = floors.get(r.pipeline) if r is not reference else None
         rows.append((r.pipeline, "cpu" if r is reference else r.device, str(r.images), _fmt(r.images_per_s),
                      _spread(r), _fmt(r.images_per_cpu_s), rss, _fmt(r.first_batch_s, 3), ratio,
                      _fmt(floor.images_per_s) if floor else "", f"{r.images_per_s / floor.images_per_s:.0%}" if floor else "",
@@ -637,7 +636,7 @@ def _print_table(results: list, reference: Any | None, verdicts: dict, floors: d
                   "decode less than the full image (reduced-scale or cropped decode).")
         else:
             print("'vs decode' is each pipeline's images/s over it.")
-    shown = [r for r in results if r.pipeline in floors and r.device == "cpu"]
+    shown = [r for r in results if r.pipeline in floors]
     if shown:
         cores = floors[shown[0].pipeline].cores
         print(f"floor: the {cores}-core limit of the CPU kernels, the fastest kernel available here for each step "

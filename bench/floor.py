@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["FLOOR_PIPELINES", "Floor", "Step", "measure_floor", "usable_cores"]
+__all__ = ["FLOOR_PIPELINES", "Floor", "Step", "measure_floor", "measure_floors", "usable_cores"]
 
 FLOOR_PIPELINES = ("train", "infer224", "yolo416")
 
@@ -146,15 +146,14 @@ def _decode_candidates() -> dict[str, Callable[[int, Any], Any]]:
     return candidates
 
 
-def _normalize_candidates(out: np.ndarray) -> dict[str, Callable[[int, Any], Any]]:
+def _normalize_candidates(out: np.ndarray, mean: Sequence[float], std: Sequence[float]) -> dict[str, Callable[[int, Any], Any]]:
     """HWC uint8 -> normalized float32 CHW, written into one slot of a preallocated batch (returned)."""
     import cv2
 
-    from minddata._standard_pipelines import MEAN, STD
     from minddata.ops.cpu.normalize import normalize_into
 
-    mean = np.asarray(MEAN, np.float32)
-    std = np.asarray(STD, np.float32)
+    mean = np.asarray(mean, np.float32)
+    std = np.asarray(std, np.float32)
     # The 256 float32 results of (v - mean) / std per channel, with the Normalize kernel's float32
     # arithmetic: a lookup gives exactly the same floats.
     values = np.arange(256, dtype=np.float32)
@@ -192,70 +191,106 @@ def _chain(inputs: Sequence[Any], fn: Callable[[int, Any], Any]) -> list[Any]:
     return [fn(i, x) for i, x in enumerate(inputs)]
 
 
-def measure_floor(pipeline: str, files: Sequence[Path], cores: int | None = None, repeats: int = 3) -> Floor:
-    """Time each step of standard pipeline ``pipeline`` over ``files`` (JPEGs) and return its floor."""
-    if pipeline not in FLOOR_PIPELINES:
-        raise ValueError(f"measure_floor: pipeline must be one of {list(FLOOR_PIPELINES)}. Found: {pipeline!r}")
+def _op(ops: Sequence[Any], kind: str) -> Any:
+    return next((op for op in ops if type(op).__name__ == kind), None)
+
+
+def measure_floors(pipelines: Sequence[str], files: Sequence[Path], cores: int | None = None,
+                   repeats: int = 3) -> dict[str, Floor]:
+    """Time each step of the standard ``pipelines`` over ``files`` (JPEGs) and return their floors. The
+    steps' parameters are the pipelines' own ops (:func:`minddata.bench.pipelines.make_ops`); reading
+    and a full decode, which several pipelines share, are timed once."""
+    for name in pipelines:
+        if name not in FLOOR_PIPELINES:
+            raise ValueError(f"measure_floor: pipeline must be one of {list(FLOOR_PIPELINES)}. Found: {name!r}")
+    given = len(files)
     files = _decodable(files)
     if not files:
-        raise ValueError("measure_floor: files must name at least one JPEG that decodes. Found: none")
+        raise ValueError(f"measure_floor: none of the {given} files given decodes as a JPEG; the floor times JPEG "
+                         "kernels: give a folder of JPEGs (--data).")
+    from minddata.ops import kernel_threads
+
+    release = kernel_threads.hold()  # OpenCV at one thread, as while a pipeline runs
+    try:
+        shared: dict[str, Any] = {"read": _step("read", _read_candidates(), files, repeats),
+                                  "encoded": _chain(files, lambda i, path: np.fromfile(path, np.uint8))}
+        return {name: _measure(name, shared, repeats, cores or usable_cores(), len(files)) for name in pipelines}
+    finally:
+        release()
+
+
+def measure_floor(pipeline: str, files: Sequence[Path], cores: int | None = None, repeats: int = 3) -> Floor:
+    """Time each step of standard pipeline ``pipeline`` over ``files`` (JPEGs) and return its floor."""
+    return measure_floors([pipeline], files, cores, repeats)[pipeline]
+
+
+def _measure(pipeline: str, shared: dict[str, Any], repeats: int, cores: int, count: int) -> Floor:
     import cv2
 
-    from minddata import vision
-    from minddata.ops import kernel_threads
+    from minddata.bench.pipelines import make_ops
     from minddata.ops.base import KernelContext
     from minddata.ops.cpu.crop import center_crop
     from minddata.ops.cpu.flip import random_horizontal_flip
     from minddata.ops.cpu.fused import decode_random_resized_crop
-    from minddata.ops.cpu.resize import resize
     from minddata.ops.plans.flip import flips as flips_row
+    from minddata.ops.plans.resize import resize_output_size
 
-    release = kernel_threads.hold()  # OpenCV at one thread, as while a pipeline runs
-    try:
-        steps: list[Step] = []
-        steps.append(_step("read", _read_candidates(), files, repeats))
-        encoded = _chain(files, lambda i, path: np.fromfile(path, np.uint8))
-        side = 224 if pipeline in ("train", "infer224") else 416
-        batch = np.empty((8, 3, side, side), np.float32)  # slots reused, as a recycled batch buffer's are
-        if pipeline == "train":
-            crop = vision.RandomResizedCrop(224)
-            flip = vision.RandomHorizontalFlip()
-            fused = {"crop-decode + resize (minddata)":
-                     lambda i, data: decode_random_resized_crop(crop, KernelContext(1, 0, i, 1), data,
-                                                                "RandomResizedCrop")}
-            steps.append(_step("crop-decode + resize", fused, encoded, repeats))
-            images = _chain(encoded, next(iter(fused.values())))
-            # The same rows flipped as minddata's kernel flips (its per-row keyed draw, made here once).
-            flipped = [flips_row(KernelContext(1, 0, i, 2).rng, flip.prob) for i in range(len(images))]
-            flips = {"flip (minddata)": lambda i, image: random_horizontal_flip(flip, KernelContext(1, 0, i, 2), image),
-                     "cv2.flip": lambda i, image: cv2.flip(image, 1) if flipped[i] else image}
-            steps.append(_step("flip", flips, images, repeats))
-        else:
-            steps.append(_step("decode", _decode_candidates(), encoded, repeats))
-            decoded = _chain(encoded, _decode_candidates()[steps[-1].kernel])
-            resize_op = vision.Resize(256) if pipeline == "infer224" else vision.Resize((416, 416))
-            # The output size as the pipeline's Resize computes it (MindSpore's rule for the short side).
-            sizes = [resize(resize_op, KernelContext(1, 0, i, 1), image).shape[:2] for i, image in enumerate(decoded)]
-            resizes = {"cv2.resize": lambda i, image: cv2.resize(image, (sizes[i][1], sizes[i][0]),
-                                                                 interpolation=cv2.INTER_LINEAR)}
-            steps.append(_step("resize", resizes, decoded, repeats))
-            images = _chain(decoded, resizes["cv2.resize"])
-            if pipeline == "infer224":
-                center = vision.CenterCrop(224)
-                crops = {"center crop (minddata)": lambda i, image: center_crop(center, KernelContext(1, 0, i, 1), image)}
-                steps.append(_step("center crop", crops, images, repeats))
-                images = _chain(images, crops["center crop (minddata)"])
-        images = [np.ascontiguousarray(im) for im in images]
-        steps.append(_step("normalize into batch", _normalize_candidates(batch), images, repeats))
-    finally:
-        release()
-    return Floor(pipeline, tuple(steps), cores or usable_cores(), len(files))
+    ops = make_ops(pipeline)
+    known = {"Decode", "RandomResizedCrop", "RandomHorizontalFlip", "Resize", "CenterCrop", "Normalize", "HWC2CHW"}
+    unknown = [type(op).__name__ for op in ops if type(op).__name__ not in known]
+    if unknown:
+        raise ValueError(f"measure_floor: {pipeline} has ops the floor has no kernels for: {unknown}; add their "
+                         "candidates to minddata.bench.floor")
+    encoded = shared["encoded"]
+    steps: list[Step] = [shared["read"]]
+    crop = _op(ops, "RandomResizedCrop")
+    if crop is not None:
+        fused = {"crop-decode + resize (minddata)":
+                 lambda i, data: decode_random_resized_crop(crop, KernelContext(1, 0, i, 1), data, "RandomResizedCrop")}
+        steps.append(_step("crop-decode + resize", fused, encoded, repeats))
+        images = _chain(encoded, fused["crop-decode + resize (minddata)"])
+    else:
+        if "decode" not in shared:
+            decoders = _decode_candidates()
+            shared["decode"] = _step("decode", decoders, encoded, repeats)
+            shared["decoded"] = _chain(encoded, decoders[shared["decode"].kernel])
+        steps.append(shared["decode"])
+        images = shared["decoded"]
+    resize_op = _op(ops, "Resize")
+    if resize_op is not None:
+        # The output size as the pipeline's Resize computes it (MindSpore's rule for the short side).
+        sizes = [resize_output_size(*image.shape[:2], resize_op.size) for image in images]
+        resizes = {"cv2.resize": lambda i, image: cv2.resize(image, (sizes[i][1], sizes[i][0]),
+                                                             interpolation=cv2.INTER_LINEAR)}
+        steps.append(_step("resize", resizes, images, repeats))
+        images = _chain(images, resizes["cv2.resize"])
+    center = _op(ops, "CenterCrop")
+    if center is not None:
+        crops = {"center crop (minddata)": lambda i, image: center_crop(center, KernelContext(1, 0, i, 1), image)}
+        steps.append(_step("center crop", crops, images, repeats))
+        images = _chain(images, crops["center crop (minddata)"])
+    flip = _op(ops, "RandomHorizontalFlip")
+    if flip is not None:
+        # The same rows flipped as minddata's kernel flips (its per-row keyed draw, made here once).
+        flipped = [flips_row(KernelContext(1, 0, i, 2).rng, flip.prob) for i in range(len(images))]
+        flips = {"flip (minddata)": lambda i, image: random_horizontal_flip(flip, KernelContext(1, 0, i, 2), image),
+                 "cv2.flip": lambda i, image: cv2.flip(image, 1) if flipped[i] else image}
+        steps.append(_step("flip", flips, images, repeats))
+    images = [np.ascontiguousarray(im) for im in images]
+    normalize = _op(ops, "Normalize")
+    height, width = images[0].shape[:2]
+    batch = np.empty((8, 3, height, width), np.float32)  # slots reused, as a recycled batch buffer's are
+    steps.append(_step("normalize into batch", _normalize_candidates(batch, normalize.mean, normalize.std), images,
+                       repeats))
+    return Floor(pipeline, tuple(steps), cores, count)
 
 
 def sample_files(data_dir: str | os.PathLike, images: int) -> list[Path]:
-    """The first ``images`` JPEGs of an image folder (``<class>/<image>``), in name order."""
-    files = sorted(p for p in Path(data_dir).glob("*/*") if p.suffix.lower() in (".jpg", ".jpeg"))
-    return files[:images]
+    """``images`` JPEGs of an image folder, spread evenly over it (so over its classes)."""
+    from minddata.bench.images import list_images
+
+    files = [p for p in list_images(Path(data_dir)) if p.suffix.lower() in (".jpg", ".jpeg")]
+    return files[:: max(1, len(files) // max(images, 1))][:images]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -272,8 +307,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     files = sample_files(args.data, args.images)
     cores = usable_cores()
     print(f"{len(files)} images from {args.data}; CPU microseconds per image, one thread, warm; {cores} cores")
-    for name in args.pipeline or FLOOR_PIPELINES:
-        floor = measure_floor(name, files, cores)
+    for name, floor in measure_floors(args.pipeline or FLOOR_PIPELINES, files, cores).items():
         print(f"{name:9s} floor {floor.images_per_s:7,.0f} img/s  ({floor.describe()})")
         for step in floor.steps:
             if len(step.candidates) > 1:

@@ -89,7 +89,7 @@ class BenchResult:
     # Queue occupancy over time, for plots: {"t": [s], "series": {queue name: [fraction of capacity]}}.
     queues: dict = field(default_factory=dict, repr=False)
     # The steady state: the images after the first batch over the time from the first batch to the last
-    # (start-up, the first batch and the closing left out); nan with a single batch.
+    # (start-up, the first batch and the closing left out); nan under STEADY_MIN_BATCHES batches.
     steady_images_per_s: float = float("nan")
 
     def to_json(self) -> dict:
@@ -97,6 +97,10 @@ class BenchResult:
 
 
 # --- measuring ------------------------------------------------------------------------------------
+
+# Fewer batches than this give no steady state: the first ones are already queued when the first
+# arrives, so their rate is how fast a queue is emptied, not how fast the pipeline runs.
+STEADY_MIN_BATCHES = 8
 
 CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
@@ -327,12 +331,11 @@ def run(
                     first_at = time.perf_counter()
                     first_batch_s = first_at - meter.t0
                     shape, dtype = check(batch)
+                    first_images = _count(batch)
                 else:
                     check(batch)
                 images += _count(batch)
                 batches += 1
-                if batches == 1:
-                    first_images = images
                 last_at = time.perf_counter()
                 if progress is not None:
                     progress(images)
@@ -365,8 +368,8 @@ def run(
         images_per_cpu_s=images / meter.cpu_seconds if meter.cpu_seconds > 0 else float("nan"),
         peak_rss_mb=meter.peak_rss_mb,
         first_batch_s=first_batch_s,
-        steady_images_per_s=(images - first_images) / (last_at - first_at) if batches > 1 and last_at > first_at
-        else float("nan"),
+        steady_images_per_s=(images - first_images) / (last_at - first_at)
+        if batches >= STEADY_MIN_BATCHES and last_at > first_at else float("nan"),
         workers=int(workers),
         batch_size=batch_size,
         epochs=epochs,
