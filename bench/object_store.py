@@ -135,25 +135,6 @@ def _environment(values: dict[str, str | None]) -> Iterator[None]:
         put(saved)
 
 
-def _cpu_seconds(pid: int | None) -> float:
-    """User and system CPU seconds of process ``pid`` and its children so far (0 without psutil)."""
-    try:
-        import psutil
-    except ImportError:  # pragma: no cover - psutil comes with the bench's dependencies
-        return 0.0
-    if pid is None:
-        return 0.0
-    process = psutil.Process(pid)
-    total = 0.0
-    for p in (process, *process.children(recursive=True)):
-        try:
-            times = p.cpu_times()
-        except psutil.NoSuchProcess:
-            continue
-        total += times.user + times.system
-    return total
-
-
 def _cases(latencies: Sequence[int]) -> list[tuple[str, int | None]]:
     cases: list[tuple[str, int | None]] = [("local files", None)]
     for latency in latencies:
@@ -179,6 +160,7 @@ def measure(folder: Path, rounds: int, latencies: Sequence[int], per_shard: int,
             progress: Any = print) -> list[CaseResult]:
     """Upload ``folder`` to a fresh local S3 server and run every case ``rounds`` times (see the
     module's notes); the server and the latency proxy are gone when this returns."""
+    from minddata.bench import runner
     from minddata.bench.images import list_images
     from minddata.bench.s3server import FaultProxy, MotoServer
 
@@ -202,9 +184,9 @@ def measure(folder: Path, rounds: int, latencies: Sequence[int], per_shard: int,
                     else:
                         data = f"s3://{BUCKET}/{'images' if source == 's3 ImageFolder' else 'shards'}/"
                         endpoint = proxies[latency].url if latency else server.url
-                    server_before = _cpu_seconds(server.pid)
+                    server_before = runner.process_tree_cpu(server.pid)
                     result = _run_case(source, data, endpoint)
-                    server_cpu = _cpu_seconds(server.pid) - server_before
+                    server_cpu = runner.process_tree_cpu(server.pid) - server_before
                     shown = "" if latency is None else f" at {latency} ms"
                     if result.images != count:
                         raise RuntimeError(f"round {r + 1}: {source}{shown} read {result.images} images of {count} "

@@ -169,6 +169,26 @@ def _reset_peak_rss() -> None:
         pass
 
 
+def process_tree_cpu(pid: int | None) -> float:
+    """User and system CPU seconds so far of process ``pid`` and every process under it (0 without
+    psutil, or without ``pid``)."""
+    try:
+        import psutil
+    except ImportError:  # pragma: no cover - psutil comes with the bench's dependencies
+        return 0.0
+    if pid is None:
+        return 0.0
+    process = psutil.Process(pid)
+    total = 0.0
+    for p in (process, *process.children(recursive=True)):
+        try:
+            times = p.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        total += times.user + times.system
+    return total
+
+
 def children_cpu() -> float:
     """CPU-seconds of this process's reaped children (``RUSAGE_CHILDREN``)."""
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)

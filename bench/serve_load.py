@@ -178,76 +178,50 @@ def _client(kind: str, url: str, files: list[str], **kw: Any) -> dict[str, Any]:
 # --- the driver -----------------------------------------------------------------------------------
 
 
-def _batch_sizes(url: str) -> dict[str, float]:
-    """The server's batch-size histogram: cumulative bucket counts, sum and count."""
+def _histogram(url: str, name: str) -> dict[Any, float]:
+    """A histogram of the server's ``/metrics``: cumulative bucket counts by upper bound (a float,
+    ``inf`` last), and ``"sum"`` and ``"count"``."""
     import httpx
 
     text = httpx.get(f"{url}/metrics", timeout=10).text
-    out: dict[str, float] = {}
-    for line in text.splitlines():
-        if line.startswith("minddata_serve_batch_size_bucket"):
-            le = line.split('le="')[1].split('"')[0]
-            out[f"le_{le}"] = float(line.rsplit(" ", 1)[1])
-        elif line.startswith(("minddata_serve_batch_size_sum", "minddata_serve_batch_size_count")):
-            out[line.split(" ")[0].rsplit("_", 1)[1]] = float(line.rsplit(" ", 1)[1])
-    return out
-
-
-def _histogram(url: str, name: str) -> dict[str, float]:
-    """A histogram of the server's ``/metrics``: cumulative bucket counts by ``le``, its sum and count."""
-    import httpx
-
-    text = httpx.get(f"{url}/metrics", timeout=10).text
-    out: dict[str, float] = {}
+    out: dict[Any, float] = {}
     for line in text.splitlines():
         if line.startswith(f"{name}_bucket"):
-            out[line.split('le="')[1].split('"')[0]] = float(line.rsplit(" ", 1)[1])
+            out[float(line.split('le="')[1].split('"')[0])] = float(line.rsplit(" ", 1)[1])
         elif line.startswith((f"{name}_sum", f"{name}_count")):
             out[line.split(" ")[0].rsplit("_", 1)[1]] = float(line.rsplit(" ", 1)[1])
     return out
 
 
-def _quantile_bound_ms(before: dict[str, float], after: dict[str, float], q: float) -> float:
+def _observed(before: dict[Any, float], after: dict[Any, float]) -> tuple[float, dict[float, float]]:
+    """What a histogram observed between two reads: the count, and the cumulative count per bound."""
+    buckets = {le: after[le] - before.get(le, 0) for le in sorted(k for k in after if not isinstance(k, str))}
+    return after.get("count", 0) - before.get("count", 0), buckets
+
+
+def _quantile_bound_ms(before: dict[Any, float], after: dict[Any, float], q: float) -> float:
     """The upper bound (ms) of the bucket holding quantile ``q`` (0-100) of what was observed between two
     reads of a histogram; nan when nothing was."""
-    count = after.get("count", 0) - before.get("count", 0)
+    count, buckets = _observed(before, after)
     if count <= 0:
         return float("nan")
-    for le in sorted((k for k in after if k not in ("sum", "count")), key=float):
-        if after[le] - before.get(le, 0) >= q / 100 * count:
-            return float(le) * 1e3
-    return float("inf")
+    return next((le * 1e3 for le, n in buckets.items() if n >= q / 100 * count), float("inf"))
 
 
-def _share_within(before: dict[str, float], after: dict[str, float], bound_s: float) -> float:
-    """The share of what was observed between two reads of a histogram that took at most ``bound_s``
-    (a bucket bound); nan when nothing was."""
-    count = after.get("count", 0) - before.get("count", 0)
-    key = next((k for k in after if k not in ("sum", "count") and abs(float(k) - bound_s) < 1e-12), None)
-    if count <= 0 or key is None:
-        return float("nan")
-    return (after[key] - before.get(key, 0)) / count
+def _share_within(before: dict[Any, float], after: dict[Any, float], bound_s: float) -> float:
+    """The share of what was observed between two reads of a histogram that took at most ``bound_s``,
+    which must be one of its bucket bounds; nan when nothing was observed."""
+    count, buckets = _observed(before, after)
+    if bound_s not in buckets:
+        raise ValueError(f"serve_load: {bound_s} s is not a bucket bound of the histogram: {sorted(buckets)}")
+    return buckets[bound_s] / count if count > 0 else float("nan")
 
 
-def _server_cpu_s(pid: int) -> float:
-    """CPU seconds of the server process and every process under it (process workers, if any)."""
-    import psutil
-
-    proc = psutil.Process(pid)
-    total = sum(proc.cpu_times()[:2])
-    for child in proc.children(recursive=True):
-        try:
-            total += sum(child.cpu_times()[:2])
-        except psutil.NoSuchProcess:
-            pass
-    return total
-
-
-def _batch_delta(before: dict[str, float], after: dict[str, float]) -> dict[str, Any]:
-    count = after.get("count", 0) - before.get("count", 0)
+def _batch_delta(before: dict[Any, float], after: dict[Any, float]) -> dict[str, Any]:
+    count, buckets = _observed(before, after)
     total = after.get("sum", 0) - before.get("sum", 0)
-    buckets = {k[3:]: after[k] - before.get(k, 0) for k in after if k.startswith("le_")}
-    return {"batches": count, "mean_batch": total / count if count else float("nan"), "cumulative_buckets": buckets}
+    return {"batches": count, "mean_batch": total / count if count else float("nan"),
+            "cumulative_buckets": {f"{le:g}" if le != float("inf") else "+Inf": n for le, n in buckets.items()}}
 
 
 def _rss_mb(pid: int) -> float:
@@ -290,11 +264,13 @@ def _cpu_cost(pool: ProcessPoolExecutor, server: ServerProcess, files: list[str]
               answer: str, accept: str | None) -> dict[str, Any]:
     """The server's own CPU per image over ``--cost-requests`` requests at ``--cost-concurrency``, from the
     server process's CPU time (its workers included), and the client's, answered as ``answer``."""
+    from minddata.bench import runner
+
     print(f"  CPU per image, {answer} answers, concurrency {args.cost_concurrency} ...", flush=True)
-    before = _server_cpu_s(server.pid)
+    before = runner.process_tree_cpu(server.pid)
     level = _run_client(pool, "closed", server.url, files, args.seconds + 120, concurrency=args.cost_concurrency,
                         max_requests=args.cost_requests, max_seconds=args.seconds, accept=accept)
-    spent = _server_cpu_s(server.pid) - before
+    spent = runner.process_tree_cpu(server.pid) - before
     served = level["status"].get("200", 0)
     return {"answer": answer, "concurrency": args.cost_concurrency, "served": served, "status": level["status"],
             "images_per_s": level["images_per_s"],
@@ -324,10 +300,10 @@ def _bench_pipeline(name: str, args: argparse.Namespace, files: list[str], data_
     with ServerProcess(serve_args) as server:
         for c in args.concurrency:
             print(f"{name}: minddata serve, concurrency {c} ...", flush=True)
-            before = _batch_sizes(server.url)
+            before = _histogram(server.url, "minddata_serve_batch_size")
             level = _run_client(pool, "closed", server.url, files, limit, concurrency=c,
                                 max_requests=args.requests, max_seconds=args.seconds)
-            level |= {"concurrency": c, "batch": _batch_delta(before, _batch_sizes(server.url))}
+            level |= {"concurrency": c, "batch": _batch_delta(before, _histogram(server.url, "minddata_serve_batch_size"))}
             levels.append(level)
         capacity = max((lv["images_per_s"] for lv in levels if lv["images_per_s"] == lv["images_per_s"]), default=1.0)
         out["serve"] = levels

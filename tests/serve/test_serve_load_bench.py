@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from minddata.bench import serve_load
 
 
@@ -29,8 +31,11 @@ def test_serve_load_smoke(tmp_path, monkeypatch):
 
 
 def test_histogram_reads_give_quantile_bounds_and_the_share_within_a_bound():
-    before = {"0.005": 10.0, "0.01": 10.0, "0.05": 10.0, "+Inf": 10.0, "count": 10.0}
-    after = {"0.005": 60.0, "0.01": 100.0, "0.05": 110.0, "+Inf": 110.0, "count": 110.0}  # 100 new: 50, 40, 10
+    inf = float("inf")
+    before = {0.005: 10.0, 0.01: 10.0, 0.05: 10.0, inf: 10.0, "count": 10.0}
+    after = {0.005: 60.0, 0.01: 100.0, 0.05: 110.0, inf: 110.0, "count": 110.0}  # 100 new: 50, 40, 10
     assert serve_load._quantile_bound_ms(before, after, 50) == 5.0
     assert serve_load._quantile_bound_ms(before, after, 99) == 50.0
     assert serve_load._share_within(before, after, 0.01) == 0.9
+    with pytest.raises(ValueError, match="0.02 s is not a bucket bound"):
+        serve_load._share_within(before, after, 0.02)
