@@ -169,6 +169,16 @@ def local_path(text: str | os.PathLike) -> str:
     return parsed
 
 
+def local_paths(dataset_files: Any) -> Any:
+    """``dataset_files`` (a path, a URL, or a list of them) with each ``file://`` URL made its local path;
+    remote URLs and anything else are left as they are, for the caller's own checks."""
+    if isinstance(dataset_files, (str, os.PathLike)):
+        return dataset_files if is_remote(dataset_files) else local_path(dataset_files)
+    if isinstance(dataset_files, (list, tuple)):
+        return [local_paths(f) if isinstance(f, (str, os.PathLike)) else f for f in dataset_files]
+    return dataset_files
+
+
 def refuse_remote(where: str, paths: Any) -> None:
     """Sources that do not read object storage yet: a clear error for a remote URL among ``paths``."""
     items = [paths] if isinstance(paths, (str, os.PathLike)) else paths if isinstance(paths, (list, tuple)) else []

@@ -114,10 +114,8 @@ class MindDataset(Dataset):
             if not all(isinstance(f, (str, os.PathLike)) and _storage.is_remote(f) for f in dataset_files):
                 raise ArgumentError(f"{where}: `dataset_files` mixes URLs and local paths; read the files from one place.")
             dataset_files = [_storage.RemotePath(_remote_url(where, f), options) for f in dataset_files]
-        elif isinstance(dataset_files, (str, os.PathLike)):
-            dataset_files = _storage.local_path(dataset_files)  # file:// removed, as every source does
-        elif isinstance(dataset_files, (list, tuple)):
-            dataset_files = [_storage.local_path(f) if isinstance(f, (str, os.PathLike)) else f for f in dataset_files]
+        else:
+            dataset_files = _storage.local_paths(dataset_files)
         columns = v.column_list(where, "columns_list", columns_list)
         candidates = [dataset_files] if isinstance(dataset_files, (str, os.PathLike)) else dataset_files
         if (
@@ -245,7 +243,20 @@ class OBSMindDataset(MindDataset):
 
 def _open_records(where: str, dataset_files: Any, columns: list[str] | None) -> Any:
     """A MindSpore MindRecord set or a minddata (Arrow) record set, told apart by the first file's
-    content (not its name)."""
+    content (not its name). A set neither reader can open, which MindSpore encrypted, is named as such
+    (checked only then: reading a good set costs no extra request)."""
+    from minddata.record.mindrecord_format import refuse_mindspore_encrypted
+
+    try:
+        return _open_record_set(where, dataset_files, columns)
+    except DataFormatError:
+        first = dataset_files if isinstance(dataset_files, (str, os.PathLike)) else (dataset_files or [None])[0]
+        if isinstance(first, (str, os.PathLike)):
+            refuse_mindspore_encrypted(where, first)
+        raise
+
+
+def _open_record_set(where: str, dataset_files: Any, columns: list[str] | None) -> Any:
     from minddata.record.mindrecord_format import MindRecordSet, read_as_mindrecord
 
     first = dataset_files if isinstance(dataset_files, (str, os.PathLike)) else (dataset_files or [None])[0]

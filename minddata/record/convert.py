@@ -298,7 +298,9 @@ def convert_records(
 
     where = "convert"
     _check_format(format)
-    source_path = os.path.abspath(os.fspath(source))
+    from minddata.dataset import _storage
+
+    source_path = os.path.abspath(_storage.local_path(source))
     if not os.path.isfile(source_path):
         raise ArgumentError(f"{where}: SOURCE {source} is not a file; pass one file of a record set.")
     with _dest_folder(dest):

@@ -177,25 +177,29 @@ def read_mindrecord_header(path: str) -> dict[str, Any]:
 _ENCRYPTED_FLAG = b"ENCRYPT"
 
 
-def _encrypted_by_mindspore(path: str) -> bool:
-    """Whether ``path`` ends as a shard MindSpore encrypted does."""
+def refuse_mindspore_encrypted(where: str, path: str | os.PathLike) -> None:
+    """A :class:`DataFormatError` naming ``path`` and ``set_enc_key`` when MindSpore encrypted it (it
+    ends as such a file does); nothing otherwise, or when its end cannot be read (other checks say why)."""
+    path = os.fspath(path)
     try:
         size = _storage.file_size(path)
+        if size < len(_ENCRYPTED_FLAG):
+            return
         with _storage.open_file(path, "rb", block=16) as f:
-            f.seek(max(0, size - 7))
-            return f.read(7) == _ENCRYPTED_FLAG
+            f.seek(size - len(_ENCRYPTED_FLAG))
+            encrypted = f.read(len(_ENCRYPTED_FLAG)) == _ENCRYPTED_FLAG
     except (OSError, ValueError):
-        return False
+        return
+    if encrypted:
+        raise DataFormatError(
+            f"{where}: MindRecord file {path}: it was encrypted by MindSpore (mindspore.mindrecord.set_enc_key); "
+            "minddata reads plain MindRecord files only. Write the set again with MindSpore after "
+            "set_enc_key(None), or with minddata's FileWriter.",
+            path=path,
+        )
 
 
 def _bad_file(path: str, what: str) -> DataFormatError:
-    if _encrypted_by_mindspore(path):
-        return DataFormatError(
-            f"MindRecord file {path}: it was encrypted by MindSpore (mindspore.mindrecord.set_enc_key); minddata "
-            "reads plain MindRecord files only. Write the set again with MindSpore after set_enc_key(None), or "
-            "with minddata's FileWriter.",
-            path=path,
-        )
     return DataFormatError(
         f"MindRecord file {path}: {what}. The file is damaged or not a MindRecord shard; rewrite it with "
         "FileWriter or copy it again.",
@@ -268,6 +272,7 @@ def _fields_of(path: str, schema_entry: dict[str, Any]) -> dict[str, Field]:
 def resolve_mindrecord_files(where: str, dataset_files: Any) -> list[str]:
     """One path reads the whole set its header names (resolved in its folder, which the names may not
     leave); a list reads exactly the files listed (as MindSpore)."""
+    dataset_files = _storage.local_paths(dataset_files)
     if isinstance(dataset_files, (str, os.PathLike)) and _storage.is_remote(dataset_files):
         first = dataset_files
         header = read_mindrecord_header(first)
@@ -284,8 +289,9 @@ def resolve_mindrecord_files(where: str, dataset_files: Any) -> list[str]:
             )
         return files
     if isinstance(dataset_files, (list, tuple)) and any(_storage.is_remote(f) for f in dataset_files):
-        if len(set(dataset_files)) != len(dataset_files):
-            raise ArgumentError(f"{where}: `dataset_files` lists a file more than once; list each file once.")
+        from minddata.record.reader import refuse_duplicates
+
+        refuse_duplicates(where, dataset_files)
         return list(dataset_files)
     if isinstance(dataset_files, (str, os.PathLike)):
         first = os.path.abspath(os.fspath(dataset_files))

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from minddata.dataset import _storage
 from minddata.errors import ArgumentError, DataFormatError
 from minddata.record._files import folder_lock, sweep_folder
 from minddata.record._schema import SHAPE_PREFIX, Field, fields_from_json, parse_schema, select_columns
@@ -233,6 +234,7 @@ def refuse_duplicates(where: str, files: Sequence[str]) -> None:
 def listed_files(where: str, dataset_files: Any) -> list[str]:
     """``dataset_files`` given as a list (MindSpore's rule: exactly the files listed), as absolute
     paths; one file listed twice, or anything but a non-empty list of paths, is refused."""
+    dataset_files = _storage.local_paths(dataset_files)
     if isinstance(dataset_files, (list, tuple)) and dataset_files and all(isinstance(f, (str, os.PathLike)) for f in dataset_files):
         files = [os.path.abspath(os.fspath(f)) for f in dataset_files]
         refuse_duplicates(where, files)
@@ -248,6 +250,7 @@ def open_set(where: str, dataset_files: Any) -> list[tuple[str, dict[str, Any]]]
     (interrupted commits finished, dead writers' temporary files removed), and the metadata is read
     under each folder's shared lock, so a commit in progress is seen before or after, never halfway.
     """
+    dataset_files = _storage.local_paths(dataset_files)
     if isinstance(dataset_files, (str, os.PathLike)):
         first = os.path.abspath(os.fspath(dataset_files))
         folder = os.path.dirname(first)

@@ -376,6 +376,34 @@ def test_format_is_told_by_content_not_name(tmp_path):
     assert [int(r["x"]) for r in md.MindDataset(str(tmp_path / "data.arrow")).create_dict_iterator(output_numpy=True)] == [5]
 
 
+def _encrypted_like_mindspore(path):
+    """A file shaped as MindSpore 2.10 writes an encrypted shard: length-prefixed cipher blocks, a zero
+    length, the mode, and the ENCRYPT flag."""
+    block = bytes(range(256)) * 4
+    path.write_bytes(struct.pack(">I", len(block)) + block + struct.pack(">I", 0) + b"AES-GCM" + b"ENCRYPT")
+    return path
+
+
+@pytest.mark.parametrize("with_index", [False, True], ids=["alone", "beside its .db"])
+def test_a_shard_encrypted_like_mindspores_is_named_as_such(tmp_path, with_index):
+    path = _encrypted_like_mindspore(tmp_path / "e.mindrecord")
+    if with_index:
+        (tmp_path / "e.mindrecord.db").write_bytes(b"encrypted too")
+    with pytest.raises(DataFormatError, match=r"MindDataset: MindRecord file .*e\.mindrecord: it was encrypted by "
+                                              r"MindSpore \(mindspore\.mindrecord\.set_enc_key\)"):
+        md.MindDataset(str(path))
+
+
+def test_file_urls_read_as_their_paths_in_every_record_entry_point(stored, tmp_path):
+    from minddata.record.convert import convert_records
+
+    first = _first(stored, "images")
+    url = "file://" + first
+    assert [r["label"] for r in FileReader(url).get_next()] == [r["label"] for r in FileReader(first).get_next()]
+    convert_records(url, tmp_path / "out.rec", format="arrow")
+    assert md.MindDataset(str(tmp_path / "out.rec")).get_dataset_size() == md.MindDataset(first).get_dataset_size()
+
+
 def test_mindspores_encryption_settings_say_they_are_not_implemented():
     import minddata.mindrecord as mr
 

@@ -63,3 +63,13 @@ def test_obs_mind_dataset_signature_reads_the_set(s3_server, s3_mindrecord):
     assert rows(ds) == rows(local)
     for text in (repr(ds), ds.explain(), str(md.serialize(ds))):
         assert "OBS-SECRET-KEY-123" not in text
+
+
+def test_a_shard_encrypted_like_mindspores_is_named_as_such_in_object_storage(s3_server, s3_client):
+    import struct
+
+    block = bytes(range(256)) * 4
+    s3_client.put_object(Bucket="data", Key="enc/e.mindrecord",
+                         Body=struct.pack(">I", len(block)) + block + struct.pack(">I", 0) + b"AES-GCM" + b"ENCRYPT")
+    with pytest.raises(DataFormatError, match=r"s3://data/enc/e\.mindrecord: it was encrypted by MindSpore"):
+        md.MindDataset("s3://data/enc/e.mindrecord", storage_options=options(s3_server))
