@@ -89,5 +89,8 @@ class OpenCVThreads:
 
 
 _SHARED = OpenCVThreads()
+# A forked child has one thread: a lock another parent thread held at the fork would stay held for good.
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=lambda: setattr(_SHARED, "_lock", threading.RLock()))
 hold = _SHARED.hold
 apply_if_held = _SHARED.apply_if_held

@@ -313,7 +313,7 @@ class ProcessWorker:
                 daemon=True,
             )
             try:
-                with sigterm_held():
+                with sigterm_held(s.start_method):
                     proc.start()
             except BaseException:
                 parent_conn.close()

@@ -10,6 +10,7 @@ otherwise, the sweep by the next process that starts workers.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import glob
 import mmap
@@ -18,6 +19,7 @@ import signal
 import sys
 import tempfile
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 __all__ = [
@@ -318,24 +320,26 @@ def default_sigterm_in_worker() -> None:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
 
 
-class sigterm_held:
-    """Block SIGTERM in the calling thread while a worker is started.
+@contextlib.contextmanager
+def sigterm_held(start_method: str) -> Iterator[None]:
+    """Block SIGTERM in the calling thread while a worker is started by ``fork``.
 
     A forked child inherits the parent's handlers and runs Python code (the at-fork hooks,
     multiprocessing's bootstrap) before it can reset them. A SIGTERM from ``terminate()`` in that
     window would run the parent's handler in the child; where that handler raises ``SystemExit``
     inside an at-fork hook, Python ignores it and the child lives on, so a ``join()`` waits forever.
-    The child inherits the blocked mask (across ``exec`` too, for spawn), so the signal stays pending
-    until :func:`default_sigterm_in_worker` has restored the default and unblocks it. The parent's
-    other threads keep SIGTERM unblocked, so the parent itself still receives it.
+    The child inherits the blocked mask, so the signal stays pending until
+    :func:`default_sigterm_in_worker` has restored the default and unblocks it. The parent's other
+    threads keep SIGTERM unblocked, so the parent itself still receives it. A spawned or forkserver
+    child starts by ``exec``, which drops every handler, so nothing is blocked for those (a forkserver
+    would keep the mask for good).
     """
-
-    def __enter__(self) -> sigterm_held:
-        self._old: set[int] | None = None
-        if hasattr(signal, "pthread_sigmask"):
-            self._old = set(signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM}))
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._old is not None and signal.SIGTERM not in self._old:
+    if start_method != "fork" or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+    try:
+        yield
+    finally:
+        if signal.SIGTERM not in old:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})

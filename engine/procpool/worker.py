@@ -167,9 +167,11 @@ def child_main(
     except (ValueError, OSError):
         pass
     default_sigterm_in_worker()
-    # This process serves one pipeline's stage for its life: OpenCV's pool at one thread, as in the
-    # parent while a pipeline runs (a spawned worker starts with OpenCV's default).
-    kernel_threads.hold()
+    if forked is None:
+        # This process serves one pipeline's stage for its life: OpenCV's pool at one thread, as in the
+        # parent while a pipeline runs. A spawned worker starts with OpenCV's default; a forked one
+        # has the parent's setting and its holds already.
+        kernel_threads.hold()
     if watchdog:
         threading.Thread(target=_watch_parent, args=(parent_pid,), name="parent-watch", daemon=True).start()
     try:

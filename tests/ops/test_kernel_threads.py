@@ -115,3 +115,32 @@ def test_a_release_run_by_the_garbage_collector_inside_a_hold_does_not_deadlock(
     assert cv2.getNumThreads() == 1
     done[0]()
     assert cv2.getNumThreads() == 3
+
+
+_FORKED_WHILE_HELD = """
+import os, signal, threading
+from minddata.ops import kernel_threads
+if __name__ == "__main__":
+    taken, done = threading.Event(), threading.Event()
+    def keep_the_lock():  # another pipeline's hold or release, mid-way, when a worker forks
+        with kernel_threads._SHARED._lock:
+            taken.set()
+            done.wait(30)
+    threading.Thread(target=keep_the_lock, daemon=True).start()
+    taken.wait(10)
+    pid = os.fork()
+    if pid == 0:
+        signal.alarm(20)  # a deadlocked child dies of SIGALRM instead of hanging the test
+        kernel_threads.hold()()
+        os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    done.set()
+    print("child", os.waitstatus_to_exitcode(status))
+"""
+
+
+def test_a_child_forked_while_another_thread_holds_the_lock_can_hold():
+    proc = subprocess.run([sys.executable, "-c", _FORKED_WHILE_HELD], capture_output=True, text=True, timeout=120,
+                          cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "child 0", proc.stdout
