@@ -89,12 +89,12 @@ def _resolve_pipelines(names: list[str]) -> list[Any]:
 def _check_device(device: str) -> None:
     if device in ("cpu", "auto"):
         return
-    from minddata._devices import devices
+    from minddata.ops.devices import get_device
 
     wanted = {"gpu": "GPU", "dvpp": "Dvpp"}[device]
-    info = next((d for d in devices() if d.name == wanted), None)
-    if info is None or not info.present:
-        detail = info.detail if info is not None else "not known to this minddata"
+    presence = get_device(wanted).probe()  # what pipelines get: only the device asked for is probed
+    if not presence.present:
+        detail = f"{presence.detail}; fix: {presence.fix}"
         raise UsageError(f"{PROG} bench: error: --device {device}: {wanted} is absent here ({detail}); "
                          f"run `{PROG} devices` to see what this machine has")
 

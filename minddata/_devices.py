@@ -22,6 +22,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 from minddata.ops.devices import DeviceInfo
 from minddata.ops.devices import devices as _registered
 from minddata.ops.probe import GPU_INSTALL_HINT, NVJPG_GPUS, DriverInfo, visible_gpus
@@ -32,4 +34,13 @@ __all__ = ["DeviceInfo", "DriverInfo", "devices", "visible_gpus", "GPU_INSTALL_H
 def devices() -> list[DeviceInfo]:
     """CPU, GPU and Dvpp, in that order, as detected on this machine now; then any accelerator added
     with :func:`minddata.ops.devices.register_device`."""
-    return [device.report() for device in _registered()]
+    return [_report(device) for device in _registered()]
+
+
+def _report(device: Any) -> DeviceInfo:
+    # One device whose probe fails must not take the listing of the others down with it.
+    try:
+        return device.report()
+    except Exception as error:  # noqa: BLE001 - any failure is reported as the device's own
+        return DeviceInfo(device.name, False, f"its report failed ({type(error).__name__}: {error}); the device's "
+                          "probe raised instead of saying why it is absent: fix its Device.probe")

@@ -182,7 +182,8 @@ def test_gpu_absent_without_dali_names_the_extra(monkeypatch):
     monkeypatch.setattr(probe, "torch_status", lambda: (False, False, "PyTorch not installed"))
     cpu, gpu, dvpp = _devices.devices()
     assert not gpu.present
-    assert gpu.detail == "nvidia-dali-cuda120 not installed: pip install 'minddata[gpu]'"
+    # Neither driver: the report says both, as the probe pipelines use does, then the fix.
+    assert gpu.detail.startswith("PyTorch not installed; nvidia-dali-cuda120 not installed: pip install 'minddata[gpu]'; fix: ")
     nvjpg = next(d for d in dvpp.drivers if d.name == "nvjpg")
     assert not nvjpg.available and "pip install 'minddata[gpu]'" in nvjpg.detail
 
@@ -193,7 +194,7 @@ def test_gpu_absent_without_gpu(monkeypatch):
     monkeypatch.setattr(probe, "visible_gpus", lambda: ([], "no NVIDIA GPU visible"))
     monkeypatch.setattr(probe, "dali_status", lambda: (True, "DALI 1.50"))
     _, gpu, dvpp = _devices.devices()
-    assert not gpu.present and gpu.detail == "no NVIDIA GPU visible"
+    assert not gpu.present and gpu.detail.startswith("no NVIDIA GPU visible; fix: run on a machine with an NVIDIA GPU")
     assert not dvpp.present
 
 
@@ -205,6 +206,38 @@ def test_gpu_and_nvjpg_present_on_h200_with_dali(monkeypatch):
     _, gpu, dvpp = _devices.devices()
     assert gpu.present and "NVIDIA H200" in gpu.detail
     assert dvpp.present and "nvjpg" in dvpp.detail
+
+
+def test_the_gpu_report_agrees_with_the_probe_on_the_chosen_gpu(monkeypatch):
+    from minddata.ops import probe
+
+    monkeypatch.setattr(probe, "visible_gpus", lambda: (["NVIDIA H200"], ""))
+    monkeypatch.setattr(probe, "dali_status", lambda: (True, "DALI 1.50"))
+    from minddata import config
+
+    before = config.get_gpu_device_id()
+    config.set_gpu_device_id(3)
+    try:
+        _, gpu, _ = _devices.devices()
+    finally:
+        config.set_gpu_device_id(before)
+    assert not gpu.present and "set_gpu_device_id(3) names GPU 3" in gpu.detail
+
+
+def test_a_device_whose_report_raises_is_listed_absent_with_the_reason():
+    from minddata.ops.devices import Device
+
+    class Broken(Device):
+        name = "Broken"
+
+        def probe(self, options=None):
+            raise RuntimeError("driver library crashed")
+
+        def backends(self):
+            return ("broken",)
+
+    (info,) = [_devices._report(Broken())]
+    assert not info.present and "RuntimeError: driver library crashed" in info.detail and "Device.probe" in info.detail
 
 
 def test_nvjpg_needs_a_gpu_with_the_engine(monkeypatch):

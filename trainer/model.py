@@ -419,9 +419,10 @@ class Model:
         finally:
             feed.close()
             self._run = None
-            # The DDP wrapper holds the process group and gloo's threads: drop it with the run, so a
+            # The DDP wrapper holds the process group and gloo's threads: drop it with the run (here and
+            # in the callbacks' parameters, which a callback or a traceback may keep), so a
             # destroy_process_group after train frees them while the interpreter is fully alive.
-            self._train_network = None
+            self._train_network = params.train_network = None
 
     def _train_epoch(self, feed: BatchFeed, sink_size: int, params: CallbackParams, context: RunContext,
                      profile: Any) -> None:

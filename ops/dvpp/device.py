@@ -62,35 +62,18 @@ class DvppDevice(Device):
         return sorted(DRIVER_OPS.get(self._driver(presence), ()))
 
     def report(self) -> DeviceInfo:
-        gpus, _ = probe.visible_gpus()
-        dali_ok, dali_why = probe.dali_status()
-        drivers = [
-            probe.nvjpg_driver(gpus, dali_ok, dali_why),
-            probe.ascend_driver(),
-            # The reference model runs DVPP's rules on the CPU: it previews output differences and tests
-            # placement, but is never a speed-up, so automatic placement never picks it.
-            probe.REFERENCE_DRIVER,
-        ]
-        wanted = run_options(None).dvpp_driver
-        by_name = {d.name: d for d in drivers}
-        if wanted == "auto":
-            chosen = next((d for d in drivers if d.available and d.name != "reference"), None)
-        else:
-            chosen = by_name[wanted] if by_name[wanted].available else None
-        if chosen is not None:
-            hardware = [d for d in drivers if d.available and d.name != "reference"]
-            shown = [chosen] + [d for d in hardware if d is not chosen]
-            detail = "; ".join(f"{d.name}: {d.detail}" for d in shown)
-            if chosen.name == "reference":
-                detail += " (config.set_dvpp_driver('reference'))"
-            return DeviceInfo(self.name, True, detail, self.ops(Presence(self.name, chosen.name, "")), drivers,
-                              driver=chosen.name, version=_driver_version(chosen, dali_why))
-        missing = "; ".join(f"{d.name}: {d.detail}" for d in drivers if d.name != "reference")
-        if wanted != "auto":
-            detail = f"the selected driver {wanted!r} is not available ({by_name[wanted].detail})"
-        else:
-            detail = f"no hardware JPEG engine ({missing}); reference CPU model available when selected explicitly"
-        return DeviceInfo(self.name, False, detail, ops_on(self.name), drivers)
+        # The probe's verdict (what pipelines get), with every driver and whether it is usable here.
+        presence = self.probe()
+        drivers = probe.dvpp_drivers()
+        if not presence.present:
+            return DeviceInfo(self.name, False, f"{presence.detail}; fix: {presence.fix}", ops_on(self.name), drivers)
+        chosen = next(d for d in drivers if d.name == presence.backend)
+        shown = [chosen, *(d for d in drivers if d.available and d.name not in (chosen.name, "reference"))]
+        detail = "; ".join(f"{d.name}: {d.detail}" for d in shown)
+        if chosen.name == "reference":
+            detail += " (config.set_dvpp_driver('reference'))"
+        return DeviceInfo(self.name, True, detail, self.ops(presence), drivers, driver=chosen.name,
+                          version=_driver_version(chosen))
 
     def unsupported_reason(self, op: Op, presence: Presence) -> str | None:
         driver = self._driver(presence)
@@ -135,9 +118,9 @@ class DvppDevice(Device):
 DEVICE = DvppDevice()
 
 
-def _driver_version(driver: probe.DriverInfo, dali_why: str) -> str:
+def _driver_version(driver: probe.DriverInfo) -> str:
     if driver.name == "nvjpg":
-        return dali_why
+        return probe.dali_status()[1]
     if driver.name == "ascend":
         return driver.detail.rsplit("'acl'", 1)[-1].strip() or "CANN"
     return f"minddata {__version__}"

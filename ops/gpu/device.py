@@ -30,6 +30,9 @@ GPU_FIX = ("run on a machine with an NVIDIA GPU and `pip install 'minddata[gpu]'
            ".device('CPU'), or minddata.config.set_device_fallback('cpu') to run it on the CPU with a warning")
 
 
+_DRIVER_NAMES = {"cuda": "DALI", "dali-cpu": "DALI (CPU backend)", "torch-cuda": "torch", "torch-cpu": "torch (CPU tensors)"}
+
+
 class GpuDevice(Device):
     """GPU-placed ops: probed by :func:`~minddata.ops.probe.gpu_backend`; consecutive ones run as one
     DALI pipeline or torch segment, fed a batch of rows per run."""
@@ -54,30 +57,22 @@ class GpuDevice(Device):
         return ops
 
     def report(self) -> DeviceInfo:
-        ops = ops_on(self.name)
-        options = run_options(None)
-        gpus, gpu_why = probe.visible_gpus()
-        dali_ok, dali_why = probe.dali_status()
-        wanted = options.gpu_driver
-        if wanted == "torch" or (wanted == "auto" and not dali_ok and gpus):
-            backend, why = probe.gpu_backend(options=options)
-            if backend is not None and backend.startswith("torch"):
-                driver = "torch" if backend == "torch-cuda" else "torch (CPU tensors)"
-                return DeviceInfo(self.name, True, why, self.ops(Presence(self.name, backend, why)), driver=driver,
-                                  version=why.rsplit("PyTorch ", 1)[-1])
-            if wanted == "torch":
-                return DeviceInfo(self.name, False, why, ops)
-        dali_version = dali_why.removeprefix("DALI ") if dali_ok else ""
-        if gpus and dali_ok and not options.gpu_emulation:
-            nvidia = _nvidia_driver_version()
-            where = f"{', '.join(gpus)}" + (f" (NVIDIA driver {nvidia})" if nvidia else "")
-            return DeviceInfo(self.name, True, f"{where}; {dali_why}", ops, driver="DALI", version=dali_version)
-        reasons = [r for r in (gpu_why, "" if dali_ok else dali_why) if r]
-        if dali_ok and options.gpu_emulation:
-            reasons = reasons or [", ".join(gpus)]  # a visible GPU, not used: emulation was asked for
-            detail = f"{'; '.join(reasons)}; emulated on {dali_why}'s CPU backend (config.set_gpu_emulation)"
-            return DeviceInfo(self.name, True, detail, ops, driver="DALI (CPU backend)", version=dali_version)
-        return DeviceInfo(self.name, False, "; ".join(reasons), ops)
+        # The probe's verdict (what pipelines get), then what runs the ops and its version.
+        presence = self.probe()
+        if not presence.present:
+            return super().report()
+        backend = presence.backend
+        detail = presence.detail
+        if backend in ("cuda", "dali-cpu"):
+            version = probe.dali_status()[1].removeprefix("DALI ")
+            nvidia = _nvidia_driver_version() if backend == "cuda" else ""
+            if nvidia:
+                gpu, _, rest = detail.partition("; ")
+                detail = f"{gpu} (NVIDIA driver {nvidia}); {rest}"
+        else:
+            version = detail.rsplit("PyTorch ", 1)[-1]
+        return DeviceInfo(self.name, True, detail, self.ops(presence), driver=_DRIVER_NAMES[backend or ""],
+                          version=version)
 
     def unsupported_reason(self, op: Op, presence: Presence) -> str | None:
         return unsupported_reason(op, presence.backend)
