@@ -76,7 +76,9 @@ class Stage:
     def run_at(self, pass_index: int, skip: int) -> Chunks:
         """Pass ``pass_index`` of this stage alone, computed from row ``skip`` on with nothing dropped
         and no pass counted: for an executor that runs the stage over a slice of a pass (the Ray
-        actors, whose rows arrive already positioned). Every concrete stage's pass takes ``skip``."""
+        actors, whose rows arrive already positioned). Only stages whose pass takes ``skip`` can run
+        so: the row steps the Ray executor runs (its ``ROW_STEPS``); flat-map, bucketing and online
+        sources cannot, and the Ray planner never hands them to an actor."""
         return self._run(pass_index, skip)  # type: ignore[call-arg]  # the abstract _run alone declares no skip
 
     def skip_passes(self, count: int) -> None:
