@@ -25,7 +25,6 @@ Examples:
 
 from __future__ import annotations
 
-import argparse
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -294,9 +293,11 @@ def sample_files(data_dir: str | os.PathLike, images: int) -> list[Path]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m minddata.bench.floor", description=__doc__.splitlines()[0])
+    from minddata.bench._args import OneLineParser, positive_int
+
+    parser = OneLineParser(prog="python -m minddata.bench.floor", description=__doc__.splitlines()[0])
     parser.add_argument("--data", help="image folder (default: the generated 2,000-image set)")
-    parser.add_argument("--images", type=int, default=200, help="images to time each kernel over (default 200)")
+    parser.add_argument("--images", type=positive_int, default=200, help="images to time each kernel over (default 200)")
     parser.add_argument("--pipeline", action="append", choices=FLOOR_PIPELINES,
                         help="pipeline, repeatable (default: all)")
     args = parser.parse_args(argv)
@@ -304,6 +305,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from minddata.bench.images import ensure_images
 
         args.data, _ = ensure_images()
+    if not Path(args.data).is_dir():
+        parser.error(f"--data {args.data}: no such folder; give an image folder of class sub-folders")
     files = sample_files(args.data, args.images)
     cores = usable_cores()
     print(f"{len(files)} images from {args.data}; CPU microseconds per image, one thread, warm; {cores} cores")

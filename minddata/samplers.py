@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from minddata._checks import check_bool, is_int
+from minddata._checks import check_bool, is_int, show_value
 from minddata.errors import ArgumentError
 from minddata.ops.base import record_init_arguments
 
@@ -68,7 +68,7 @@ def _rng(seed: int, pass_index: int, stream: int, depth: int) -> np.random.Gener
 
 
 def _type_error(owner: str, name: str, expected: str, value: object) -> TypeError:
-    return TypeError(f"{owner}: `{name}` must be {expected}. Found: {value!r} ({type(value).__name__})")
+    return TypeError(f"{owner}: `{name}` must be {expected}. Found: {show_value(value)}")
 
 
 def _check_int(owner: str, name: str, value: object) -> int:
