@@ -115,7 +115,7 @@ def _read_candidates() -> dict[str, Callable[[int, Any], Any]]:
     def read_bytes(i: int, path: Path) -> np.ndarray:
         return np.frombuffer(path.read_bytes(), np.uint8)
 
-    from minddata.dataset._files import read_file
+    from minddata.ops.file_bytes import read_file
 
     return {"np.fromfile": lambda i, path: np.fromfile(path, np.uint8), "read_bytes": read_bytes,
             "read_file (minddata)": lambda i, path: read_file(path)}

@@ -321,26 +321,3 @@ def _buffer_shuffle(tagged: Iterator[tuple[int, Any]], rng: np.random.Generator,
         yield buffer[j]
         buffer[j] = row
     yield from drain()
-
-
-def read_file(path: str | os.PathLike) -> np.ndarray:
-    """A file's bytes as a writable 1-D ``uint8`` array, read straight into it (one ``read`` into the
-    array's memory; ``np.fromfile`` goes through a C ``FILE`` and its buffer). Raises ``OSError``.
-
-    >>> import tempfile, os
-    >>> with tempfile.NamedTemporaryFile(delete=False) as f:
-    ...     _ = f.write(b"minddata")
-    >>> read_file(f.name).tobytes(), read_file(f.name).flags.writeable
-    (b'minddata', True)
-    >>> os.unlink(f.name)
-    """
-    with open(path, "rb", buffering=0) as f:
-        size = os.fstat(f.fileno()).st_size
-        data = np.empty(size, np.uint8)
-        got = f.readinto(data) if size else 0
-        if got == size:
-            more = f.read()  # a file that grew since fstat (or a /proc-like one that reports size 0)
-            if not more:
-                return data
-            return np.concatenate([data, np.frombuffer(more, np.uint8)])
-        return data[:got].copy()  # shrank since fstat

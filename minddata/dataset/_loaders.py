@@ -23,12 +23,12 @@ from typing import Any
 import numpy as np
 
 from minddata.dataset import _validate as v
-from minddata.dataset._files import read_file
 from minddata.dataset._paths import PathEscapeError, inside_root
 from minddata.dataset.cache import with_cache
 from minddata.dataset.sources import IMAGE_CHUNK_ROWS
 from minddata.engine import ir
 from minddata.errors import ArgumentError, DataFormatError, RowError
+from minddata.ops.file_bytes import read_file
 from minddata.samplers import resolve_sampler, with_labels
 
 __all__ = [

@@ -10,11 +10,11 @@ import numpy as np
 
 from minddata.dataset import _storage
 from minddata.dataset import _validate as v
-from minddata.dataset._files import read_file
 from minddata.dataset.base import Dataset
 from minddata.dataset.cache import with_cache
 from minddata.engine import ir
 from minddata.errors import ArgumentError, GraphError, RowError
+from minddata.ops.file_bytes import read_file
 from minddata.samplers import resolve_sampler, with_labels
 
 __all__ = ["NumpySlicesDataset", "GeneratorDataset", "ImageFolderDataset", "OnlineDataset", "IMAGE_EXTENSIONS"]

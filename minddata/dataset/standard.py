@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 
 from minddata.dataset import _validate as v
-from minddata.dataset._files import read_file
 from minddata.dataset._loaders import Lazy, array_source, dataset_folder, source_sampler, usage_splits
 from minddata.dataset._paths import PathEscapeError, check_trusted_roots, inside_root
 from minddata.dataset.base import Dataset
@@ -26,6 +25,7 @@ from minddata.dataset.cache import with_cache
 from minddata.dataset.schema import Schema, as_schema
 from minddata.engine import ir
 from minddata.errors import ArgumentError, DataFormatError, RowError
+from minddata.ops.file_bytes import read_file
 
 __all__ = [
     "Cifar10Dataset",

@@ -11,6 +11,8 @@ from typing import Any
 import cv2
 import numpy as np
 
+from minddata.ops.file_bytes import read_file
+
 __all__ = ["encode_jpeg_bytes", "encode_png_bytes", "read_file_bytes", "read_image_array", "write_file_bytes"]
 
 
@@ -18,8 +20,7 @@ def read_file_bytes(func: str, filename: str | os.PathLike) -> np.ndarray:
     path = os.fspath(filename)
     if not os.path.isfile(path):
         raise FileNotFoundError(f"{func}: {path!r} does not exist or is not a regular file")
-    with open(path, "rb") as f:
-        return np.frombuffer(f.read(), np.uint8).copy()
+    return read_file(path)
 
 
 def write_file_bytes(func: str, filename: str | os.PathLike, data: np.ndarray) -> None:
