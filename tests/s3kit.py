@@ -37,7 +37,9 @@ def s3_server(tmp_path_factory):
 @pytest.fixture(autouse=True)
 def _s3_env(monkeypatch, tmp_path):
     """Per test: no metadata service, dummy credentials, no credential files of the user's, and default
-    endpoints that lead nowhere (a test that means to use them sets its own)."""
+    endpoints that lead nowhere (a test that means to use them sets its own), and a cache folder of its
+    own (shard indexes kept by an earlier test, or by the user's runs, would spare this test's reads)."""
+    monkeypatch.setenv("MINDDATA_CACHE", str(tmp_path / "minddata-cache"))
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", KEY_ID)
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET)

@@ -68,6 +68,7 @@ _ALIASES = {
     "requests_in_flight": ("requests_in_flight",),
     "cache_dir": ("cache_dir",),
     "cache_max_bytes": ("cache_max_bytes",),
+    "index_cache": ("index_cache",),
 }
 _SPELLING = {alias: name for name, aliases in _ALIASES.items() for alias in aliases}
 SECRET_FIELDS = frozenset({"secret_access_key", "session_token"})
@@ -77,6 +78,10 @@ _DEFAULTS = {
     "max_attempts": 8, "retry_time_s": 60.0, "retry_base_s": 0.1, "retry_max_delay_s": 5.0,
     "connect_timeout_s": 10.0, "read_timeout_s": 30.0, "requests_in_flight": None, "cache_max_bytes": 10 << 30,
 }
+# How long a presigned GET's URL is valid: it is sent as soon as it is made.
+_PRESIGNED_S = 900
+# True/False options and their defaults.
+_FLAGS = {"anon": False, "index_cache": True}
 # Retried: throttling and server-side failures.
 _RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 _RETRY_CODES = frozenset({"SlowDown", "Throttling", "ThrottlingException", "RequestTimeout", "InternalError",
@@ -241,7 +246,7 @@ class StorageOptions:
                 ):
                     raise ArgumentError(f"{where}: `storage_options[{key!r}]` must be a positive number. Found: {value!r}")
                 value = kind(value)
-            elif name == "anon":
+            elif name in _FLAGS:
                 if not isinstance(value, bool):
                     raise ArgumentError(f"{where}: `storage_options[{key!r}]` must be True or False. Found: {value!r}")
             elif not isinstance(value, str):
@@ -257,7 +262,7 @@ class StorageOptions:
             from minddata import config
 
             return config.get_storage_requests_in_flight()
-        return self._given.get(name, _DEFAULTS.get(name))
+        return self._given.get(name, _FLAGS[name] if name in _FLAGS else _DEFAULTS.get(name))
 
     def secrets(self) -> list[str]:
         return [v for k, v in self._given.items() if k in SECRET_FIELDS and v]
@@ -382,6 +387,9 @@ class ObjectStore:
         self._secrets: list[str] = list(options.secrets())
         self._cache: ObjectCache | None = None
         self._known_sizes: dict[str, int] = {}
+        # An object version's tag (its ETag) where a listing or a HEAD gave one: what keys derived data
+        # kept across runs (a shard's index), so a changed object is never read through an old one.
+        self._known_versions: dict[str, str] = {}
 
     def __repr__(self) -> str:
         return f"ObjectStore({self.scheme!r}, {self.options!r})"
@@ -434,7 +442,9 @@ class ObjectStore:
         if region is None:
             region = session.get_config_variable("region") or "us-east-1"
         kwargs: dict[str, Any] = {}
-        signing: dict[str, Any] = {}
+        # SigV4 for presigned GETs too (botocore presigns with SigV2 unless told; AWS regions opened
+        # since 2014 refuse SigV2).
+        signing: dict[str, Any] = {"signature_version": "s3v4"}
         if o.get("anon"):
             from botocore import UNSIGNED
 
@@ -505,7 +515,11 @@ class ObjectStore:
             if token:
                 kwargs["ContinuationToken"] = token
             page = self._retrying(url, "listing", lambda kwargs=kwargs: client.list_objects_v2(**kwargs))
-            found.extend((item["Key"], int(item["Size"])) for item in page.get("Contents", ()) if not item["Key"].endswith("/"))
+            for item in page.get("Contents", ()):
+                if not item["Key"].endswith("/"):
+                    found.append((item["Key"], int(item["Size"])))
+                    if item.get("ETag"):
+                        self._known_versions[url.child(item["Key"]).url] = str(item["ETag"])
             token = page.get("NextContinuationToken")
             if not page.get("IsTruncated") or not token:
                 break
@@ -517,7 +531,13 @@ class ObjectStore:
     def size(self, url: ObjectURL) -> int:
         client = self.client()
         head = self._retrying(url, "reading the size of", lambda: client.head_object(Bucket=url.bucket, Key=url.key))
+        if head.get("ETag"):
+            self._known_versions[url.url] = str(head["ETag"])
         return int(head["ContentLength"])
+
+    def version(self, url: ObjectURL) -> str | None:
+        """The object's version tag (ETag) as this process's listing or HEAD saw it; None if unknown."""
+        return self._known_versions.get(url.url)
 
     def read(self, url: ObjectURL, start: int = 0, end: int | None = None) -> bytes:
         """Bytes ``[start, end)`` of the object (all from ``start`` when ``end`` is None): exactly those,
@@ -545,6 +565,9 @@ class ObjectStore:
         client = self.client()
 
         def get() -> bytes:
+            data = self._lean_get(client, url, start, end)
+            if data is not None:
+                return data
             kwargs: dict[str, Any] = {"Bucket": url.bucket, "Key": url.key}
             if start or end is not None:
                 kwargs["Range"] = f"bytes={start}-{'' if end is None else end - 1}"
@@ -561,6 +584,53 @@ class ObjectStore:
 
         action = "reading" if not start and end is None else f"reading bytes {start}-{'' if end is None else end - 1} of"
         return self._retrying(url, action, get)
+
+    def _lean_get(self, client: Any, url: ObjectURL, start: int, end: int | None) -> bytes | None:
+        """GetObject as a presigned GET sent through the client's own HTTP session (its connection
+        pool, proxies, TLS settings and timeouts): botocore's per-call machinery (parameter checks,
+        event hooks, response parsing) costs about as much CPU as the rest of a small read, and a
+        source may make one GET per image.
+
+        The bytes, or raises as the client would (a retryable status as a ``ClientError`` with S3's
+        error code; a cut connection or body as botocore's errors); None for any other answer (a
+        redirect, 403, 404...): the caller then asks through the full client, for its redirect
+        handling and its error."""
+        session = getattr(getattr(client, "_endpoint", None), "http_session", None)
+        if session is None:
+            return None
+        from botocore.awsrequest import AWSRequest
+        from botocore.exceptions import ClientError
+        from botocore.response import StreamingBody
+
+        target = client.generate_presigned_url(
+            "get_object", Params={"Bucket": url.bucket, "Key": url.key}, ExpiresIn=_PRESIGNED_S
+        )
+        ranged = bool(start) or end is not None
+        headers = {"Range": f"bytes={start}-{'' if end is None else end - 1}"} if ranged else {}
+        request = AWSRequest(method="GET", url=target, headers=headers).prepare()
+        request.stream_output = True
+        response = session.send(request)
+        status = response.status_code
+        if status == (206 if ranged else 200):
+            length = response.headers.get("content-length")
+            body = StreamingBody(response.raw, int(length) if length is not None else None)
+            try:
+                data = body.read()
+            finally:
+                body.close()
+            expected = int(length) if length is not None else len(data)
+            if len(data) != expected or (end is not None and len(data) != end - start):
+                raise _ShortRead(f"the body ended after {len(data)} of {expected if end is None else end - start} bytes")
+            return data
+        try:
+            if status in _RETRY_STATUS:
+                text = response.raw.read(1 << 16).decode("utf-8", "replace")
+                code, message = (re.search(f"<{tag}>([^<]*)</{tag}>", text) for tag in ("Code", "Message"))
+                raise ClientError({"Error": {"Code": code.group(1) if code else str(status), "Message": message.group(1) if message else ""},
+                                   "ResponseMetadata": {"HTTPStatusCode": status}}, "GetObject")
+        finally:
+            response.raw.close()  # an answer not read to its end: its connection is not reused
+        return None
 
     def open_body(self, url: ObjectURL, start: int) -> Any:
         """One GET of the object from byte ``start`` to its end, answered: its body, a stream with
@@ -620,6 +690,9 @@ class HTTPStore(ObjectStore):
         def head() -> int:
             with self._open(url, "HEAD", {}) as response:
                 length = response.headers.get("Content-Length")
+                tag = response.headers.get("ETag") or response.headers.get("Last-Modified")
+            if tag:
+                self._known_versions[url.url] = tag
             if length is None:
                 raise ArgumentError(f"{url.shown}: the server sends no Content-Length; minddata needs the file's size.")
             return int(length)
@@ -691,6 +764,12 @@ _ENVIRONMENT = ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "GCS_ENDPOINT_URL", "
                 "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE")
 _STORES: dict[tuple, ObjectStore] = {}
 _STORES_LOCK = threading.Lock()
+
+
+def user_cache_folder() -> str:
+    """Where minddata keeps what it derives from data between runs when no ``cache_dir`` is given:
+    ``$MINDDATA_CACHE``, else ``~/.cache/minddata``."""
+    return os.path.expanduser(os.environ.get("MINDDATA_CACHE") or os.path.join("~", ".cache", "minddata"))
 
 
 def get_store(url: ObjectURL, options: StorageOptions) -> ObjectStore:
@@ -946,8 +1025,8 @@ class ObjectCache:
 
     BLOCK = 4 << 20
 
-    def __init__(self, folder: str, max_bytes: int):
-        self.folder = os.path.join(os.path.expanduser(folder), "objects")
+    def __init__(self, folder: str, max_bytes: int, kind: str = "objects"):
+        self.folder = os.path.join(os.path.expanduser(folder), kind)
         os.makedirs(self.folder, exist_ok=True)
         self.max_bytes = int(max_bytes)
         self.pid = os.getpid()
@@ -1013,12 +1092,20 @@ class ObjectCache:
         offset = first * self.BLOCK
         return joined[start - offset:end - offset]
 
+    def get_entry(self, store: ObjectStore, url: ObjectURL, part: str) -> bytes | None:
+        """The bytes kept for ``url``'s ``part`` (a name for what they are), or None."""
+        return self._get(self._path(store, url, part))
+
+    def put_entry(self, store: ObjectStore, url: ObjectURL, part: str, data: bytes) -> None:
+        """Keep ``data`` as ``url``'s ``part`` (quietly not, on a full or read-only disk)."""
+        self._put(self._path(store, url, part), data)
+
     def evict(self) -> None:
         """Oldest files first, down to 90% of ``max_bytes``; one thread of one process at a time (the
         folder's ``flock``), the others wait their turn and then find less to do."""
         import fcntl
 
-        lock_path = os.path.join(os.path.dirname(self.folder), ".lock")
+        lock_path = os.path.join(os.path.dirname(self.folder), f".lock-{os.path.basename(self.folder)}")
         with self._evicting, open(lock_path, "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:

@@ -120,6 +120,54 @@ def test_grouping_matches_the_webdataset_package_on_odd_members(tmp_path):
     assert ours == theirs == [("dir/a", b"\x01\x02", 7), ("dir/c", b"\x03", 8), ("dir/a", b"\x04", 9)]
 
 
+_MEMBER_NAMES = st.sampled_from(["a.jpg", "a.cls", "b.txt", "d/e.f.png", "__meta__", "noext", "x" * 90 + ".jpg",
+                                  "deep/" * 25 + "k.jpg", "k\u00e9y.txt", "s p a c e.json"])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(members=st.lists(st.tuples(_MEMBER_NAMES, st.sampled_from(["file", "folder", "symlink", "empty"]),
+                                  st.integers(0, 1500)), max_size=8),
+       tar_format=st.sampled_from([tarfile.GNU_FORMAT, tarfile.USTAR_FORMAT, tarfile.PAX_FORMAT]))
+def test_the_plain_header_walk_reads_what_tarfile_reads(tmp_path, members, tar_format):
+    """Shards of plain ustar/GNU headers are indexed by a walk of their headers; it must find the same
+    (name, offset, size) members as tarfile, and leave to tarfile every shard it does not understand."""
+    from minddata.dataset import webdataset as impl
+
+    path = tmp_path / "t.tar"
+    with tarfile.open(path, "w", format=tar_format) as tar:
+        for name, kind, size in members:
+            info = tarfile.TarInfo(name)
+            if kind == "folder":
+                info.type = tarfile.DIRTYPE
+            elif kind == "symlink":
+                info.type, info.linkname = tarfile.SYMTYPE, "a.jpg"
+            else:
+                info.size = 0 if kind == "empty" else size
+            try:
+                tar.addfile(info, io.BytesIO(bytes(range(256)) * 6) if info.isreg() else None)
+            except ValueError:  # a name this format can't hold (ustar: too long, not ASCII)
+                continue
+    size = os.path.getsize(path)
+    with open(path, "rb") as f:
+        expected = list(impl._tarfile_members("t", str(path), f, size))
+        walked = impl._plain_members(lambda offset: os.pread(f.fileno(), 512, offset), size)
+    uses_pax = tar_format == tarfile.PAX_FORMAT and any(n.startswith("k\u00e9") or len(n) > 100 for n, _, _ in members)
+    if walked is None:
+        assert uses_pax or tar_format == tarfile.GNU_FORMAT and any(len(n) >= 100 for n, _, _ in members) or not members
+    else:
+        assert walked == expected
+
+
+def test_a_remote_sized_read_of_blocks_gives_the_files_bytes(tmp_path):
+    from minddata.dataset import webdataset as impl
+
+    data = bytes(range(256)) * 8000
+    stream = io.BufferedReader(io.BytesIO(data))
+    blocks = impl._Blocks(stream, piece=4096)
+    for offset in (0, 512, 3584, 4000, 1_000_000, 1_000_512, 2_047_488, 500_000, len(data) - 100, len(data)):
+        assert blocks(offset) == data[offset:offset + 512]
+
+
 def test_dataset_size_counts_samples(shards):
     assert md.WebDataset(shards).get_dataset_size() == 12
     assert md.WebDataset(shards, num_shards=5, shard_id=0).get_dataset_size() == 3

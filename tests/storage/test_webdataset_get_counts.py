@@ -115,3 +115,96 @@ def test_index_read_through_cut_connections_matches_the_local_index(counted_shar
     assert faults.counts.get("cut", 0) > 0
     faults.set_rates({})
     assert remote == _keys(md.WebDataset(str(tmp_path / "shard-*.tar"), shuffle=False))
+
+
+# -- the kept index -------------------------------------------------------------------------------
+
+
+def _index_gets(proxy, prefix="/counted/") -> int:
+    return sum(1 for method, target, ranged in list(proxy.requests)
+               if method == "GET" and prefix in target and ranged == "bytes=0-")
+
+
+def _kept_entries(root) -> list:
+    folder = root / "shard-index"
+    return sorted(p for p in folder.rglob("*") if p.is_file()) if folder.exists() else []
+
+
+def test_a_later_run_reads_the_kept_index_instead_of_the_shards(counted_shards, faults, tmp_path):
+    first = _keys(_dataset(faults, shuffle=False))
+    assert _index_gets(faults) == SHARDS
+    assert len(_kept_entries(tmp_path / "minddata-cache")) == SHARDS  # $MINDDATA_CACHE (tests/s3kit.py)
+    faults.set_rates({})  # forgets the requests so far
+    assert _keys(_dataset(faults, shuffle=False)) == first
+    assert _index_gets(faults) == 0
+
+
+def test_index_cache_false_indexes_every_run_and_keeps_nothing(counted_shards, faults, tmp_path):
+    for _ in range(2):
+        faults.set_rates({})
+        ds = md.WebDataset("s3://data/counted/shard-*.tar", shuffle=False,
+                           storage_options=options(faults.url, index_cache=False))
+        assert ds.get_dataset_size() == SHARDS * SAMPLES
+        assert _index_gets(faults) == SHARDS
+    assert _kept_entries(tmp_path / "minddata-cache") == []
+
+
+def test_with_a_cache_dir_the_index_is_kept_there(counted_shards, faults, tmp_path):
+    md.WebDataset("s3://data/counted/shard-*.tar", storage_options=options(faults.url), cache_dir=str(tmp_path / "mine"))
+    assert len(_kept_entries(tmp_path / "mine")) == SHARDS
+    assert _kept_entries(tmp_path / "minddata-cache") == []
+
+
+def _named_shard(prefix: str) -> bytes:
+    """Two samples ``<prefix>0``, ``<prefix>1``: shards of prefixes of one length have one size."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w", format=tarfile.USTAR_FORMAT) as tar:
+        for i in range(2):
+            info = tarfile.TarInfo(f"{prefix}{i}.cls")
+            info.size = 1
+            tar.addfile(info, io.BytesIO(str(i).encode()))
+    return out.getvalue()
+
+
+def test_a_shard_changed_in_the_bucket_is_indexed_again(s3_client, faults):
+    key = "changing/shard.tar"
+    before, after = _named_shard("old"), _named_shard("new")
+    assert len(before) == len(after)  # only the version tag (ETag) tells them apart
+    try:
+        for data, want in ((before, ["old0", "old1"]), (after, ["new0", "new1"])):
+            s3_client.put_object(Bucket=BUCKET, Key=key, Body=data)
+            faults.set_rates({})
+            ds = md.WebDataset(f"s3://data/{key}", shuffle=False, storage_options=options(faults.url))
+            assert _keys(ds) == want
+            assert _index_gets(faults, "/changing/") == 1
+    finally:
+        s3_client.delete_object(Bucket=BUCKET, Key=key)
+
+
+@pytest.mark.parametrize("damage", ["garbage", "cut short", "offsets past the end"])
+def test_a_damaged_kept_index_is_rebuilt(counted_shards, faults, tmp_path, damage):
+    import numpy as np
+
+    first = _keys(_dataset(faults, shuffle=False))
+    for path in _kept_entries(tmp_path / "minddata-cache"):
+        data = path.read_bytes()
+        if damage == "garbage":
+            data = b"not an index" * 10
+        elif damage == "cut short":
+            data = data[: len(data) // 2]
+        else:
+            with np.load(io.BytesIO(data)) as kept:
+                arrays = dict(kept)
+            arrays["offsets"] = arrays["offsets"] + (1 << 40)
+            out = io.BytesIO()
+            np.savez(out, **arrays)
+            data = out.getvalue()
+        path.write_bytes(data)
+    faults.set_rates({})
+    assert _keys(_dataset(faults, shuffle=False)) == first
+    assert _index_gets(faults) == SHARDS
+
+
+def test_index_cache_must_be_true_or_false():
+    with pytest.raises(md.errors.ArgumentError, match=r"storage_options\['index_cache'\]` must be True or False. Found: 'no'"):
+        md.WebDataset("s3://data/counted/shard-*.tar", storage_options={"index_cache": "no"})
