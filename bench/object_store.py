@@ -6,21 +6,25 @@ In one run, on one machine:
 
 1. the generated image set of ``minddata bench`` (``--images``, default 2,000 JPEGs of about 500x375,
    made once and cached) is uploaded to a moto S3 server this script starts on 127.0.0.1 (a child
-   process on a free port, ended at exit and after ``--max-minutes`` at most): the images under
+   process on a free port, ended at exit and after ``--max-minutes`` at most; served by waitress,
+   whose connections stay open between requests as S3's do, where moto's own server opens one per
+   request): the images under
    ``s3://bench/images/<class>/``, and the same images as WebDataset tar shards of
    ``--shard-images`` samples (``<key>.jpg``, ``<key>.cls``) under ``s3://bench/shards/``;
 2. the ``train`` pipeline (Decode → RandomResizedCrop(224) → RandomHorizontalFlip → Normalize →
    HWC2CHW, batch 64; 2 workers per stage, as ``minddata bench``) reads them: local files
    (``ImageFolderDataset`` on the folder), ``ImageFolderDataset("s3://bench/images/")`` and
-   ``WebDataset("s3://bench/shards/shard-*.tar")``; the remote sources at 0 ms (the server itself) and
-   at 20 ms (through a proxy that waits 20 ms before forwarding each request);
+   ``WebDataset("s3://bench/shards/shard-*.tar")``, the latter twice: as the first run of a job (an
+   empty ``$MINDDATA_CACHE``, so every shard is read once to index it) and as a later run ("index
+   kept": the shards' indexes kept by an earlier run); the remote sources at 0 ms (the server itself)
+   and at 20 ms (through a proxy that waits 20 ms before forwarding each request);
 3. each case runs once per round, in its own fresh process (as ``minddata bench`` runs a round, so a
    round's peak RSS is its own), the cases of a round in a rotated order, for ``--rounds`` rounds.
 
 The table gives each case's median images/s over the rounds, its ratio to the median of local files,
 and its peak RSS (the highest of its rounds: the round's process plus any worker processes). Every
-source runs with its default settings (requests in flight, block sizes, no cache): the figures are
-what a user gets without tuning.
+source runs with its default settings (requests in flight, block sizes, no ``cache_dir``): the figures
+are what a user gets without tuning.
 
 Usage (on an idle machine; figures from a busy one are noise):
     python -m minddata.bench.object_store [--images 2000 | --quick] [--rounds 3] [--json PATH]
@@ -36,6 +40,7 @@ import os
 import statistics
 import sys
 import tarfile
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -54,6 +59,9 @@ WORKERS = 2  # as `minddata bench` (its --workers default)
 BATCH_SIZE = 64  # as `minddata bench` (its --batch-size default)
 LATENCIES_MS = (0, 20)
 QUICK_IMAGES = 200
+# The WebDataset case of a later run: the shards' indexes kept by an earlier one (the first run of a
+# job, "s3 WebDataset", reads every shard once to index it).
+KEPT = "s3 WebDataset, index kept"
 # What a round's process reads its (dummy) credentials from: nothing of the user's (profiles, tokens,
 # credential files, an endpoint) reaches it, so every request goes to the local server.
 _ISOLATED = {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1",
@@ -73,8 +81,13 @@ class CaseResult:
     rounds_peak_rss_mb: list = field(default_factory=list)
     rounds_server_cpu_ms_per_image: list = field(default_factory=list)
     rounds_pipeline_cpu_ms_per_image: list = field(default_factory=list)
+    rounds_steady_images_per_s: list = field(default_factory=list)
     median_images_per_s: float = 0.0
     ratio_to_local: float = 0.0
+    # After the first batch (start-up left out: imports, the client, listing, indexing): what a long
+    # epoch tends to; nan when a round has too few batches to tell.
+    median_steady_images_per_s: float = float("nan")
+    steady_ratio_to_local: float = float("nan")
     peak_rss_mb: float = 0.0
     # Where the cores go: CPU time per image of the S3 server process (the whole case: listing,
     # indexing and reads) and of the pipeline's processes (the timed run, workers included).
@@ -138,22 +151,30 @@ def _environment(values: dict[str, str | None]) -> Iterator[None]:
 def _cases(latencies: Sequence[int]) -> list[tuple[str, int | None]]:
     cases: list[tuple[str, int | None]] = [("local files", None)]
     for latency in latencies:
-        cases += [("s3 ImageFolder", latency), ("s3 WebDataset", latency)]
+        cases += [("s3 ImageFolder", latency), ("s3 WebDataset", latency), (KEPT, latency)]
     return cases
 
 
-def _run_case(source: str, data: str, endpoint: str | None) -> Any:
+def _run_case(source: str, data: str, endpoint: str | None, cache_folder: str) -> Any:
     from minddata.bench import pipelines, runner
 
     pipeline: Any = PIPELINE
-    if source == "s3 WebDataset":
+    if source.startswith("s3 WebDataset"):
         from minddata.bench import object_store_pipeline as shards
 
         pipeline = pipelines.CustomPipeline("train-webdataset", os.path.abspath(shards.__file__), "train over WebDataset shards",
                                             shards.build)
     settings = {"AWS_ENDPOINT_URL": endpoint, "AWS_ENDPOINT_URL_S3": endpoint} if endpoint else {}
-    with _environment(settings):
+    with _environment({**settings, "MINDDATA_CACHE": cache_folder}):
         return runner.run_in_own_process(pipeline, data, workers=WORKERS, batch_size=BATCH_SIZE)
+
+
+def _keep_indexes(endpoint: str, folder: str) -> None:
+    """Index the shards once at ``endpoint`` with ``folder`` as the user's cache (an earlier run)."""
+    import minddata as md
+
+    with _environment({"AWS_ENDPOINT_URL": endpoint, "AWS_ENDPOINT_URL_S3": endpoint, "MINDDATA_CACHE": folder}):
+        md.WebDataset(f"s3://{BUCKET}/shards/shard-*.tar", columns_list=["jpg", "cls"]).get_dataset_size()
 
 
 def measure(folder: Path, rounds: int, latencies: Sequence[int], per_shard: int, max_minutes: float,
@@ -168,14 +189,20 @@ def measure(folder: Path, rounds: int, latencies: Sequence[int], per_shard: int,
     cases = _cases(latencies)
     results = {case: CaseResult(case[0], case[1], count) for case in cases}
     proxies: dict[int, Any] = {}
-    with _environment(_ISOLATED), MotoServer(max_lifetime_s=max_minutes * 60) as server:
+    with _environment(_ISOLATED), MotoServer(max_lifetime_s=max_minutes * 60, keep_alive=True) as server, \
+            tempfile.TemporaryDirectory(prefix="minddata-bench-") as scratch:
         began = time.monotonic()
         _upload(server.client(), folder, per_shard)
         progress(f"uploaded {count} images and their shards to {server.url} in {time.monotonic() - began:.1f} s")
         try:
             for latency in latencies:
                 if latency:
-                    proxies[latency] = FaultProxy(server.port, {"delay": 1.0}, delay_s=latency / 1000).start()
+                    proxies[latency] = FaultProxy(server.port, {"delay": 1.0}, delay_s=latency / 1000,
+                                                  keep_alive=True).start()
+            kept_folder = os.path.join(scratch, "kept")
+            for latency in latencies:  # the earlier run whose indexes KEPT reads (kept per endpoint)
+                _keep_indexes(proxies[latency].url if latency else server.url, kept_folder)
+            fresh = (os.path.join(scratch, f"fresh-{n}") for n in range(1_000_000))
             for r in range(rounds):
                 order = cases[r % len(cases):] + cases[:r % len(cases)]
                 for source, latency in order:
@@ -185,7 +212,7 @@ def measure(folder: Path, rounds: int, latencies: Sequence[int], per_shard: int,
                         data = f"s3://{BUCKET}/{'images' if source == 's3 ImageFolder' else 'shards'}/"
                         endpoint = proxies[latency].url if latency else server.url
                     server_before = runner.process_tree_cpu(server.pid)
-                    result = _run_case(source, data, endpoint)
+                    result = _run_case(source, data, endpoint, kept_folder if source == KEPT else next(fresh))
                     server_cpu = runner.process_tree_cpu(server.pid) - server_before
                     shown = "" if latency is None else f" at {latency} ms"
                     if result.images != count:
@@ -196,14 +223,18 @@ def measure(folder: Path, rounds: int, latencies: Sequence[int], per_shard: int,
                     case.rounds_peak_rss_mb.append(result.peak_rss_mb + result.worker_peak_rss_mb)
                     case.rounds_server_cpu_ms_per_image.append(1000 * server_cpu / result.images)
                     case.rounds_pipeline_cpu_ms_per_image.append(1000 * result.cpu_seconds / result.images)
+                    case.rounds_steady_images_per_s.append(result.steady_images_per_s)
                     progress(f"round {r + 1}/{rounds}: {source}{shown}: {result.images_per_s:.1f} images/s")
         finally:
             for proxy in proxies.values():
                 proxy.stop()
     local = statistics.median(results[("local files", None)].rounds_images_per_s)
+    local_steady = statistics.median(results[("local files", None)].rounds_steady_images_per_s)
     for case in results.values():
         case.median_images_per_s = statistics.median(case.rounds_images_per_s)
         case.ratio_to_local = case.median_images_per_s / local if local else float("nan")
+        case.median_steady_images_per_s = statistics.median(case.rounds_steady_images_per_s)
+        case.steady_ratio_to_local = case.median_steady_images_per_s / local_steady if local_steady else float("nan")
         case.peak_rss_mb = max(case.rounds_peak_rss_mb)
         case.server_cpu_ms_per_image = statistics.median(case.rounds_server_cpu_ms_per_image)
         case.pipeline_cpu_ms_per_image = statistics.median(case.rounds_pipeline_cpu_ms_per_image)
@@ -216,21 +247,24 @@ def table(results: Sequence[CaseResult], rounds: int) -> str:
     Examples:
         >>> from minddata.bench.object_store import CaseResult, table
         >>> print(table([CaseResult("local files", None, 40, median_images_per_s=80.0, ratio_to_local=1.0,
-        ...                         peak_rss_mb=120.4, pipeline_cpu_ms_per_image=1.84)], rounds=1).splitlines()[2])
-        local files        -      40      80.0      1.00          120                 0.00                   1.84
+        ...                         peak_rss_mb=120.4, pipeline_cpu_ms_per_image=1.84, median_steady_images_per_s=95.0,
+        ...                         steady_ratio_to_local=1.0)], rounds=1).splitlines()[2])
+        local files        -      40      80.0      1.00          95.0            1.00          120                 0.00                   1.84
     """
-    header = ("source", "latency", "images", "images/s", "vs local", "peak RSS MB", "server CPU ms/image",
-              "pipeline CPU ms/image")
+    header = ("source", "latency", "images", "images/s", "vs local", "steady img/s", "steady vs local", "peak RSS MB",
+              "server CPU ms/image", "pipeline CPU ms/image")
     rows = [header]
     for r in results:
         rows.append((r.source, "-" if r.latency_ms is None else f"{r.latency_ms} ms", str(r.images),
-                     f"{r.median_images_per_s:.1f}", f"{r.ratio_to_local:.2f}", f"{r.peak_rss_mb:.0f}",
+                     f"{r.median_images_per_s:.1f}", f"{r.ratio_to_local:.2f}", f"{r.median_steady_images_per_s:.1f}",
+                     f"{r.steady_ratio_to_local:.2f}", f"{r.peak_rss_mb:.0f}",
                      f"{r.server_cpu_ms_per_image:.2f}", f"{r.pipeline_cpu_ms_per_image:.2f}"))
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
              for row in rows]
     lines.insert(1, "-" * len(lines[0]))
-    lines.append(f"images/s: median of {rounds} round(s), each in its own process; vs local: against local files; "
+    lines.append(f"images/s: median of {rounds} round(s), each in its own process, from building the dataset to its "
+                 "last batch; steady: after the first batch (start-up left out); vs local: against local files; "
                  "peak RSS: the highest round's, workers included; latency: added to every request by a proxy "
                  "(0 ms: the local server directly); CPU ms/image: medians, the S3 server process over the whole case, "
                  "the pipeline's processes (workers included) over the timed run; the latency proxy's CPU (in this "
@@ -254,9 +288,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         import botocore  # noqa: F401
         import moto  # noqa: F401
+        import waitress  # noqa: F401
     except ImportError as error:
-        print(f"{parser.prog}: needs botocore and moto[server] ({error.name} is missing): "
-              "pip install 'minddata[storage]' 'moto[server]'", file=sys.stderr)
+        print(f"{parser.prog}: needs botocore, moto[server] and waitress ({error.name} is missing): "
+              "pip install 'minddata[storage]' 'moto[server]' waitress", file=sys.stderr)
         return 1
     from minddata.bench.images import ensure_images
 

@@ -17,7 +17,9 @@ seeded draw per request, in arrival order), answers instead with a fault:
 - ``"delay"``: waits ``delay_s`` before forwarding (latency; ``{"delay": 1.0}`` delays every request).
 
 Every connection is answered with ``Connection: close``, so one request is one connection and a fault
-never leaves half a response for the next request to read. ``counts`` records what was done.
+never leaves half a response for the next request to read; with ``keep_alive=True`` (a latency proxy
+for benchmarks) connections whose answer was forwarded whole stay open, to the client and upstream,
+as they would to S3. ``counts`` records what was done.
 
 Examples:
     >>> from minddata.bench.s3server import FaultProxy
@@ -59,8 +61,10 @@ _HOP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te
 class FaultProxy:
     """``FaultProxy(upstream_port, rates={"503": 0.2, "drop": 0.1}, seed=0)``; ``url`` once started."""
 
-    def __init__(self, upstream_port: int, rates: dict[str, float] | None = None, seed: int = 0, delay_s: float = 0.05):
+    def __init__(self, upstream_port: int, rates: dict[str, float] | None = None, seed: int = 0, delay_s: float = 0.05,
+                 keep_alive: bool = False):
         self.upstream_port = upstream_port
+        self.keep_alive = keep_alive
         self.deny: tuple[str, ...] = ()  # request targets containing one of these: 403 AccessDenied
         self.rates = dict(rates or {})
         self.delay_s = delay_s
@@ -117,9 +121,22 @@ class FaultProxy:
             return "ok"
 
     def _handle(self, h: socketserver.StreamRequestHandler) -> None:
-        line = h.rfile.readline(65537)
+        upstream: list[http.client.HTTPConnection] = []  # kept between the requests of one connection
+        try:
+            while self._handle_one(h, upstream) and self.keep_alive:
+                pass
+        finally:
+            for conn in upstream:
+                conn.close()
+
+    def _handle_one(self, h: socketserver.StreamRequestHandler, upstream: list[http.client.HTTPConnection]) -> bool:
+        """Answer one request; True when its answer was forwarded whole (the connection may go on)."""
+        try:
+            line = h.rfile.readline(65537)
+        except OSError:  # a kept connection idle past the handler's timeout, or reset by the client
+            return False
         if not line:
-            return
+            return False
         method, target, _ = line.decode("latin-1").split(" ", 2)
         headers: list[tuple[str, str]] = []
         while True:
@@ -139,21 +156,24 @@ class FaultProxy:
                 b"HTTP/1.1 403 Forbidden\r\nContent-Type: application/xml\r\nConnection: close\r\n"
                 + f"Content-Length: {len(body) if method != 'HEAD' else 0}\r\n\r\n".encode() + (body if method != "HEAD" else b"")
             )
-            return
+            return False
         kind = self._draw()
         if kind == "drop":
             h.connection.shutdown(socket.SHUT_RDWR)
-            return
+            return False
         if kind == "503":
             body = SLOWDOWN_BODY if method != "HEAD" else b""
             h.wfile.write(
                 b"HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\nConnection: close\r\n"
                 + f"Content-Length: {len(body)}\r\n\r\n".encode() + body
             )
-            return
+            return False
         if kind == "delay":
             time.sleep(self.delay_s)
-        conn = http.client.HTTPConnection("127.0.0.1", self.upstream_port, timeout=30)
+        if not upstream:
+            upstream.append(http.client.HTTPConnection("127.0.0.1", self.upstream_port, timeout=30))
+        conn = upstream[0]
+        keep = self.keep_alive and kind != "cut"
         try:
             conn.putrequest(method, target, skip_host=True, skip_accept_encoding=True)
             for key, val in headers:
@@ -167,19 +187,22 @@ class FaultProxy:
                 if key.lower() not in _HOP and (key.lower() != "content-length" or method == "HEAD"):
                     out.append(f"{key}: {val}\r\n".encode("latin-1"))
             length = f"Content-Length: {len(data)}\r\n" if method != "HEAD" else ""
-            out.append(f"{length}Connection: close\r\n\r\n".encode())
+            close = "" if keep else "Connection: close\r\n"
+            out.append(f"{length}{close}\r\n".encode())
             h.wfile.write(b"".join(out))
             if kind == "cut" and method != "HEAD" and len(data) > 1:
                 h.wfile.write(data[: len(data) // 2])
                 h.wfile.flush()
                 h.connection.shutdown(socket.SHUT_RDWR)
-                return
+                return False
             if method != "HEAD":
                 h.wfile.write(data)
+            return keep
         except (BrokenPipeError, ConnectionResetError):
-            return  # the client stopped reading (a stream it closed early): nothing left to answer
+            return False  # the client stopped reading (a stream it closed early): nothing left to answer
         finally:
-            conn.close()
+            if not keep:
+                conn.close()
 
 
 def free_port() -> int:
@@ -191,16 +214,27 @@ def free_port() -> int:
 
 # The child: moto's threaded server, ended when its parent is gone or its time is up.
 _SERVER_MAIN = """
-import os, sys, time
-from moto.server import ThreadedMotoServer
+import os, sys, threading, time
+from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
 port, parent, deadline = int(sys.argv[1]), int(sys.argv[2]), time.monotonic() + float(sys.argv[3])
-server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-server.start()
+app = DomainDispatcherApplication(create_backend_app)
+if sys.argv[4] == "1":
+    # waitress keeps connections open (werkzeug's server closes each one after its answer and reads
+    # on to drain it); its output buffers hold a shard's ranged read in memory, not in a temp file.
+    from waitress import create_server
+    server = create_server(app, host="127.0.0.1", port=port, threads=8, outbuf_overflow=64 << 20,
+                           channel_timeout=60)
+    serve, stop = server.run, server.close
+else:
+    from werkzeug.serving import make_server
+    server = make_server("127.0.0.1", port, app, True, request_handler=MotoRequestHandler)
+    serve, stop = server.serve_forever, server.shutdown
+threading.Thread(target=serve, daemon=True).start()
 try:
     while os.getppid() == parent and time.monotonic() < deadline:
         time.sleep(0.2)
 finally:
-    server.stop()
+    stop()
 """
 
 
@@ -208,12 +242,17 @@ class MotoServer:
     """moto's S3 API server in a child process on ``127.0.0.1:<free port>`` (``url``), for at most
     ``max_lifetime_s`` seconds; ``client()`` is a botocore client for it (dummy credentials).
 
+    moto's own server (werkzeug's) closes the connection after every answer. ``keep_alive=True``
+    serves moto's application through waitress (``pip install waitress``), which keeps connections
+    open as S3 and its peers do, so a benchmark's requests do not each pay a new connection.
+
     Needs ``moto[server]`` (``pip install 'moto[server]'``). Use as a context manager, or call
     :meth:`start` and :meth:`stop`.
     """
 
-    def __init__(self, max_lifetime_s: float = 3600.0, log_path: str | None = None):
+    def __init__(self, max_lifetime_s: float = 3600.0, log_path: str | None = None, keep_alive: bool = False):
         self.max_lifetime_s = float(max_lifetime_s)
+        self.keep_alive = keep_alive
         self.log_path = log_path
         self.port = 0
         self.url = ""
@@ -227,7 +266,8 @@ class MotoServer:
         out = open(self.log_path, "wb") if self.log_path else subprocess.DEVNULL  # noqa: SIM115 - closed below
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, "-c", _SERVER_MAIN, str(self.port), str(os.getpid()), str(self.max_lifetime_s)],
+                [sys.executable, "-c", _SERVER_MAIN, str(self.port), str(os.getpid()), str(self.max_lifetime_s),
+                 "1" if self.keep_alive else "0"],
                 stdout=out, stderr=subprocess.STDOUT, env=env, stdin=subprocess.DEVNULL,
             )
         finally:
