@@ -108,6 +108,9 @@ def describe(root: ir.Node) -> Chain | GraphError:
                 shuffle, num_shards, shard_id = _sampler_shard(node)
                 rows = node.num_rows()
                 parts.append(f"{node.name}:{rows}:{node.column_names}")
+                order = getattr(node.sampler, "_elastic_order_name", lambda: "")()
+                if order:  # a file source's Shuffle.FILES / INFILE order: another order's state is refused
+                    parts.append(f"order:{order}")
                 digest = hashlib.sha1(json.dumps(parts).encode()).hexdigest()[:16]
                 return Chain(node, rows, batch, shuffle, num_shards, shard_id, digest)
             if isinstance(node, (ir.ProjectNode, ir.RenameNode)):

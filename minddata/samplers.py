@@ -255,6 +255,12 @@ class Sampler:
         """The epoch's global order (all shards together) of a sampler with an :meth:`_elastic_shard`."""
         raise NotImplementedError
 
+    def _whole_order_name(self) -> str | None:
+        """The name of the whole epoch order this sampler draws, the same alone and as the child of a
+        DistributedSampler (which then deals it to shards, and can resume elastically); None when it
+        draws no such order. A state records the name: a resume under another order is refused."""
+        return None
+
     def _num_samples(self, num_rows: int) -> int:
         """How many indices :meth:`_indices` returns for ``num_rows`` rows, without drawing them."""
         return self._chain_count(_check_num_rows(type(self).__name__, num_rows))
@@ -513,12 +519,26 @@ class DistributedSampler(_BuiltinSampler):
         # Positions wrap (only ever with offset -1) to pad short shards from the start of the order.
         return (first + self.num_shards * np.arange(count, dtype=np.int64)) % num_rows
 
+    def _dealt_child(self) -> Sampler | None:
+        """The child whose whole order this sampler deals (a file source's Shuffle.FILES/INFILE order)."""
+        child = self.get_child()
+        return child if child is not None and not self.shuffle and child._whole_order_name() is not None else None
+
     def _elastic_shard(self) -> tuple[bool, int, int] | None:
-        if type(self) is not DistributedSampler or self.offset != -1 or self.num_samples or self.child_sampler:
+        if type(self) is not DistributedSampler or self.offset != -1 or self.num_samples:
             return None
+        if self.child_sampler is not None:
+            return (True, self.num_shards, self.shard_id) if self._dealt_child() is not None else None
         return self.shuffle, self.num_shards, self.shard_id
 
+    def _elastic_order_name(self) -> str:
+        child = self._dealt_child()
+        return (child._whole_order_name() or "") if child is not None else ""
+
     def _epoch_order(self, num_rows: int, seed: int, pass_index: int) -> np.ndarray:
+        child = self._dealt_child()
+        if child is not None:
+            return child._indices(num_rows, seed, pass_index)
         if not self.shuffle:
             return np.arange(num_rows, dtype=np.int64)
         return _rng(seed, pass_index, _STREAM_DISTRIBUTED, 0).permutation(num_rows).astype(np.int64, copy=False)
@@ -526,7 +546,7 @@ class DistributedSampler(_BuiltinSampler):
     def _global_key_rule(self, num_rows: int) -> tuple[int, int, int] | None:
         """(first, step, modulo): index ``i`` of this shard has the global key ``(first + step * i) %
         modulo`` (what :meth:`_global_keys` lists), or None as there."""
-        if self.num_shards == 1 or self.get_child() is not None or num_rows == 0:
+        if self.num_shards == 1 or (self.get_child() is not None and self._dealt_child() is None) or num_rows == 0:
             return None
         first = self.shard_id if self.offset == -1 else (self.shard_id - self.offset) % self.num_shards
         return first, self.num_shards, num_rows
@@ -534,7 +554,7 @@ class DistributedSampler(_BuiltinSampler):
     def _global_keys(self, num_rows: int) -> np.ndarray | None:
         """Each index's global identity (its position in the global order), which keys the random
         ops above: a sample draws alike on any number of shards. None when the shard is the order."""
-        if self.num_shards == 1 or self.get_child() is not None:
+        if self.num_shards == 1 or (self.get_child() is not None and self._dealt_child() is None):
             return None
         return self._positions(num_rows)
 

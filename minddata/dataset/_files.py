@@ -133,8 +133,22 @@ class _BlockSampler(_BuiltinSampler):
     def _own_count(self, num_rows: int) -> int:
         return self._cap(num_rows)
 
+    def _whole_order_name(self) -> str | None:
+        return None if self.num_samples or self.child_sampler is not None else self.mode
+
+    def _elastic_shard(self) -> tuple[bool, int, int] | None:
+        return (True, 1, 0) if self._whole_order_name() is not None else None
+
+    def _elastic_order_name(self) -> str:
+        return self.mode
+
+    def _epoch_order(self, num_rows: int, seed: int, pass_index: int) -> np.ndarray:
+        return self._indices(num_rows, seed, pass_index)
+
     def _own_indices(self, num_rows: int, seed: int, pass_index: int, depth: int) -> np.ndarray:
-        rng = _rng(seed, pass_index, _STREAM_BLOCKS, depth)
+        # Drawn at depth 0 wherever it stands: alone or under a DistributedSampler, the epoch's order
+        # is the same, which an elastic resume (and a shard's global sample keys) rests on.
+        rng = _rng(seed, pass_index, _STREAM_BLOCKS, 0)
         order = rng.permutation(len(self.blocks)) if self.mode == "files" else range(len(self.blocks))
         parts = []
         for b in order:
