@@ -647,6 +647,12 @@ def _print_table(results: list, reference: Any | None, verdicts: dict, floors: d
             steady = r.steady_images_per_s
             at = f"; steady {_fmt(steady)} images/s, {steady / floor.images_per_s:.0%} of it" if steady == steady else ""
             print(f"  {r.pipeline}: {floor.describe()}{at}")
+            together = floor.all_cores_images_per_s
+            if together:
+                steady_share = f", steady {steady / together:.0%}" if steady == steady else ""
+                print(f"    the same kernels chained on all {floor.cores} cores at once (no pipeline): {_fmt(together)} "
+                      f"images/s, {together / floor.images_per_s:.0%} of the floor; this pipeline reached "
+                      f"{r.images_per_s / together:.0%} of it{steady_share}")
     print("img/CPU-s: images per CPU-second of the run's process and its workers (all threads); "
           "higher means less CPU spent per image.")
     print("peak RSS MB: the most memory the run's process held; each pipeline round (and the decode-only run) "

@@ -15,6 +15,12 @@ OpenCV at one thread (as the pipelines run it). The step's cost is its fastest c
 writes into a preallocated batch slot, as the pipelines do; the one-off cost of first touching a new
 batch buffer's pages is not in the floor.
 
+The floor assumes ``cores`` threads each run as fast as one alone. They share caches, memory
+bandwidth and, on SMT machines, execution units, so the floor also measures the chain of the same
+fastest kernels on all cores at once (a thread per core, each image read, decoded, resized and
+normalized into the thread's own batch slots, no pipeline): ``Floor.all_cores_images_per_s``, the
+rate this machine gives those kernels, which a pipeline can approach but not pass.
+
     python -m minddata.bench.floor [--data DIR] [--images N] [--pipeline NAME]
 
 Examples:
@@ -62,6 +68,10 @@ class Floor:
     steps: tuple[Step, ...]
     cores: int
     images: int
+    # The same fastest kernels chained per image on all cores at once (a thread per core, no pipeline):
+    # what the machine gives when its cores share caches, memory bandwidth and (SMT) execution units,
+    # which ``cores`` times one thread's rate assumes away. None when not measured.
+    all_cores_images_per_s: float | None = None
 
     @property
     def us_per_image(self) -> float:
@@ -82,6 +92,7 @@ class Floor:
             "images_per_s": round(self.images_per_s, 1),
             "cores": self.cores,
             "images": self.images,
+            "all_cores_images_per_s": None if self.all_cores_images_per_s is None else round(self.all_cores_images_per_s, 1),
             "steps": [{"step": s.name, "kernel": s.kernel, "us_per_image": round(s.us_per_image, 1),
                        "candidates": {k: round(v, 1) for k, v in s.candidates.items()}} for s in self.steps],
         }
@@ -102,6 +113,43 @@ def _timed(kernel: Callable[[int, Any], Any], inputs: Sequence[Any], repeats: in
             kernel(i, x)
         best = min(best, time.thread_time() - start)
     return best / len(inputs) * 1e6
+
+
+def _all_cores(make_chain: Callable[[], Callable[[int, Any], Any]], inputs: Sequence[Any], cores: int,
+               passes: int) -> float:
+    """Images/s of ``cores`` threads each running its own ``make_chain()`` over ``inputs`` at once: one
+    warm pass, then ``passes`` timed passes, from a shared start to the last thread's end."""
+    import threading
+
+    chains = [make_chain() for _ in range(cores)]
+    ready = threading.Barrier(cores + 1)
+    errors: list[BaseException] = []
+
+    def work(chain: Callable[[int, Any], Any]) -> None:
+        try:
+            for i, x in enumerate(inputs):
+                chain(i, x)
+        except BaseException as error:  # noqa: BLE001 - reported by the caller
+            errors.append(error)
+        ready.wait()
+        try:
+            for _ in range(0 if errors else passes):
+                for i, x in enumerate(inputs):
+                    chain(i, x)
+        except BaseException as error:  # noqa: BLE001 - reported by the caller
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(chain,), name=f"minddata-floor-{k}") for k, chain in enumerate(chains)]
+    for t in threads:
+        t.start()
+    ready.wait()
+    start = time.perf_counter()
+    for t in threads:
+        t.join()
+    seconds = time.perf_counter() - start
+    if errors:
+        raise errors[0]
+    return cores * passes * len(inputs) / seconds
 
 
 def _step(name: str, candidates: dict[str, Callable[[int, Any], Any]], inputs: Sequence[Any],
@@ -211,7 +259,7 @@ def measure_floors(pipelines: Sequence[str], files: Sequence[Path], cores: int |
 
     release = kernel_threads.hold()  # OpenCV at one thread, as while a pipeline runs
     try:
-        shared: dict[str, Any] = {"read": _step("read", _read_candidates(), files, repeats),
+        shared: dict[str, Any] = {"read": _step("read", _read_candidates(), files, repeats), "files": files,
                                   "encoded": _chain(files, lambda i, path: np.fromfile(path, np.uint8))}
         return {name: _measure(name, shared, repeats, cores or usable_cores(), len(files)) for name in pipelines}
     finally:
@@ -248,6 +296,7 @@ def _measure(pipeline: str, shared: dict[str, Any], repeats: int, cores: int, co
                  lambda i, data: decode_random_resized_crop(crop, KernelContext(1, 0, i, 1), data, "RandomResizedCrop")}
         steps.append(_step("crop-decode + resize", fused, encoded, repeats))
         images = _chain(encoded, fused["crop-decode + resize (minddata)"])
+        decode_fn = fused["crop-decode + resize (minddata)"]
     else:
         if "decode" not in shared:
             decoders = _decode_candidates()
@@ -255,6 +304,8 @@ def _measure(pipeline: str, shared: dict[str, Any], repeats: int, cores: int, co
             shared["decoded"] = _chain(encoded, decoders[shared["decode"].kernel])
         steps.append(shared["decode"])
         images = shared["decoded"]
+        decode_fn = _decode_candidates()[shared["decode"].kernel]
+    chained: list[Callable[[int, Any], Any]] = [_read_candidates()[shared["read"].kernel], decode_fn]
     resize_op = _op(ops, "Resize")
     if resize_op is not None:
         # The output size as the pipeline's Resize computes it (MindSpore's rule for the short side).
@@ -263,11 +314,13 @@ def _measure(pipeline: str, shared: dict[str, Any], repeats: int, cores: int, co
                                                              interpolation=cv2.INTER_LINEAR)}
         steps.append(_step("resize", resizes, images, repeats))
         images = _chain(images, resizes["cv2.resize"])
+        chained.append(resizes["cv2.resize"])
     center = _op(ops, "CenterCrop")
     if center is not None:
         crops = {"center crop (minddata)": lambda i, image: center_crop(center, KernelContext(1, 0, i, 1), image)}
         steps.append(_step("center crop", crops, images, repeats))
         images = _chain(images, crops["center crop (minddata)"])
+        chained.append(crops["center crop (minddata)"])
     flip = _op(ops, "RandomHorizontalFlip")
     if flip is not None:
         # The same rows flipped as minddata's kernel flips (its per-row keyed draw, made here once).
@@ -275,13 +328,30 @@ def _measure(pipeline: str, shared: dict[str, Any], repeats: int, cores: int, co
         flips = {"flip (minddata)": lambda i, image: random_horizontal_flip(flip, KernelContext(1, 0, i, 2), image),
                  "cv2.flip": lambda i, image: cv2.flip(image, 1) if flipped[i] else image}
         steps.append(_step("flip", flips, images, repeats))
+        chained.append(flips[steps[-1].kernel])
     images = [np.ascontiguousarray(im) for im in images]
     normalize = _op(ops, "Normalize")
     height, width = images[0].shape[:2]
     batch = np.empty((8, 3, height, width), np.float32)  # slots reused, as a recycled batch buffer's are
     steps.append(_step("normalize into batch", _normalize_candidates(batch, normalize.mean, normalize.std), images,
                        repeats))
-    return Floor(pipeline, tuple(steps), cores, count)
+    fastest_normalize = steps[-1].kernel
+
+    def make_chain() -> Callable[[int, Any], Any]:
+        # A thread's own batch slots, as each pipeline worker fills its own batch's.
+        own = np.empty_like(batch)
+        normalize_fn = _normalize_candidates(own, normalize.mean, normalize.std)[fastest_normalize]
+
+        def run(i: int, path: Any) -> Any:
+            x = path
+            for fn in chained:
+                x = np.ascontiguousarray(fn(i, x))
+            return normalize_fn(i, x)
+
+        return run
+
+    all_cores = _all_cores(make_chain, shared["files"], cores, repeats)
+    return Floor(pipeline, tuple(steps), cores, count, all_cores)
 
 
 def sample_files(data_dir: str | os.PathLike, images: int) -> list[Path]:
@@ -312,6 +382,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{len(files)} images from {args.data}; CPU microseconds per image, one thread, warm; {cores} cores")
     for name, floor in measure_floors(args.pipeline or FLOOR_PIPELINES, files, cores).items():
         print(f"{name:9s} floor {floor.images_per_s:7,.0f} img/s  ({floor.describe()})")
+        print(f"{'':9s}   all {cores} cores at once: {floor.all_cores_images_per_s:,.0f} img/s")
         for step in floor.steps:
             if len(step.candidates) > 1:
                 others = ", ".join(f"{k} {v:.0f}" for k, v in step.candidates.items())

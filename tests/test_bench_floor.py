@@ -36,6 +36,30 @@ def test_each_step_keeps_its_fastest_candidate_and_the_floor_spreads_them_over_t
         assert step.us_per_image == min(step.candidates.values()) == step.candidates[step.kernel]
     assert result.images == len(jpegs)
     assert result.images_per_s == pytest.approx(3e6 / sum(s.us_per_image for s in result.steps))
+    assert result.all_cores_images_per_s > 0
+
+
+def test_the_all_cores_run_gives_each_thread_its_own_chain_over_every_input():
+    calls: list[list[int]] = []
+
+    def make_chain():
+        seen: list[int] = []
+        calls.append(seen)
+        return lambda i, x: seen.append(i)
+
+    rate = floor._all_cores(make_chain, ["a", "b", "c"], cores=2, passes=2)
+    assert rate > 0 and len(calls) == 2
+    assert all(seen == [0, 1, 2] * 3 for seen in calls)  # a warm pass, then two timed passes
+
+
+def test_a_failing_chain_stops_the_all_cores_run_with_its_error():
+    def make_chain():
+        def chain(i, x):
+            raise ValueError(f"bad input {x}")
+        return chain
+
+    with pytest.raises(ValueError, match="bad input a"):
+        floor._all_cores(make_chain, ["a"], cores=2, passes=1)
 
 
 def test_every_decode_candidate_gives_minddatas_pixels(jpegs):
@@ -107,4 +131,5 @@ def test_bench_prints_the_floor_and_the_share_of_it(capsys, tmp_path):
     row = next(line for line in out.splitlines() if line.startswith("infer224 "))
     assert re.search(r"\s\d+%(\s|$)", row), row  # vs floor
     assert "  infer224: " in out and "us per image = read" in out
+    assert re.search(r"chained on all \d+ cores at once \(no pipeline\): [\d,]+ images/s", out)
     assert "; steady" not in out  # two batches are too few for a steady state
