@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ctypes
+import functools
+import mmap
 import sys
 import threading
 from collections.abc import Callable
@@ -34,6 +37,42 @@ class BatchInfo:
     def get_epoch_num(self) -> int:
         """Index of the epoch (pass over the batch's input), from 0."""
         return self._epoch_num
+
+
+def _no_huge_pages(array: np.ndarray) -> None:
+    """Advise the kernel to back ``array`` with ordinary pages (Linux; elsewhere nothing).
+
+    numpy advises transparent huge pages for every array of 4 MB or more. Where the kernel then
+    compacts memory to find each 2 MB page at the first touch (``defrag`` set to ``madvise``, as
+    Ubuntu's default), a fresh process's first batch buffers stall on it: yolo416's 133 MB batches
+    ran at two thirds of the speed in a new process on a machine that had been idle. Ordinary pages
+    cost the same zeroing without the compaction."""
+    advise = _madvise()
+    if advise is None or array.nbytes < _HUGE_ADVICE_BYTES:
+        return
+    start = array.ctypes.data
+    first = -(-start // _PAGE) * _PAGE
+    end = (start + array.nbytes) // _PAGE * _PAGE
+    if end > first:
+        advise(ctypes.c_void_p(first), ctypes.c_size_t(end - first), _MADV_NOHUGEPAGE)
+
+
+_PAGE = mmap.PAGESIZE
+_HUGE_ADVICE_BYTES = 4 << 20  # numpy's threshold for its huge-page advice
+_MADV_NOHUGEPAGE = getattr(mmap, "MADV_NOHUGEPAGE", 15)
+
+
+@functools.cache
+def _madvise() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        advise = ctypes.CDLL(None, use_errno=True).madvise
+    except (OSError, AttributeError):
+        return None
+    advise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+    advise.restype = ctypes.c_int
+    return advise
 
 
 class BufferPool:
@@ -71,6 +110,7 @@ class BufferPool:
             if larger is not None:
                 return larger[: shape[0]]
             array = np.empty(shape, dtype)
+            _no_huge_pages(array)
             if array.nbytes >= 1 << 20:
                 if len(self._arrays) >= self.size:
                     self._arrays.pop(0)

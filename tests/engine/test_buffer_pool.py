@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
+import pytest
 
 from minddata.engine.batchfn import BufferPool
 
@@ -59,3 +62,30 @@ def test_rows_of_another_shape_or_dtype_never_share_a_buffer():
     assert _address(pool.empty((3, 1024, 256), np.float32)) != start
     assert _address(pool.empty((3, 1024, 512), np.int32)) != start
     assert _address(pool.empty((1024 * 512 * 3,), np.float32)) != start
+
+
+def _vm_flags(address: int) -> list[str]:
+    """The VmFlags of this process's mapping that holds ``address`` (/proc/self/smaps)."""
+    flags: list[str] = []
+    inside = False
+    with open("/proc/self/smaps") as smaps:
+        for line in smaps:
+            head = line.split()[0]
+            if "-" in head and not head.endswith(":"):
+                low, high = (int(part, 16) for part in head.split("-"))
+                inside = low <= address < high
+            elif inside and head == "VmFlags:":
+                flags = line.split()[1:]
+    return flags
+
+
+@pytest.mark.skipif(not os.path.isdir("/sys/kernel/mm/transparent_hugepage"),
+                    reason="this kernel has no transparent huge pages (Linux's), so there is no advice to give")
+def test_a_large_pooled_array_is_advised_onto_ordinary_pages():
+    # numpy advises huge pages for large arrays; a batch buffer is advised off them (the first
+    # touch of a huge page may wait for the kernel to compact memory).
+    pool = BufferPool(size=2)
+    array = pool.empty((16, 1024, 1024), np.uint8)
+    assert "nh" in _vm_flags(array.ctypes.data + array.nbytes // 2)
+    small = pool.empty((1024, 1024), np.uint8)  # 1 MiB: below numpy's threshold, left as it is
+    assert small.nbytes == 1 << 20
