@@ -8,79 +8,12 @@ from minddata import config
 from minddata._missing import module_getattr
 from minddata.dataset import debug  # noqa: F401  (mindspore.dataset.debug)
 from minddata.dataset._files import Shuffle
-from minddata.dataset.arrow_sources import MindDataset, OBSMindDataset, ParquetDataset
 from minddata.dataset.base import Dataset, concat, zip
 from minddata.dataset.cache import DatasetCache
 from minddata.dataset.callback import DSCallback, WaitedDSCallback
-from minddata.dataset.caltech import Caltech101Dataset, Caltech256Dataset
-from minddata.dataset.celeba import CelebADataset
-from minddata.dataset.cityscapes import CityscapesDataset
-from minddata.dataset.corpora_csv import (
-    AGNewsDataset,
-    AmazonReviewDataset,
-    DBpediaDataset,
-    SogouNewsDataset,
-    SST2Dataset,
-    YahooAnswersDataset,
-    YelpReviewDataset,
-)
-from minddata.dataset.corpora_imdb import IMDBDataset
-from minddata.dataset.corpora_json import CLUEDataset, SQuADDataset
-from minddata.dataset.corpora_lines import EnWik9Dataset, PennTreebankDataset, WikiTextDataset
-from minddata.dataset.corpora_tagging import CoNLL2000Dataset, UDPOSDataset
-from minddata.dataset.corpora_translation import IWSLT2016Dataset, IWSLT2017Dataset, Multi30kDataset
-from minddata.dataset.div2k import DIV2KDataset
-from minddata.dataset.flickr import FlickrDataset
-from minddata.dataset.flowers102 import Flowers102Dataset
-from minddata.dataset.food101 import Food101Dataset
 from minddata.dataset.iterators import DictIterator, TupleIterator
-from minddata.dataset.kitti import KITTIDataset
-from minddata.dataset.lfw import LFWDataset
-from minddata.dataset.lsun import LSUNDataset
-from minddata.dataset.manifest import ManifestDataset
-from minddata.dataset.mnist_family import (
-    EMnistDataset,
-    FashionMnistDataset,
-    KMnistDataset,
-    MnistDataset,
-    QMnistDataset,
-    USPSDataset,
-)
-from minddata.dataset.omniglot import OmniglotDataset
-from minddata.dataset.photo_tour import PhotoTourDataset
-from minddata.dataset.places365 import Places365Dataset
-from minddata.dataset.rank_sync import sync_wait_for_dataset
-from minddata.dataset.rendered_sst2 import RenderedSST2Dataset
-from minddata.dataset.sbd import SBDataset
-from minddata.dataset.sbu import SBUDataset
 from minddata.dataset.schema import Schema
-from minddata.dataset.semeion import SemeionDataset
-from minddata.dataset.serialization import compare, deserialize, serialize, show
 from minddata.dataset.sources import GeneratorDataset, ImageFolderDataset, NumpySlicesDataset, OnlineDataset
-from minddata.dataset.speech import (
-    CMUArcticDataset,
-    GTZANDataset,
-    LibriTTSDataset,
-    LJSpeechDataset,
-    SpeechCommandsDataset,
-    YesNoDataset,
-)
-from minddata.dataset.standard import (
-    Cifar10Dataset,
-    Cifar100Dataset,
-    CocoDataset,
-    FakeImageDataset,
-    PaddedDataset,
-    RandomDataset,
-)
-from minddata.dataset.stl10 import STL10Dataset
-from minddata.dataset.sun397 import SUN397Dataset
-from minddata.dataset.svhn import SVHNDataset
-from minddata.dataset.tedlium import TedliumDataset
-from minddata.dataset.text_sources import CSVDataset, TextFileDataset, TFRecordDataset
-from minddata.dataset.voc import VOCDataset
-from minddata.dataset.webdataset import WebDataset
-from minddata.dataset.wider_face import WIDERFaceDataset
 from minddata.engine.batchfn import BatchInfo
 from minddata.samplers import (
     DistributedSampler,
@@ -92,6 +25,84 @@ from minddata.samplers import (
     SubsetSampler,
     WeightedRandomSampler,
 )
+
+# Sources and functions whose modules import on first use: a pipeline over an image folder doesn't
+# import the readers of a hundred other formats (and their dependencies, pyarrow among them).
+_LAZY_ATTRIBUTES = {
+    "MindDataset": "minddata.dataset.arrow_sources",
+    "OBSMindDataset": "minddata.dataset.arrow_sources",
+    "ParquetDataset": "minddata.dataset.arrow_sources",
+    "Caltech101Dataset": "minddata.dataset.caltech",
+    "Caltech256Dataset": "minddata.dataset.caltech",
+    "CelebADataset": "minddata.dataset.celeba",
+    "CityscapesDataset": "minddata.dataset.cityscapes",
+    "AGNewsDataset": "minddata.dataset.corpora_csv",
+    "AmazonReviewDataset": "minddata.dataset.corpora_csv",
+    "DBpediaDataset": "minddata.dataset.corpora_csv",
+    "SogouNewsDataset": "minddata.dataset.corpora_csv",
+    "SST2Dataset": "minddata.dataset.corpora_csv",
+    "YahooAnswersDataset": "minddata.dataset.corpora_csv",
+    "YelpReviewDataset": "minddata.dataset.corpora_csv",
+    "IMDBDataset": "minddata.dataset.corpora_imdb",
+    "CLUEDataset": "minddata.dataset.corpora_json",
+    "SQuADDataset": "minddata.dataset.corpora_json",
+    "EnWik9Dataset": "minddata.dataset.corpora_lines",
+    "PennTreebankDataset": "minddata.dataset.corpora_lines",
+    "WikiTextDataset": "minddata.dataset.corpora_lines",
+    "CoNLL2000Dataset": "minddata.dataset.corpora_tagging",
+    "UDPOSDataset": "minddata.dataset.corpora_tagging",
+    "IWSLT2016Dataset": "minddata.dataset.corpora_translation",
+    "IWSLT2017Dataset": "minddata.dataset.corpora_translation",
+    "Multi30kDataset": "minddata.dataset.corpora_translation",
+    "DIV2KDataset": "minddata.dataset.div2k",
+    "FlickrDataset": "minddata.dataset.flickr",
+    "Flowers102Dataset": "minddata.dataset.flowers102",
+    "Food101Dataset": "minddata.dataset.food101",
+    "KITTIDataset": "minddata.dataset.kitti",
+    "LFWDataset": "minddata.dataset.lfw",
+    "LSUNDataset": "minddata.dataset.lsun",
+    "ManifestDataset": "minddata.dataset.manifest",
+    "EMnistDataset": "minddata.dataset.mnist_family",
+    "FashionMnistDataset": "minddata.dataset.mnist_family",
+    "KMnistDataset": "minddata.dataset.mnist_family",
+    "MnistDataset": "minddata.dataset.mnist_family",
+    "QMnistDataset": "minddata.dataset.mnist_family",
+    "USPSDataset": "minddata.dataset.mnist_family",
+    "OmniglotDataset": "minddata.dataset.omniglot",
+    "PhotoTourDataset": "minddata.dataset.photo_tour",
+    "Places365Dataset": "minddata.dataset.places365",
+    "sync_wait_for_dataset": "minddata.dataset.rank_sync",
+    "RenderedSST2Dataset": "minddata.dataset.rendered_sst2",
+    "SBDataset": "minddata.dataset.sbd",
+    "SBUDataset": "minddata.dataset.sbu",
+    "SemeionDataset": "minddata.dataset.semeion",
+    "compare": "minddata.dataset.serialization",
+    "deserialize": "minddata.dataset.serialization",
+    "serialize": "minddata.dataset.serialization",
+    "show": "minddata.dataset.serialization",
+    "CMUArcticDataset": "minddata.dataset.speech",
+    "GTZANDataset": "minddata.dataset.speech",
+    "LibriTTSDataset": "minddata.dataset.speech",
+    "LJSpeechDataset": "minddata.dataset.speech",
+    "SpeechCommandsDataset": "minddata.dataset.speech",
+    "YesNoDataset": "minddata.dataset.speech",
+    "Cifar10Dataset": "minddata.dataset.standard",
+    "Cifar100Dataset": "minddata.dataset.standard",
+    "CocoDataset": "minddata.dataset.standard",
+    "FakeImageDataset": "minddata.dataset.standard",
+    "PaddedDataset": "minddata.dataset.standard",
+    "RandomDataset": "minddata.dataset.standard",
+    "STL10Dataset": "minddata.dataset.stl10",
+    "SUN397Dataset": "minddata.dataset.sun397",
+    "SVHNDataset": "minddata.dataset.svhn",
+    "TedliumDataset": "minddata.dataset.tedlium",
+    "CSVDataset": "minddata.dataset.text_sources",
+    "TextFileDataset": "minddata.dataset.text_sources",
+    "TFRecordDataset": "minddata.dataset.text_sources",
+    "VOCDataset": "minddata.dataset.voc",
+    "WebDataset": "minddata.dataset.webdataset",
+    "WIDERFaceDataset": "minddata.dataset.wider_face",
+}
 
 __all__ = [
     "AGNewsDataset",
@@ -196,5 +207,6 @@ __all__ = [
 
 # The op modules import on first use, so `import minddata` stays light.
 __getattr__ = module_getattr(
-    __name__, lazy={name: f"{__name__}.{name}" for name in ("vision", "transforms", "text")}
+    __name__, lazy={name: f"{__name__}.{name}" for name in ("vision", "transforms", "text")},
+    lazy_attributes=_LAZY_ATTRIBUTES,
 )
