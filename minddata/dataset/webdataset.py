@@ -56,6 +56,8 @@ _BLOCK = 512  # a tar block: headers and data padding
 # How a kept shard index is written (a new layout gets a new name: old entries are then not read).
 _INDEX_FORMAT = "minddata-shard-index-1"
 _INDEX_CACHE_BYTES = 1 << 30
+_INDEX_FOLDERS: dict[tuple[str, int], _storage.ObjectCache] = {}
+_INDEX_FOLDERS_LOCK = threading.Lock()
 # A streamed shard's index reads it in pieces of this size (what one call to the HTTP body reads).
 _STREAM_PIECE = 1 << 20
 _REMOTE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
@@ -340,7 +342,7 @@ def kept_index(where: str, path: str, storage_options: _storage.StorageOptions) 
 
     Indexing a remote shard reads all of it (its headers sit between its data), so each index is kept
     in ``<cache_dir>/shard-index`` (``~/.cache/minddata/shard-index`` without a ``cache_dir``; at most
-    1 GiB, least recently used first) under the object's URL, size and version tag (its ETag, from the
+    1 GiB, trimmed least recently used first by each process when it first keeps one) under the object's URL, size and version tag (its ETag, from the
     listing or a HEAD): a later run, or another process, reads the index from there instead of the
     shard, and a shard that changed in the bucket (a new ETag) is indexed again. A shard without a
     version tag, or with ``storage_options={"index_cache": False}``, is indexed on every run."""
@@ -363,11 +365,21 @@ def kept_index(where: str, path: str, storage_options: _storage.StorageOptions) 
 
 
 def _index_folder(storage_options: _storage.StorageOptions) -> _storage.ObjectCache | None:
+    """The folder of kept indexes, one per folder and process; None where it can't be written."""
     folder = storage_options.get("cache_dir") or _storage.user_cache_folder()
-    try:
-        return _storage.ObjectCache(folder, _INDEX_CACHE_BYTES, kind="shard-index")
-    except OSError:  # a home folder that can't be written: indexes are not kept
-        return None
+    key = (folder, os.getpid())
+    with _INDEX_FOLDERS_LOCK:
+        kept = _INDEX_FOLDERS.get(key)
+        if kept is None:
+            try:
+                kept = _storage.ObjectCache(folder, _INDEX_CACHE_BYTES, kind="shard-index")
+                # Each process writes few indexes, far below the tenth of the bound after which a
+                # writer evicts: trimming once per process is what keeps the folder bounded over runs.
+                kept.evict()
+            except OSError:  # a home folder that can't be written: indexes are not kept
+                return None
+            _INDEX_FOLDERS[key] = kept
+    return kept
 
 
 def _encode_index(index: ShardIndex) -> bytes:

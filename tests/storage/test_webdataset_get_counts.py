@@ -208,3 +208,24 @@ def test_a_damaged_kept_index_is_rebuilt(counted_shards, faults, tmp_path, damag
 def test_index_cache_must_be_true_or_false():
     with pytest.raises(md.errors.ArgumentError, match=r"storage_options\['index_cache'\]` must be True or False. Found: 'no'"):
         md.WebDataset("s3://data/counted/shard-*.tar", storage_options={"index_cache": "no"})
+
+
+def test_the_kept_indexes_stay_within_their_bound_over_runs(counted_shards, faults, tmp_path, monkeypatch):
+    import os
+
+    from minddata.dataset import webdataset as impl
+
+    monkeypatch.setattr(impl, "_INDEX_CACHE_BYTES", 64 << 10)
+    monkeypatch.setattr(impl, "_INDEX_FOLDERS", {})  # as in a new process
+    old = tmp_path / "minddata-cache" / "shard-index" / "00"
+    old.mkdir(parents=True)
+    for n in range(4):  # an earlier run's entries, 200 KiB in all, least recently used
+        entry = old / f"{n:064x}"
+        entry.write_bytes(bytes(50 << 10))
+        os.utime(entry, (1, 1))
+    _keys(_dataset(faults, shuffle=False))
+    entries = _kept_entries(tmp_path / "minddata-cache")
+    earlier = [p for p in entries if p.stat().st_size == 50 << 10]
+    # The earlier entries were trimmed, oldest first, to 90% of the bound before this run kept its own.
+    assert 0 < len(earlier) < 4 and sum(p.stat().st_size for p in earlier) <= 0.9 * (64 << 10)
+    assert len(entries) - len(earlier) == SHARDS
