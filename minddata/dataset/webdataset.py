@@ -341,10 +341,10 @@ def kept_index(where: str, path: str, storage_options: _storage.StorageOptions) 
     """A shard's index; for a shard in object storage, kept between runs.
 
     Indexing a remote shard reads all of it (its headers sit between its data), so each index is kept
-    in ``<cache_dir>/shard-index`` (``~/.cache/minddata/shard-index`` without a ``cache_dir``; at most
-    1 GiB, trimmed least recently used first by each process when it first keeps one) under the object's URL, size and version tag (its ETag, from the
-    listing or a HEAD): a later run, or another process, reads the index from there instead of the
-    shard, and a shard that changed in the bucket (a new ETag) is indexed again. A shard without a
+    in ``<cache_dir>/shard-index`` (``~/.cache/minddata/shard-index`` without a ``cache_dir``; about
+    1 GiB at most, trimmed least recently used first by each process when it first keeps one) under
+    the object's URL, size and version tag (its ETag, from the listing or a HEAD): a later run, or
+    another process, reads the index from there instead of the shard, and a shard that changed in the bucket (a new ETag) is indexed again. A shard without a
     version tag, or with ``storage_options={"index_cache": False}``, is indexed on every run."""
     if not _storage.is_remote(path) or not storage_options.get("index_cache"):
         return index_shard(where, path, storage_options)
