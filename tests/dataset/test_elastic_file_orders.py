@@ -14,6 +14,7 @@ import pytest
 import webdataset as wds
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_elastic_resume import ELASTIC_CASES, read
 
 import minddata as md
 from minddata import vision
@@ -45,24 +46,6 @@ def build(pattern, order, num_shards=None, shard_id=None, workers=1, batch=None)
     ds = ds.map([vision.RandomCrop(2, padding=1), vision.RandomHorizontalFlip()], input_columns="bin",
                 num_parallel_workers=workers)
     return ds.batch(batch) if batch else ds
-
-
-def samples(item):
-    ids, xs = (np.asarray(c) for c in item)
-    if ids.ndim == 0:
-        return [(int(ids), xs.tobytes())]
-    return [(int(i), x.tobytes()) for i, x in zip(ids, xs)]
-
-
-def read(it, items=None):
-    out = []
-    while items is None or items > 0:
-        try:
-            out += samples(next(it))
-        except StopIteration:
-            break
-        items = None if items is None else items - 1
-    return out
 
 
 def iterator(pattern, order, num_shards, shard_id, state=None, epochs=3, **kw):
@@ -107,15 +90,7 @@ def test_shards_read_the_unsharded_order_dealt_and_augmented_alike(shards, order
         assert got == [truth[p] for p in positions]
 
 
-@given(
-    order=st.sampled_from(ORDERS),
-    old=st.integers(1, 4),
-    new=st.integers(1, 4),
-    batch=st.sampled_from([None, 3]),
-    workers=st.integers(1, 2),
-    stops=st.lists(st.floats(0, 1), min_size=4, max_size=4),
-    epoch=st.integers(0, 1),
-)
+@given(order=st.sampled_from(ORDERS), **ELASTIC_CASES)
 @settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 def test_any_world_sizes_workers_and_stopping_points_give_each_sample_once(shards, order, old, new, batch, workers,
                                                                            stops, epoch):

@@ -182,14 +182,19 @@ def test_states_at_the_end_of_an_epoch_start_the_next():
         iterator(3, 0, epochs=1, state=states)
 
 
-@given(
-    old=st.integers(1, 4),
-    new=st.integers(1, 4),
-    batch=st.sampled_from([None, 3]),
-    workers=st.integers(1, 2),
-    stops=st.lists(st.floats(0, 1), min_size=4, max_size=4),
-    epoch=st.integers(0, 1),
-)
+# The elastic property's cases: world sizes before and after, batch, workers, where each old rank
+# stopped (a share of its items) and the epoch (tests/dataset/test_elastic_file_orders.py uses them too).
+ELASTIC_CASES = {
+    "old": st.integers(1, 4),
+    "new": st.integers(1, 4),
+    "batch": st.sampled_from([None, 3]),
+    "workers": st.integers(1, 2),
+    "stops": st.lists(st.floats(0, 1), min_size=4, max_size=4),
+    "epoch": st.integers(0, 1),
+}
+
+
+@given(**ELASTIC_CASES)
 @settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 def test_any_world_sizes_workers_and_stopping_points_give_each_sample_once(old, new, batch, workers, stops, epoch):
     items = math.ceil(math.ceil(ROWS / old) / (batch or 1))
