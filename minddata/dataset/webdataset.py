@@ -717,7 +717,8 @@ class WebDataset(Dataset):
             epoch; parts are padded to equal length, as every source).
         storage_options: object storage settings over the environment's (``endpoint_url``,
             ``access_key_id``, ``secret_access_key``, ``session_token``, ``region``, ``profile``,
-            retry and concurrency limits; see docs/data.md, "Object storage"). Secrets are never shown.
+            retry and concurrency limits, ``index_cache``; see docs/data.md, "Object storage").
+            Secrets are never shown.
         cache_dir: a local folder caching what is read from object storage (size-bounded, least
             recently used first out, shared by processes), so later epochs read from disk.
 
@@ -728,13 +729,14 @@ class WebDataset(Dataset):
 
     Indexing cost: the first time the shards are used (at construction when ``columns_list`` is
     None, since the columns come from the members; else when the dataset is first sized or iterated)
-    every member header of every shard is read once: one 512-byte read and a seek past the data per
-    member (two for long names), no data; of the order of seconds per 100,000 members (Python's
-    ``tarfile`` parses the headers). The index keeps each member's extension, offset and size (about
+    every member header of every shard is read once: one 512-byte read per member, no data (plain
+    ustar/GNU headers are walked directly, a few microseconds each; other tars go through Python's
+    ``tarfile``, of the order of seconds per 100,000 members). The index keeps each member's extension, offset and size (about
     24 bytes per member, plus the key string per sample), travels with the pipeline to worker
     processes, and is not rebuilt per epoch. Reading a sample then costs one positioned read of its
     members (they are adjacent in the tar). A shard in object storage is indexed through one
-    streaming GET (shards ``requests_in_flight`` at a time), and a chunk of up to 32 of its samples
+    streaming GET (shards ``requests_in_flight`` at a time), and its index is kept for later runs
+    (:func:`kept_index`; ``storage_options={"index_cache": False}`` turns that off), and a chunk of up to 32 of its samples
     is read by one ranged GET when they are neighbours in the shard (in-order and shard-shuffled
     reading), by one GET per sample otherwise (global shuffle).
 
