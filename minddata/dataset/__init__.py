@@ -206,7 +206,12 @@ __all__ = [
 ]
 
 # The op modules import on first use, so `import minddata` stays light.
+# (The lazily imported modules are attributes too, as when they were imported here: `ds.sbu`.)
 __getattr__ = module_getattr(
-    __name__, lazy={name: f"{__name__}.{name}" for name in ("vision", "transforms", "text")},
+    __name__,
+    lazy={
+        **{name: f"{__name__}.{name}" for name in ("vision", "transforms", "text")},
+        **{module.rsplit(".", 1)[1]: module for module in _LAZY_ATTRIBUTES.values()},
+    },
     lazy_attributes=_LAZY_ATTRIBUTES,
 )
