@@ -258,8 +258,13 @@ class Sampler:
     def _whole_order_name(self) -> str | None:
         """The name of the whole epoch order this sampler draws, the same alone and as the child of a
         DistributedSampler (which then deals it to shards, and can resume elastically); None when it
-        draws no such order. A state records the name: a resume under another order is refused."""
+        draws no such order."""
         return None
+
+    def _elastic_order_name(self) -> str:
+        """The name an elastic state records for the order this sampler deals ("" for a permutation or
+        the rows in order): a resume under another order is refused."""
+        return self._whole_order_name() or ""
 
     def _num_samples(self, num_rows: int) -> int:
         """How many indices :meth:`_indices` returns for ``num_rows`` rows, without drawing them."""
@@ -533,7 +538,7 @@ class DistributedSampler(_BuiltinSampler):
 
     def _elastic_order_name(self) -> str:
         child = self._dealt_child()
-        return (child._whole_order_name() or "") if child is not None else ""
+        return child._elastic_order_name() if child is not None else ""
 
     def _epoch_order(self, num_rows: int, seed: int, pass_index: int) -> np.ndarray:
         child = self._dealt_child()

@@ -139,9 +139,6 @@ class _BlockSampler(_BuiltinSampler):
     def _elastic_shard(self) -> tuple[bool, int, int] | None:
         return (True, 1, 0) if self._whole_order_name() is not None else None
 
-    def _elastic_order_name(self) -> str:
-        return self.mode
-
     def _epoch_order(self, num_rows: int, seed: int, pass_index: int) -> np.ndarray:
         return self._indices(num_rows, seed, pass_index)
 
