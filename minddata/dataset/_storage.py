@@ -572,15 +572,7 @@ class ObjectStore:
             if start or end is not None:
                 kwargs["Range"] = f"bytes={start}-{'' if end is None else end - 1}"
             response = client.get_object(**kwargs)
-            body = response["Body"]
-            try:
-                data = body.read()
-            finally:
-                body.close()
-            expected = int(response.get("ContentLength", len(data)))
-            if len(data) != expected or (end is not None and len(data) != end - start):
-                raise _ShortRead(f"the body ended after {len(data)} of {expected if end is None else end - start} bytes")
-            return data
+            return _whole_body(response["Body"], response.get("ContentLength"), start, end)
 
         action = "reading" if not start and end is None else f"reading bytes {start}-{'' if end is None else end - 1} of"
         return self._retrying(url, action, get)
@@ -613,15 +605,8 @@ class ObjectStore:
         status = response.status_code
         if status == (206 if ranged else 200):
             length = response.headers.get("content-length")
-            body = StreamingBody(response.raw, int(length) if length is not None else None)
-            try:
-                data = body.read()
-            finally:
-                body.close()
-            expected = int(length) if length is not None else len(data)
-            if len(data) != expected or (end is not None and len(data) != end - start):
-                raise _ShortRead(f"the body ended after {len(data)} of {expected if end is None else end - start} bytes")
-            return data
+            length = int(length) if length is not None else None
+            return _whole_body(StreamingBody(response.raw, length), length, start, end)
         try:
             if status in _RETRY_STATUS:
                 text = response.raw.read(1 << 16).decode("utf-8", "replace")
@@ -668,6 +653,19 @@ class ObjectStore:
         return out
 
 
+def _whole_body(body: Any, length: Any, start: int, end: int | None) -> bytes:
+    """A GET's body read to its end and closed: exactly its ``length`` bytes (and ``end - start`` for a
+    closed range), or a :class:`_ShortRead` (a cut connection, retried)."""
+    try:
+        data = body.read()
+    finally:
+        body.close()
+    expected = int(length) if length is not None else len(data)
+    if len(data) != expected or (end is not None and len(data) != end - start):
+        raise _ShortRead(f"the body ended after {len(data)} of {expected if end is None else end - start} bytes")
+    return data
+
+
 class HTTPStore(ObjectStore):
     """Single files over http(s): ranged GETs through the standard library, with the same retries."""
 
@@ -708,10 +706,7 @@ class HTTPStore(ObjectStore):
             with self._open(url, "GET", headers) as response:
                 if headers and response.status != 206:
                     raise _ranges_ignored(url, response.status)
-                data = response.read()
-            if end is not None and len(data) != end - start:
-                raise _ShortRead(f"the body ended after {len(data)} of {end - start} bytes")
-            return data
+                return _whole_body(response, response.headers.get("Content-Length"), start, end)
 
         return self._retrying(url, "reading", get)
 
@@ -764,12 +759,6 @@ _ENVIRONMENT = ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "GCS_ENDPOINT_URL", "
                 "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE")
 _STORES: dict[tuple, ObjectStore] = {}
 _STORES_LOCK = threading.Lock()
-
-
-def user_cache_folder() -> str:
-    """Where minddata keeps what it derives from data between runs when no ``cache_dir`` is given:
-    ``$MINDDATA_CACHE``, else ``~/.cache/minddata``."""
-    return os.path.expanduser(os.environ.get("MINDDATA_CACHE") or os.path.join("~", ".cache", "minddata"))
 
 
 def get_store(url: ObjectURL, options: StorageOptions) -> ObjectStore:
