@@ -83,10 +83,9 @@ class ImageSetInfo:
 
 def default_cache_dir() -> Path:
     """``$MINDDATA_CACHE/bench`` when ``MINDDATA_CACHE`` is set, else ``~/.cache/minddata/bench``."""
-    root = os.environ.get("MINDDATA_CACHE")
-    if root:
-        return Path(root).expanduser() / "bench"
-    return Path.home() / ".cache" / "minddata" / "bench"
+    from minddata.engine.cache_store import user_cache_folder
+
+    return Path(user_cache_folder()) / "bench"
 
 
 def list_images(data_dir: str | os.PathLike) -> list[Path]:

@@ -66,14 +66,19 @@ _ENTRY = np.dtype([("id", "<i8"), ("file", "<i4"), ("a", "<i8"), ("b", "<i8")])
 _HEADER = struct.Struct("<II")
 
 
+def user_cache_folder() -> str:
+    """Where minddata keeps what it makes or derives from data between runs (the dataset cache's
+    sessions, kept shard indexes, the bench's images): ``$MINDDATA_CACHE``, else ``~/.cache/minddata``."""
+    return os.path.abspath(os.path.expanduser(os.environ.get("MINDDATA_CACHE") or os.path.join("~", ".cache", "minddata")))
+
+
 def cache_root() -> str:
     """Where sessions live: ``$MINDDATA_CACHE_DIR``, else ``$MINDDATA_CACHE/dataset-cache``, else
     ``~/.cache/minddata/dataset-cache``."""
     explicit = os.environ.get("MINDDATA_CACHE_DIR")
     if explicit:
         return os.path.abspath(os.path.expanduser(explicit))
-    base = os.environ.get("MINDDATA_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "minddata")
-    return os.path.join(os.path.abspath(base), "dataset-cache")
+    return os.path.join(user_cache_folder(), "dataset-cache")
 
 
 def shm_dir() -> str:

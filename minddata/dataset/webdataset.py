@@ -344,8 +344,9 @@ def kept_index(where: str, path: str, storage_options: _storage.StorageOptions) 
     in ``<cache_dir>/shard-index`` (``~/.cache/minddata/shard-index`` without a ``cache_dir``; about
     1 GiB at most, trimmed least recently used first by each process when it first keeps one) under
     the object's URL, size and version tag (its ETag, from the listing or a HEAD): a later run, or
-    another process, reads the index from there instead of the shard, and a shard that changed in the bucket (a new ETag) is indexed again. A shard without a
-    version tag, or with ``storage_options={"index_cache": False}``, is indexed on every run."""
+    another process, reads the index from there instead of the shard, and a shard that changed in the
+    bucket (a new ETag) is indexed again. A shard without a version tag, or with
+    ``storage_options={"index_cache": False}``, is indexed on every run."""
     if not _storage.is_remote(path) or not storage_options.get("index_cache"):
         return index_shard(where, path, storage_options)
     url = _storage.split_url(path)
@@ -366,7 +367,9 @@ def kept_index(where: str, path: str, storage_options: _storage.StorageOptions) 
 
 def _index_folder(storage_options: _storage.StorageOptions) -> _storage.ObjectCache | None:
     """The folder of kept indexes, one per folder and process; None where it can't be written."""
-    folder = storage_options.get("cache_dir") or _storage.user_cache_folder()
+    from minddata.engine.cache_store import user_cache_folder
+
+    folder = storage_options.get("cache_dir") or user_cache_folder()
     key = (folder, os.getpid())
     with _INDEX_FOLDERS_LOCK:
         kept = _INDEX_FOLDERS.get(key)
@@ -731,9 +734,9 @@ class WebDataset(Dataset):
     None, since the columns come from the members; else when the dataset is first sized or iterated)
     every member header of every shard is read once: one 512-byte read per member, no data (plain
     ustar/GNU headers are walked directly, a few microseconds each; other tars go through Python's
-    ``tarfile``, of the order of seconds per 100,000 members). The index keeps each member's extension, offset and size (about
-    24 bytes per member, plus the key string per sample), travels with the pipeline to worker
-    processes, and is not rebuilt per epoch. Reading a sample then costs one positioned read of its
+    ``tarfile``, of the order of seconds per 100,000 members). The index keeps each member's
+    extension, offset and size (about 24 bytes per member, plus the key string per sample), travels
+    with the pipeline to worker processes, and is not rebuilt per epoch. Reading a sample then costs one positioned read of its
     members (they are adjacent in the tar). A shard in object storage is indexed through one
     streaming GET (shards ``requests_in_flight`` at a time), and its index is kept for later runs
     (:func:`kept_index`; ``storage_options={"index_cache": False}`` turns that off), and a chunk of up to 32 of its samples
