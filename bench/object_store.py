@@ -202,7 +202,6 @@ def measure(folder: Path, rounds: int, latencies: Sequence[int], per_shard: int,
             kept_folder = os.path.join(scratch, "kept")
             for latency in latencies:  # the earlier run whose indexes KEPT reads (kept per endpoint)
                 _keep_indexes(proxies[latency].url if latency else server.url, kept_folder)
-            fresh = (os.path.join(scratch, f"fresh-{n}") for n in range(1_000_000))
             for r in range(rounds):
                 order = cases[r % len(cases):] + cases[:r % len(cases)]
                 for source, latency in order:
@@ -212,7 +211,7 @@ def measure(folder: Path, rounds: int, latencies: Sequence[int], per_shard: int,
                         data = f"s3://{BUCKET}/{'images' if source == 's3 ImageFolder' else 'shards'}/"
                         endpoint = proxies[latency].url if latency else server.url
                     server_before = runner.process_tree_cpu(server.pid)
-                    result = _run_case(source, data, endpoint, kept_folder if source == KEPT else next(fresh))
+                    result = _run_case(source, data, endpoint, kept_folder if source == KEPT else tempfile.mkdtemp(prefix="fresh-", dir=scratch))
                     server_cpu = runner.process_tree_cpu(server.pid) - server_before
                     shown = "" if latency is None else f" at {latency} ms"
                     if result.images != count:

@@ -121,15 +121,15 @@ class FaultProxy:
             return "ok"
 
     def _handle(self, h: socketserver.StreamRequestHandler) -> None:
-        upstream: list[http.client.HTTPConnection] = []  # kept between the requests of one connection
+        # One upstream connection per client connection (it connects on its first request).
+        upstream = http.client.HTTPConnection("127.0.0.1", self.upstream_port, timeout=30)
         try:
             while self._handle_one(h, upstream) and self.keep_alive:
                 pass
         finally:
-            for conn in upstream:
-                conn.close()
+            upstream.close()
 
-    def _handle_one(self, h: socketserver.StreamRequestHandler, upstream: list[http.client.HTTPConnection]) -> bool:
+    def _handle_one(self, h: socketserver.StreamRequestHandler, conn: http.client.HTTPConnection) -> bool:
         """Answer one request; True when its answer was forwarded whole (the connection may go on)."""
         try:
             line = h.rfile.readline(65537)
@@ -170,9 +170,6 @@ class FaultProxy:
             return False
         if kind == "delay":
             time.sleep(self.delay_s)
-        if not upstream:
-            upstream.append(http.client.HTTPConnection("127.0.0.1", self.upstream_port, timeout=30))
-        conn = upstream[0]
         keep = self.keep_alive and kind != "cut"
         try:
             conn.putrequest(method, target, skip_host=True, skip_accept_encoding=True)
@@ -200,9 +197,6 @@ class FaultProxy:
             return keep
         except (BrokenPipeError, ConnectionResetError):
             return False  # the client stopped reading (a stream it closed early): nothing left to answer
-        finally:
-            if not keep:
-                conn.close()
 
 
 def free_port() -> int:
