@@ -158,7 +158,7 @@ def test_the_plain_header_walk_reads_what_tarfile_reads(tmp_path, members, tar_f
         assert walked == expected
 
 
-def test_a_remote_sized_read_of_blocks_gives_the_files_bytes(tmp_path):
+def test_header_blocks_read_in_pieces_are_the_streams_bytes_at_any_offset():
     from minddata.dataset import webdataset as impl
 
     data = bytes(range(256)) * 8000
