@@ -13,6 +13,9 @@ samplers and exact resume are those of every random-access source. Files are ope
 :func:`open_shard`: a local file, or an object in object storage read by ranged GETs (the index
 through one streaming GET per shard, shards ``requests_in_flight`` at a time; a chunk's samples of one
 shard read together: neighbouring ranges merged into few ranged GETs, ``requests_in_flight`` at a time).
+A remote shard read in order (``shuffle=False``, or shards shuffled as wholes) is read through one
+streaming GET that a process's worker threads share (:class:`_Readahead`), where each chunk would
+otherwise send its own.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import re
 import sys
 import tarfile
 import threading
+from collections import OrderedDict, deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -52,6 +56,10 @@ _CHUNK_ROWS = 8
 # whatever its size, so larger chunks cost fewer requests; 32 samples of ~100 KB are a few MB in a
 # worker's hands at a time.
 _REMOTE_CHUNK_ROWS = 32
+# Remote shards read in order (_Readahead): the bytes a shard's stream keeps behind its position for
+# a chunk that arrives late, and the streams a process keeps open.
+_STREAM_WINDOW = 4 << 20
+_STREAMS_KEPT = 4
 _BLOCK = 512  # a tar block: headers and data padding
 # How a kept shard index is written (a new layout gets a new name: old entries are then not read).
 _INDEX_FORMAT = "minddata-shard-index-1"
@@ -265,6 +273,124 @@ class _Blocks:
         self._data = kept + self._stream.read(self._piece)
         self._at = offset
         return self._data[:_BLOCK]
+
+
+class _Readahead:
+    """Remote shards read in order, one streaming GET per shard shared by a process's worker threads.
+
+    A chunk of samples that follow each other in a shard asks :meth:`take` for its ranges. They are
+    read from the shard's open stream (a GET from the first chunk's first byte to the shard's end,
+    read as far as each chunk needs), so the chunks after it cost no request of their own, and a
+    thread reads only its own chunk's bytes while the others decode theirs. A chunk that arrives after
+    the stream passed it is served from the bytes skipped on the way (up to ``_STREAM_WINDOW``), or
+    else reads on its own; at most
+    ``_STREAMS_KEPT`` streams are open (the one used least recently is closed), and a stream that
+    reached its shard's last sample is closed. A read that fails leaves the chunk's remaining ranges
+    to the caller's own reads, which retry and name the sample that fails."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._streams: OrderedDict[str, _ShardStream] = OrderedDict()
+
+    def take(self, shard: _RemoteShard, index: ShardIndex, reads: list[tuple[int, int]]) -> dict[tuple[int, int], bytes]:
+        """The bytes of the (offset, size) ``reads`` that the shard's stream gives."""
+        closing: list[_ShardStream] = []
+        with self._lock:
+            stream = self._streams.get(shard.path)
+            if stream is None:
+                stream = self._streams[shard.path] = _ShardStream(shard, index)
+                while len(self._streams) > _STREAMS_KEPT:
+                    closing.append(self._streams.popitem(last=False)[1])
+            self._streams.move_to_end(shard.path)
+        for old in closing:
+            old.close()
+        got = stream.take(sorted(set(reads)))
+        if stream.done:
+            with self._lock:
+                if self._streams.get(shard.path) is stream:
+                    del self._streams[shard.path]
+            stream.close()
+        return got
+
+
+class _ShardStream:
+    """One shard's stream for :class:`_Readahead`: reads under a lock, in increasing offsets. Bytes
+    skipped on the way to a read (a chunk that another thread will ask for) are kept, up to
+    ``_STREAM_WINDOW`` bytes, the oldest dropped first."""
+
+    def __init__(self, shard: _RemoteShard, index: ShardIndex):
+        self._store, self._url = shard.store, shard.url
+        last = int(index.first[-1]) - 1
+        self._last_byte = int(index.offsets[last] + index.sizes[last]) if last >= 0 else 0  # the end of the last member
+        self._lock = threading.Lock()
+        self._body: Any = None
+        self._at = 0  # the next byte the open body gives
+        self._skipped: deque[tuple[int, bytes]] = deque()
+        self._skipped_bytes = 0
+        self._closed = False
+        self.done = False
+
+    def take(self, reads: list[tuple[int, int]]) -> dict[tuple[int, int], bytes]:
+        got: dict[tuple[int, int], bytes] = {}
+        with self._lock:
+            if self._closed:
+                return got
+            for offset, size in reads:
+                data = self._from_skipped(offset, size) if offset < self._at else self._read(offset, size)
+                if data is not None:
+                    got[(offset, size)] = data
+            self.done = self._at >= self._last_byte
+        return got
+
+    def _from_skipped(self, offset: int, size: int) -> bytes | None:
+        for start, piece in self._skipped:
+            if start <= offset and offset + size <= start + len(piece):
+                return piece[offset - start:offset - start + size]
+        return None
+
+    def _read(self, offset: int, size: int) -> bytes | None:
+        """The bytes at ``offset``, reading on from the open body (a new GET if none is open, or if
+        ``offset`` lies more than ``_STREAM_WINDOW`` ahead); None if the stream fails (the caller's
+        own read then retries it)."""
+        try:
+            if self._body is None or offset - self._at > _STREAM_WINDOW:
+                self._drop_body()
+                self._body = self._store._retrying(self._url, f"reading bytes {offset}- of",
+                                                   lambda: self._store.open_body(self._url, offset))
+                self._at = offset
+            if offset > self._at:
+                self._keep(self._at, self._exactly(offset - self._at))
+            return self._exactly(size)
+        except Exception:  # noqa: BLE001 - a cut or failed stream: the caller's read retries and names the sample
+            self._drop_body()
+            return None
+
+    def _exactly(self, size: int) -> bytes:
+        data = self._body.read(size)
+        if len(data) != size:
+            raise _storage.StorageError(f"the stream ended {size - len(data)} bytes short")
+        self._at += size
+        return data
+
+    def _keep(self, offset: int, piece: bytes) -> None:
+        self._skipped.append((offset, piece))
+        self._skipped_bytes += len(piece)
+        while self._skipped_bytes > _STREAM_WINDOW and len(self._skipped) > 1:
+            self._skipped_bytes -= len(self._skipped.popleft()[1])
+
+    def _drop_body(self) -> None:
+        body, self._body = self._body, None
+        if body is not None:
+            try:
+                body.close()
+            except Exception:  # noqa: BLE001 - a broken connection: nothing left to release
+                pass
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            self._drop_body()
+            self._skipped.clear()
 
 
 def open_shard(path: str, storage_options: Any = None) -> _LocalShard | _RemoteShard:
@@ -569,16 +695,18 @@ class _Shards:
         self.columns: list[str] | None = columns
         self._indexes: list[ShardIndex] | None = None
         self._lock = threading.Lock()
+        self._ahead = _Readahead()
 
     def __getstate__(self) -> dict[str, Any]:
         self.ensure()
         state = dict(self.__dict__)
-        state["_lock"] = None
+        state["_lock"] = state["_ahead"] = None
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._lock = threading.Lock()
+        self._ahead = _Readahead()
 
     def ensure(self) -> list[ShardIndex]:
         if self._indexes is None:
@@ -636,8 +764,13 @@ class _Shards:
             index = indexes[f]
             with open_shard(index.path, self.storage_options) as shard:
                 if isinstance(shard, _RemoteShard):
-                    members = [_members(index, ids[p] - int(self.starts[f]), wanted) for p in positions]
-                    shard.prefetch([r for m in members if m for r in _reads(index, m)])
+                    samples = [ids[p] - int(self.starts[f]) for p in positions]
+                    members = [_members(index, i, wanted) for i in samples]
+                    reads = [r for m in members if m for r in _reads(index, m)]
+                    if (samples == list(range(samples[0], samples[0] + len(samples)))  # in order, and no cache to read through
+                            and not self.storage_options.get("cache_dir")):
+                        shard._ready.update(self._ahead.take(shard, index, reads))
+                    shard.prefetch([r for r in reads if r not in shard._ready])
                 for position in positions:
                     row = ids[position]
                     out[position] = self._sample(shard, index, row, row - int(self.starts[f]), wanted, columns)
@@ -739,9 +872,13 @@ class WebDataset(Dataset):
     with the pipeline to worker processes, and is not rebuilt per epoch. Reading a sample then costs one positioned read of its
     members (they are adjacent in the tar). A shard in object storage is indexed through one
     streaming GET (shards ``requests_in_flight`` at a time), and its index is kept for later runs
-    (:func:`kept_index`; ``storage_options={"index_cache": False}`` turns that off), and a chunk of up to 32 of its samples
-    is read by one ranged GET when they are neighbours in the shard (in-order and shard-shuffled
-    reading), by one GET per sample otherwise (global shuffle).
+    (:func:`kept_index`; ``storage_options={"index_cache": False}`` turns that off). Read in order
+    (``shuffle=False`` or ``Shuffle.FILES``), a remote shard's samples come through one streaming GET
+    that a process's worker threads share, each reading its own chunk's bytes from it (as the
+    ``webdataset`` package streams a shard; a cut stream falls back to ranged GETs, retried); in any
+    other order, a chunk of up to 32 samples of a shard is read by few ranged GETs (neighbouring ranges
+    merged), one per sample at worst (global shuffle). With a ``cache_dir``, samples are read through
+    the cache's 4 MiB blocks.
 
     Examples:
         >>> import io, os, tarfile, tempfile

@@ -52,7 +52,8 @@ def _keys(ds) -> list[str]:
 
 def _dataset(faults, **kw):
     kw.setdefault("columns_list", ["__key__", "jpg", "cls"])
-    return md.WebDataset("s3://data/counted/shard-*.tar", storage_options=options(faults.url), num_parallel_workers=2, **kw)
+    kw.setdefault("num_parallel_workers", 2)
+    return md.WebDataset("s3://data/counted/shard-*.tar", storage_options=options(faults.url), **kw)
 
 
 def test_indexing_reads_each_shard_with_one_get_and_no_head(counted_shards, faults):
@@ -68,6 +69,29 @@ def test_in_order_pass_costs_one_get_per_chunk_of_a_shard(counted_shards, faults
     assert keys == [f"s{s}_{i:03d}" for s in range(SHARDS) for i in range(SAMPLES)]
     sample_gets = [g for g in _gets(faults) if g[1] != "bytes=0-"]
     assert 0 < len(sample_gets) <= SHARDS * math.ceil(SAMPLES / CHUNK_ROWS)
+
+
+def test_in_order_pass_streams_each_shard_with_one_get(counted_shards, faults):
+    ds = _dataset(faults, shuffle=False, num_parallel_workers=1)  # one worker: its chunks come strictly in order
+    assert _keys(ds) == [f"s{s}_{i:03d}" for s in range(SHARDS) for i in range(SAMPLES)]
+    sample_gets = [g for g in _gets(faults) if g[1] != "bytes=0-"]
+    assert sorted(sample_gets) == [(f"/{BUCKET}/counted/shard-{s}.tar", "bytes=512-") for s in range(SHARDS)]
+
+
+def test_files_shuffled_pass_streams_each_shard_with_one_get(counted_shards, faults):
+    md.config.set_seed(7)
+    ds = _dataset(faults, shuffle=md.Shuffle.FILES, num_parallel_workers=1)
+    assert sorted(_keys(ds)) == [f"s{s}_{i:03d}" for s in range(SHARDS) for i in range(SAMPLES)]
+    sample_gets = [g for g in _gets(faults) if g[1] != "bytes=0-"]
+    assert sorted(sample_gets) == [(f"/{BUCKET}/counted/shard-{s}.tar", "bytes=512-") for s in range(SHARDS)]
+
+
+def test_globally_shuffled_pass_reads_by_ranges(counted_shards, faults):
+    md.config.set_seed(7)
+    ds = _dataset(faults, shuffle=md.Shuffle.GLOBAL, num_parallel_workers=1)
+    assert sorted(_keys(ds)) == [f"s{s}_{i:03d}" for s in range(SHARDS) for i in range(SAMPLES)]
+    sample_ranges = [r for _, r in _gets(faults) if r != "bytes=0-"]
+    assert sample_ranges and all(not r.endswith("-") for r in sample_ranges)  # closed ranges, no stream
 
 
 def test_files_shuffled_pass_costs_one_get_per_chunk_of_a_shard(counted_shards, faults):

@@ -48,6 +48,18 @@ def test_shuffled_sharded_rows_exact_under_faults(s3_shards, faults):
     assert counts.get("503", 0) + counts.get("drop", 0) + counts.get("cut", 0) > 0
 
 
+@pytest.mark.parametrize("shuffle", [False, md.Shuffle.FILES])
+def test_streamed_in_order_rows_exact_under_faults(s3_shards, faults, shuffle):
+    md.config.set_seed(4)
+    kw = dict(shuffle=shuffle, num_parallel_workers=2)
+    faults.set_rates({"503": 0.2, "drop": 0.15, "cut": 0.25}, seed=5)
+    got = rows(md.WebDataset("s3://data/shards/train-*.tar", storage_options=options(faults.url), **kw))
+    counts = dict(faults.counts)
+    faults.set_rates({})
+    assert got == rows(local(s3_shards, **kw))
+    assert counts.get("503", 0) + counts.get("drop", 0) + counts.get("cut", 0) > 0
+
+
 def test_exact_resume(s3_server, s3_shards):
     md.config.set_seed(5)
     ds = md.WebDataset("s3://data/shards/train-*.tar", shuffle=True, storage_options=options(s3_server))
