@@ -58,7 +58,7 @@ _CHUNK_ROWS = 8
 _REMOTE_CHUNK_ROWS = 32
 # Remote shards read in order (_Readahead): the bytes a shard's stream keeps behind its position for
 # a chunk that arrives late, and the streams a process keeps open.
-_STREAM_WINDOW = 4 << 20
+_STREAM_WINDOW = 8 << 20
 _STREAMS_KEPT = 4
 _BLOCK = 512  # a tar block: headers and data padding
 # How a kept shard index is written (a new layout gets a new name: old entries are then not read).
@@ -283,7 +283,8 @@ class _Readahead:
     read as far as each chunk needs), so the chunks after it cost no request of their own, and a
     thread reads only its own chunk's bytes while the others decode theirs. A chunk that arrives after
     the stream passed it is served from the bytes skipped on the way (up to ``_STREAM_WINDOW``), or
-    else reads on its own; at most
+    else starts the stream again from its first byte (a new pass, as after an iterator left a shard
+    half read); at most
     ``_STREAMS_KEPT`` streams are open (the one used least recently is closed), and a stream that
     reached its shard's last sample is closed. A read that fails leaves the chunk's remaining ranges
     to the caller's own reads, which retry and name the sample that fails."""
@@ -336,7 +337,9 @@ class _ShardStream:
             if self._closed:
                 return got
             for offset, size in reads:
-                data = self._from_skipped(offset, size) if offset < self._at else self._read(offset, size)
+                data = self._from_skipped(offset, size) if offset < self._at else None
+                if data is None:
+                    data = self._read(offset, size)
                 if data is not None:
                     got[(offset, size)] = data
             self.done = self._at >= self._last_byte
@@ -349,11 +352,11 @@ class _ShardStream:
         return None
 
     def _read(self, offset: int, size: int) -> bytes | None:
-        """The bytes at ``offset``, reading on from the open body (a new GET if none is open, or if
-        ``offset`` lies more than ``_STREAM_WINDOW`` ahead); None if the stream fails (the caller's
-        own read then retries it)."""
+        """The bytes at ``offset``, reading on from the open body (a new GET from ``offset`` if none
+        is open, if ``offset`` lies more than ``_STREAM_WINDOW`` ahead, or if the body passed it: a
+        new pass over the shard); None if the stream fails (the caller's own read then retries it)."""
         try:
-            if self._body is None or offset - self._at > _STREAM_WINDOW:
+            if self._body is None or not 0 <= offset - self._at <= _STREAM_WINDOW:
                 self._drop_body()
                 self._body = self._store._retrying(self._url, f"reading bytes {offset}- of",
                                                    lambda: self._store.open_body(self._url, offset))

@@ -78,6 +78,17 @@ def test_in_order_pass_streams_each_shard_with_one_get(counted_shards, faults):
     assert sorted(sample_gets) == [(f"/{BUCKET}/counted/shard-{s}.tar", "bytes=512-") for s in range(SHARDS)]
 
 
+def test_a_pass_after_one_left_a_shard_half_read_streams_it_again(counted_shards, faults):
+    ds = _dataset(faults, shuffle=False, num_parallel_workers=1)
+    it = ds.create_dict_iterator(num_epochs=1, output_numpy=True)
+    assert [str(next(it)["__key__"]) for _ in range(SAMPLES + 5)][-1] == "s1_004"  # shard 1 left half read
+    it.close()
+    before = len(_gets(faults))
+    assert _keys(ds) == [f"s{s}_{i:03d}" for s in range(SHARDS) for i in range(SAMPLES)]
+    again = _gets(faults)[before:]
+    assert sorted(again) == [(f"/{BUCKET}/counted/shard-{s}.tar", "bytes=512-") for s in range(SHARDS)]
+
+
 def test_files_shuffled_pass_streams_each_shard_with_one_get(counted_shards, faults):
     md.config.set_seed(7)
     ds = _dataset(faults, shuffle=md.Shuffle.FILES, num_parallel_workers=1)
