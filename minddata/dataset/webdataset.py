@@ -284,10 +284,10 @@ class _Readahead:
     thread reads only its own chunk's bytes while the others decode theirs. A chunk that arrives after
     the stream passed it is served from the bytes skipped on the way (up to ``_STREAM_WINDOW``), or
     else starts the stream again from its first byte (a new pass, as after an iterator left a shard
-    half read); at most
-    ``_STREAMS_KEPT`` streams are open (the one used least recently is closed), and a stream that
-    reached its shard's last sample is closed. A read that fails leaves the chunk's remaining ranges
-    to the caller's own reads, which retry and name the sample that fails."""
+    half read); at most ``_STREAMS_KEPT`` streams are open (the one used least recently is closed),
+    and a stream that reached its shard's last sample is closed. A stream that fails is closed too,
+    and leaves the chunk's remaining ranges to the caller's own reads, which retry and name the sample
+    that fails; the shard's next chunk opens a new stream."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -340,8 +340,10 @@ class _ShardStream:
                 data = self._from_skipped(offset, size) if offset < self._at else None
                 if data is None:
                     data = self._read(offset, size)
-                if data is not None:
-                    got[(offset, size)] = data
+                if data is None:  # failed: this stream is done, the next chunk opens another
+                    self.done = True
+                    return got
+                got[(offset, size)] = data
             self.done = self._at >= self._last_byte
         return got
 
@@ -354,12 +356,12 @@ class _ShardStream:
     def _read(self, offset: int, size: int) -> bytes | None:
         """The bytes at ``offset``, reading on from the open body (a new GET from ``offset`` if none
         is open, if ``offset`` lies more than ``_STREAM_WINDOW`` ahead, or if the body passed it: a
-        new pass over the shard); None if the stream fails (the caller's own read then retries it)."""
+        new pass over the shard); None if the stream fails. One try: the caller's own reads retry
+        (with backoff, bounded) and name the sample that fails, so a failing server is waited for once."""
         try:
             if self._body is None or not 0 <= offset - self._at <= _STREAM_WINDOW:
                 self._drop_body()
-                self._body = self._store._retrying(self._url, f"reading bytes {offset}- of",
-                                                   lambda: self._store.open_body(self._url, offset))
+                self._body = self._store.open_body(self._url, offset)
                 self._at = offset
             if offset > self._at:
                 self._keep(self._at, self._exactly(offset - self._at))
