@@ -80,11 +80,15 @@ def restart_row_rng(rng: np.random.Generator, seed: int, pass_index: int, row_in
     draws exactly what ``row_rng(seed, pass_index, row_index, op_position)`` draws. A fresh Philox
     costs ~9 us, most of it asking the OS for entropy that the key then replaces (numpy seeds every
     bit generator); setting the state costs ~2 us, and random ops run once per row holding the GIL."""
+    # The words converted as Philox converts row_rng's lists (np.asarray, then an unsafe cast), so
+    # that the two agree for every value, words of 2**63 and more included.
+    counter = [0, row_index & 0xFFFFFFFFFFFFFFFF, pass_index & 0xFFFFFFFFFFFFFFFF, 0]
+    key = [seed & 0xFFFFFFFFFFFFFFFF, op_position & 0xFFFFFFFFFFFFFFFF]
     rng.bit_generator.state = {
         "bit_generator": "Philox",
         "state": {
-            "counter": np.array([0, row_index & 0xFFFFFFFFFFFFFFFF, pass_index & 0xFFFFFFFFFFFFFFFF, 0], np.uint64),
-            "key": np.array([seed & 0xFFFFFFFFFFFFFFFF, op_position & 0xFFFFFFFFFFFFFFFF], np.uint64),
+            "counter": np.asarray(counter).astype(np.uint64, casting="unsafe"),
+            "key": np.asarray(key).astype(np.uint64, casting="unsafe"),
         },
         "buffer": np.zeros(4, np.uint64),
         "buffer_pos": 4,

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,6 +20,7 @@ def _draws(rng: np.random.Generator) -> list:
 
 
 @settings(max_examples=60, deadline=None)
+@pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")
 @given(seed=U64, pass_index=U64, row=U64, op_position=st.integers(0, 50), earlier=st.integers(0, 9))
 def test_a_restarted_generator_draws_as_a_fresh_one(seed, pass_index, row, op_position, earlier):
     used = row_rng(seed ^ 1, pass_index, row ^ 5, op_position)
