@@ -25,15 +25,12 @@ from __future__ import annotations
 
 import concurrent.futures
 import fnmatch
-import http.client
 import io
 import os
 import random
 import re
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
@@ -303,6 +300,9 @@ class _Answer(NamedTuple):
 
 def _classify(error: BaseException) -> _Answer:
     """Whether a failed request is worth retrying, with its status, S3 error code and a short reason."""
+    import http.client  # here, not at the top: every source imports this module, few use http(s)
+    import urllib.error
+
     try:
         import botocore.exceptions as bx
     except ImportError:  # pragma: no cover - the http(s) store works without botocore
@@ -681,6 +681,8 @@ class HTTPStore(ObjectStore):
         return [(url.key, self.size(url))]
 
     def _open(self, url: ObjectURL, method: str, headers: dict[str, str]) -> Any:
+        import urllib.request
+
         request = urllib.request.Request(url.key, method=method, headers=headers)
         return urllib.request.urlopen(request, timeout=self.options.get("read_timeout_s"))  # noqa: S310 - the user's URL
 
