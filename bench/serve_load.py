@@ -11,7 +11,8 @@ server formed (from its ``/metrics``). In the same run:
 - a baseline server written the usual way (FastAPI + Pillow + NumPy, one request at a time,
   ``bench/serve_baseline.py``) at the same concurrency;
 - the server's own CPU per image: its process's CPU time (workers included) over ``--cost-requests``
-  requests at ``--cost-concurrency``, answered as ``.npy`` and as JSON, against the same pipeline's CPU
+  requests at ``--cost-concurrency``, answered as ``.npy`` (``/v1/preprocess``), as JSON, and as binary tensors
+  (``/v2/models/<pipeline>/infer`` in the binary tensor extension), against the same pipeline's CPU
   per image offline (the ceiling runs), with the load client's own CPU per image beside it;
 - overload: an open-loop client sending at 4x the measured capacity for ``--overload-s`` seconds:
   how many got 503 and how fast, from the client's side and from the server's (its
@@ -80,20 +81,35 @@ class _Poster:
     """POSTs the bench images with aiohttp (cheaper per request than httpx, so that the client is not
     what is measured); records each answer's latency by status (-1: no answer)."""
 
-    def __init__(self, url: str, connections: int, accept: str | None = None):
+    def __init__(self, url: str, connections: int, accept: str | None = None, infer_model: str | None = None):
         import aiohttp
 
         self.aiohttp = aiohttp
-        self.url = url + ROUTE
+        self.url = url + (f"/v2/models/{infer_model}/infer" if infer_model else ROUTE)
+        self.infer_model = infer_model
         self.headers = HEADERS | ({"Accept": accept} if accept else {})
         self.session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=connections),
                                              timeout=aiohttp.ClientTimeout(total=60))
         self.latencies: dict[int, list[float]] = {}
 
-    async def post(self, body: bytes) -> None:
+    def request(self, image: bytes) -> tuple[bytes, dict[str, str]]:
+        """The body and headers asking for ``image``'s tensors: the image itself (``/v1/preprocess``),
+        or with ``infer_model`` an Open Inference Protocol request in the binary tensor extension, as
+        ``tritonclient.http`` sends it: the image as a one-element BYTES tensor after the JSON header,
+        the outputs asked for as binary data."""
+        if self.infer_model is None:
+            return image, self.headers
+        raw = len(image).to_bytes(4, "little") + image
+        header = json.dumps({"inputs": [{"name": "image", "shape": [1], "datatype": "BYTES",
+                                         "parameters": {"binary_data_size": len(raw)}}],
+                             "parameters": {"binary_data_output": True}}).encode()
+        return header + raw, {"Content-Type": "application/octet-stream", "Inference-Header-Content-Length": str(len(header))}
+
+    async def post(self, request: tuple[bytes, dict[str, str]]) -> None:
+        body, headers = request
         t0 = time.perf_counter()
         try:
-            async with self.session.post(self.url, data=body, headers=self.headers) as r:
+            async with self.session.post(self.url, data=body, headers=headers) as r:
                 # The answer is read whole, but not joined into one bytes object: a 2 MB tensor joined
                 # per answer made the client a large share of the machine that it measures.
                 received = 0
@@ -109,8 +125,9 @@ class _Poster:
 
 
 async def _closed_loop(url: str, images: list[bytes], concurrency: int, max_requests: int,
-                       max_seconds: float, accept: str | None = None) -> dict[str, Any]:
-    poster = _Poster(url, concurrency, accept)
+                       max_seconds: float, accept: str | None = None, infer_model: str | None = None) -> dict[str, Any]:
+    poster = _Poster(url, concurrency, accept, infer_model)
+    requests = [poster.request(image) for image in images]
     counter = itertools.count()
     start = time.perf_counter()
     stop_at = start + max_seconds
@@ -120,7 +137,7 @@ async def _closed_loop(url: str, images: list[bytes], concurrency: int, max_requ
             i = next(counter)
             if i >= max_requests or time.perf_counter() >= stop_at:
                 return
-            await poster.post(images[i % len(images)])
+            await poster.post(requests[i % len(requests)])
 
     try:
         await asyncio.gather(*(worker() for _ in range(concurrency)))
@@ -134,6 +151,7 @@ async def _open_loop(url: str, images: list[bytes], rate: float, seconds: float,
     """Send at ``rate`` requests/s for ``seconds`` whatever the answers; at most ``max_open`` unanswered
     (beyond that a send is skipped and counted, so the client itself stays bounded)."""
     poster = _Poster(url, max_open)
+    requests = [poster.request(image) for image in images]
     skipped = 0
     tasks: set[asyncio.Task] = set()
     start = time.perf_counter()
@@ -146,7 +164,7 @@ async def _open_loop(url: str, images: list[bytes], rate: float, seconds: float,
             if len(tasks) >= max_open:
                 skipped += 1
                 continue
-            task = asyncio.ensure_future(poster.post(images[i % len(images)]))
+            task = asyncio.ensure_future(poster.post(requests[i % len(requests)]))
             tasks.add(task)
             task.add_done_callback(tasks.discard)
         if tasks:
@@ -261,15 +279,16 @@ def _fmt(v: float, digits: int = 0) -> str:
 
 
 def _cpu_cost(pool: ProcessPoolExecutor, server: ServerProcess, files: list[str], args: argparse.Namespace,
-              answer: str, accept: str | None) -> dict[str, Any]:
+              answer: str, request: dict[str, Any]) -> dict[str, Any]:
     """The server's own CPU per image over ``--cost-requests`` requests at ``--cost-concurrency``, from the
-    server process's CPU time (its workers included), and the client's, answered as ``answer``."""
+    server process's CPU time (its workers included), and the client's, answered as ``answer``
+    (``request``: the client's ``accept`` or ``infer_model``)."""
     from minddata.bench import runner
 
     print(f"  CPU per image, {answer} answers, concurrency {args.cost_concurrency} ...", flush=True)
     before = runner.process_tree_cpu(server.pid)
     level = _run_client(pool, "closed", server.url, files, args.seconds + 120, concurrency=args.cost_concurrency,
-                        max_requests=args.cost_requests, max_seconds=args.seconds, accept=accept)
+                        max_requests=args.cost_requests, max_seconds=args.seconds, **request)
     spent = runner.process_tree_cpu(server.pid) - before
     served = level["status"].get("200", 0)
     return {"answer": answer, "concurrency": args.cost_concurrency, "served": served, "status": level["status"],
@@ -307,8 +326,9 @@ def _bench_pipeline(name: str, args: argparse.Namespace, files: list[str], data_
             levels.append(level)
         capacity = max((lv["images_per_s"] for lv in levels if lv["images_per_s"] == lv["images_per_s"]), default=1.0)
         out["serve"] = levels
-        out["cpu_cost"] = [_cpu_cost(pool, server, files, args, answer, accept)
-                           for answer, accept in ((".npy", None), ("JSON", "application/json"))]
+        answers = ((".npy", {}), ("JSON", {"accept": "application/json"}),
+                   ("binary tensor (v2 infer)", {"infer_model": name}))
+        out["cpu_cost"] = [_cpu_cost(pool, server, files, args, answer, request) for answer, request in answers]
         if args.overload_s > 0:
             print(f"{name}: overload at 4x capacity ({4 * capacity:,.0f} requests/s) for {args.overload_s:g} s ...",
                   flush=True)

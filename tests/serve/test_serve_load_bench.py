@@ -22,7 +22,7 @@ def test_serve_load_smoke(tmp_path, monkeypatch):
     assert set(overload["status"]) <= {"200", "503"}, overload["status"]  # every request answered, none failed
     assert overload["server_alive"] and result["serve_exit_status"] == 0
     assert result["baseline"]["status"] == {"200": 24}
-    assert [cost["answer"] for cost in result["cpu_cost"]] == [".npy", "JSON"]
+    assert [cost["answer"] for cost in result["cpu_cost"]] == [".npy", "JSON", "binary tensor (v2 infer)"]
     assert all(cost["served"] == 24 and cost["server_cpu_ms_per_image"] > 0 and cost["client_cpu_ms_per_image"] > 0
                for cost in result["cpu_cost"])
     assert result["offline_cpu_ms_per_image"] > 0
