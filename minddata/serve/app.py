@@ -40,7 +40,7 @@ from minddata.serve.protocol import (
     DeadlinePassed,
     ProtocolError,
     datatype_dtype,
-    encode_infer_response,
+    encode_infer_response_pieces,
     header_length_value,
     json_chars_per_element,
     json_numbers,
@@ -76,27 +76,37 @@ def npy_header(array: np.ndarray) -> bytes:
     return header.getvalue()
 
 
-class NpyResponse(Response):
-    """An ``.npy`` answer sent as its header, then the array's own memory: no answer-sized bytes object
-    is made. Joining the two allocated a fresh 2 MB object for every 416x416 answer, whose pages the
-    kernel zeroed and unmapped again each time (with the copy, about 14% of the server's CPU under
-    load here). The array (a view into the batch's buffer) stays referenced until it is written."""
+class PiecesResponse(Response):
+    """An answer sent as its pieces, one after the other (a header, then arrays' own memory): no
+    answer-sized bytes object is made. Joining them allocated a fresh 2 MB object for every 416x416
+    answer, whose pages the kernel zeroed and unmapped again each time (with the copy, about 14% of
+    the server's CPU under load here). The pieces (views into the batch's buffer) stay referenced
+    until they are written."""
+
+    def __init__(self, pieces: list[bytes | memoryview], media_type: str, headers: dict[str, str] | None = None):
+        self.pieces = pieces
+        super().__init__(None, media_type=media_type, headers=headers)
+        self.headers["content-length"] = str(sum(len(piece) for piece in pieces))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+        pieces = [] if scope.get("method") == "HEAD" else [p for p in self.pieces if len(p)]
+        for i, piece in enumerate(pieces):
+            await send({"type": "http.response.body", "body": piece, "more_body": i < len(pieces) - 1})
+        if not pieces:
+            await send({"type": "http.response.body", "body": b""})
+
+
+class NpyResponse(PiecesResponse):
+    """An ``.npy`` answer: its header, then the array's own memory (see :class:`PiecesResponse`)."""
 
     media_type = "application/x-npy"
 
     def __init__(self, array: np.ndarray):
         self.array = array if array.flags.c_contiguous else np.array(array, order="C")  # keeps 0-d 0-d
         self.header = npy_header(self.array)
-        super().__init__(None, media_type=self.media_type)
-        self.headers["content-length"] = str(len(self.header) + self.array.nbytes)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
-        if scope.get("method") == "HEAD" or not self.array.size:
-            await send({"type": "http.response.body", "body": self.header})
-            return
-        await send({"type": "http.response.body", "body": self.header, "more_body": True})
-        await send({"type": "http.response.body", "body": self.array.reshape(-1).data.cast("B")})
+        data = self.array.reshape(-1).data.cast("B") if self.array.size else b""
+        super().__init__([self.header, data], self.media_type)
 
 
 def npz_bytes(tensors: dict[str, np.ndarray]) -> bytes:
@@ -509,7 +519,7 @@ def create_app(service: Any) -> FastAPI:
             estimate = _json_within_limit(_json_estimate({k: v for k, v in chosen.items() if k in json_outputs}),
                                           answer_limit, _JSON_FIX_V2)
             size = estimate + sum(v.nbytes for v in chosen.values())
-            content, header_length_out = await maybe_off_loop(size, deadline, encode_infer_response, name, parsed,
+            content, header_length_out = await maybe_off_loop(size, deadline, encode_infer_response_pieces, name, parsed,
                                                               chosen, "1", deadline)
         except Rejected as exc:
             return _error(exc.status, exc.message, exc.headers)
@@ -518,9 +528,8 @@ def create_app(service: Any) -> FastAPI:
         finally:
             held.release()
         if header_length_out is None:
-            return Response(content, media_type="application/json")
-        return Response(content, media_type="application/octet-stream",
-                        headers={HEADER_LENGTH: str(header_length_out)})
+            return Response(content[0], media_type="application/json")
+        return PiecesResponse(content, "application/octet-stream", {HEADER_LENGTH: str(header_length_out)})
 
     def encode_preprocessed(tensors: dict[str, np.ndarray], as_json: bool, deadline: float) -> tuple[bytes, str]:
         if as_json:

@@ -35,6 +35,7 @@ __all__ = [
     "ProtocolError",
     "datatype_dtype",
     "encode_infer_response",
+    "encode_infer_response_pieces",
     "header_length_value",
     "json_chars_per_element",
     "json_numbers",
@@ -379,6 +380,17 @@ def encode_infer_response(
     """The response body and, when any output is binary, the JSON header's length (for the
     ``Inference-Header-Content-Length`` response header). Raises :class:`DeadlinePassed` once
     ``time.monotonic()`` passes ``deadline`` while writing JSON numbers."""
+    pieces, header_length = encode_infer_response_pieces(model_name, request, tensors, model_version, deadline)
+    return (pieces[0] if len(pieces) == 1 else b"".join(pieces)), header_length
+
+
+def encode_infer_response_pieces(
+    model_name: str, request: InferRequest, tensors: dict[str, np.ndarray], model_version: str = "1",
+    deadline: float | None = None,
+) -> tuple[list[bytes | memoryview], int | None]:
+    """:func:`encode_infer_response`'s body as the pieces it is sent in: the JSON header, then each
+    binary output's own memory (no copy: a server writes them one after the other, where a joined
+    body is a fresh answer-sized object per request)."""
     outputs, chunks = [], []
     for name, array in tensors.items():
         array = np.ascontiguousarray(array)
@@ -397,5 +409,5 @@ def encode_infer_response(
     doc.append(f',"outputs":[{",".join(outputs)}]}}')
     header = "".join(doc).encode()
     if not chunks:
-        return header, None
-    return b"".join([header, *chunks]), len(header)
+        return [header], None
+    return [header, *chunks], len(header)

@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from minddata.serve.app import npy_bytes, npz_bytes
-from minddata.serve.protocol import InferRequest, ProtocolError, encode_infer_response, parse_infer_request
+from minddata.serve.protocol import (
+    InferRequest,
+    ProtocolError,
+    encode_infer_response,
+    encode_infer_response_pieces,
+    parse_infer_request,
+)
 
 
 def binary_request(images: list[bytes]) -> tuple[bytes, str | None]:
@@ -43,6 +49,16 @@ def test_tritonclient_decodes_our_responses(shape, dtype, binary):
     got = result.as_numpy("out")
     assert got.dtype == array.dtype
     np.testing.assert_array_equal(got, array)
+
+
+def test_binary_outputs_are_sent_from_the_tensors_own_memory():
+    first, second = np.arange(12, dtype=np.float32).reshape(3, 4), np.arange(5, dtype=np.uint8)
+    request = InferRequest(images=[b""], binary_default=True)
+    pieces, header_length = encode_infer_response_pieces("m", request, {"a": first, "b": second})
+    assert header_length == len(pieces[0])
+    assert np.shares_memory(np.frombuffer(pieces[1], np.float32), first)
+    assert np.shares_memory(np.frombuffer(pieces[2], np.uint8), second)
+    assert b"".join(pieces) == encode_infer_response("m", request, {"a": first, "b": second})[0]
 
 
 @pytest.mark.parametrize("body, header_length, message", [
