@@ -381,7 +381,7 @@ def encode_infer_response(
     ``Inference-Header-Content-Length`` response header). Raises :class:`DeadlinePassed` once
     ``time.monotonic()`` passes ``deadline`` while writing JSON numbers."""
     pieces, header_length = encode_infer_response_pieces(model_name, request, tensors, model_version, deadline)
-    return (pieces[0] if len(pieces) == 1 else b"".join(pieces)), header_length
+    return (bytes(pieces[0]) if len(pieces) == 1 else b"".join(pieces)), header_length  # bytes(the header) is the header
 
 
 def encode_infer_response_pieces(
