@@ -9,6 +9,7 @@ output, a port in use) are found before the server listens, and reported as one 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import gc
 import io
 import socket
@@ -282,6 +283,7 @@ def serve(pipeline: ServePipeline, model_path: str | None, settings: ServeSettin
                             timeout_keep_alive=settings.keep_alive_s)  # type: ignore[arg-type]  # uvicorn takes float seconds
     server = _drain_server_class(uvicorn)(config)
     _tune_gc()
+    _tune_allocator()
     try:
         server.run(sockets=[sock])
     finally:
@@ -306,6 +308,30 @@ def _log_to(stream: Any) -> None:
         logger.addHandler(handler)
         logger.setLevel(logging.WARNING)
         logger.propagate = False
+
+
+# glibc's mallopt parameters (malloc.h).
+_M_TRIM_THRESHOLD = -1
+_M_MMAP_THRESHOLD = -3
+
+
+def _tune_allocator() -> None:
+    """Keep answer-sized arrays in the allocator's free lists (glibc; this process only serves).
+
+    Each answer is a fresh array (2 MB for a 3x416x416 float32 tensor), freed once it is written.
+    With glibc's default, self-adjusting thresholds, freed memory at the top of a heap went back to
+    the kernel (madvise) and the next answer's pages faulted in and were zeroed again: about 6% of
+    the server's CPU under load (perf, yolo416). Fixed thresholds keep it: allocations up to 32 MiB
+    come from the heaps, and a heap keeps up to 256 MiB of free memory at its top. Nothing happens
+    where the C library has no ``mallopt`` (musl, macOS).
+    """
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
+    mallopt(_M_MMAP_THRESHOLD, 32 << 20)
+    mallopt(_M_TRIM_THRESHOLD, 256 << 20)
 
 
 def _tune_gc() -> None:
