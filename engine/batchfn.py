@@ -88,15 +88,11 @@ class BufferPool:
         self.size = size
         self._arrays: list[np.ndarray] = []
         self._lock = threading.Lock()
-        # The most rows asked for per (row shape, dtype): a new buffer gets that many, so that batches
-        # of varying size (the service's dynamic batches) reuse it for fewer rows instead of each
-        # size allocating (and page-faulting) its own.
-        self._most_rows: dict[tuple, int] = {}
 
     def empty(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
         """An array of ``shape``: a free pooled one, the leading rows of a free larger batch of the same
-        rows (an epoch's last, partial batch, or a smaller dynamic batch: a view, which keeps the whole
-        buffer taken while held), or a new one with as many rows as the most asked for."""
+        rows (an epoch's last, partial batch: a view, which keeps the whole buffer taken while held),
+        or a new one."""
         dtype = np.dtype(dtype)
         with self._lock:
             larger = None
@@ -113,17 +109,13 @@ class BufferPool:
                         larger = candidate
             if larger is not None:
                 return larger[: shape[0]]
-            rows = shape[0] if shape else 0
-            if len(shape) >= 2:
-                key = (shape[1:], dtype)
-                rows = self._most_rows[key] = max(rows, self._most_rows.get(key, 0))
-            array = np.empty((rows, *shape[1:]) if shape else shape, dtype)
+            array = np.empty(shape, dtype)
             _no_huge_pages(array)
             if array.nbytes >= 1 << 20:
                 if len(self._arrays) >= self.size:
                     self._arrays.pop(0)
                 self._arrays.append(array)
-            return array[: shape[0]] if shape and rows != shape[0] else array
+            return array
 
 
 def stack_column(

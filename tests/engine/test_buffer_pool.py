@@ -56,27 +56,6 @@ def test_a_partial_batch_takes_the_leading_rows_of_a_free_full_batch_buffer():
     assert _address(pool.empty((2, 1024, 512), np.float32)) != start
 
 
-def test_batches_of_varying_size_reuse_one_buffer_of_the_most_rows():
-    # A dynamic batcher's sizes: after the largest, every smaller batch takes that buffer's leading rows.
-    pool = BufferPool(size=4)
-    largest = pool.empty((6, 512, 512), np.float32)
-    start = _address(largest)
-    del largest
-    for rows in (2, 5, 1, 6, 3):
-        batch = pool.empty((rows, 512, 512), np.float32)
-        assert batch.shape == (rows, 512, 512) and batch.flags.c_contiguous and _address(batch) == start
-        del batch
-    assert len(pool._arrays) == 1
-
-
-def test_a_new_buffer_gets_the_most_rows_asked_for_so_far():
-    pool = BufferPool(size=4)
-    held = pool.empty((6, 512, 512), np.float32)
-    smaller = pool.empty((2, 512, 512), np.float32)  # the 6-row buffer is held: a new one, of 6 rows
-    assert smaller.shape == (2, 512, 512) and smaller.base is not None and smaller.base.shape[0] == 6
-    assert _address(smaller) != _address(held)
-
-
 def test_rows_of_another_shape_or_dtype_never_share_a_buffer():
     pool = BufferPool(size=4)
     start = _address(pool.empty((4, 1024, 512), np.float32))
