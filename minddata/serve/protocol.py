@@ -333,28 +333,43 @@ def json_numbers(array: np.ndarray, deadline: float | None = None) -> str:
     """``array``'s elements as a flat JSON list, written slice by slice; raises :class:`DeadlinePassed`
     once ``time.monotonic()`` passes ``deadline``.
 
-    Finite float32 tensors (every normalized image) are written with 9 significant digits, which is
-    what a float32 needs to read back exactly, instead of the 17 of a float64's repr: 2.8 times less
-    CPU (33 against 91 ms for a 3x224x224 tensor here) and 40% fewer bytes. Other dtypes, and
-    tensors holding NaN, infinities or a negative zero, are written by ``json.dumps``.
+    Finite float32 tensors (every normalized image) are written with as few digits as read back
+    exactly as float32: the shortest such decimal, by ``orjson`` where it is installed (the ``serve``
+    extra; 4 against 31 ms for a 3x224x224 tensor here), else 9 significant digits (``%.9g``), which is
+    what a float32 needs, instead of the 17 of a float64's repr. Other dtypes, and tensors holding
+    NaN, infinities or a negative zero, are written by ``json.dumps``.
 
-    >>> json_numbers(np.array([0.1, -2.5, 3], np.float32))
-    '[0.100000001,-2.5,3]'
+    >>> values = np.array([0.1, -2.5, 3], np.float32)
+    >>> np.array_equal(np.array(json.loads(json_numbers(values)), np.float32), values)
+    True
     """
-    flat = np.asarray(array).ravel()
+    flat = np.ascontiguousarray(np.asarray(array).ravel())
     # "%g" writes -0.0 as "-0", which JSON reads as the integer 0: a negative zero takes json.dumps too.
     float32 = (flat.dtype == np.float32 and bool(np.isfinite(flat).all())
                and not bool((np.signbit(flat) & (flat == 0)).any()))
+    shortest = _orjson_dumps() if float32 else None
     parts = []
     for start in range(0, flat.size, _JSON_SLICE):
         if deadline is not None and time.monotonic() > deadline:
             raise DeadlinePassed
+        if shortest is not None:
+            parts.append(shortest(flat[start : start + _JSON_SLICE])[1:-1].decode("ascii"))
+            continue
         piece = flat[start : start + _JSON_SLICE].tolist()
         if float32:
             parts.append(("%.9g," * len(piece) % tuple(piece))[:-1])
         else:
             parts.append(json.dumps(piece, separators=(",", ":"))[1:-1])
     return "[" + ",".join(parts) + "]"
+
+
+def _orjson_dumps() -> Any:
+    """``orjson``'s writer of a 1-D NumPy array as a JSON list (bytes), or None where it is not installed."""
+    try:
+        import orjson
+    except ImportError:
+        return None
+    return lambda values: orjson.dumps(values, option=orjson.OPT_SERIALIZE_NUMPY)
 
 
 def json_chars_per_element(dtype: Any) -> int:

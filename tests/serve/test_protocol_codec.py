@@ -130,10 +130,17 @@ def test_json_answers_are_written_in_slices_within_the_deadline():
         json_numbers(array, deadline=time.monotonic() - 1)
 
 
-def test_float32_json_answers_read_back_exactly():
+@pytest.mark.parametrize("writer", ["orjson", "%.9g"])
+def test_float32_json_answers_read_back_exactly(writer, monkeypatch):
     import json
 
+    from minddata.serve import protocol
     from minddata.serve.protocol import json_numbers
+
+    if writer == "orjson":
+        pytest.importorskip("orjson", reason="orjson (the serve extra's float writer) is not installed")
+    else:
+        monkeypatch.setattr(protocol, "_orjson_dumps", lambda: None)  # as where orjson is not installed
 
     info = np.finfo(np.float32)
     rng = np.random.default_rng(0)
