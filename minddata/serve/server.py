@@ -322,7 +322,7 @@ def _tune_allocator() -> None:
     With glibc's default, self-adjusting thresholds, freed memory at the top of a heap went back to
     the kernel (madvise) and the next answer's pages faulted in and were zeroed again: about 6% of
     the server's CPU under load (perf, yolo416). Fixed thresholds keep it: allocations up to 32 MiB
-    come from the heaps, and a heap keeps up to 256 MiB of free memory at its top. Nothing happens
+    come from the heaps, and a heap keeps up to 64 MiB of free memory at its top. Nothing happens
     where the C library has no ``mallopt`` (musl, macOS).
     """
     try:
@@ -331,7 +331,7 @@ def _tune_allocator() -> None:
         return
     mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
     mallopt(_M_MMAP_THRESHOLD, 32 << 20)
-    mallopt(_M_TRIM_THRESHOLD, 256 << 20)
+    mallopt(_M_TRIM_THRESHOLD, 64 << 20)
 
 
 def _tune_gc() -> None:
