@@ -38,6 +38,7 @@ __all__ = [
     "encode_infer_response_pieces",
     "header_length_value",
     "json_chars_per_element",
+    "json_number_bytes",
     "json_numbers",
     "oip_datatype",
     "parse_infer_request",
@@ -343,6 +344,11 @@ def json_numbers(array: np.ndarray, deadline: float | None = None) -> str:
     >>> np.array_equal(np.array(json.loads(json_numbers(values)), np.float32), values)
     True
     """
+    return json_number_bytes(array, deadline).decode("ascii")
+
+
+def json_number_bytes(array: np.ndarray, deadline: float | None = None) -> bytes:
+    """:func:`json_numbers` as ASCII bytes, as an answer's body takes them (no text made and encoded)."""
     flat = np.ascontiguousarray(np.asarray(array).ravel())
     # "%g" writes -0.0 as "-0", which JSON reads as the integer 0: a negative zero takes json.dumps too.
     float32 = (flat.dtype == np.float32 and bool(np.isfinite(flat).all())
@@ -353,14 +359,14 @@ def json_numbers(array: np.ndarray, deadline: float | None = None) -> str:
         if deadline is not None and time.monotonic() > deadline:
             raise DeadlinePassed
         if shortest is not None:
-            parts.append(shortest(flat[start : start + _JSON_SLICE])[1:-1].decode("ascii"))
+            parts.append(shortest(flat[start : start + _JSON_SLICE])[1:-1])
             continue
         piece = flat[start : start + _JSON_SLICE].tolist()
         if float32:
-            parts.append(("%.9g," * len(piece) % tuple(piece))[:-1])
+            parts.append(("%.9g," * len(piece) % tuple(piece))[:-1].encode("ascii"))
         else:
-            parts.append(json.dumps(piece, separators=(",", ":"))[1:-1])
-    return "[" + ",".join(parts) + "]"
+            parts.append(json.dumps(piece, separators=(",", ":"))[1:-1].encode("ascii"))
+    return b"[" + b",".join(parts) + b"]"
 
 
 def _orjson_dumps() -> Any:
@@ -406,23 +412,27 @@ def encode_infer_response_pieces(
     """:func:`encode_infer_response`'s body as the pieces it is sent in: the JSON header, then each
     binary output's own memory (no copy: a server writes them one after the other, where a joined
     body is a fresh answer-sized object per request)."""
-    outputs, chunks = [], []
-    for name, array in tensors.items():
+    # The JSON header as a list of pieces joined once (a JSON tensor's numbers are megabytes).
+    doc = [f'{{"model_name":{json.dumps(model_name)},"model_version":{json.dumps(model_version)}'.encode()]
+    if request.id is not None:
+        doc.append(f',"id":{json.dumps(request.id)}'.encode())
+    doc.append(b',"outputs":[')
+    chunks: list[bytes | memoryview] = []
+    for i, (name, array) in enumerate(tensors.items()):
         array = np.ascontiguousarray(array)
         entry: dict[str, Any] = {"name": name, "datatype": oip_datatype(array.dtype), "shape": list(array.shape)}
+        if i:
+            doc.append(b",")
         if request.binary_outputs.get(name, request.binary_default):
             data = array.reshape(-1).data.cast("B") if array.size else b""
             entry["parameters"] = {"binary_data_size": len(data)}
             chunks.append(data)
-            outputs.append(json.dumps(entry, separators=(",", ":")))
+            doc.append(json.dumps(entry, separators=(",", ":")).encode())
         else:
-            head = json.dumps(entry, separators=(",", ":"))
-            outputs.append(f'{head[:-1]},"data":{json_numbers(array, deadline)}}}')
-    doc = [f'{{"model_name":{json.dumps(model_name)},"model_version":{json.dumps(model_version)}']
-    if request.id is not None:
-        doc.append(f',"id":{json.dumps(request.id)}')
-    doc.append(f',"outputs":[{",".join(outputs)}]}}')
-    header = "".join(doc).encode()
+            doc += [json.dumps(entry, separators=(",", ":"))[:-1].encode(), b',"data":',
+                    json_number_bytes(array, deadline), b"}"]
+    doc.append(b"]}")
+    header = b"".join(doc)
     if not chunks:
         return [header], None
     return [header, *chunks], len(header)
