@@ -80,8 +80,8 @@ class PiecesResponse(Response):
     """An answer sent as its pieces, one after the other (a header, then arrays' own memory): no
     answer-sized bytes object is made. Joining them allocated a fresh 2 MB object for every 416x416
     answer, whose pages the kernel zeroed and unmapped again each time (with the copy, about 14% of
-    the server's CPU under load here). The pieces (views into the batch's buffer) stay referenced
-    until they are written."""
+    the server's CPU under load here). The pieces (the tensors' own memory) stay referenced until
+    they are written."""
 
     def __init__(self, pieces: list[bytes | memoryview], media_type: str, headers: dict[str, str] | None = None):
         self.pieces = pieces
