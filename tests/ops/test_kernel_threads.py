@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import minddata as md
+from minddata.ops import kernel_threads
 from minddata.ops.kernel_threads import OpenCVThreads
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -20,6 +21,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 @pytest.fixture
 def opencv_at_three(monkeypatch):
     monkeypatch.delenv("OPENCV_FOR_THREADS_NUM", raising=False)
+    # Pipelines of other tests may still hold the shared count (a module-scoped fixture's iterator on
+    # the same test worker, a runtime waiting for the collector): pipelines built here take their
+    # holds from a fresh instance, so that these tests start with no hold.
+    fresh = OpenCVThreads()
+    monkeypatch.setattr(kernel_threads, "hold", fresh.hold)
+    monkeypatch.setattr(kernel_threads, "apply_if_held", fresh.apply_if_held)
     before = cv2.getNumThreads()
     cv2.setNumThreads(3)
     yield
