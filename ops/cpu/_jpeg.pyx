@@ -171,10 +171,12 @@ cdef extern from *:
     /* Decode output rows [top, top+height) and columns [left, left+width) (output pixels, i.e. at
        the chosen scale) into out (row r at out + r*row_stride, 3 bytes per pixel). margin: how many
        extra columns to decode on each side of the crop (where the image has them) so that the kept
-       pixels see their real chroma neighbours; 0 gives a bare jpeg_crop_scanline. */
+       pixels see their real chroma neighbours; 0 gives a bare jpeg_crop_scanline. in_place: out's
+       rows hold the whole output width and every decoded pixel lands at its own column (the crop's
+       pixels at columns [left, left+width)), read straight from libjpeg, with no row copied. */
     static int mdj_decode(mdj_ctx *ctx, unsigned int top, unsigned int left, unsigned int height,
                           unsigned int width, unsigned int margin, unsigned char *out,
-                          ptrdiff_t row_stride) {
+                          ptrdiff_t row_stride, int in_place) {
         j_decompress_ptr cinfo = &ctx->cinfo;
         JSAMPROW rows[MDJ_MAX_ROWS];
         JDIMENSION x0, x1, xoffset, xwidth, skip_cols, done, n, want, i, full_width, min_width;
@@ -203,7 +205,8 @@ cdef extern from *:
             jpeg_crop_scanline(cinfo, &xoffset, &xwidth);   /* xoffset moves left to an iMCU edge */
         skip_cols = left - xoffset;
         if (top > 0) jpeg_skip_scanlines(cinfo, top);
-        direct = (skip_cols == 0 && cinfo->output_width == width);
+        if (in_place) out += (size_t)xoffset * 3;   /* the decoded columns start at xoffset */
+        direct = in_place || (skip_cols == 0 && cinfo->output_width == width);
         if (!direct) {
             ctx->rowbuf = (unsigned char *)malloc((size_t)cinfo->output_width * 3);
             if (ctx->rowbuf == NULL) {
@@ -252,7 +255,7 @@ cdef extern from *:
     int mdj_prepare(mdj_ctx *ctx, int scale_denom, int *out_height, int *out_width) nogil
     int mdj_decode(mdj_ctx *ctx, unsigned int top, unsigned int left, unsigned int height,
                    unsigned int width, unsigned int margin, unsigned char *out,
-                   ptrdiff_t row_stride) nogil
+                   ptrdiff_t row_stride, int in_place) nogil
     void mdj_close(mdj_ctx *ctx) nogil
 
 
@@ -365,8 +368,12 @@ cdef _check_scan_can_fill(mdj_ctx *ctx, int h, int w, Py_ssize_t size):
 
 
 def decode(data, int scale_denom=1, crop=None, out=None, *, bint strict=False, check_size=None,
-           int _margin=1):
+           bint contiguous=True, int _margin=1):
     """Decode a JPEG to an RGB ``uint8`` ``(H, W, 3)`` array, optionally reduced and cropped.
+
+    ``contiguous=False`` (with a crop and no ``out``): the result may be a view of the crop's rows
+    decoded at their full width (the same pixels, each row contiguous; libjpeg writes them in place
+    instead of each row being copied out of a row buffer).
 
     ``check_size``: called as ``check_size(width, height)`` with the size libjpeg's own
     ``jpeg_read_header`` found, before anything is allocated or decoded; it raises to refuse the
@@ -378,6 +385,7 @@ def decode(data, int scale_denom=1, crop=None, out=None, *, bint strict=False, c
     cdef const unsigned char[::1] buf = _buffer(data)
     cdef mdj_ctx ctx
     cdef int h = 0, w = 0, c = 0, prog = 0, cs = 0, oh = 0, ow = 0, rc
+    cdef int in_place = 0
     cdef Py_ssize_t top_s = 0, left_s = 0, h_s, w_s
     cdef unsigned char[:, :, :] dst
     cdef unsigned char *dst_ptr
@@ -420,16 +428,22 @@ def decode(data, int scale_denom=1, crop=None, out=None, *, bint strict=False, c
                 raise ValueError(
                     f"JPEG decode: scaled crop {(top_s, left_s, h_s, w_s)} outside the {oh}x{ow} output"
                 )
-        if out is None:
+        in_place = out is None and not contiguous and w_s < ow and h_s > 0
+        if in_place:
+            whole = np.empty((h_s, ow, 3), dtype=np.uint8)
+            out = whole[:, left_s:left_s + w_s]
+            dst = whole
+        elif out is None:
             out = np.empty((h_s, w_s, 3), dtype=np.uint8)
+            dst = out
         else:
             _check_out(out, h_s, w_s)
-        dst = out
+            dst = out
         dst_ptr = &dst[0, 0, 0]
         row_stride = dst.strides[0]
         with nogil:
             rc = mdj_decode(&ctx, <unsigned int>top_s, <unsigned int>left_s, <unsigned int>h_s,
-                            <unsigned int>w_s, <unsigned int>_margin, dst_ptr, row_stride)
+                            <unsigned int>w_s, <unsigned int>_margin, dst_ptr, row_stride, in_place)
         if rc != 0:
             raise ValueError(
                 f"JPEG decode: {mdj_message(&ctx).decode('utf-8', 'replace')} "

@@ -35,7 +35,7 @@ def _header(op_name: str, buf: np.ndarray, limit: int | None) -> tuple[int, int]
 
 def _decode_region(buf: np.ndarray, scale: int, box: tuple[int, int, int, int] | None) -> np.ndarray | None:
     try:
-        return jpeg.decode(buf, scale_denom=scale, crop=box)
+        return jpeg.decode(buf, scale_denom=scale, crop=box, contiguous=False)  # read once, by the resize
     except ValueError:
         return None
 

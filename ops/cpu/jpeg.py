@@ -376,6 +376,7 @@ def decode(
     *,
     strict: bool = False,
     check_size: Callable[[int, int], None] | None = None,
+    contiguous: bool = True,
 ) -> np.ndarray:
     """Decode a JPEG to an RGB ``uint8`` ``(H, W, 3)`` array, at 1/``scale_denom`` and/or cropped.
 
@@ -389,6 +390,9 @@ def decode(
       default they are tolerated like Pillow and OpenCV do. Data ending early is always an error.
     * ``check_size``: called as ``check_size(width, height)`` with the size the decoder's own header
       read found, before anything is allocated; it raises to refuse the image (the pixel limit).
+    * ``contiguous=False`` (a crop, no ``out``): the result may be a view of the crop's rows decoded
+      at their full width: the same pixels, each row contiguous, without copying each row out of
+      libjpeg's row buffer (for a caller that reads it once, e.g. a resize).
 
     Grayscale files come out with the gray replicated into R, G and B. CMYK/YCCK files raise
     ``ValueError`` (mentioning CMYK) on the fast path so the caller can use OpenCV/Pillow; the slow
@@ -396,7 +400,7 @@ def decode(
     """
     s = _check_scale(scale_denom)
     if AVAILABLE:
-        return _jpeg.decode(data, s, crop, out, strict=strict, check_size=check_size)
+        return _jpeg.decode(data, s, crop, out, strict=strict, check_size=check_size, contiguous=contiguous)
     return _slow_decode(data, s, crop, out, check_size)
 
 

@@ -247,6 +247,27 @@ def test_crop_matches_full_decode_cropped(files, kind, scale):
 
 
 @needs_ext
+@pytest.mark.parametrize("scale", [1, 2, 4, 8])
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_crop_decoded_in_place_has_the_same_pixels(files, kind, scale):
+    # contiguous=False: the crop's rows decoded at full width, each pixel at its own column, and
+    # the crop returned as a view of them (no row copied out of libjpeg's row buffer).
+    data = files[kind]
+    h, w = _size(data)
+    for crop in _crops(h, w, seed=scale + 10):
+        want = jpeg.decode(data, scale, crop)
+        got = jpeg.decode(data, scale, crop, contiguous=False)
+        _assert_equal(got, want, f"{kind} 1/{scale} crop {crop}")
+        assert got.strides[1:] == (3, 1)
+
+
+@needs_ext
+def test_a_crop_narrower_than_the_image_comes_back_as_a_view_of_whole_rows(files):
+    got = jpeg.decode(files["500x375"], 2, (10, 40, 100, 60), contiguous=False)
+    assert got.shape == (50, 30, 3) and got.base is not None and got.base.shape[1] == 250
+
+
+@needs_ext
 @pytest.mark.parametrize("kind", ["420", "422", "progressive"])
 def test_bare_crop_scanline_differs_only_on_edge_columns(files, kind):
     """Why the extension decodes a one-column margin: without it (``_margin=0``), libjpeg's fancy
