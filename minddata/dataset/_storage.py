@@ -653,6 +653,15 @@ class ObjectStore:
         return out
 
 
+def close_body(body: Any) -> None:
+    """Close a GET's body (None: nothing open); a broken connection has nothing left to release."""
+    if body is not None:
+        try:
+            body.close()
+        except Exception:  # noqa: BLE001 - a broken connection: nothing left to release
+            pass
+
+
 def _whole_body(body: Any, length: Any, start: int, end: int | None) -> bytes:
     """A GET's body read to its end and closed: exactly its ``length`` bytes (and ``end - start`` for a
     closed range), or a :class:`_ShortRead` (a cut connection, retried)."""
@@ -897,11 +906,7 @@ class StreamedFile(_ObjectFile):
 
     def _drop_body(self) -> None:
         body, self._body = self._body, None
-        if body is not None:
-            try:
-                body.close()
-            except Exception:  # noqa: BLE001 - a broken connection: nothing left to release
-                pass
+        close_body(body)
 
     def _pull(self, most: int) -> bytes:
         """Up to ``most`` bytes at ``_body_at`` from the open body (a new GET from there if none)."""

@@ -385,11 +385,7 @@ class _ShardStream:
 
     def _drop_body(self) -> None:
         body, self._body = self._body, None
-        if body is not None:
-            try:
-                body.close()
-            except Exception:  # noqa: BLE001 - a broken connection: nothing left to release
-                pass
+        _storage.close_body(body)
 
     def close(self) -> None:
         with self._lock:
