@@ -511,7 +511,9 @@ def test_gil_is_released_while_decoding():
     iterations. Released, the longest gap is a scheduling slice. Not a speed measurement, so a busy
     machine does not make it flaky.
     """
-    data = _encode(_photo(2000, 2500, seed=5), quality=90)
+    # Large enough that one decode outlasts the scheduler's slices on a busy 2-core machine (a held
+    # GIL stalls the main thread for a whole decode; a released one, for a slice at most).
+    data = _encode(_photo(2400, 3200, seed=5), quality=90)
     decodes = 4
     done = threading.Event()
 
