@@ -68,11 +68,16 @@ def row_rng(seed: int, pass_index: int, row_index: int, op_position: int) -> np.
     Counter-based (Philox): the stream depends only on (seed, pass, row, op position), never on which
     worker runs the row or in what order, so output is identical for any worker count and on resume.
     """
-    # Philox advances the lowest counter word as numbers are drawn, so the row and pass sit in the
-    # higher words: each (row, pass) stream is 2**64 blocks away from every other.
-    key = [seed & 0xFFFFFFFFFFFFFFFF, op_position & 0xFFFFFFFFFFFFFFFF]
-    counter = [0, row_index & 0xFFFFFFFFFFFFFFFF, pass_index & 0xFFFFFFFFFFFFFFFF, 0]
+    counter, key = _philox_words(seed, pass_index, row_index, op_position)
     return np.random.Generator(np.random.Philox(counter=counter, key=key))
+
+
+def _philox_words(seed: int, pass_index: int, row_index: int, op_position: int) -> tuple[list[int], list[int]]:
+    """The counter and key words of a row's stream (shared by :func:`row_rng` and :func:`restart_row_rng`).
+    Philox advances the lowest counter word as numbers are drawn, so the row and pass sit in the
+    higher words: each (row, pass) stream is 2**64 blocks away from every other."""
+    counter = [0, row_index & 0xFFFFFFFFFFFFFFFF, pass_index & 0xFFFFFFFFFFFFFFFF, 0]
+    return counter, [seed & 0xFFFFFFFFFFFFFFFF, op_position & 0xFFFFFFFFFFFFFFFF]
 
 
 def restart_row_rng(rng: np.random.Generator, seed: int, pass_index: int, row_index: int, op_position: int) -> None:
@@ -82,8 +87,7 @@ def restart_row_rng(rng: np.random.Generator, seed: int, pass_index: int, row_in
     bit generator); setting the state costs ~2 us, and random ops run once per row holding the GIL."""
     # The words converted as Philox converts row_rng's lists (np.asarray, then an unsafe cast), so
     # that the two agree for every value, words of 2**63 and more included.
-    counter = [0, row_index & 0xFFFFFFFFFFFFFFFF, pass_index & 0xFFFFFFFFFFFFFFFF, 0]
-    key = [seed & 0xFFFFFFFFFFFFFFFF, op_position & 0xFFFFFFFFFFFFFFFF]
+    counter, key = _philox_words(seed, pass_index, row_index, op_position)
     rng.bit_generator.state = {
         "bit_generator": "Philox",
         "state": {
