@@ -9,13 +9,13 @@ import sys
 
 import pytest
 
-# Eight 2 MB answers made and freed, twenty rounds after five of warm-up: the page faults per round.
+# With the server's tuning: eight 2 MB answers made and freed, twenty rounds after five of warm-up;
+# the page faults per round.
 _ROUNDS = """
-import resource, sys
+import resource
 import numpy as np
-if sys.argv[1] == "tuned":
-    from minddata.serve.server import _tune_allocator
-    _tune_allocator()
+from minddata.serve.server import _tune_allocator
+_tune_allocator()
 def faults():
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 for r in range(25):
@@ -27,8 +27,8 @@ print((faults() - start) / 20)
 """
 
 
-def _faults_per_round(mode: str) -> float:
-    done = subprocess.run([sys.executable, "-c", _ROUNDS, mode], capture_output=True, text=True, timeout=120, check=True)
+def _faults_per_round() -> float:
+    done = subprocess.run([sys.executable, "-c", _ROUNDS], capture_output=True, text=True, timeout=120, check=True)
     return float(done.stdout.strip())
 
 
@@ -36,4 +36,4 @@ def _faults_per_round(mode: str) -> float:
 def test_answer_sized_arrays_are_reused_without_page_faults():
     # With glibc's own thresholds the freed heap goes back to the kernel and each round faults its
     # 4,096 pages in again (4,065 per round on the project's VM).
-    assert _faults_per_round("tuned") < 50
+    assert _faults_per_round() < 50
