@@ -11,7 +11,8 @@ size an object, and to read an object whole or a byte range of it.
   ``AWS_SESSION_TOKEN``, ``AWS_REGION``/``AWS_DEFAULT_REGION``, ``AWS_PROFILE`` and the credential
   files, through botocore's own chain). Secrets never appear in a repr, an error or a serialized
   pipeline (:func:`redact_options`).
-- Client: botocore (``pip install 'minddata[storage]'``), with its own retries off: every request goes
+- Client: :mod:`minddata.dataset._s3`, SigV4-signed requests over ``http.client`` (botocore, from
+  ``pip install 'minddata[storage]'``, only for credential chains beyond a key pair). Every request goes
   through :meth:`ObjectStore._retrying`, which retries throttling (503 SlowDown, 429), 5xx, resets,
   cut-off bodies and timeouts with exponential backoff and full jitter, bounded in tries
   (``max_attempts``) and time (``retry_time_s``), then raises a :class:`StorageError` naming the URL,
@@ -75,8 +76,6 @@ _DEFAULTS = {
     "max_attempts": 8, "retry_time_s": 60.0, "retry_base_s": 0.1, "retry_max_delay_s": 5.0,
     "connect_timeout_s": 10.0, "read_timeout_s": 30.0, "requests_in_flight": None, "cache_max_bytes": 10 << 30,
 }
-# How long a presigned GET's URL is valid: it is sent as soon as it is made.
-_PRESIGNED_S = 900
 # True/False options and their defaults.
 _FLAGS = {"anon": False, "index_cache": True}
 # Retried: throttling and server-side failures.
@@ -301,39 +300,24 @@ class _Answer(NamedTuple):
 def _classify(error: BaseException) -> _Answer:
     """Whether a failed request is worth retrying, with its status, S3 error code and a short reason."""
     import http.client  # here, not at the top: every source imports this module, few use http(s)
+    import ssl
     import urllib.error
 
-    try:
-        import botocore.exceptions as bx
-    except ImportError:  # pragma: no cover - the http(s) store works without botocore
-        bx = None
-    if bx is not None and isinstance(error, bx.ClientError):
-        response = getattr(error, "response", {}) or {}
-        status = response.get("ResponseMetadata", {}).get("HTTPStatusCode")
-        code = str(response.get("Error", {}).get("Code", ""))
-        message = str(response.get("Error", {}).get("Message", ""))
-        if code == str(status):
-            code = ""  # a HEAD's error has no body: botocore gives the status as the code
-        retry = status in _RETRY_STATUS or code in _RETRY_CODES
-        return _Answer(retry, status, code, " ".join(p for p in (f"HTTP {status}", code, message and f"({message})") if p))
+    from minddata.dataset import _s3
+
+    if isinstance(error, _s3.S3Error):
+        retry = error.status in _RETRY_STATUS or error.code in _RETRY_CODES
+        return _Answer(retry, error.status, error.code, str(error))
     if isinstance(error, urllib.error.HTTPError):
         retry = error.code in _RETRY_STATUS
         return _Answer(retry, error.code, "", f"HTTP {error.code} {error.reason}")
-    if bx is not None and isinstance(error, (bx.NoCredentialsError, bx.PartialCredentialsError)):
-        return _Answer(False, None, "NoCredentials", "no credentials found")
-    if bx is not None and isinstance(error, bx.ParamValidationError):
-        return _Answer(False, None, "Invalid", "invalid request")
+    if isinstance(error, _s3.NoCredentials):
+        return _Answer(False, None, "NoCredentials", str(error))
+    if isinstance(error, ssl.SSLCertVerificationError):
+        return _Answer(False, None, "Certificate", f"the server's TLS certificate is not trusted ({error.verify_message})")
     if isinstance(error, _ShortRead):
         return _Answer(True, None, "", str(error))
-    if bx is not None and isinstance(error, (bx.HTTPClientError, bx.ResponseStreamingError, bx.IncompleteReadError)):
-        return _Answer(True, None, "", f"{type(error).__name__} (connection reset, cut off or timed out)")
     if isinstance(error, (OSError, http.client.HTTPException, urllib.error.URLError, TimeoutError)):
-        return _Answer(True, None, "", f"{type(error).__name__} (connection reset, cut off or timed out)")
-    try:
-        import urllib3.exceptions as ux
-    except ImportError:  # pragma: no cover
-        ux = None
-    if ux is not None and isinstance(error, ux.HTTPError):
         return _Answer(True, None, "", f"{type(error).__name__} (connection reset, cut off or timed out)")
     return _Answer(False, None, "", type(error).__name__)
 
@@ -350,6 +334,9 @@ def _fix(url: ObjectURL, answer: _Answer, endpoint: str | None) -> str:
                 "permission to read or list it; grant s3:GetObject and s3:ListBucket, or use other credentials")
     if code in ("InvalidAccessKeyId", "SignatureDoesNotMatch"):
         return "the access key or secret is wrong: check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or storage_options"
+    if code == "Certificate":
+        return ("point AWS_CA_BUNDLE at the CA bundle that signed the endpoint's certificate, or check the endpoint"
+                f"{at}")
     if code == "NoCredentials":
         return ("no credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE (credential "
                 "files), or storage_options={'access_key_id': ..., 'secret_access_key': ...}")
@@ -423,50 +410,26 @@ class ObjectStore:
         return self._client
 
     def _make_client(self) -> Any:
-        try:
-            import botocore.session
-            from botocore.config import Config
-        except ImportError:
-            raise ArgumentError(
-                f"reading {self.scheme}:// URLs needs botocore, the object storage client: {INSTALL}"
-            ) from None
+        from minddata.dataset import _s3
+
         o = self.options
-        session = botocore.session.get_session()
-        if o.get("profile"):
-            session.set_config_variable("profile", o.get("profile"))
         endpoint = self.endpoint()
         self._endpoint = endpoint
         region = o.get("region") or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
-        if region is None and endpoint is not None:
-            region = "us-east-1"  # S3-compatible servers ignore it; signing needs one
-        if region is None:
-            region = session.get_config_variable("region") or "us-east-1"
-        kwargs: dict[str, Any] = {}
-        # SigV4 for presigned GETs too (botocore presigns with SigV2 unless told; AWS regions opened
-        # since 2014 refuse SigV2).
-        signing: dict[str, Any] = {"signature_version": "s3v4"}
-        if o.get("anon"):
-            from botocore import UNSIGNED
-
-            signing["signature_version"] = UNSIGNED  # public buckets: no credentials looked up
-        elif o.get("access_key_id") and o.get("secret_access_key"):
-            # (a key id without its secret, as a deserialized pipeline has: the environment's chain)
-            kwargs.update(aws_access_key_id=o.get("access_key_id"), aws_secret_access_key=o.get("secret_access_key"),
-                          aws_session_token=o.get("session_token"))
-        config = Config(
-            retries={"total_max_attempts": 1, "mode": "standard"},  # our own retry loop, below
-            connect_timeout=o.get("connect_timeout_s"), read_timeout=o.get("read_timeout_s"),
-            max_pool_connections=max(10, 2 * o.get("requests_in_flight")),
-            s3={"addressing_style": "path"} if endpoint else {},
-            request_checksum_calculation="when_required", response_checksum_validation="when_required", **signing,
-        )
+        if region is None and endpoint is None:
+            region = _s3.profile_region(o.get("profile"))
+        # S3-compatible servers ignore the region; signing needs one
+        region = region or "us-east-1"
+        # (a key id without its secret, as a deserialized pipeline has: the environment's chain)
+        credentials = _s3.credential_source(o.get("access_key_id"), o.get("secret_access_key"), o.get("session_token"),
+                                            o.get("profile"), o.get("anon"))
         try:
-            return session.create_client("s3", endpoint_url=endpoint, region_name=region, config=config, **kwargs)
-        except Exception as error:  # noqa: BLE001 - a bad profile, endpoint or credential file
-            message = _scrub(f"{type(error).__name__}: {error}", self._secrets)
+            return _s3.Client(endpoint, region, credentials, max_connections=max(10, 2 * o.get("requests_in_flight")),
+                              connect_timeout=o.get("connect_timeout_s"), read_timeout=o.get("read_timeout_s"))
+        except ValueError as error:
             raise ArgumentError(
-                f"can't set up the {self.scheme}:// client ({message}). Check AWS_PROFILE, the credential files, "
-                "the endpoint (AWS_ENDPOINT_URL or storage_options['endpoint_url']) and storage_options."
+                f"can't set up the {self.scheme}:// client ({_scrub(str(error), self._secrets)}). Check the endpoint "
+                "(AWS_ENDPOINT_URL or storage_options['endpoint_url'])."
             ) from None
 
     # -- retries
@@ -509,20 +472,11 @@ class ObjectStore:
         sorted; with ``pattern``, only keys matching it (``fnmatch``, "*" not crossing "/")."""
         client = self.client()
         found: list[tuple[str, int]] = []
-        token: str | None = None
-        for _ in range(1_000_000):
-            kwargs: dict[str, Any] = {"Bucket": url.bucket, "Prefix": url.key}
-            if token:
-                kwargs["ContinuationToken"] = token
-            page = self._retrying(url, "listing", lambda kwargs=kwargs: client.list_objects_v2(**kwargs))
-            for item in page.get("Contents", ()):
-                if not item["Key"].endswith("/"):
-                    found.append((item["Key"], int(item["Size"])))
-                    if item.get("ETag"):
-                        self._known_versions[url.child(item["Key"]).url] = str(item["ETag"])
-            token = page.get("NextContinuationToken")
-            if not page.get("IsTruncated") or not token:
-                break
+        for key, size, tag in self._retrying(url, "listing", lambda: client.list(url.bucket, url.key)):
+            if not key.endswith("/"):
+                found.append((key, size))
+                if tag:
+                    self._known_versions[url.child(key).url] = tag
         if pattern is not None:
             regex = _glob_regex(pattern)
             found = [item for item in found if regex.fullmatch(item[0])]
@@ -530,10 +484,10 @@ class ObjectStore:
 
     def size(self, url: ObjectURL) -> int:
         client = self.client()
-        head = self._retrying(url, "reading the size of", lambda: client.head_object(Bucket=url.bucket, Key=url.key))
-        if head.get("ETag"):
-            self._known_versions[url.url] = str(head["ETag"])
-        return int(head["ContentLength"])
+        head = self._retrying(url, "reading the size of", lambda: client.head(url.bucket, url.key))
+        if head.get("etag"):
+            self._known_versions[url.url] = head["etag"]
+        return int(head["content-length"])
 
     def version(self, url: ObjectURL) -> str | None:
         """The object's version tag (ETag) as this process's listing or HEAD saw it; None if unknown."""
@@ -565,63 +519,21 @@ class ObjectStore:
         client = self.client()
 
         def get() -> bytes:
-            data = self._lean_get(client, url, start, end)
-            if data is not None:
-                return data
-            kwargs: dict[str, Any] = {"Bucket": url.bucket, "Key": url.key}
-            if start or end is not None:
-                kwargs["Range"] = f"bytes={start}-{'' if end is None else end - 1}"
-            response = client.get_object(**kwargs)
-            return _whole_body(response["Body"], response.get("ContentLength"), start, end)
+            body = client.get(url.bucket, url.key, start, end)
+            return _whole_body(body, body.length, start, end)
 
         action = "reading" if not start and end is None else f"reading bytes {start}-{'' if end is None else end - 1} of"
         return self._retrying(url, action, get)
 
-    def _lean_get(self, client: Any, url: ObjectURL, start: int, end: int | None) -> bytes | None:
-        """GetObject as a presigned GET sent through the client's own HTTP session (its connection
-        pool, proxies, TLS settings and timeouts): botocore's per-call machinery (parameter checks,
-        event hooks, response parsing) costs about as much CPU as the rest of a small read, and a
-        source may make one GET per image.
-
-        The bytes, or raises as the client would (a retryable status as a ``ClientError`` with S3's
-        error code; a cut connection or body as botocore's errors); None for any other answer (a
-        redirect, 403, 404...): the caller then asks through the full client, for its redirect
-        handling and its error."""
-        session = getattr(getattr(client, "_endpoint", None), "http_session", None)
-        if session is None:
-            return None
-        from botocore.awsrequest import AWSRequest
-        from botocore.exceptions import ClientError
-        from botocore.response import StreamingBody
-
-        target = client.generate_presigned_url(
-            "get_object", Params={"Bucket": url.bucket, "Key": url.key}, ExpiresIn=_PRESIGNED_S
-        )
-        ranged = bool(start) or end is not None
-        headers = {"Range": f"bytes={start}-{'' if end is None else end - 1}"} if ranged else {}
-        request = AWSRequest(method="GET", url=target, headers=headers).prepare()
-        request.stream_output = True
-        response = session.send(request)
-        status = response.status_code
-        if status == (206 if ranged else 200):
-            length = response.headers.get("content-length")
-            length = int(length) if length is not None else None
-            return _whole_body(StreamingBody(response.raw, length), length, start, end)
-        try:
-            if status in _RETRY_STATUS:
-                text = response.raw.read(1 << 16).decode("utf-8", "replace")
-                code, message = (re.search(f"<{tag}>([^<]*)</{tag}>", text) for tag in ("Code", "Message"))
-                raise ClientError({"Error": {"Code": code.group(1) if code else str(status), "Message": message.group(1) if message else ""},
-                                   "ResponseMetadata": {"HTTPStatusCode": status}}, "GetObject")
-        finally:
-            response.raw.close()  # an answer not read to its end: its connection is not reused
-        return None
-
     def open_body(self, url: ObjectURL, start: int) -> Any:
         """One GET of the object from byte ``start`` to its end, answered: its body, a stream with
         ``read(n)`` and ``close()`` (read by :class:`StreamedFile`, which retries the reads)."""
-        response = self.client().get_object(Bucket=url.bucket, Key=url.key, Range=f"bytes={start}-")
-        return response["Body"]
+        return self.client().get(url.bucket, url.key, start, ranged=True)
+
+    def write(self, url: ObjectURL, data: bytes) -> None:
+        """Store ``data`` as the object ``url`` (a small one: a marker), retried as reads are."""
+        client = self.client()
+        self._retrying(url, "writing", lambda: client.put(url.bucket, url.key, data))
 
     def read_many(self, requests: Sequence[tuple[ObjectURL, int, int | None]], gap: int = 64 << 10,
                   most: int = 8 << 20) -> list[bytes]:
@@ -767,7 +679,7 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
 
 _ENVIRONMENT = ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "GCS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID",
                 "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_REGION", "AWS_DEFAULT_REGION",
-                "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE")
+                "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CA_BUNDLE")
 _STORES: dict[tuple, ObjectStore] = {}
 _STORES_LOCK = threading.Lock()
 

@@ -87,9 +87,7 @@ class _ObjectFolder:
 
     def mark(self, name: str) -> None:
         target = self.url.child(self.url.key + name)
-        client = self.store.client()
-        self.store._retrying(target, "writing the marker", lambda: client.put_object(
-            Bucket=target.bucket, Key=target.key, Body=b"ready\n"))
+        self.store.write(target, b"ready\n")
 
     def markers(self) -> list[str]:
         return [key[len(self.url.key):] for key, _ in self.store.list(self.url) if key.endswith(".txt")]

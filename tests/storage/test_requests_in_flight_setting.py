@@ -143,8 +143,8 @@ def test_a_changed_setting_gets_a_client_whose_pool_holds_that_many(s3_server):
     given = _storage.StorageOptions("test", options(s3_server))
     md.config.set_storage_requests_in_flight(3)
     small = _storage.get_store(url, given)
-    assert small.client().meta.config.max_pool_connections == 10
+    assert small.client().max_connections == 10
     md.config.set_storage_requests_in_flight(40)
     large = _storage.get_store(url, given)
     assert large is not small and _storage.get_store(url, given) is large
-    assert large.client().meta.config.max_pool_connections == 80
+    assert large.client().max_connections == 80

@@ -1,0 +1,490 @@
+"""A lean S3 API client: SigV4-signed requests over the standard library's ``http.client``.
+
+What the sources need of object storage is five calls (list a prefix, HEAD, GET a range, open a GET
+as a stream, PUT a small marker). botocore answers them too, but importing it and building its client
+costs ~0.2 s of CPU in every process that reads (its service model, waiters and docs), and each call
+another ~0.5 ms of parameter checks, event hooks and response parsing: a pipeline reading a shard per
+worker, or an image per GET, pays both on the cores that decode. Here a call is a signed request on a
+kept connection.
+
+- Signing: AWS Signature Version 4 in the ``Authorization`` header (:func:`sign`), checked against
+  the published examples of the S3 documentation and against botocore's signer in the tests, and
+  against a server that verifies signatures (moto with IAM checks on).
+- Credentials (:func:`credential_source`): ``storage_options`` keys, else the environment's
+  ``AWS_ACCESS_KEY_ID``/``AWS_SECRET_ACCESS_KEY`` (with ``AWS_SESSION_TOKEN``); anything else (a
+  profile, the credential files, SSO, a role, the instance's metadata) goes through botocore's own
+  credential chain, imported only then, whose temporary credentials refresh themselves.
+- Addresses: with an endpoint, path-style ``{endpoint}/{bucket}/{key}`` (S3-compatible servers, GCS);
+  on AWS, virtual-hosted ``{bucket}.s3.{region}.amazonaws.com`` (path-style where the bucket's name
+  is not a DNS label), following a ``PermanentRedirect`` to the bucket's own region once.
+- Connections: kept per host in a pool of ``max_connections`` (a connection the server closed while
+  it idled is retried at once on a new one); timeouts for connecting and for each read; proxies from
+  ``HTTPS_PROXY``/``HTTP_PROXY``/``NO_PROXY``; TLS verified against ``AWS_CA_BUNDLE`` or certifi's
+  bundle where installed (as botocore does), else the system's.
+
+Errors are :class:`S3Error` (the status, S3's error code and message) or the socket's own; the
+caller's retry loop decides what is worth another try.
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import hashlib
+import hmac
+import http.client
+import os
+import re
+import threading
+import urllib.parse
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
+_ALGORITHM = "AWS4-HMAC-SHA256"
+_NAMESPACE = re.compile(r"^\{[^}]*\}")
+# A bucket name usable as a host name label over TLS (no dots: a dot breaks the wildcard certificate).
+_DNS_BUCKET = re.compile(r"^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$")
+# An error body is read up to this much (S3's are < 1 KiB; a proxy's HTML page may be more).
+_ERROR_BODY_MAX = 1 << 16
+# Codes for answers that have no body (HEAD), by status, as S3 clients name them.
+_STATUS_CODES = {301: "PermanentRedirect", 307: "TemporaryRedirect", 400: "BadRequest", 403: "Forbidden",
+                 404: "NotFound", 412: "PreconditionFailed", 416: "InvalidRange"}
+
+
+class S3Error(Exception):
+    """An answer other than the one asked for: its HTTP ``status``, S3's error ``code`` and ``message``
+    (from the XML body, or named by the status for a HEAD), and the ``region`` the server says the
+    bucket is in (``x-amz-bucket-region``), if it says."""
+
+    def __init__(self, status: int | None, code: str, message: str = "", region: str | None = None):
+        super().__init__(" ".join(p for p in (f"HTTP {status}" if status else "", code, message and f"({message})") if p))
+        self.status = status
+        self.code = code
+        self.message = message
+        self.region = region
+
+
+class Credentials(NamedTuple):
+    access_key: str
+    secret_key: str
+    token: str | None = None
+
+
+# -- signing --------------------------------------------------------------------------------------
+
+
+def _uri_encode(text: str, safe: str = "") -> str:
+    """RFC 3986 percent-encoding, as SigV4 wants it: every byte but the unreserved (and ``safe``)."""
+    return urllib.parse.quote(text, safe="-_.~" + safe)
+
+
+@functools.lru_cache(maxsize=64)
+def _signing_key(secret: str, date: str, region: str, service: str) -> bytes:
+    key = hmac.new(("AWS4" + secret).encode(), date.encode(), hashlib.sha256).digest()
+    for part in (region, service, "aws4_request"):
+        key = hmac.new(key, part.encode(), hashlib.sha256).digest()
+    return key
+
+
+def canonical_query(query: list[tuple[str, str]]) -> str:
+    """The query string, encoded and sorted as SigV4 signs it (and as the request sends it)."""
+    return "&".join(f"{k}={v}" for k, v in sorted((_uri_encode(k), _uri_encode(v)) for k, v in query))
+
+
+def sign(method: str, path: str, query: str, headers: dict[str, str], credentials: Credentials, region: str,
+         now: datetime.datetime, payload_sha256: str = EMPTY_SHA256, service: str = "s3") -> dict[str, str]:
+    """``headers`` with SigV4's ``x-amz-date``, ``x-amz-content-sha256``, the session token (if any)
+    and the ``Authorization`` added: every header given is signed (``host`` must be among them).
+
+    ``path`` is the request's path as sent (already percent-encoded; S3 signs it as it is, without
+    normalizing it), ``query`` its query string as :func:`canonical_query` writes it.
+
+    >>> creds = Credentials("AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
+    >>> signed = sign("GET", "/test.txt", "", {"host": "examplebucket.s3.amazonaws.com", "range": "bytes=0-9"},
+    ...               creds, "us-east-1", datetime.datetime(2013, 5, 24, tzinfo=datetime.timezone.utc))
+    >>> signed["Authorization"][-64:]
+    'f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41'
+    """
+    stamp = now.strftime("%Y%m%dT%H%M%SZ")
+    date = stamp[:8]
+    out = {k.lower(): v for k, v in headers.items()}
+    out["x-amz-date"] = stamp
+    out["x-amz-content-sha256"] = payload_sha256
+    if credentials.token:
+        out["x-amz-security-token"] = credentials.token
+    names = sorted(out)
+    canonical_headers = "".join(f"{name}:{' '.join(str(out[name]).split())}\n" for name in names)
+    signed_headers = ";".join(names)
+    request = "\n".join((method, path, query, canonical_headers, signed_headers, payload_sha256))
+    scope = f"{date}/{region}/{service}/aws4_request"
+    to_sign = "\n".join((_ALGORITHM, stamp, scope, hashlib.sha256(request.encode()).hexdigest()))
+    signature = hmac.new(_signing_key(credentials.secret_key, date, region, service), to_sign.encode(),
+                         hashlib.sha256).hexdigest()
+    out["Authorization"] = (f"{_ALGORITHM} Credential={credentials.access_key}/{scope}, "
+                            f"SignedHeaders={signed_headers}, Signature={signature}")
+    return out
+
+
+# -- credentials ----------------------------------------------------------------------------------
+
+
+class NoCredentials(Exception):
+    """No credentials anywhere the chain looks."""
+
+
+def credential_source(access_key_id: str | None, secret_access_key: str | None, session_token: str | None,
+                      profile: str | None, anon: bool) -> Callable[[], Credentials | None]:
+    """What gives each request its credentials (None: unsigned, for public buckets).
+
+    Keys given, or the environment's key pair when no profile is named, are used as they are; anything
+    else asks botocore's credential chain (credential files, SSO, roles, the metadata service), whose
+    temporary credentials refresh themselves before they expire."""
+    if anon:
+        return lambda: None
+    if access_key_id and secret_access_key:
+        fixed = Credentials(access_key_id, secret_access_key, session_token)
+        return lambda: fixed
+    env_id, env_secret = os.environ.get("AWS_ACCESS_KEY_ID"), os.environ.get("AWS_SECRET_ACCESS_KEY")
+    if not profile and not os.environ.get("AWS_PROFILE") and env_id and env_secret:
+        fixed = Credentials(env_id, env_secret, os.environ.get("AWS_SESSION_TOKEN") or None)
+        return lambda: fixed
+    return _CredentialChain(profile)
+
+
+class _CredentialChain:
+    """botocore's credential chain, asked on the first request (whose error then names the URL) and
+    kept: its temporary credentials refresh themselves before they expire."""
+
+    def __init__(self, profile: str | None):
+        self._profile = profile
+        self._found: Any = None
+        self._lock = threading.Lock()
+
+    def __call__(self) -> Credentials:
+        if self._found is None:
+            with self._lock:
+                if self._found is None:
+                    self._found = self._resolve()
+        now = self._found.get_frozen_credentials()
+        return Credentials(now.access_key, now.secret_key, now.token)
+
+    def _resolve(self) -> Any:
+        try:
+            import botocore.session
+        except ImportError:
+            raise NoCredentials(
+                "no credentials given (storage_options or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY), and reading the "
+                "credential files, profiles and roles needs botocore: pip install 'minddata[storage]'"
+            ) from None
+        try:
+            session = botocore.session.Session(profile=self._profile) if self._profile else botocore.session.get_session()
+            found = session.get_credentials()
+        except Exception as error:  # noqa: BLE001 - a missing profile, a broken credential file or role
+            raise NoCredentials(f"the credential chain failed: {type(error).__name__}: {error}") from None
+        if found is None:
+            raise NoCredentials("no credentials found")
+        return found
+
+
+def profile_region(profile: str | None) -> str | None:
+    """The ``region`` of the profile (``AWS_PROFILE``, or ``default``) in the AWS config file, if set."""
+    import configparser
+
+    path = os.path.expanduser(os.environ.get("AWS_CONFIG_FILE") or "~/.aws/config")
+    parser = configparser.RawConfigParser()
+    try:
+        parser.read(path)
+    except (OSError, configparser.Error):
+        return None
+    name = profile or os.environ.get("AWS_PROFILE") or "default"
+    for section in (f"profile {name}", name):
+        if parser.has_section(section) and parser.get(section, "region", fallback=None):
+            return parser.get(section, "region").strip()
+    return None
+
+
+# -- connections ----------------------------------------------------------------------------------
+
+
+def _tls_context() -> Any:
+    import ssl
+
+    bundle = os.environ.get("AWS_CA_BUNDLE")
+    if not bundle:
+        try:
+            import certifi
+        except ImportError:
+            bundle = None
+        else:
+            bundle = certifi.where()
+    return ssl.create_default_context(cafile=bundle)
+
+
+class _Pool:
+    """Kept connections to one ``scheme://host:port``, at most ``size`` idle ones."""
+
+    def __init__(self, scheme: str, host: str, port: int, size: int, connect_timeout: float, read_timeout: float):
+        self.scheme, self.host, self.port = scheme, host, port
+        self.size = size
+        self.connect_timeout, self.read_timeout = connect_timeout, read_timeout
+        self._idle: list[http.client.HTTPConnection] = []
+        self._lock = threading.Lock()
+        self.proxy = _proxy_for(scheme, host)
+
+    def take(self) -> tuple[http.client.HTTPConnection, bool]:
+        """A connection and whether it was kept from an earlier request."""
+        with self._lock:
+            if self._idle:
+                return self._idle.pop(), True
+        return self._connect(), False
+
+    def _connect(self) -> http.client.HTTPConnection:
+        conn: http.client.HTTPConnection
+        if self.proxy is not None:
+            proxy_host, proxy_port = self.proxy
+            if self.scheme == "https":
+                conn = http.client.HTTPSConnection(proxy_host, proxy_port, timeout=self.connect_timeout,
+                                                   context=_tls_context())
+                conn.set_tunnel(self.host, self.port)
+            else:
+                conn = http.client.HTTPConnection(proxy_host, proxy_port, timeout=self.connect_timeout)
+        elif self.scheme == "https":
+            conn = http.client.HTTPSConnection(self.host, self.port, timeout=self.connect_timeout, context=_tls_context())
+        else:
+            conn = http.client.HTTPConnection(self.host, self.port, timeout=self.connect_timeout)
+        conn.connect()
+        assert conn.sock is not None
+        conn.sock.settimeout(self.read_timeout)  # connecting had its own limit; each read has this one
+        return conn
+
+    def give_back(self, conn: http.client.HTTPConnection) -> None:
+        with self._lock:
+            if len(self._idle) < self.size:
+                self._idle.append(conn)
+                return
+        conn.close()
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
+
+
+def _proxy_for(scheme: str, host: str) -> tuple[str, int] | None:
+    """The proxy (host, port) the environment names for ``scheme://host``, or None."""
+    import urllib.request
+
+    proxies = urllib.request.getproxies()
+    proxy = proxies.get(scheme)
+    if not proxy or urllib.request.proxy_bypass(host):
+        return None
+    parts = urllib.parse.urlsplit(proxy if "://" in proxy else f"http://{proxy}")
+    return parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
+
+
+class Body:
+    """A successful answer's body, read as it arrives: ``read(n)`` (all with no ``n``) and ``close()``.
+    A body read to its end gives its connection back to the pool; one closed early closes it."""
+
+    def __init__(self, response: http.client.HTTPResponse, conn: http.client.HTTPConnection, pool: _Pool):
+        self._response = response
+        self._conn: http.client.HTTPConnection | None = conn
+        self._pool = pool
+        self.length = response.length
+
+    def read(self, n: int | None = None) -> bytes:
+        data = self._response.read() if n is None or n < 0 else self._response.read(n)
+        if self._response.isclosed():
+            self.close()
+        return data
+
+    def close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is None:
+            return
+        if not self._response.isclosed() and self._response.length == 0:
+            self._response.read()  # nothing left (a HEAD's answer): marks it done, the connection reusable
+        if self._response.isclosed() and not self._response.will_close:
+            self._pool.give_back(conn)
+        else:
+            self._response.close()
+            conn.close()
+
+
+# -- the client -----------------------------------------------------------------------------------
+
+
+class Client:
+    """S3 calls for one endpoint (None: AWS), region and credential source; thread-safe. Make one per
+    process (its connections are not shared with a forked child)."""
+
+    def __init__(self, endpoint: str | None, region: str, credentials: Callable[[], Credentials | None], *,
+                 max_connections: int = 10, connect_timeout: float = 10.0, read_timeout: float = 30.0):
+        self.endpoint = endpoint
+        self.region = region
+        self.max_connections = max_connections
+        self._credentials = credentials
+        self._timeouts = (connect_timeout, read_timeout)
+        self._pools: dict[tuple[str, str, int], _Pool] = {}
+        self._lock = threading.Lock()
+        self._bucket_regions: dict[str, str] = {}
+        if endpoint is not None:
+            parts = urllib.parse.urlsplit(endpoint if "://" in endpoint else f"https://{endpoint}")
+            if parts.scheme not in ("http", "https") or not parts.hostname:
+                raise ValueError(f"the endpoint must be an http:// or https:// URL. Found: {endpoint!r}")
+            self._endpoint_parts = (parts.scheme, parts.hostname, parts.port or (443 if parts.scheme == "https" else 80),
+                                    parts.path.rstrip("/"))
+
+    def close(self) -> None:
+        with self._lock:
+            pools, self._pools = list(self._pools.values()), {}
+        for pool in pools:
+            pool.close()
+
+    # -- addresses
+
+    def _address(self, bucket: str, key: str | None) -> tuple[str, str, int, str, str]:
+        """(scheme, host, port, path, region) of ``bucket``/``key`` (``key`` None: the bucket itself)."""
+        quoted_key = "" if key is None else _uri_encode(key, safe="/")
+        if self.endpoint is not None:
+            scheme, host, port, prefix = self._endpoint_parts
+            path = f"{prefix}/{_uri_encode(bucket)}" + ("/" + quoted_key if key is not None else "/")
+            return scheme, host, port, path, self.region
+        region = self._bucket_regions.get(bucket, self.region)
+        if _DNS_BUCKET.match(bucket):
+            return "https", f"{bucket}.s3.{region}.amazonaws.com", 443, "/" + quoted_key, region
+        path = f"/{_uri_encode(bucket)}" + ("/" + quoted_key if key is not None else "/")
+        return "https", f"s3.{region}.amazonaws.com", 443, path, region
+
+    def _pool(self, scheme: str, host: str, port: int) -> _Pool:
+        key = (scheme, host, port)
+        pool = self._pools.get(key)
+        if pool is None:
+            with self._lock:
+                pool = self._pools.get(key)
+                if pool is None:
+                    pool = self._pools[key] = _Pool(scheme, host, port, self.max_connections, *self._timeouts)
+        return pool
+
+    # -- requests
+
+    def request(self, method: str, bucket: str, key: str | None, *, query: list[tuple[str, str]] | None = None,
+                headers: dict[str, str] | None = None, body: bytes = b"", expect: tuple[int, ...] = (200,)) -> Body:
+        """One signed request; its body (unread) for an ``expect``-ed status, else an :class:`S3Error`.
+        A bucket in another region than assumed (AWS) is asked again there, once."""
+        for attempt in range(2):
+            scheme, host, port, path, region = self._address(bucket, key)
+            try:
+                return self._send(method, scheme, host, port, path, region, query or [], headers or {}, body, expect)
+            except S3Error as error:
+                if (attempt == 0 and self.endpoint is None and error.region and error.region != region
+                        and error.status in (301, 307, 400)):
+                    self._bucket_regions[bucket] = error.region
+                    continue
+                raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _send(self, method: str, scheme: str, host: str, port: int, path: str, region: str,
+              query: list[tuple[str, str]], headers: dict[str, str], body: bytes, expect: tuple[int, ...]) -> Body:
+        pool = self._pool(scheme, host, port)
+        query_text = canonical_query(query)
+        target = path + ("?" + query_text if query_text else "")
+        if pool.proxy is not None and scheme == "http":
+            target = f"http://{host}:{port}{target}"  # a plain-HTTP proxy takes the absolute URL
+        fields = {"host": host if port == (443 if scheme == "https" else 80) else f"{host}:{port}", **headers}
+        if body:
+            fields["content-length"] = str(len(body))
+        credentials = self._credentials()
+        if credentials is not None:
+            payload = hashlib.sha256(body).hexdigest() if body else EMPTY_SHA256
+            fields = sign(method, path, query_text, fields, credentials, region,
+                          datetime.datetime.now(datetime.timezone.utc), payload)
+        while True:
+            conn, kept = pool.take()
+            try:
+                conn.request(method, target, body=body or None, headers=fields)
+                response = conn.getresponse()
+                break
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                conn.close()
+                if not kept:
+                    raise
+                # a kept connection the server closed while it idled: again on a new one, at once
+            except BaseException:
+                conn.close()
+                raise
+        if response.status in expect:
+            return Body(response, conn, pool)
+        raise self._error(response, conn, pool, method)
+
+    @staticmethod
+    def _error(response: http.client.HTTPResponse, conn: http.client.HTTPConnection, pool: _Pool,
+               method: str) -> S3Error:
+        status = response.status
+        region = response.getheader("x-amz-bucket-region")
+        text = ""
+        try:
+            if method != "HEAD":
+                text = response.read(_ERROR_BODY_MAX).decode("utf-8", "replace")
+        except (OSError, http.client.HTTPException):
+            pass
+        finally:
+            Body(response, conn, pool).close()
+        code = _xml_text(text, "Code") or _STATUS_CODES.get(status, str(status))
+        if region is None:
+            region = _xml_text(text, "Region")
+        return S3Error(status, code, _xml_text(text, "Message") or "", region)
+
+    # -- the calls
+
+    def get(self, bucket: str, key: str, start: int = 0, end: int | None = None, ranged: bool | None = None) -> Body:
+        """GET bytes ``[start, end)`` (to the object's end with ``end`` None) as a body to read; a
+        ranged GET (206) unless it is the whole object and ``ranged`` is not True."""
+        ranged = bool(start) or end is not None if ranged is None else ranged
+        headers = {"range": f"bytes={start}-{'' if end is None else end - 1}"} if ranged else {}
+        return self.request("GET", bucket, key, headers=headers, expect=(206,) if ranged else (200,))
+
+    def head(self, bucket: str, key: str) -> dict[str, str]:
+        """The object's headers (lower-case names): ``content-length``, ``etag``, ..."""
+        body = self.request("HEAD", bucket, key)
+        headers = {k.lower(): v for k, v in body._response.getheaders()}
+        body.close()
+        return headers
+
+    def put(self, bucket: str, key: str, data: bytes) -> None:
+        self.request("PUT", bucket, key, body=data).read()
+
+    def list(self, bucket: str, prefix: str) -> list[tuple[str, int, str | None]]:
+        """(key, size, ETag) of every object under ``prefix``, in the order listed (ListObjectsV2, all pages)."""
+        import xml.etree.ElementTree as ET
+
+        found: list[tuple[str, int, str | None]] = []
+        token: str | None = None
+        while True:
+            query = [("list-type", "2"), ("prefix", prefix), ("encoding-type", "url")]
+            if token:
+                query.append(("continuation-token", token))
+            root = ET.fromstring(self.request("GET", bucket, None, query=query).read())
+            page: list[tuple[str, int, str | None]] = []
+            fields: dict[str, str | None] = {}
+            for child in root:
+                name = _NAMESPACE.sub("", child.tag)
+                if name == "Contents":
+                    item = {_NAMESPACE.sub("", part.tag): part.text or "" for part in child}
+                    page.append((item.get("Key", ""), int(item.get("Size") or 0), item.get("ETag")))
+                else:
+                    fields[name] = child.text
+            if (fields.get("EncodingType") or "").lower() == "url":
+                # the keys come percent-encoded ("+" for a space) from a server that honours encoding-type
+                page = [(urllib.parse.unquote_plus(k), size, tag) for k, size, tag in page]
+            found.extend(page)
+            token = fields.get("NextContinuationToken")
+            if (fields.get("IsTruncated") or "").lower() != "true" or not token:
+                return found
+
+
+def _xml_text(text: str, tag: str) -> str | None:
+    match = re.search(f"<{tag}>([^<]*)</{tag}>", text)
+    return match.group(1) if match else None
