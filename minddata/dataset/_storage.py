@@ -329,11 +329,11 @@ def _fix(url: ObjectURL, answer: _Answer, endpoint: str | None) -> str:
         return f"the bucket {url.bucket!r} does not exist{at}: check the bucket name and the endpoint (AWS_ENDPOINT_URL or storage_options['endpoint_url'])"
     if code in ("NoSuchKey", "NotFound") or status == 404:
         return "no such object: check the path (list the prefix, e.g. `aws s3 ls`), or the bucket and endpoint"
+    if code in ("InvalidAccessKeyId", "SignatureDoesNotMatch"):
+        return "the access key or secret is wrong: check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or storage_options"
     if code in ("AccessDenied", "Forbidden", "AllAccessDisabled") or status == 403:
         return ("access denied: the credentials in use (AWS_ACCESS_KEY_ID / AWS_PROFILE / storage_options) lack "
                 "permission to read or list it; grant s3:GetObject and s3:ListBucket, or use other credentials")
-    if code in ("InvalidAccessKeyId", "SignatureDoesNotMatch"):
-        return "the access key or secret is wrong: check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or storage_options"
     if code == "Certificate":
         return ("point AWS_CA_BUNDLE at the CA bundle that signed the endpoint's certificate, or check the endpoint"
                 f"{at}")

@@ -1,14 +1,17 @@
 """Object storage clients compared on the same objects of a local S3 API server (moto) on 127.0.0.1.
 
-``python tests/storage/measure_clients.py``: whole reads of a 32 MiB object, 400 ranged 16 KiB reads,
-and each client's error (its own retries off) on a ranged read answered ``503 SlowDown`` by the fault
-proxy. bench/RESULTS.md ("Object storage client") has the figures.
+``python tests/storage/measure_clients.py``: whole reads of a 32 MiB object, 400 ranged 16 KiB reads
+(wall time, and the CPU time of the calling thread: the server runs in other threads of this
+process), what a new process spends to import a client, make it and read one range, and each
+client's error (its own retries off) on a ranged read answered ``503 SlowDown`` by the fault proxy.
+bench/RESULTS.md ("Object storage client") has the figures.
 """
 
 from __future__ import annotations
 
 import os
 import random
+import subprocess
 import sys
 import time
 from datetime import timedelta
@@ -36,6 +39,35 @@ def boto_client(endpoint):
         config=Config(retries={"total_max_attempts": 1}, max_pool_connections=16))
 
 
+# A new process's way to its first ranged read, per client: imports, the client, one GET.
+_FIRST_READ = {
+    "minddata": "from minddata.dataset import _s3\n"
+                "c = _s3.Client(E, 'us-east-1', lambda: _s3.Credentials('testing', 'testing'))\n"
+                "c.get('bench', 'big', 0, 100).read()",
+    "botocore": "import botocore.session\n"
+                "c = botocore.session.get_session().create_client('s3', endpoint_url=E, region_name='us-east-1')\n"
+                "c.get_object(Bucket='bench', Key='big', Range='bytes=0-99')['Body'].read()",
+    "obstore": "import obstore\nfrom obstore.store import S3Store\n"
+               "s = S3Store('bench', endpoint=E, region='us-east-1', access_key_id='testing', secret_access_key='testing', "
+               "client_options={'allow_http': True})\n"
+               "bytes(obstore.get_range(s, 'big', start=0, length=100))",
+    "pyarrow.fs": "from pyarrow import fs\n"
+                  "f = fs.S3FileSystem(endpoint_override=E, scheme='http', access_key='testing', secret_key='testing', "
+                  "region='us-east-1')\n"
+                  "f.open_input_file('bench/big').read_at(100, 0)",
+}
+
+
+def _first_read_cpu(name: str, endpoint: str) -> float:
+    """CPU seconds (user + system, threads included) of a new process from before its imports to its
+    first ranged read: the median of 3 processes."""
+    script = ("import time\nt = time.process_time()\n" + f"E = {endpoint!r}\n" + _FIRST_READ[name]
+              + "\nprint(time.process_time() - t)")
+    spent = sorted(float(subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                                        timeout=120).stdout) for _ in range(3))
+    return spent[1]
+
+
 def main() -> None:
     port = free_port()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
@@ -60,7 +92,11 @@ def main() -> None:
         pa = pafs.S3FileSystem(endpoint_override=endpoint, scheme="http", access_key="testing", secret_key="testing",
                                region="us-east-1", retry_strategy=pafs.AwsStandardS3RetryStrategy(max_attempts=1))
 
+        from minddata.dataset import _s3
+
+        own = _s3.Client(endpoint, "us-east-1", lambda: _s3.Credentials("testing", "testing"), max_connections=16)
         clients = {
+            "minddata": (lambda: own.get("bench", "big").read(), lambda o: own.get("bench", "big", o, o + PIECE).read()),
             "botocore": (lambda: s3.get_object(Bucket="bench", Key="big")["Body"].read(),
                          lambda o: s3.get_object(Bucket="bench", Key="big", Range=f"bytes={o}-{o + PIECE - 1}")["Body"].read()),
             "obstore": (lambda: bytes(obstore.get(ob, "big").bytes()),
@@ -74,11 +110,13 @@ def main() -> None:
             for _ in range(3):
                 whole()
             mbps = 3 * SIZE / (time.perf_counter() - t) / 2**20
-            t = time.perf_counter()
+            t, cpu = time.perf_counter(), time.thread_time()
             for o in offsets:
                 assert ranged(o) == blob[o:o + PIECE]
             per = (time.perf_counter() - t) / RANGES * 1e3
-            print(f"{name:11s} whole {mbps:7.1f} MiB/s   ranged 16 KiB {per:6.2f} ms/read")
+            cpu_per = (time.thread_time() - cpu) / RANGES * 1e3
+            print(f"{name:11s} whole {mbps:7.1f} MiB/s   ranged 16 KiB {per:6.2f} ms/read, client CPU {cpu_per:5.2f} ms/read   "
+                  f"new process: {_first_read_cpu(name, endpoint) * 1e3:5.0f} ms CPU to its first ranged read")
 
         # 503 SlowDown (S3's XML body) on a ranged read, the client's own retries off
         s3p = boto_client(proxy.url)

@@ -1,0 +1,371 @@
+"""minddata.dataset._s3, the S3 client: SigV4 signatures against AWS's published examples, against
+botocore's signer and against a server that checks them (moto with IAM checks on); connections kept,
+closed under it, proxied and over TLS, against real local servers."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import http.server
+import json
+import os
+import subprocess
+import sys
+import threading
+import urllib.parse
+import urllib.request
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as strat
+from s3kit import SECRET, options
+
+from minddata.bench.s3server import MotoServer
+from minddata.dataset import _s3
+from minddata.dataset import _storage as st
+
+EXAMPLE = _s3.Credentials("AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
+EXAMPLE_TIME = datetime.datetime(2013, 5, 24, tzinfo=datetime.timezone.utc)
+EXAMPLE_HOST = "examplebucket.s3.amazonaws.com"
+
+
+def _signature(headers: dict[str, str]) -> str:
+    return headers["Authorization"].rsplit("Signature=", 1)[1]
+
+
+# The four examples of "Signature Calculations for the Authorization Header: Transferring Payload in
+# a Single Chunk" (Amazon S3 API reference): (method, path, query, headers, payload hash, signature).
+AWS_EXAMPLES = {
+    "GET Object": ("GET", "/test.txt", [], {"range": "bytes=0-9"}, _s3.EMPTY_SHA256,
+                   "f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41"),
+    "PUT Object": ("PUT", "/test%24file.text", [],
+                   {"date": "Fri, 24 May 2013 00:00:00 GMT", "x-amz-storage-class": "REDUCED_REDUNDANCY"},
+                   "44ce7dd67c959e0d3524ffac1771dfbba87d2b6b4b4e99e42034a8b803f8b072",
+                   "98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd"),
+    "GET Bucket Lifecycle": ("GET", "/", [("lifecycle", "")], {}, _s3.EMPTY_SHA256,
+                             "fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543"),
+    "GET Bucket (List Objects)": ("GET", "/", [("max-keys", "2"), ("prefix", "J")], {}, _s3.EMPTY_SHA256,
+                                  "34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(AWS_EXAMPLES))
+def test_signatures_equal_the_s3_documentations_examples(name):
+    method, path, query, headers, payload, want = AWS_EXAMPLES[name]
+    signed = _s3.sign(method, path, _s3.canonical_query(query), {"host": EXAMPLE_HOST, **headers}, EXAMPLE,
+                      "us-east-1", EXAMPLE_TIME, payload)
+    assert _signature(signed) == want
+
+
+_key_text = strat.text(strat.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=40)
+
+
+@settings(max_examples=150, deadline=None)
+@given(key=_key_text, query=strat.lists(strat.tuples(_key_text, strat.text(max_size=12)), max_size=3),
+       start=strat.integers(0, 10**9), token=strat.one_of(strat.none(), strat.text("abcXYZ+/=09", min_size=1)),
+       region=strat.sampled_from(["us-east-1", "eu-west-1", "auto", "cn-north-1"]),
+       when=strat.datetimes(min_value=datetime.datetime(2000, 1, 1), max_value=datetime.datetime(2099, 1, 1)))
+def test_signatures_equal_botocores_for_any_key_query_range_and_token(key, query, start, token, region, when):
+    from botocore.auth import S3SigV4Auth
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials
+
+    client = _s3.Client("http://127.0.0.1:9", region, lambda: None)
+    _, host, port, path, _ = client._address("bucket", key)
+    query_text = _s3.canonical_query(query)
+    when = when.replace(tzinfo=datetime.timezone.utc)
+    headers = {"host": f"{host}:{port}", "range": f"bytes={start}-"}
+    ours = _s3.sign("GET", path, query_text, headers, _s3.Credentials("AKIDEXAMPLE", "se/cret+KEY", token),
+                    region, when)
+    request = AWSRequest(method="GET", url=f"http://{host}:{port}{path}" + (f"?{query_text}" if query_text else ""),
+                         headers={k: v for k, v in ours.items() if k != "Authorization"})
+    request.context["timestamp"] = ours["x-amz-date"]
+    auth = S3SigV4Auth(Credentials("AKIDEXAMPLE", "se/cret+KEY", token), "s3", region)
+    theirs = auth.signature(auth.string_to_sign(request, auth.canonical_request(request)), request)
+    assert _signature(ours) == theirs
+
+
+# -- a server that checks every signature -----------------------------------------------------------
+
+ODD_KEYS = ["odd/a b+c%d.bin", "odd/ü/é.bin", "odd/semi;colon=eq&amp.bin", "odd/~tilde*star(1).bin"]
+
+
+@pytest.fixture(scope="module")
+def checking_server(tmp_path_factory):
+    """moto's S3 server with IAM checks on: (endpoint, access key id, secret) of a user allowed s3:*,
+    whose bucket ``checked`` holds ODD_KEYS. Checks start after the setup (moto's reset-auth)."""
+    import botocore.session
+
+    log = tmp_path_factory.mktemp("moto-iam") / "server.log"
+    with MotoServer(max_lifetime_s=900, log_path=str(log)) as server:
+        setup = {"endpoint_url": server.url, "region_name": "us-east-1", "aws_access_key_id": "AKIDSETUP",
+                 "aws_secret_access_key": "setup"}
+        session = botocore.session.get_session()
+        iam, s3 = session.create_client("iam", **setup), session.create_client("s3", **setup)
+        iam.create_user(UserName="reader")
+        policy = iam.create_policy(PolicyName="s3-all", PolicyDocument=json.dumps({
+            "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}))
+        iam.attach_user_policy(UserName="reader", PolicyArn=policy["Policy"]["Arn"])
+        key = iam.create_access_key(UserName="reader")["AccessKey"]
+        s3.create_bucket(Bucket="checked")
+        for i, name in enumerate(ODD_KEYS):
+            s3.put_object(Bucket="checked", Key=name, Body=bytes([i]) * 1000)
+        request = urllib.request.Request(server.url + "/moto-api/reset-auth", data=b"0", method="POST",
+                                         headers={"Content-Type": "text/plain"})
+        with urllib.request.urlopen(request, timeout=10):
+            pass  # from now on every request's signature is checked
+        yield server.url, key["AccessKeyId"], key["SecretAccessKey"]
+
+
+def _checked_store(endpoint: str, key_id: str, secret: str) -> st.ObjectStore:
+    return st.ObjectStore("s3", st.StorageOptions("test", options(endpoint, access_key_id=key_id,
+                                                                 secret_access_key=secret)))
+
+
+def test_a_signature_checking_server_answers_every_call(checking_server):
+    store = _checked_store(*checking_server)
+    listed = store.list(st.split_url("s3://checked/odd/"))
+    assert listed == sorted((name, 1000) for name in ODD_KEYS)
+    for i, name in enumerate(ODD_KEYS):
+        url = st.split_url(f"s3://checked/{name}")
+        assert store.size(url) == 1000
+        assert store.read(url) == bytes([i]) * 1000 and store.read(url, 10, 20) == bytes([i]) * 10
+    marker = st.split_url("s3://checked/sync/ready 0.txt")
+    store.write(marker, b"ready\n")
+    assert store.read(marker) == b"ready\n"
+
+
+def test_a_wrong_secret_is_named_not_retried_and_not_shown(checking_server):
+    endpoint, key_id, _ = checking_server
+    store = _checked_store(endpoint, key_id, SECRET)
+    with pytest.raises(st.StorageError) as info:
+        store.read(st.split_url(f"s3://checked/{ODD_KEYS[0]}"))
+    text = str(info.value)
+    assert info.value.status == 403 and info.value.attempts == 1
+    assert "SignatureDoesNotMatch" in text and "the access key or secret is wrong" in text and SECRET not in text
+
+
+def test_a_key_pair_in_the_environment_reads_without_importing_botocore(checking_server):
+    # botocore's import and client cost ~0.2 s of CPU in each process that reads; a key pair needs neither
+    endpoint, key_id, secret = checking_server
+    script = ("import sys\nfrom minddata.dataset import _storage as st\n"
+              f"store = st.ObjectStore('s3', st.StorageOptions('test', {{'endpoint_url': {endpoint!r}}}))\n"
+              f"assert store.read(st.split_url('s3://checked/{ODD_KEYS[1]}')) == bytes([1]) * 1000\n"
+              "print('botocore' in sys.modules)\n")
+    env = dict(os.environ, AWS_ACCESS_KEY_ID=key_id, AWS_SECRET_ACCESS_KEY=secret)
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
+
+
+# -- connections, against small local servers ---------------------------------------------------
+
+
+@contextlib.contextmanager
+def _local_server(handler: type, tls: object = None):
+    """A threaded HTTP/1.1 server on 127.0.0.1 (``tls``: an ``ssl.SSLContext``): its port."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)  # type: ignore[attr-defined]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(10)
+
+
+class _Answering(http.server.BaseHTTPRequestHandler):
+    """Answers every GET with ``BODY``; counts requests and connections (class attributes)."""
+
+    protocol_version = "HTTP/1.1"
+    BODY = b"object bytes"
+    requests: list[tuple[str, str, str]] = []
+    connections = 0
+    close_after_answer = False
+
+    def setup(self) -> None:
+        super().setup()
+        type(self).connections += 1
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def answer(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        type(self).requests.append((self.command, self.path, self.headers.get("Authorization", "")))
+        self.answer(200, self.BODY)
+        # gone without a "Connection: close": the client finds out when it reuses the connection
+        self.close_connection = self.close_after_answer
+
+
+def _handler(**attributes: object) -> type:
+    return type("Handler", (_Answering,), {"requests": [], "connections": 0, **attributes})
+
+
+def test_a_kept_connection_the_server_closed_is_asked_again_on_a_new_one_at_once():
+    handler = _handler(close_after_answer=True)
+    with _local_server(handler) as port:
+        client = _s3.Client(f"http://127.0.0.1:{port}", "us-east-1", lambda: None)
+        for _ in range(4):
+            assert client.get("b", "k").read() == _Answering.BODY
+        client.close()
+    assert len(handler.requests) == 4 and handler.connections == 4  # each GET once, on a connection of its own
+
+
+def test_connections_are_kept_between_requests():
+    handler = _handler()
+    with _local_server(handler) as port:
+        client = _s3.Client(f"http://127.0.0.1:{port}", "us-east-1", lambda: None)
+        for _ in range(4):
+            body = client.get("b", "k")
+            assert body.read() == _Answering.BODY
+            body.close()
+        client.close()
+    assert len(handler.requests) == 4 and handler.connections == 1
+
+
+class _RegionRedirects(_Answering):
+    """S3 on AWS for a bucket in eu-west-1: a request signed for another region gets a 301 naming it."""
+
+    def do_GET(self) -> None:
+        authorization = self.headers.get("Authorization", "")
+        type(self).requests.append((self.command, self.path, authorization))
+        if "/eu-west-1/s3/" in authorization:
+            self.answer(200, self.BODY)
+        else:
+            self.answer(301, b"<Error><Code>PermanentRedirect</Code><Message>use the bucket's endpoint</Message></Error>",
+                        {"x-amz-bucket-region": "eu-west-1", "Content-Type": "application/xml"})
+
+
+def test_a_bucket_in_another_region_is_asked_again_there_once_and_remembered():
+    handler = type("Handler", (_RegionRedirects,), {"requests": [], "connections": 0})
+
+    class OnThisMachine(_s3.Client):  # AWS's addressing (no endpoint), sent to the local server
+        def _address(self, bucket: str, key: str | None) -> tuple[str, str, int, str, str]:
+            return "http", "127.0.0.1", port, f"/{key}", self._bucket_regions.get(bucket, self.region)
+
+    with _local_server(handler) as port:
+        client = OnThisMachine(None, "us-east-1", lambda: _s3.Credentials("AKID", "secret"))
+        assert client.get("far", "a.bin").read() == _Answering.BODY
+        assert client.get("far", "b.bin").read() == _Answering.BODY
+        client.close()
+    scopes = [auth.split("Credential=")[1].split(",")[0].split("/")[2] for _, _, auth in handler.requests]
+    assert scopes == ["us-east-1", "eu-west-1", "eu-west-1"]
+
+
+def test_aws_addresses_are_virtual_hosted_where_the_bucket_is_a_dns_label():
+    client = _s3.Client(None, "eu-central-1", lambda: None)
+    assert client._address("my-bucket", "a b/c.tar")[:4] == ("https", "my-bucket.s3.eu-central-1.amazonaws.com", 443,
+                                                               "/a%20b/c.tar")
+    assert client._address("my.dotted.bucket", "k")[:4] == ("https", "s3.eu-central-1.amazonaws.com", 443,
+                                                             "/my.dotted.bucket/k")
+    behind = _s3.Client("https://gateway.example:8443/s3/", "us-east-1", lambda: None)
+    assert behind._address("b", "k")[:4] == ("https", "gateway.example", 8443, "/s3/b/k")
+
+
+class _ForwardProxy(http.server.BaseHTTPRequestHandler):
+    """A plain-HTTP forward proxy to the S3 server: takes absolute URLs, records them."""
+
+    protocol_version = "HTTP/1.1"
+    seen: list[str] = []
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        type(self).seen.append(self.path)
+        target = urllib.parse.urlsplit(self.path)
+        import http.client
+
+        upstream = http.client.HTTPConnection(target.hostname, target.port, timeout=30)
+        try:
+            upstream.request("GET", target.path + (f"?{target.query}" if target.query else ""),
+                             headers={k: v for k, v in self.headers.items() if k.lower() != "proxy-connection"})
+            response = upstream.getresponse()
+            body = response.read()
+            self.send_response(response.status)
+            for name, value in response.getheaders():
+                if name.lower() not in ("content-length", "transfer-encoding", "connection"):
+                    self.send_header(name, value)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        finally:
+            upstream.close()
+
+
+def test_http_proxy_from_the_environment_carries_the_requests(s3_server, s3_client, monkeypatch):
+    s3_client.put_object(Bucket="data", Key="proxied/x.bin", Body=b"through the proxy")
+    handler = type("Proxy", (_ForwardProxy,), {"seen": []})
+    with _local_server(handler) as port:
+        monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{port}")
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        monkeypatch.delenv("no_proxy", raising=False)
+        store = st.ObjectStore("s3", st.StorageOptions("test", options(s3_server)))
+        assert store.read(st.split_url("s3://data/proxied/x.bin")) == b"through the proxy"
+        store.client().close()
+    assert handler.seen == [f"http://127.0.0.1:{s3_server}/data/proxied/x.bin"]
+
+
+@pytest.fixture(scope="module")
+def self_signed(tmp_path_factory):
+    """(certificate file, key file) of a self-signed certificate for 127.0.0.1."""
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
+            .sign(key, hashes.SHA256()))
+    folder = tmp_path_factory.mktemp("tls")
+    cert_file, key_file = folder / "cert.pem", folder / "key.pem"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return str(cert_file), str(key_file)
+
+
+def _tls_server_context(self_signed):
+    import ssl
+
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(*self_signed)
+    return context
+
+
+def test_an_untrusted_certificate_is_named_with_the_fix_and_not_retried(self_signed):
+    handler = _handler()
+    with _local_server(handler, tls=_tls_server_context(self_signed)) as port:
+        store = st.ObjectStore("s3", st.StorageOptions("test", options(f"https://127.0.0.1:{port}")))
+        with pytest.raises(st.StorageError) as info:
+            store.read(st.split_url("s3://b/k"))
+    assert info.value.attempts == 1 and "certificate" in str(info.value) and "AWS_CA_BUNDLE" in str(info.value)
+
+
+def test_aws_ca_bundle_is_trusted(self_signed, monkeypatch):
+    monkeypatch.setenv("AWS_CA_BUNDLE", self_signed[0])
+    handler = _handler()
+    with _local_server(handler, tls=_tls_server_context(self_signed)) as port:
+        store = st.get_store(st.split_url("s3://b/k"), st.StorageOptions("test", options(f"https://127.0.0.1:{port}")))
+        assert store.read(st.split_url("s3://b/k")) == _Answering.BODY
+        store.client().close()
+    assert len(handler.requests) == 1 and "AWS4-HMAC-SHA256 Credential=" in handler.requests[0][2]
