@@ -28,7 +28,7 @@ import sys
 import tarfile
 import threading
 from collections import OrderedDict, deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -60,6 +60,10 @@ _REMOTE_CHUNK_ROWS = 32
 # a chunk that arrives late, and the streams a process keeps open.
 _STREAM_WINDOW = 8 << 20
 _STREAMS_KEPT = 4
+# A shard read in file order after the one before it: when its stream has less than this left to
+# give, the next shard's GET is sent ahead (in a thread of its own), so the chunk that starts that
+# shard finds its first bytes on the way instead of waiting a round trip.
+_OPEN_NEXT_BYTES = 4 << 20
 _BLOCK = 512  # a tar block: headers and data padding
 # How a kept shard index is written (a new layout gets a new name: old entries are then not read).
 _INDEX_FORMAT = "minddata-shard-index-1"
@@ -292,16 +296,21 @@ class _Readahead:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._streams: OrderedDict[str, _ShardStream] = OrderedDict()
+        self._last_opened = -1  # the file number of the shard whose stream opened last
 
-    def take(self, shard: _RemoteShard, index: ShardIndex, reads: list[tuple[int, int]]) -> dict[tuple[int, int], bytes]:
-        """The bytes of the (offset, size) ``reads`` that the shard's stream gives."""
+    def take(self, shard: _RemoteShard, index: ShardIndex, reads: list[tuple[int, int]], number: int = -1,
+             following: Callable[[], tuple[_RemoteShard, ShardIndex]] | None = None) -> dict[tuple[int, int], bytes]:
+        """The bytes of the (offset, size) ``reads`` that the shard's stream gives. ``number`` is the
+        shard's place in the file order and ``following`` gives the next shard in it: a shard opened
+        right after the one before it is being read in file order, and near its end it sends the next
+        shard's GET ahead."""
         closing: list[_ShardStream] = []
         with self._lock:
             stream = self._streams.get(shard.path)
             if stream is None:
-                stream = self._streams[shard.path] = _ShardStream(shard, index)
-                while len(self._streams) > _STREAMS_KEPT:
-                    closing.append(self._streams.popitem(last=False)[1])
+                stream = self._add(shard, index, closing)
+                stream.in_file_order = number >= 0 and self._last_opened == number - 1
+                self._last_opened = number
             self._streams.move_to_end(shard.path)
         for old in closing:
             old.close()
@@ -311,7 +320,30 @@ class _Readahead:
                 if self._streams.get(shard.path) is stream:
                     del self._streams[shard.path]
             stream.close()
+        if following is not None and stream.in_file_order and not stream.next_opened and stream.left() < _OPEN_NEXT_BYTES:
+            stream.next_opened = True
+            self._open_ahead(*following(), number + 1)
         return got
+
+    def _add(self, shard: _RemoteShard, index: ShardIndex, closing: list[_ShardStream]) -> _ShardStream:
+        """A new stream for ``shard`` (under the lock); the least recently used over the limit go to ``closing``."""
+        stream = self._streams[shard.path] = _ShardStream(shard, index)
+        while len(self._streams) > _STREAMS_KEPT:
+            closing.append(self._streams.popitem(last=False)[1])
+        return stream
+
+    def _open_ahead(self, shard: _RemoteShard, index: ShardIndex, number: int) -> None:
+        closing: list[_ShardStream] = []
+        with self._lock:
+            if shard.path in self._streams:
+                return
+            stream = self._add(shard, index, closing)
+            stream.in_file_order = True
+            stream.opening = threading.Event()
+            self._last_opened = number
+        for old in closing:
+            old.close()
+        threading.Thread(target=stream.open_at_start, name="minddata-shard-open", daemon=True).start()
 
 
 class _ShardStream:
@@ -323,6 +355,7 @@ class _ShardStream:
         self._store, self._url = shard.store, shard.url
         last = int(index.first[-1]) - 1
         self._last_byte = int(index.offsets[last] + index.sizes[last]) if last >= 0 else 0  # the end of the last member
+        self._first_byte = int(index.offsets[0]) if last >= 0 else 0
         self._lock = threading.Lock()
         self._body: Any = None
         self._at = 0  # the next byte the open body gives
@@ -330,9 +363,35 @@ class _ShardStream:
         self._skipped_bytes = 0
         self._closed = False
         self.done = False
+        self.in_file_order = False  # opened right after the shard before it in the file order
+        self.next_opened = False  # the next shard's GET was sent ahead
+        self.opening: threading.Event | None = None  # set when a GET sent ahead for this shard is answered
+
+    def left(self) -> int:
+        """The bytes the stream has yet to give."""
+        return self._last_byte - self._at
+
+    def open_at_start(self) -> None:
+        """Send the GET from the shard's first member now (a chunk's read that takes the lock first
+        opens its own; a failure leaves the stream closed, for the chunk's read to open again)."""
+        try:
+            with self._lock:
+                if self._body is not None or self._closed or self._at:
+                    return
+                try:
+                    self._body = self._store.open_body(self._url, self._first_byte)
+                    self._at = self._first_byte
+                except Exception:  # noqa: BLE001 - sent ahead on a guess: the chunk's own read retries and names errors
+                    self._body = None
+        finally:
+            if self.opening is not None:
+                self.opening.set()
 
     def take(self, reads: list[tuple[int, int]]) -> dict[tuple[int, int], bytes]:
         got: dict[tuple[int, int], bytes] = {}
+        if self.opening is not None:
+            # the GET sent ahead: its answer, not a second GET (it is bounded by the store's timeouts)
+            self.opening.wait()
         with self._lock:
             if self._closed:
                 return got
@@ -770,7 +829,11 @@ class _Shards:
                     reads = [r for m in members if m for r in _reads(index, m)]
                     if (samples == list(range(samples[0], samples[0] + len(samples)))  # in order, and no cache to read through
                             and not self.storage_options.get("cache_dir")):
-                        shard._ready.update(self._ahead.take(shard, index, reads))
+                        following = None
+                        if f + 1 < len(indexes):
+                            after = indexes[f + 1]
+                            following = lambda after=after: (open_shard(after.path, self.storage_options), after)  # noqa: E731
+                        shard._ready.update(self._ahead.take(shard, index, reads, f, following))
                     shard.prefetch([r for r in reads if r not in shard._ready])
                 for position in positions:
                     row = ids[position]
