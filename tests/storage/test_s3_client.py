@@ -369,3 +369,31 @@ def test_aws_ca_bundle_is_trusted(self_signed, monkeypatch):
         assert store.read(st.split_url("s3://b/k")) == _Answering.BODY
         store.client().close()
     assert len(handler.requests) == 1 and "AWS4-HMAC-SHA256 Credential=" in handler.requests[0][2]
+
+
+def test_a_profile_in_the_credential_file_signs_through_botocores_chain(checking_server, tmp_path, monkeypatch):
+    endpoint, key_id, secret = checking_server
+    credentials = tmp_path / "credentials"
+    credentials.write_text(f"[reader]\naws_access_key_id = {key_id}\naws_secret_access_key = {secret}\n")
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(credentials))
+    store = st.ObjectStore("s3", st.StorageOptions("test", options(endpoint, profile="reader")))
+    assert store.read(st.split_url(f"s3://checked/{ODD_KEYS[2]}"), 0, 4) == bytes([2]) * 4
+
+
+def test_no_credentials_anywhere_is_named_with_the_fix_and_not_retried(s3_server, monkeypatch):
+    monkeypatch.delenv("AWS_ACCESS_KEY_ID")
+    monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")
+    store = st.ObjectStore("s3", st.StorageOptions("test", options(s3_server)))
+    with pytest.raises(st.StorageError) as info:
+        store.read(st.split_url("s3://data/x.bin"))
+    assert info.value.attempts == 1 and "no credentials found" in str(info.value)
+    assert "AWS_ACCESS_KEY_ID" in str(info.value)
+
+
+def test_anonymous_requests_carry_no_signature():
+    handler = _handler()
+    with _local_server(handler) as port:
+        store = st.ObjectStore("s3", st.StorageOptions("test", options(f"http://127.0.0.1:{port}", anon=True)))
+        assert store.read(st.split_url("s3://public/k")) == _Answering.BODY
+        store.client().close()
+    assert handler.requests == [("GET", "/public/k", "")]
