@@ -66,7 +66,10 @@ _STREAMS_KEPT = 4
 _OPEN_NEXT_BYTES = 4 << 20
 _BLOCK = 512  # a tar block: headers and data padding
 # How a kept shard index is written (a new layout gets a new name: old entries are then not read).
-_INDEX_FORMAT = "minddata-shard-index-1"
+# Layout: the format name and a newline, the header's length (8 bytes, little-endian), a JSON header
+# (keys, exts), then first, offsets and sizes as little-endian int64 (np.savez took ~1 ms per index to
+# read back, 20 ms at the start of a run over 20 shards).
+_INDEX_FORMAT = "minddata-shard-index-2"
 _INDEX_CACHE_BYTES = 1 << 30
 _INDEX_FOLDERS: dict[tuple[str, int], _storage.ObjectCache] = {}
 _INDEX_FOLDERS_LOCK = threading.Lock()
@@ -572,22 +575,30 @@ def _index_folder(storage_options: _storage.StorageOptions) -> _storage.ObjectCa
 
 
 def _encode_index(index: ShardIndex) -> bytes:
-    out = io.BytesIO()
-    np.savez(out, format=np.array(_INDEX_FORMAT), keys=np.array(index.keys, dtype=str), first=index.first,
-             exts=np.array(index.exts, dtype=str), offsets=index.offsets, sizes=index.sizes)
-    return out.getvalue()
+    import json
+
+    header = json.dumps({"keys": index.keys, "exts": index.exts}).encode()  # ASCII: any key round-trips
+    arrays = [np.ascontiguousarray(a, dtype="<i8").tobytes() for a in (index.first, index.offsets, index.sizes)]
+    return b"".join([_INDEX_FORMAT.encode() + b"\n", len(header).to_bytes(8, "little"), header, *arrays])
 
 
 def _decode_index(path: str, data: bytes | None, size: int) -> ShardIndex | None:
     """The index kept in ``data``, or None when it is missing, damaged or of another format."""
-    if not data:
+    import json
+
+    magic = _INDEX_FORMAT.encode() + b"\n"
+    if not data or not data.startswith(magic):
         return None
     try:
-        with np.load(io.BytesIO(data), allow_pickle=False) as kept:
-            if str(kept["format"]) != _INDEX_FORMAT:
-                return None
-            keys, first, exts = kept["keys"].tolist(), kept["first"], kept["exts"].tolist()
-            offsets, sizes = kept["offsets"], kept["sizes"]
+        at = len(magic)
+        length = int.from_bytes(data[at:at + 8], "little")
+        header = json.loads(data[at + 8:at + 8 + length])
+        keys, exts = header["keys"], header["exts"]
+        body = memoryview(data)[at + 8 + length:]
+        if not (isinstance(keys, list) and isinstance(exts, list)) or len(body) != 8 * (len(keys) + 1 + 2 * len(exts)):
+            return None
+        numbers = np.frombuffer(body, dtype="<i8").astype(np.int64)
+        first, offsets, sizes = np.split(numbers, [len(keys) + 1, len(keys) + 1 + len(exts)])
     except Exception:  # noqa: BLE001 - a damaged or foreign file: the shard is indexed again
         return None
     members = len(exts)
