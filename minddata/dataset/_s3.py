@@ -242,13 +242,14 @@ class _Pool:
     def _connect(self) -> http.client.HTTPConnection:
         conn: http.client.HTTPConnection
         if self.proxy is not None:
-            proxy_host, proxy_port = self.proxy
-            if self.scheme == "https":
-                conn = http.client.HTTPSConnection(proxy_host, proxy_port, timeout=self.connect_timeout,
+            proxy = self.proxy
+            if self.scheme == "https":  # a CONNECT tunnel through the proxy, TLS with the endpoint inside it
+                conn = http.client.HTTPSConnection(proxy.host, proxy.port, timeout=self.connect_timeout,
                                                    context=_tls_context())
-                conn.set_tunnel(self.host, self.port)
+                tunnel_headers = {"Proxy-Authorization": proxy.authorization} if proxy.authorization else None
+                conn.set_tunnel(self.host, self.port, headers=tunnel_headers)
             else:
-                conn = http.client.HTTPConnection(proxy_host, proxy_port, timeout=self.connect_timeout)
+                conn = http.client.HTTPConnection(proxy.host, proxy.port, timeout=self.connect_timeout)
         elif self.scheme == "https":
             conn = http.client.HTTPSConnection(self.host, self.port, timeout=self.connect_timeout, context=_tls_context())
         else:
@@ -272,16 +273,27 @@ class _Pool:
             conn.close()
 
 
-def _proxy_for(scheme: str, host: str) -> tuple[str, int] | None:
-    """The proxy (host, port) the environment names for ``scheme://host``, or None."""
+class _Proxy(NamedTuple):
+    host: str
+    port: int
+    authorization: str | None  # a Proxy-Authorization value, from the proxy URL's user and password
+
+
+def _proxy_for(scheme: str, host: str) -> _Proxy | None:
+    """The proxy the environment names for ``scheme://host`` (``HTTPS_PROXY``/``HTTP_PROXY``, unless
+    ``NO_PROXY`` covers the host), or None."""
+    import base64
     import urllib.request
 
-    proxies = urllib.request.getproxies()
-    proxy = proxies.get(scheme)
+    proxy = urllib.request.getproxies().get(scheme)
     if not proxy or urllib.request.proxy_bypass(host):
         return None
     parts = urllib.parse.urlsplit(proxy if "://" in proxy else f"http://{proxy}")
-    return parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
+    authorization = None
+    if parts.username is not None:
+        user = f"{urllib.parse.unquote(parts.username)}:{urllib.parse.unquote(parts.password or '')}"
+        authorization = "Basic " + base64.b64encode(user.encode()).decode()
+    return _Proxy(parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80), authorization)
 
 
 class Body:
@@ -391,7 +403,8 @@ class Client:
         pool = self._pool(scheme, host, port)
         query_text = canonical_query(query)
         target = path + ("?" + query_text if query_text else "")
-        if pool.proxy is not None and scheme == "http":
+        plain_proxy = pool.proxy if scheme == "http" else None
+        if plain_proxy is not None:
             target = f"http://{host}:{port}{target}"  # a plain-HTTP proxy takes the absolute URL
         fields = {"host": host if port == (443 if scheme == "https" else 80) else f"{host}:{port}", **headers}
         if body:
@@ -401,6 +414,8 @@ class Client:
             payload = hashlib.sha256(body).hexdigest() if body else EMPTY_SHA256
             fields = sign(method, path, query_text, fields, credentials, region,
                           datetime.datetime.now(datetime.timezone.utc), payload)
+        if plain_proxy is not None and plain_proxy.authorization:  # for the proxy, not signed
+            fields = {**fields, "Proxy-Authorization": plain_proxy.authorization}
         while True:
             conn, kept = pool.take()
             try:
@@ -444,7 +459,11 @@ class Client:
         ranged GET (206) unless it is the whole object and ``ranged`` is not True."""
         ranged = bool(start) or end is not None if ranged is None else ranged
         headers = {"range": f"bytes={start}-{'' if end is None else end - 1}"} if ranged else {}
-        return self.request("GET", bucket, key, headers=headers, expect=(206,) if ranged else (200,))
+        body = self.request("GET", bucket, key, headers=headers, expect=(200, 206) if ranged else (200,))
+        if ranged and body._response.status == 200 and (start or end is not None):
+            body.close()  # the whole object, to a ranged GET: these are not the bytes asked for
+            raise S3Error(200, "RangeIgnored", "the server answered a ranged GET with the whole object")
+        return body
 
     def head(self, bucket: str, key: str) -> dict[str, str]:
         """The object's headers (lower-case names): ``content-length``, ``etag``, ..."""

@@ -334,6 +334,9 @@ def _fix(url: ObjectURL, answer: _Answer, endpoint: str | None) -> str:
     if code in ("AccessDenied", "Forbidden", "AllAccessDisabled") or status == 403:
         return ("access denied: the credentials in use (AWS_ACCESS_KEY_ID / AWS_PROFILE / storage_options) lack "
                 "permission to read or list it; grant s3:GetObject and s3:ListBucket, or use other credentials")
+    if code == "RangeIgnored":
+        return (f"the endpoint{at} ignores byte ranges (the Range header); minddata reads objects by ranges: use a "
+                "server, or a proxy in front of it, that honours them")
     if code == "Certificate":
         return ("point AWS_CA_BUNDLE at the CA bundle that signed the endpoint's certificate, or check the endpoint"
                 f"{at}")

@@ -283,14 +283,15 @@ class _ForwardProxy(http.server.BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
-        type(self).seen.append(self.path)
+        type(self).seen.append((self.path, self.headers.get("Proxy-Authorization")))
         target = urllib.parse.urlsplit(self.path)
         import http.client
 
         upstream = http.client.HTTPConnection(target.hostname, target.port, timeout=30)
         try:
             upstream.request("GET", target.path + (f"?{target.query}" if target.query else ""),
-                             headers={k: v for k, v in self.headers.items() if k.lower() != "proxy-connection"})
+                             headers={k: v for k, v in self.headers.items()
+                                      if k.lower() not in ("proxy-connection", "proxy-authorization")})
             response = upstream.getresponse()
             body = response.read()
             self.send_response(response.status)
@@ -308,13 +309,13 @@ def test_http_proxy_from_the_environment_carries_the_requests(s3_server, s3_clie
     s3_client.put_object(Bucket="data", Key="proxied/x.bin", Body=b"through the proxy")
     handler = type("Proxy", (_ForwardProxy,), {"seen": []})
     with _local_server(handler) as port:
-        monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{port}")
+        monkeypatch.setenv("HTTP_PROXY", f"http://reader:p%40ss@127.0.0.1:{port}")
         monkeypatch.delenv("NO_PROXY", raising=False)
         monkeypatch.delenv("no_proxy", raising=False)
         store = st.ObjectStore("s3", st.StorageOptions("test", options(s3_server)))
         assert store.read(st.split_url("s3://data/proxied/x.bin")) == b"through the proxy"
         store.client().close()
-    assert handler.seen == [f"http://127.0.0.1:{s3_server}/data/proxied/x.bin"]
+    assert handler.seen == [(f"http://127.0.0.1:{s3_server}/data/proxied/x.bin", "Basic cmVhZGVyOnBAc3M=")]  # reader:p@ss
 
 
 @pytest.fixture(scope="module")
@@ -397,3 +398,14 @@ def test_anonymous_requests_carry_no_signature():
         assert store.read(st.split_url("s3://public/k")) == _Answering.BODY
         store.client().close()
     assert handler.requests == [("GET", "/public/k", "")]
+
+
+def test_a_server_that_ignores_ranges_is_named_and_not_retried():
+    handler = _handler()  # answers every GET 200 with the whole body, Range or not
+    with _local_server(handler) as port:
+        store = st.ObjectStore("s3", st.StorageOptions("test", options(f"http://127.0.0.1:{port}")))
+        with pytest.raises(st.StorageError) as info:
+            store.read(st.split_url("s3://b/k"), 2, 6)
+        assert store.read(st.split_url("s3://b/k")) == _Answering.BODY  # a whole read needs no range
+        store.client().close()
+    assert info.value.attempts == 1 and "ignores byte ranges" in str(info.value)
