@@ -305,6 +305,51 @@ class _ForwardProxy(http.server.BaseHTTPRequestHandler):
             upstream.close()
 
 
+class _TunnelProxy(http.server.BaseHTTPRequestHandler):
+    """An HTTPS proxy: CONNECT host:port, then bytes relayed both ways; records the CONNECTs."""
+
+    protocol_version = "HTTP/1.1"
+    seen: list[tuple[str, str | None]] = []
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_CONNECT(self) -> None:
+        import select
+        import socket
+
+        type(self).seen.append((self.path, self.headers.get("Proxy-Authorization")))
+        host, _, port = self.path.rpartition(":")
+        with socket.create_connection((host, int(port)), timeout=10) as upstream:
+            self.send_response(200, "Connection established")
+            self.end_headers()
+            ends = [self.connection, upstream]
+            while True:
+                ready, _, _ = select.select(ends, [], [], 10)
+                if not ready:
+                    return
+                for end in ready:
+                    data = end.recv(1 << 16)
+                    if not data:
+                        return
+                    (upstream if end is self.connection else self.connection).sendall(data)
+
+
+def test_https_proxy_tunnels_to_the_endpoint(self_signed, monkeypatch):
+    monkeypatch.setenv("AWS_CA_BUNDLE", self_signed[0])
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    handler = _handler()
+    proxy = type("Tunnel", (_TunnelProxy,), {"seen": []})
+    with _local_server(handler, tls=_tls_server_context(self_signed)) as port, _local_server(proxy) as proxy_port:
+        monkeypatch.setenv("HTTPS_PROXY", f"http://reader:secret@127.0.0.1:{proxy_port}")
+        store = st.ObjectStore("s3", st.StorageOptions("test", options(f"https://127.0.0.1:{port}")))
+        assert store.read(st.split_url("s3://b/k")) == _Answering.BODY
+        store.client().close()
+    assert proxy.seen == [(f"127.0.0.1:{port}", "Basic cmVhZGVyOnNlY3JldA==")]  # reader:secret
+    assert handler.requests[0][:2] == ("GET", "/b/k")
+
+
 def test_http_proxy_from_the_environment_carries_the_requests(s3_server, s3_client, monkeypatch):
     s3_client.put_object(Bucket="data", Key="proxied/x.bin", Body=b"through the proxy")
     handler = type("Proxy", (_ForwardProxy,), {"seen": []})
