@@ -52,3 +52,8 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    # Done and reported: leave without the interpreter's teardown, where gloo's threads, still being
+    # joined, were seen to abort the process ("terminate called without an active exception").
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
