@@ -454,3 +454,23 @@ def test_a_server_that_ignores_ranges_is_named_and_not_retried():
         assert store.read(st.split_url("s3://b/k")) == _Answering.BODY  # a whole read needs no range
         store.client().close()
     assert info.value.attempts == 1 and "ignores byte ranges" in str(info.value)
+
+
+def test_without_botocore_a_missing_key_pair_says_what_to_install(s3_server, monkeypatch):
+    monkeypatch.delenv("AWS_ACCESS_KEY_ID")
+    monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")
+    monkeypatch.setitem(sys.modules, "botocore", None)  # an import of it now fails, as where it is not installed
+    monkeypatch.setitem(sys.modules, "botocore.session", None)
+    store = st.ObjectStore("s3", st.StorageOptions("test", options(s3_server)))
+    with pytest.raises(st.StorageError) as info:
+        store.read(st.split_url("s3://data/x.bin"))
+    assert "pip install 'minddata[storage]'" in str(info.value) and info.value.attempts == 1
+
+
+def test_a_key_pair_reads_without_botocore(s3_server, s3_client, monkeypatch):
+    s3_client.put_object(Bucket="data", Key="plain/x.bin", Body=b"no botocore needed")
+    monkeypatch.setitem(sys.modules, "botocore", None)
+    monkeypatch.setitem(sys.modules, "botocore.session", None)
+    store = st.ObjectStore("s3", st.StorageOptions("test", options(s3_server)))
+    assert store.read(st.split_url("s3://data/plain/x.bin")) == b"no botocore needed"
+    assert store.list(st.split_url("s3://data/plain/")) == [("plain/x.bin", 18)]
