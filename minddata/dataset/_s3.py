@@ -208,14 +208,19 @@ def profile_region(profile: str | None) -> str | None:
 
 
 def _tls_context() -> Any:
+    return _tls_context_for(os.environ.get("AWS_CA_BUNDLE") or None)
+
+
+@functools.lru_cache(maxsize=4)
+def _tls_context_for(bundle: str | None) -> Any:
+    """One context per CA bundle, shared by connections (loading a bundle costs milliseconds)."""
     import ssl
 
-    bundle = os.environ.get("AWS_CA_BUNDLE")
-    if not bundle:
+    if bundle is None:
         try:
             import certifi
         except ImportError:
-            bundle = None
+            pass
         else:
             bundle = certifi.where()
     return ssl.create_default_context(cafile=bundle)
