@@ -860,7 +860,8 @@ class StreamedFile(_ObjectFile):
             self._advance(min(max(want, 1 << 14), self._window, self._size - self._body_at))
         at = self._pos - (self._body_at - len(self._recent))
         got = min(want, len(self._recent) - at)
-        view[:got] = self._recent[at:at + got]
+        with memoryview(self._recent) as recent:  # released at once: the window is resized by the next read
+            view[:got] = recent[at:at + got]
         self._pos += got
         return got
 
