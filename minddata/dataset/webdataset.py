@@ -71,6 +71,12 @@ _BLOCK = 512  # a tar block: headers and data padding
 # read back, 20 ms at the start of a run over 20 shards).
 _INDEX_FORMAT = "minddata-shard-index-2"
 _INDEX_CACHE_BYTES = 1 << 30
+# The index minddata's writer puts first in each shard it writes: a member named so that readers of
+# WebDataset skip it as metadata (webdataset's "__...__" rule, and ours), holding the samples' offsets
+# counted from the end of the member, and the byte count of the rest of the archive. A reader that
+# finds it valid reads a shard's first kilobytes instead of all of it to index it.
+_EMBEDDED_NAME = b"__minddata_index__"
+_EMBEDDED_FORMAT = "minddata-shard-index-embedded-1"
 _INDEX_FOLDERS: dict[tuple[str, int], _storage.ObjectCache] = {}
 _INDEX_FOLDERS_LOCK = threading.Lock()
 # A streamed shard's index reads it in pieces of this size (what one call to the HTTP body reads).
@@ -519,11 +525,45 @@ def index_shard(where: str, path: str, storage_options: Any = None) -> ShardInde
                 )
         if size == 0:
             raise _corrupt(where, path, "the file is empty (a tar has at least its end-of-archive blocks)", 0)
+        embedded = _embedded_index(path, stream, size)
+        if embedded is not None and _ends_where_indexed(shard, embedded, size):
+            return embedded
+        stream.seek(0)
         members: Any = _plain_members(shard.blocks(stream), size)
         if members is None:  # not plain ustar/GNU headers, or damaged: tarfile reads it and names what is wrong
             stream.seek(0)
             members = _tarfile_members(where, path, stream, size)
         return _group(where, path, members)
+
+
+def _embedded_index(path: str, stream: Any, size: int) -> ShardIndex | None:
+    """The index minddata's writer put first in the shard (read from ``stream``'s start), or None: no
+    such member, or one that does not fit this shard (the shard is then indexed by its headers)."""
+    stream.seek(0)
+    header = stream.read(_BLOCK)
+    if len(header) < _BLOCK or header[:100].split(b"\0", 1)[0] != _EMBEDDED_NAME or header[257:265] not in _USTAR_MAGICS:
+        return None
+    try:
+        checksum = int(header[148:156].split(b"\0", 1)[0].strip() or b"0", 8)
+        length = int(header[124:136].split(b"\0", 1)[0].strip() or b"0", 8)
+    except ValueError:
+        return None
+    if checksum != 256 + sum(header[_HEADER_SUMMED[0]]) + sum(header[_HEADER_SUMMED[1]]) or header[156] not in _REGULAR_TYPES:
+        return None
+    base = _BLOCK + -(-length // _BLOCK) * _BLOCK
+    if base > size:
+        return None
+    return _decode_index(path, stream.read(length), size, _EMBEDDED_FORMAT, base)
+
+
+def _ends_where_indexed(shard: Any, index: ShardIndex, size: int) -> bool:
+    """Whether the archive's end-of-archive block follows the last indexed member: members added
+    after the index was written (``tar -r``, tarfile's append mode) write over it, often without
+    changing the file's size (they fill the last record's padding)."""
+    if not len(index.sizes):
+        return False  # nothing to check against: such a shard is small, its headers are walked
+    end = int((index.offsets + -(-index.sizes // _BLOCK) * _BLOCK).max())
+    return end + _BLOCK <= size and bytes(shard.read_at(end, _BLOCK)).count(0) == _BLOCK
 
 
 def kept_index(where: str, path: str, storage_options: _storage.StorageOptions) -> ShardIndex:
@@ -574,19 +614,20 @@ def _index_folder(storage_options: _storage.StorageOptions) -> _storage.ObjectCa
     return kept
 
 
-def _encode_index(index: ShardIndex) -> bytes:
+def _encode_index(index: ShardIndex, fmt: str = _INDEX_FORMAT, **fields: Any) -> bytes:
     import json
 
-    header = json.dumps({"keys": index.keys, "exts": index.exts}).encode()  # ASCII: any key round-trips
+    header = json.dumps({"keys": index.keys, "exts": index.exts, **fields}).encode()  # ASCII: any key round-trips
     arrays = [np.ascontiguousarray(a, dtype="<i8").tobytes() for a in (index.first, index.offsets, index.sizes)]
-    return b"".join([_INDEX_FORMAT.encode() + b"\n", len(header).to_bytes(8, "little"), header, *arrays])
+    return b"".join([fmt.encode() + b"\n", len(header).to_bytes(8, "little"), header, *arrays])
 
 
-def _decode_index(path: str, data: bytes | None, size: int) -> ShardIndex | None:
-    """The index kept in ``data``, or None when it is missing, damaged or of another format."""
+def _decode_index(path: str, data: bytes | None, size: int, fmt: str = _INDEX_FORMAT, base: int = 0) -> ShardIndex | None:
+    """The index in ``data`` (format ``fmt``; its offsets counted from byte ``base`` of the shard), or
+    None when it is missing, damaged, of another format, or written for a shard of another size."""
     import json
 
-    magic = _INDEX_FORMAT.encode() + b"\n"
+    magic = fmt.encode() + b"\n"
     if not data or not data.startswith(magic):
         return None
     try:
@@ -594,11 +635,14 @@ def _decode_index(path: str, data: bytes | None, size: int) -> ShardIndex | None
         length = int.from_bytes(data[at:at + 8], "little")
         header = json.loads(data[at + 8:at + 8 + length])
         keys, exts = header["keys"], header["exts"]
+        if "archive_bytes" in header and base + int(header["archive_bytes"]) != size:
+            return None  # the shard changed after its index was written (members appended, a copy cut short)
         body = memoryview(data)[at + 8 + length:]
         if not (isinstance(keys, list) and isinstance(exts, list)) or len(body) != 8 * (len(keys) + 1 + 2 * len(exts)):
             return None
         numbers = np.frombuffer(body, dtype="<i8").astype(np.int64)
         first, offsets, sizes = np.split(numbers, [len(keys) + 1, len(keys) + 1 + len(exts)])
+        offsets = offsets + base
     except Exception:  # noqa: BLE001 - a damaged or foreign file: the shard is indexed again
         return None
     members = len(exts)
@@ -1124,7 +1168,9 @@ def write_samples(
         if count == 0:
             raise DataFormatError(f"save: the dataset produced no rows, so there is nothing to write to {file_name}.")
         for temp, path in zip(temps, targets):
-            os.replace(temp, path)
+            _put_index_first(temp, temp + ".indexed")
+            os.replace(temp + ".indexed", path)
+            os.remove(temp)
     except BaseException:
         for tar in tars:
             try:
@@ -1132,10 +1178,28 @@ def write_samples(
             except Exception:  # already failed while writing: the file goes anyway
                 pass
         for temp in temps:
-            if os.path.exists(temp):
-                os.remove(temp)
+            for leftover in (temp, temp + ".indexed"):
+                if os.path.exists(leftover):
+                    os.remove(leftover)
         raise
     return targets
+
+
+def _put_index_first(archive: str, out: str) -> None:
+    """Write ``out``: the shard ``archive`` with its index as a first member (see ``_EMBEDDED_NAME``),
+    so that a reader indexes the shard from its first kilobytes."""
+    import shutil
+
+    index = index_shard("save", archive)
+    payload = _encode_index(index, _EMBEDDED_FORMAT, archive_bytes=os.path.getsize(archive))
+    info = tarfile.TarInfo(_EMBEDDED_NAME.decode())
+    info.size = len(payload)
+    info.mode = 0o444
+    info.mtime = 0
+    with open(out, "wb") as target, open(archive, "rb") as source:
+        target.write(info.tobuf(tarfile.USTAR_FORMAT))
+        target.write(payload + b"\0" * (-len(payload) % _BLOCK))
+        shutil.copyfileobj(source, target, 1 << 20)
 
 
 def image_folder_samples(folder: str, extensions: Sequence[str] | None = None) -> Iterator[tuple[str, list[tuple[str, bytes]]]]:

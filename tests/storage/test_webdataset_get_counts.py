@@ -285,3 +285,26 @@ def test_the_kept_indexes_stay_within_their_bound_over_runs(counted_shards, faul
     # The earlier entries were trimmed, oldest first, to 90% of the bound before this run kept its own.
     assert 0 < len(earlier) < 4 and sum(p.stat().st_size for p in earlier) <= 0.9 * (128 << 10)
     assert len(entries) - len(earlier) == SHARDS
+
+
+def test_a_shard_minddata_wrote_is_indexed_from_its_first_bytes(s3_client, faults, tmp_path, monkeypatch):
+    from minddata.dataset import webdataset as impl
+
+    rows = md.NumpySlicesDataset({"__key__": [f"w{i:03d}" for i in range(12)], "cls": list(range(12))}, shuffle=False)
+    rows.save(str(tmp_path / "w.tar"), num_files=2, file_type="webdataset")
+    for path in sorted(tmp_path.glob("w-*.tar")):
+        s3_client.put_object(Bucket=BUCKET, Key=f"written/{path.name}", Body=path.read_bytes())
+
+    def walked(*args):
+        raise AssertionError("the header walk ran")
+
+    monkeypatch.setattr(impl, "_plain_members", walked)
+    ds = md.WebDataset("s3://data/written/w-*.tar", shuffle=False, storage_options=options(faults.url, index_cache=False))
+    assert [str(r["__key__"]) for r in ds.create_dict_iterator(num_epochs=1, output_numpy=True)] == [
+        f"w{i:03d}" for i in (*range(0, 12, 2), *range(1, 12, 2))]
+    # per shard: the stream its index was read from (closed after the index member) and a read of the
+    # 512-byte end-of-archive block after the last member; no walk through the shard's headers
+    gets = [r for m, t, r in faults.requests if m == "GET" and "/written/" in t and "list-type" not in t]
+    blocks = [r for r in gets if not r.endswith("-") and r.startswith("bytes=")
+              and int(r[6:].split("-")[1]) - int(r[6:].split("-")[0]) == 511]
+    assert gets.count("bytes=0-") == 2 and len(blocks) == 2
