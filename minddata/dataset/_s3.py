@@ -157,16 +157,13 @@ class _CredentialChain:
     kept: its temporary credentials refresh themselves before they expire."""
 
     def __init__(self, profile: str | None):
+        from minddata.dataset._loaders import Lazy
+
         self._profile = profile
-        self._found: Any = None
-        self._lock = threading.Lock()
+        self._found = Lazy(self._resolve)
 
     def __call__(self) -> Credentials:
-        if self._found is None:
-            with self._lock:
-                if self._found is None:
-                    self._found = self._resolve()
-        now = self._found.get_frozen_credentials()
+        now = self._found.get().get_frozen_credentials()
         return Credentials(now.access_key, now.secret_key, now.token)
 
     def _resolve(self) -> Any:

@@ -430,6 +430,9 @@ def test_convert_writes_an_image_folder_as_shards(tmp_path, capsys):
     samples = list(wds.WebDataset(str(tmp_path / "w-{000000..000001}.tar"), shardshuffle=False))
     assert sorted((s["__key__"], int(s["cls"])) for s in samples) == [
         ("cat/0", 0), ("cat/1", 0), ("cat/2", 0), ("dog/0", 1), ("dog/1", 1), ("dog/2", 1)]
+    for path in sorted(tmp_path.glob("w-*.tar")):  # each shard carries its index, first
+        with tarfile.open(path) as tar:
+            assert tar.getnames()[0] == "__minddata_index__"
     assert all(s["jpg"] == make_jpeg(9, 7, seed=int(s["__key__"][-1])) for s in samples)
     assert "w-000001.tar" in capsys.readouterr().out
 

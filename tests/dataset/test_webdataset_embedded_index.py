@@ -98,18 +98,3 @@ def test_a_damaged_index_member_falls_back_to_the_header_walk(written, damage):
     if damage == "payload":  # a valid tar still: the walk reads the same rows
         assert _rows(written) == want
 
-
-def test_convert_writes_shards_with_their_index(tmp_path):
-    from testkit import make_jpeg
-
-    from minddata.cli import main as cli_main
-
-    for c in ("a", "b"):
-        (tmp_path / "images" / c).mkdir(parents=True)
-        for i in range(3):
-            (tmp_path / "images" / c / f"{i}.jpg").write_bytes(make_jpeg(16, 12, seed=i))
-    assert cli_main(["convert", str(tmp_path / "images"), str(tmp_path / "out.tar"), "--format", "webdataset",
-                     "--shards", "2"]) == 0
-    for path in sorted(tmp_path.glob("out-*.tar")):
-        with open(path, "rb") as f:
-            assert impl._embedded_index(str(path), f, os.path.getsize(path)) is not None
