@@ -85,6 +85,9 @@ class FaultProxy:
             daemon_threads = True
             allow_reuse_address = True
             block_on_close = True
+            # socketserver's backlog of 5 drops a burst of new connections (a chunk's 8 GETs at once on
+            # a busy machine); a dropped SYN is sent again after a second, which tests would see.
+            request_queue_size = 128
 
         self._server = Server(("127.0.0.1", 0), Handler)
         self.port = self._server.server_address[1]

@@ -21,10 +21,11 @@ PARTIAL_S = 0.5  # a wave that can't fill (a chunk's last requests) goes on once
 
 
 class CountingProxy(FaultProxy):
-    """Forwards every request (one per connection) and counts the image GETs in flight together. Image
-    GETs are held until ``wave`` of them are in flight (then ``EXTRA_S`` more), or none arrived for
-    ``PARTIAL_S`` (the last requests of a chunk): a client bounded at ``wave`` reaches exactly ``wave``
-    whatever the timing, and ``most`` is the most the client had in flight at once."""
+    """Forwards every request and counts the image GETs in flight together (every request, so that a
+    connection kept for several would be counted right too). Image GETs are held
+    until ``wave`` of them are in flight (then ``EXTRA_S`` more), or none arrived for ``PARTIAL_S``
+    (the last requests of a chunk): a client bounded at ``wave`` reaches exactly ``wave`` whatever the
+    timing, and ``most`` is the most the client had in flight at once."""
 
     def __init__(self, upstream_port: int, wave: int):
         super().__init__(upstream_port)
@@ -34,11 +35,13 @@ class CountingProxy(FaultProxy):
         self._last = 0.0
         self._cond = threading.Condition()
 
-    def _handle(self, h) -> None:
-        line = h.rfile.peek(256)[:256].split(b"\r\n", 1)[0]
+    def _handle_one(self, h, conn) -> bool:
+        try:
+            line = h.rfile.peek(256)[:256].split(b"\r\n", 1)[0]  # the next request's first line, left in place
+        except OSError:
+            return False
         if not (line.startswith(b"GET ") and b"/images/" in line and b".jpg" in line):
-            super()._handle(h)  # listing the bucket, when the dataset is built
-            return
+            return super()._handle_one(h, conn)  # listing the bucket, when the dataset is built
         with self._cond:
             self.in_flight += 1
             self.most = max(self.most, self.in_flight)
@@ -56,11 +59,13 @@ class CountingProxy(FaultProxy):
                 with self._cond:
                     self.in_flight -= 1
 
-        h.wfile = _FirstWrite(h.wfile, answer)
+        raw = h.wfile
+        h.wfile = _FirstWrite(raw, answer)
         try:
-            super()._handle(h)
+            return super()._handle_one(h, conn)
         finally:
             answer()
+            h.wfile = raw
 
 
 class _FirstWrite:
