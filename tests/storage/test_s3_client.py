@@ -474,3 +474,35 @@ def test_a_key_pair_reads_without_botocore(s3_server, s3_client, monkeypatch):
     store = st.ObjectStore("s3", st.StorageOptions("test", options(s3_server)))
     assert store.read(st.split_url("s3://data/plain/x.bin")) == b"no botocore needed"
     assert store.list(st.split_url("s3://data/plain/")) == [("plain/x.bin", 18)]
+
+
+class _Listing(_Answering):
+    """ListObjectsV2 in two pages (S3's XML, keys URL-encoded as asked): the continuation token leads
+    from the first to the second."""
+
+    PAGES = {
+        "": ('<Contents><Key>p/a%20b.tar</Key><Size>3</Size><ETag>"e1"</ETag></Contents>'
+             '<Contents><Key>p/c%2Bd.tar</Key><Size>4</Size><ETag>"e2"</ETag></Contents>'
+             "<IsTruncated>true</IsTruncated><NextContinuationToken>tok/1=</NextContinuationToken>"),
+        "tok/1=": '<Contents><Key>p/%C3%A9.tar</Key><Size>5</Size></Contents><IsTruncated>false</IsTruncated>',
+    }
+
+    def do_GET(self) -> None:
+        query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(self.path).query, keep_blank_values=True))
+        type(self).requests.append((self.command, self.path, self.headers.get("Authorization", "")))
+        page = self.PAGES[query.get("continuation-token", "")]
+        body = ('<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">'
+                f"<Name>b</Name><Prefix>{query['prefix']}</Prefix><EncodingType>url</EncodingType>{page}"
+                "</ListBucketResult>").encode()
+        self.answer(200, body, {"Content-Type": "application/xml"})
+
+
+def test_a_listing_follows_every_page_and_decodes_the_keys():
+    handler = type("Handler", (_Listing,), {"requests": [], "connections": 0})
+    with _local_server(handler) as port:
+        client = _s3.Client(f"http://127.0.0.1:{port}", "us-east-1", lambda: _s3.Credentials("AKID", "secret"))
+        listed = client.list("b", "p/")
+        client.close()
+    assert listed == [("p/a b.tar", 3, '"e1"'), ("p/c+d.tar", 4, '"e2"'), ("p/é.tar", 5, None)]
+    assert [urllib.parse.parse_qs(urllib.parse.urlsplit(path).query).get("continuation-token")
+            for _, path, _ in handler.requests] == [None, ["tok/1="]]
