@@ -478,32 +478,38 @@ class Client:
         self.request("PUT", bucket, key, body=data).read()
 
     def list(self, bucket: str, prefix: str) -> list[tuple[str, int, str | None]]:
-        """(key, size, ETag) of every object under ``prefix``, in the order listed (ListObjectsV2, all pages)."""
-        import xml.etree.ElementTree as ET
-
+        """(key, size, ETag) of every object under ``prefix``, in the order listed (all pages)."""
         found: list[tuple[str, int, str | None]] = []
         token: str | None = None
         while True:
-            query = [("list-type", "2"), ("prefix", prefix), ("encoding-type", "url")]
-            if token:
-                query.append(("continuation-token", token))
-            root = ET.fromstring(self.request("GET", bucket, None, query=query).read())
-            page: list[tuple[str, int, str | None]] = []
-            fields: dict[str, str | None] = {}
-            for child in root:
-                name = _NAMESPACE.sub("", child.tag)
-                if name == "Contents":
-                    item = {_NAMESPACE.sub("", part.tag): part.text or "" for part in child}
-                    page.append((item.get("Key", ""), int(item.get("Size") or 0), item.get("ETag")))
-                else:
-                    fields[name] = child.text
-            if (fields.get("EncodingType") or "").lower() == "url":
-                # the keys come percent-encoded ("+" for a space) from a server that honours encoding-type
-                page = [(urllib.parse.unquote_plus(k), size, tag) for k, size, tag in page]
+            page, token = self.list_page(bucket, prefix, token)
             found.extend(page)
-            token = fields.get("NextContinuationToken")
-            if (fields.get("IsTruncated") or "").lower() != "true" or not token:
+            if token is None:
                 return found
+
+    def list_page(self, bucket: str, prefix: str, token: str | None = None) -> tuple[list[tuple[str, int, str | None]], str | None]:
+        """One page of ListObjectsV2: (key, size, ETag) of its objects, and the token of the next page
+        (None after the last). A caller that retries does so page by page, not from the first."""
+        import xml.etree.ElementTree as ET
+
+        query = [("list-type", "2"), ("prefix", prefix), ("encoding-type", "url")]
+        if token:
+            query.append(("continuation-token", token))
+        root = ET.fromstring(self.request("GET", bucket, None, query=query).read())
+        page: list[tuple[str, int, str | None]] = []
+        fields: dict[str, str | None] = {}
+        for child in root:
+            name = _NAMESPACE.sub("", child.tag)
+            if name == "Contents":
+                item = {_NAMESPACE.sub("", part.tag): part.text or "" for part in child}
+                page.append((item.get("Key", ""), int(item.get("Size") or 0), item.get("ETag")))
+            else:
+                fields[name] = child.text
+        if (fields.get("EncodingType") or "").lower() == "url":
+            # the keys come percent-encoded ("+" for a space) from a server that honours encoding-type
+            page = [(urllib.parse.unquote_plus(k), size, tag) for k, size, tag in page]
+        following = fields.get("NextContinuationToken")
+        return page, following if (fields.get("IsTruncated") or "").lower() == "true" and following else None
 
 
 def _xml_text(text: str, tag: str) -> str | None:

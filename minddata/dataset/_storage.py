@@ -475,11 +475,16 @@ class ObjectStore:
         sorted; with ``pattern``, only keys matching it (``fnmatch``, "*" not crossing "/")."""
         client = self.client()
         found: list[tuple[str, int]] = []
-        for key, size, tag in self._retrying(url, "listing", lambda: client.list(url.bucket, url.key)):
-            if not key.endswith("/"):
-                found.append((key, size))
-                if tag:
-                    self._known_versions[url.child(key).url] = tag
+        token: str | None = None
+        while True:  # page by page, each retried on its own: a prefix of millions of objects is thousands of pages
+            page, token = self._retrying(url, "listing", lambda token=token: client.list_page(url.bucket, url.key, token))
+            for key, size, tag in page:
+                if not key.endswith("/"):
+                    found.append((key, size))
+                    if tag:
+                        self._known_versions[url.child(key).url] = tag
+            if token is None:
+                break
         if pattern is not None:
             regex = _glob_regex(pattern)
             found = [item for item in found if regex.fullmatch(item[0])]

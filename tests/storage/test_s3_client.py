@@ -487,10 +487,17 @@ class _Listing(_Answering):
         "tok/1=": '<Contents><Key>p/%C3%A9.tar</Key><Size>5</Size></Contents><IsTruncated>false</IsTruncated>',
     }
 
+    fail_second_page = 0  # how many times the second page is answered 503 SlowDown first
+
     def do_GET(self) -> None:
         query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(self.path).query, keep_blank_values=True))
         type(self).requests.append((self.command, self.path, self.headers.get("Authorization", "")))
-        page = self.PAGES[query.get("continuation-token", "")]
+        token = query.get("continuation-token", "")
+        if token and type(self).fail_second_page > 0:
+            type(self).fail_second_page -= 1
+            self.answer(503, b"<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>")
+            return
+        page = self.PAGES[token]
         body = ('<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">'
                 f"<Name>b</Name><Prefix>{query['prefix']}</Prefix><EncodingType>url</EncodingType>{page}"
                 "</ListBucketResult>").encode()
@@ -506,3 +513,14 @@ def test_a_listing_follows_every_page_and_decodes_the_keys():
     assert listed == [("p/a b.tar", 3, '"e1"'), ("p/c+d.tar", 4, '"e2"'), ("p/é.tar", 5, None)]
     assert [urllib.parse.parse_qs(urllib.parse.urlsplit(path).query).get("continuation-token")
             for _, path, _ in handler.requests] == [None, ["tok/1="]]
+
+
+def test_a_listing_retries_a_failed_page_alone():
+    handler = type("Handler", (_Listing,), {"requests": [], "connections": 0, "fail_second_page": 2})
+    with _local_server(handler) as port:
+        store = st.ObjectStore("s3", st.StorageOptions("test", options(f"http://127.0.0.1:{port}")))
+        assert store.list(st.split_url("s3://b/p/")) == [("p/a b.tar", 3), ("p/c+d.tar", 4), ("p/é.tar", 5)]
+        store.client().close()
+    tokens = [urllib.parse.parse_qs(urllib.parse.urlsplit(path).query).get("continuation-token")
+              for _, path, _ in handler.requests]
+    assert tokens == [None, ["tok/1="], ["tok/1="], ["tok/1="]]  # the first page once, the second until answered
