@@ -540,16 +540,10 @@ def _embedded_index(path: str, stream: Any, size: int) -> ShardIndex | None:
     """The index minddata's writer put first in the shard (read from ``stream``'s start), or None: no
     such member, or one that does not fit this shard (the shard is then indexed by its headers)."""
     stream.seek(0)
-    header = stream.read(_BLOCK)
-    if len(header) < _BLOCK or header[:100].split(b"\0", 1)[0] != _EMBEDDED_NAME or header[257:265] not in _USTAR_MAGICS:
+    fields = _header_fields(stream.read(_BLOCK))
+    if fields is None or fields[0] != _EMBEDDED_NAME or fields[1] not in _REGULAR_TYPES:
         return None
-    try:
-        checksum = int(header[148:156].split(b"\0", 1)[0].strip() or b"0", 8)
-        length = int(header[124:136].split(b"\0", 1)[0].strip() or b"0", 8)
-    except ValueError:
-        return None
-    if checksum != 256 + sum(header[_HEADER_SUMMED[0]]) + sum(header[_HEADER_SUMMED[1]]) or header[156] not in _REGULAR_TYPES:
-        return None
+    length = fields[2]
     base = _BLOCK + -(-length // _BLOCK) * _BLOCK
     if base > size:
         return None
@@ -700,6 +694,29 @@ _NO_DATA_TYPES = frozenset(b"123456")  # links, devices, folders, FIFOs: tarfile
 _HEADER_SUMMED = slice(0, 148), slice(156, _BLOCK)
 
 
+def _header_fields(header: bytes) -> tuple[bytes, int, int] | None:
+    """A plain ustar or GNU header's (name, type flag, data size), or None: not such a header, a bad
+    checksum, or a size in GNU's base-256 form (the ones tarfile is left to read)."""
+    if len(header) < _BLOCK:
+        return None
+    magic, size_field = header[257:265], header[124:136]
+    if magic not in _USTAR_MAGICS or size_field[0] & 0x80:
+        return None
+    try:
+        checksum = int(header[148:156].split(b"\0", 1)[0].strip() or b"0", 8)
+        size = int(size_field.split(b"\0", 1)[0].strip() or b"0", 8)
+    except ValueError:
+        return None
+    if checksum != 256 + sum(header[_HEADER_SUMMED[0]]) + sum(header[_HEADER_SUMMED[1]]):
+        return None
+    name = header[:100].split(b"\0", 1)[0]
+    if magic == _USTAR_MAGICS[0]:
+        prefix = header[345:500].split(b"\0", 1)[0]
+        if prefix:
+            name = prefix + b"/" + name
+    return name, header[156], size
+
+
 def _plain_members(block: Any, size: int) -> list[tuple[str, int, int]] | None:
     """(name, data offset, size) of the regular members of a tar whose headers are all plain ustar or
     GNU headers (what tar, tarfile and webdataset's writers produce for short ASCII names), read with
@@ -717,23 +734,10 @@ def _plain_members(block: Any, size: int) -> list[tuple[str, int, int]] | None:
             return None
         if header.count(0) == _BLOCK:
             return members if members or position else None  # the end-of-archive block (tarfile: an empty archive is an error)
-        magic = header[257:265]
-        size_field = header[124:136]
-        if magic not in _USTAR_MAGICS or size_field[0] & 0x80:
+        fields = _header_fields(header)
+        if fields is None:
             return None
-        try:
-            checksum = int(header[148:156].split(b"\0", 1)[0].strip() or b"0", 8)
-            member_size = int(size_field.split(b"\0", 1)[0].strip() or b"0", 8)
-        except ValueError:
-            return None
-        if checksum != 256 + sum(header[_HEADER_SUMMED[0]]) + sum(header[_HEADER_SUMMED[1]]):
-            return None
-        kind = header[156]
-        name = header[:100].split(b"\0", 1)[0]
-        if magic == _USTAR_MAGICS[0]:
-            prefix = header[345:500].split(b"\0", 1)[0]
-            if prefix:
-                name = prefix + b"/" + name
+        name, kind, member_size = fields
         data = position + _BLOCK
         if kind in _REGULAR_TYPES and not (kind == 0 and name.endswith(b"/")):
             if data + member_size > size:
