@@ -456,14 +456,16 @@ class ObjectStore:
                 if answer.retry and attempt < attempts_max and elapsed + delay <= budget:
                     time.sleep(delay)
                     continue
-                status = f"status {answer.status}" if answer.status is not None else "no HTTP status"
+                # the status once: an S3 error's reason starts with it ("HTTP 503 SlowDown ...")
+                status = ("" if answer.status is not None and answer.reason.startswith(f"HTTP {answer.status}")
+                          else f" (status {answer.status})" if answer.status is not None else " (no HTTP status)")
                 tries = f"{attempt} {'try' if attempt == 1 else 'tries'}"
                 if answer.retry:
                     what = (f"gave up after {tries} in {elapsed:.1f} s (limits: storage_options max_attempts="
                             f"{attempts_max}, retry_time_s={budget:g})")
                 else:
                     what = f"{tries}, not retried"
-                message = (f"{action} {url.shown} failed: {answer.reason} ({status}); {what}. "
+                message = (f"{action} {url.shown} failed: {answer.reason}{status}; {what}. "
                            f"Fix: {_fix(url, answer, self._endpoint or self.endpoint())}.")
                 raise StorageError(_scrub(message, self._secrets), url=url.shown, status=answer.status,
                                    attempts=attempt) from None
@@ -687,7 +689,8 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
 
 _ENVIRONMENT = ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "GCS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID",
                 "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_REGION", "AWS_DEFAULT_REGION",
-                "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CA_BUNDLE")
+                "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CA_BUNDLE", "HTTPS_PROXY", "https_proxy",
+                "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy")
 _STORES: dict[tuple, ObjectStore] = {}
 _STORES_LOCK = threading.Lock()
 
