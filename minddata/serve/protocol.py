@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import json
 import math
 import struct
@@ -369,13 +370,15 @@ def json_number_bytes(array: np.ndarray, deadline: float | None = None) -> bytes
     return b"[" + b",".join(parts) + b"]"
 
 
+@functools.lru_cache(maxsize=1)
 def _orjson_dumps() -> Any:
-    """``orjson``'s writer of a 1-D NumPy array as a JSON list (bytes), or None where it is not installed."""
+    """``orjson``'s writer of a 1-D NumPy array as a JSON list (bytes), or None where it is not
+    installed (looked up once: every JSON answer asks)."""
     try:
         import orjson
     except ImportError:
         return None
-    return lambda values: orjson.dumps(values, option=orjson.OPT_SERIALIZE_NUMPY)
+    return functools.partial(orjson.dumps, option=orjson.OPT_SERIALIZE_NUMPY)
 
 
 def json_chars_per_element(dtype: Any) -> int:
@@ -402,7 +405,7 @@ def encode_infer_response(
     ``Inference-Header-Content-Length`` response header). Raises :class:`DeadlinePassed` once
     ``time.monotonic()`` passes ``deadline`` while writing JSON numbers."""
     pieces, header_length = encode_infer_response_pieces(model_name, request, tensors, model_version, deadline)
-    return (bytes(pieces[0]) if len(pieces) == 1 else b"".join(pieces)), header_length  # bytes(the header) is the header
+    return b"".join(pieces), header_length
 
 
 def encode_infer_response_pieces(
