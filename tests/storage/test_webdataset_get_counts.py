@@ -79,20 +79,26 @@ def test_in_order_pass_streams_each_shard_with_one_get(counted_shards, faults):
 
 
 def test_in_order_pass_sends_each_next_shards_get_ahead(counted_shards, faults, monkeypatch):
-    from minddata.dataset import webdataset as wds
+    import threading
 
-    ahead = []
-    original = wds._ShardStream.open_at_start
+    from minddata.dataset import _storage
 
-    def counted(stream):
-        original(stream)
-        ahead.append(stream._url.key)
+    opened_by: dict[str, list[str]] = {}  # shard → the threads that sent its samples' streaming GETs
+    original = _storage.ObjectStore.open_body
 
-    monkeypatch.setattr(wds._ShardStream, "open_at_start", counted)
+    def recorded(store, url, start):
+        if start:  # from the first sample (512), not the index's read from byte 0
+            opened_by.setdefault(url.key, []).append(threading.current_thread().name)
+        return original(store, url, start)
+
+    monkeypatch.setattr(_storage.ObjectStore, "open_body", recorded)
     ds = _dataset(faults, shuffle=False, num_parallel_workers=1)
     assert _keys(ds) == [f"s{s}_{i:03d}" for s in range(SHARDS) for i in range(SAMPLES)]
-    # every shard after the first was asked for before its first chunk, and still with one GET
-    assert sorted(ahead) == [f"counted/shard-{s}.tar" for s in range(1, SHARDS)]
+    # every shard after the first was asked for ahead, by the thread that sends GETs ahead, and read
+    # through that one GET: no shard's first chunk sent its own
+    streamed = {key: threads for key, threads in opened_by.items() if key.startswith("counted/")}
+    assert [len(streamed[f"counted/shard-{s}.tar"]) for s in range(SHARDS)] == [1] * SHARDS
+    assert all(streamed[f"counted/shard-{s}.tar"] == ["minddata-shard-open"] for s in range(1, SHARDS))
     sample_gets = [g for g in _gets(faults) if g[1] != "bytes=0-"]
     assert sorted(sample_gets) == [(f"/{BUCKET}/counted/shard-{s}.tar", "bytes=512-") for s in range(SHARDS)]
 
