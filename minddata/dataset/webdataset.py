@@ -1192,8 +1192,6 @@ def write_samples(
 def _put_index_first(archive: str, out: str) -> None:
     """Write ``out``: the shard ``archive`` with its index as a first member (see ``_EMBEDDED_NAME``),
     so that a reader indexes the shard from its first kilobytes."""
-    import shutil
-
     index = index_shard("save", archive)
     payload = _encode_index(index, _EMBEDDED_FORMAT, archive_bytes=os.path.getsize(archive))
     info = tarfile.TarInfo(_EMBEDDED_NAME.decode())
@@ -1203,7 +1201,25 @@ def _put_index_first(archive: str, out: str) -> None:
     with open(out, "wb") as target, open(archive, "rb") as source:
         target.write(info.tobuf(tarfile.USTAR_FORMAT))
         target.write(payload + b"\0" * (-len(payload) % _BLOCK))
-        shutil.copyfileobj(source, target, 1 << 20)
+        target.flush()
+        _append(source, target)
+
+
+def _append(source: Any, target: Any) -> None:
+    """The rest of file ``source`` written at ``target``'s position: by the kernel where it can
+    (``copy_file_range``: no copy through this process, extents shared on filesystems that can)."""
+    import shutil
+
+    left = os.fstat(source.fileno()).st_size - source.tell()
+    try:
+        while left > 0:
+            done = os.copy_file_range(source.fileno(), target.fileno(), left)
+            if done == 0:
+                break
+            left -= done
+    except (AttributeError, OSError):  # not Linux, or a filesystem pair it can't copy between: by reads
+        pass
+    shutil.copyfileobj(source, target, 1 << 20)  # what is left (nothing, where the kernel copied it all)
 
 
 def image_folder_samples(folder: str, extensions: Sequence[str] | None = None) -> Iterator[tuple[str, list[tuple[str, bytes]]]]:
