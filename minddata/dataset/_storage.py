@@ -46,7 +46,6 @@ REMOTE_SCHEMES = ("s3", "gs", "http", "https")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 REDACTED = "<redacted>"
 GCS_ENDPOINT = "https://storage.googleapis.com"
-INSTALL = "pip install 'minddata[storage]'"
 
 # storage_options keys: canonical name ← accepted spellings (botocore's, s3fs's and obstore's).
 _ALIASES = {
