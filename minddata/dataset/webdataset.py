@@ -27,6 +27,7 @@ import re
 import sys
 import tarfile
 import threading
+import zlib
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -691,7 +692,14 @@ def _group(where: str, path: str, members: Any) -> ShardIndex:
 _USTAR_MAGICS = (b"ustar\x0000", b"ustar  \x00")  # POSIX ustar (its prefix field extends the name), GNU
 _REGULAR_TYPES = frozenset(b"0\x007")
 _NO_DATA_TYPES = frozenset(b"123456")  # links, devices, folders, FIFOs: tarfile reads no data after them
-_HEADER_SUMMED = slice(0, 148), slice(156, _BLOCK)
+_CHECKSUM_FIELD = slice(148, 156)
+
+
+def _byte_sum(data: bytes) -> int:
+    """The sum of the bytes of ``data`` (a header: at most 512 bytes), without a Python loop:
+    Adler-32's low half is 1 plus the byte sum modulo 65521, exact for up to 256 bytes (256 x 255 + 1
+    < 65521). A Python ``sum`` was most of a header's cost in the walk (2.1 of 3.3 us)."""
+    return (zlib.adler32(data[:256]) & 0xFFFF) + (zlib.adler32(data[256:512]) & 0xFFFF) - 2
 
 
 def _header_fields(header: bytes) -> tuple[bytes, int, int] | None:
@@ -707,7 +715,8 @@ def _header_fields(header: bytes) -> tuple[bytes, int, int] | None:
         size = int(size_field.split(b"\0", 1)[0].strip() or b"0", 8)
     except ValueError:
         return None
-    if checksum != 256 + sum(header[_HEADER_SUMMED[0]]) + sum(header[_HEADER_SUMMED[1]]):
+    # the checksum counts its own field as eight spaces (8 x 32)
+    if checksum != 256 + _byte_sum(header[:_BLOCK]) - sum(header[_CHECKSUM_FIELD]):
         return None
     name = header[:100].split(b"\0", 1)[0]
     if magic == _USTAR_MAGICS[0]:

@@ -11,7 +11,7 @@ import tarfile
 import numpy as np
 import pytest
 import webdataset as wds
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from loader_checks import assert_shards_partition
 from test_resume import _read
@@ -156,6 +156,30 @@ def test_the_plain_header_walk_reads_what_tarfile_reads(tmp_path, members, tar_f
         assert uses_pax or tar_format == tarfile.GNU_FORMAT and any(len(n) >= 100 for n, _, _ in members) or not members
     else:
         assert walked == expected
+
+
+@example(b"\xff" * 512)  # the largest sum: each 256-byte half just below Adler-32's modulus
+@example(b"\xff" * 256)
+@given(data=st.binary(max_size=512))
+def test_a_headers_byte_sum_is_exact_for_any_bytes(data):
+    """The header checksum's byte sum (taken from Adler-32 for speed) equals Python's sum."""
+    from minddata.dataset import webdataset as impl
+
+    assert impl._byte_sum(data) == sum(data)
+
+
+def test_a_header_with_a_wrong_checksum_is_not_read_as_plain():
+    from minddata.dataset import webdataset as impl
+
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w", format=tarfile.USTAR_FORMAT) as tar:
+        info = tarfile.TarInfo("a.jpg")
+        info.size = 3
+        tar.addfile(info, io.BytesIO(b"abc"))
+    header = bytearray(out.getvalue()[:512])
+    assert impl._header_fields(bytes(header)) == (b"a.jpg", ord("0"), 3)
+    header[0] ^= 0x80  # one bit of the name: the stored checksum no longer matches
+    assert impl._header_fields(bytes(header)) is None
 
 
 def test_header_blocks_read_in_pieces_are_the_streams_bytes_at_any_offset():
