@@ -10,10 +10,12 @@ In one run, on one machine:
    whose connections stay open between requests as S3's do, where moto's own server opens one per
    request): the images under
    ``s3://bench/images/<class>/``, and the same images as WebDataset tar shards of
-   ``--shard-images`` samples (``<key>.jpg``, ``<key>.cls``) under ``s3://bench/shards/``;
+   ``--shard-images`` samples (``<key>.jpg``, ``<key>.cls``) under ``s3://bench/shards/`` (and in a
+   local folder);
 2. the ``train`` pipeline (Decode → RandomResizedCrop(224) → RandomHorizontalFlip → Normalize →
    HWC2CHW, batch 64; 2 workers per stage, as ``minddata bench``) reads them: local files
-   (``ImageFolderDataset`` on the folder), ``ImageFolderDataset("s3://bench/images/")`` and
+   (``ImageFolderDataset`` on the folder), the local shards (``WebDataset`` on their folder: what the
+   tar source itself costs, without object storage), ``ImageFolderDataset("s3://bench/images/")`` and
    ``WebDataset("s3://bench/shards/shard-*.tar")``, the latter twice: as the first run of a job (an
    empty ``$MINDDATA_CACHE``, so every shard is read once to index it) and as a later run ("index
    kept": the shards' indexes kept by an earlier run); the remote sources at 0 ms (the server itself)
@@ -21,7 +23,8 @@ In one run, on one machine:
 3. each case runs once per round, in its own fresh process (as ``minddata bench`` runs a round, so a
    round's peak RSS is its own), the cases of a round in a rotated order, for ``--rounds`` rounds.
 
-The table gives each case's median images/s over the rounds, its ratio to the median of local files,
+The table gives each case's median images/s over the rounds, its ratio to the median of local files
+and to the same source on local disk (an S3 image folder to local files, S3 shards to local shards),
 and its peak RSS (the highest of its rounds: the round's process plus any worker processes). Every
 source runs with its default settings (requests in flight, block sizes, no ``cache_dir``): the figures
 are what a user gets without tuning.
@@ -62,6 +65,8 @@ QUICK_IMAGES = 200
 # The WebDataset case of a later run: the shards' indexes kept by an earlier one (the first run of a
 # job, "s3 WebDataset", reads every shard once to index it).
 KEPT = "s3 WebDataset, index kept"
+LOCAL_FILES = "local files"
+LOCAL_SHARDS = "local shards"
 # What a round's process reads its (dummy) credentials from: nothing of the user's (profiles, tokens,
 # credential files, an endpoint) reaches it, so every request goes to the local server.
 _ISOLATED = {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench", "AWS_DEFAULT_REGION": "us-east-1",
@@ -84,6 +89,9 @@ class CaseResult:
     rounds_steady_images_per_s: list = field(default_factory=list)
     median_images_per_s: float = 0.0
     ratio_to_local: float = 0.0
+    # Against the same source read from local disk: local files for an image folder, local shards
+    # for WebDataset (what object storage costs, the tar source's own cost left out).
+    ratio_to_local_source: float = 0.0
     # After the first batch (start-up left out: imports, the client, listing, indexing): what a long
     # epoch tends to; nan when a round has too few batches to tell.
     median_steady_images_per_s: float = float("nan")
@@ -149,7 +157,7 @@ def _environment(values: dict[str, str | None]) -> Iterator[None]:
 
 
 def _cases(latencies: Sequence[int]) -> list[tuple[str, int | None]]:
-    cases: list[tuple[str, int | None]] = [("local files", None)]
+    cases: list[tuple[str, int | None]] = [(LOCAL_FILES, None), (LOCAL_SHARDS, None)]
     for latency in latencies:
         cases += [("s3 ImageFolder", latency), ("s3 WebDataset", latency), (KEPT, latency)]
     return cases
@@ -159,7 +167,7 @@ def _run_case(source: str, data: str, endpoint: str | None, cache_folder: str) -
     from minddata.bench import pipelines, runner
 
     pipeline: Any = PIPELINE
-    if source.startswith("s3 WebDataset"):
+    if source.startswith("s3 WebDataset") or source == LOCAL_SHARDS:
         from minddata.bench import object_store_pipeline as shards
 
         pipeline = pipelines.CustomPipeline("train-webdataset", os.path.abspath(shards.__file__), "train over WebDataset shards",
@@ -193,6 +201,10 @@ def measure(folder: Path, rounds: int, latencies: Sequence[int], per_shard: int,
             tempfile.TemporaryDirectory(prefix="minddata-bench-") as scratch:
         began = time.monotonic()
         _upload(server.client(), folder, per_shard)
+        local_shards = Path(scratch, "shards")
+        local_shards.mkdir()
+        for name, data in shard_archives(folder, per_shard):
+            (local_shards / name).write_bytes(data)
         progress(f"uploaded {count} images and their shards to {server.url} in {time.monotonic() - began:.1f} s")
         try:
             for latency in latencies:
@@ -205,8 +217,10 @@ def measure(folder: Path, rounds: int, latencies: Sequence[int], per_shard: int,
             for r in range(rounds):
                 order = cases[r % len(cases):] + cases[:r % len(cases)]
                 for source, latency in order:
-                    if source == "local files":
+                    if source == LOCAL_FILES:
                         data, endpoint = str(folder), None
+                    elif source == LOCAL_SHARDS:
+                        data, endpoint = f"{local_shards}{os.sep}", None
                     else:
                         data = f"s3://{BUCKET}/{'images' if source == 's3 ImageFolder' else 'shards'}/"
                         endpoint = proxies[latency].url if latency else server.url
@@ -227,11 +241,15 @@ def measure(folder: Path, rounds: int, latencies: Sequence[int], per_shard: int,
         finally:
             for proxy in proxies.values():
                 proxy.stop()
-    local = statistics.median(results[("local files", None)].rounds_images_per_s)
-    local_steady = statistics.median(results[("local files", None)].rounds_steady_images_per_s)
     for case in results.values():
         case.median_images_per_s = statistics.median(case.rounds_images_per_s)
+    local = results[(LOCAL_FILES, None)].median_images_per_s
+    local_steady = statistics.median(results[(LOCAL_FILES, None)].rounds_steady_images_per_s)
+    for case in results.values():
+        same_source = results[(LOCAL_SHARDS if "WebDataset" in case.source or case.source == LOCAL_SHARDS else LOCAL_FILES, None)]
         case.ratio_to_local = case.median_images_per_s / local if local else float("nan")
+        case.ratio_to_local_source = (case.median_images_per_s / same_source.median_images_per_s
+                                      if same_source.median_images_per_s else float("nan"))
         case.median_steady_images_per_s = statistics.median(case.rounds_steady_images_per_s)
         case.steady_ratio_to_local = case.median_steady_images_per_s / local_steady if local_steady else float("nan")
         case.peak_rss_mb = max(case.rounds_peak_rss_mb)
@@ -246,16 +264,18 @@ def table(results: Sequence[CaseResult], rounds: int) -> str:
     Examples:
         >>> from minddata.bench.object_store import CaseResult, table
         >>> print(table([CaseResult("local files", None, 40, median_images_per_s=80.0, ratio_to_local=1.0,
-        ...                         peak_rss_mb=120.4, pipeline_cpu_ms_per_image=1.84, median_steady_images_per_s=95.0,
-        ...                         steady_ratio_to_local=1.0)], rounds=1).splitlines()[2])
-        local files        -      40      80.0      1.00          95.0            1.00          120                 0.00                   1.84
+        ...                         ratio_to_local_source=1.0, peak_rss_mb=120.4, pipeline_cpu_ms_per_image=1.84,
+        ...                         median_steady_images_per_s=95.0, steady_ratio_to_local=1.0)], rounds=1).splitlines()[2])
+        local files        -      40      80.0      1.00                   1.00          95.0             1.00          120                 0.00                   1.84
     """
-    header = ("source", "latency", "images", "images/s", "vs local", "steady img/s", "steady vs local", "peak RSS MB",
+    header = ("source", "latency", "images", "images/s", "vs local", "vs local, same source", "steady img/s",
+              "steady vs local", "peak RSS MB",
               "server CPU ms/image", "pipeline CPU ms/image")
     rows = [header]
     for r in results:
         rows.append((r.source, "-" if r.latency_ms is None else f"{r.latency_ms} ms", str(r.images),
-                     f"{r.median_images_per_s:.1f}", f"{r.ratio_to_local:.2f}", f"{r.median_steady_images_per_s:.1f}",
+                     f"{r.median_images_per_s:.1f}", f"{r.ratio_to_local:.2f}", f"{r.ratio_to_local_source:.2f}",
+                     f"{r.median_steady_images_per_s:.1f}",
                      f"{r.steady_ratio_to_local:.2f}", f"{r.peak_rss_mb:.0f}",
                      f"{r.server_cpu_ms_per_image:.2f}", f"{r.pipeline_cpu_ms_per_image:.2f}"))
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
@@ -264,6 +284,7 @@ def table(results: Sequence[CaseResult], rounds: int) -> str:
     lines.insert(1, "-" * len(lines[0]))
     lines.append(f"images/s: median of {rounds} round(s), each in its own process, from building the dataset to its "
                  "last batch; steady: after the first batch (start-up left out); vs local: against local files; "
+                 "same source: an image folder against local files, WebDataset against the local shards; "
                  "peak RSS: the highest round's, workers included; latency: added to every request by a proxy "
                  "(0 ms: the local server directly); CPU ms/image: medians, the S3 server process over the whole case, "
                  "the pipeline's processes (workers included) over the timed run; the latency proxy's CPU (in this "

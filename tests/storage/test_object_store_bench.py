@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-CASES = [("local files", None), ("s3 ImageFolder", 0), ("s3 WebDataset", 0), ("s3 WebDataset, index kept", 0),
+CASES = [("local files", None), ("local shards", None), ("s3 ImageFolder", 0), ("s3 WebDataset", 0), ("s3 WebDataset, index kept", 0),
          ("s3 ImageFolder", 20), ("s3 WebDataset", 20), ("s3 WebDataset, index kept", 20)]
 
 
@@ -31,14 +31,19 @@ def test_quick_run_prints_every_case_and_stops_its_server(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     lines = done.stdout.splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith("source"))
-    assert lines[header].split() == ["source", "latency", "images", "images/s", "vs", "local", "steady", "img/s",
+    assert lines[header].split() == ["source", "latency", "images", "images/s", "vs", "local", "vs", "local,", "same",
+                                     "source", "steady", "img/s",
                                      "steady", "vs", "local", "peak", "RSS", "MB", "server", "CPU", "ms/image",
                                      "pipeline", "CPU", "ms/image"]
     rows = [re.split(r"\s{2,}", line.strip()) for line in lines[header + 2:header + 2 + len(CASES)]]
     assert [(r[0], r[1]) for r in rows] == [(s, "-" if ms is None else f"{ms} ms") for s, ms in CASES]
     assert all(r[2] == "20" and float(r[3]) > 0 for r in rows) and rows[0][4] == "1.00"
+    assert rows[0][5] == rows[1][5] == "1.00"  # each local source against itself
+    # shards against the local shards: the same ratio to local files, divided by theirs
+    local_shards = float(rows[1][3])
+    assert all(float(r[5]) == pytest.approx(float(r[3]) / local_shards, abs=0.011) for r in rows if "WebDataset" in r[0])
     # server CPU (a kept index leaves a 20-image case a few GETs: below the clock's tick), pipeline CPU
-    assert all(float(r[8]) > 0 for r in rows[1:] if "index kept" not in r[0]) and all(float(r[9]) > 0 for r in rows)
+    assert all(float(r[9]) > 0 for r in rows[2:] if "index kept" not in r[0]) and all(float(r[10]) > 0 for r in rows)
     report = json.loads(out.read_text())
     assert [(c["source"], c["latency_ms"]) for c in report["cases"]] == CASES
     assert all(len(c["rounds_images_per_s"]) == 1 and c["peak_rss_mb"] > 0 for c in report["cases"])
