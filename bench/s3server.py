@@ -56,6 +56,7 @@ DENIED_BODY = (
     b"<Message>Access Denied</Message><RequestId>FAULT</RequestId></Error>"
 )
 _HOP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade"}
+_STREAM_PIECE = 256 << 10  # what the proxy forwards at a time of a streamed answer
 
 
 class FaultProxy:
@@ -181,6 +182,8 @@ class FaultProxy:
                     conn.putheader(key, val)
             conn.endheaders(body or None)
             resp = conn.getresponse()
+            if kind != "cut" and method != "HEAD" and resp.length is not None:
+                return self._stream(h, resp, keep)
             data = resp.read()
             out = [f"HTTP/1.1 {resp.status} {resp.reason}\r\n".encode()]
             for key, val in resp.getheaders():
@@ -200,6 +203,25 @@ class FaultProxy:
             return keep
         except (BrokenPipeError, ConnectionResetError):
             return False  # the client stopped reading (a stream it closed early): nothing left to answer
+
+    @staticmethod
+    def _stream(h: socketserver.StreamRequestHandler, resp: http.client.HTTPResponse, keep: bool) -> bool:
+        """Forward an answer as its body arrives, as a network link does: the client's first bytes do
+        not wait for the server's last (a shard's GET is megabytes)."""
+        out = [f"HTTP/1.1 {resp.status} {resp.reason}\r\n".encode()]
+        for key, val in resp.getheaders():
+            if key.lower() not in _HOP:
+                out.append(f"{key}: {val}\r\n".encode("latin-1"))
+        out.append(b"\r\n" if keep else b"Connection: close\r\n\r\n")
+        h.wfile.write(b"".join(out))
+        left = resp.length or 0
+        while left:
+            piece = resp.read(min(left, _STREAM_PIECE))
+            if not piece:
+                return False  # the server cut its answer short: so does the proxy
+            h.wfile.write(piece)
+            left -= len(piece)
+        return keep
 
 
 def free_port() -> int:
