@@ -86,6 +86,7 @@ class CaseResult:
     rounds_peak_rss_mb: list = field(default_factory=list)
     rounds_server_cpu_ms_per_image: list = field(default_factory=list)
     rounds_pipeline_cpu_ms_per_image: list = field(default_factory=list)
+    rounds_proxy_cpu_ms_per_image: list = field(default_factory=list)
     rounds_steady_images_per_s: list = field(default_factory=list)
     median_images_per_s: float = 0.0
     ratio_to_local: float = 0.0
@@ -101,6 +102,8 @@ class CaseResult:
     # indexing and reads) and of the pipeline's processes (the timed run, workers included).
     server_cpu_ms_per_image: float = 0.0
     pipeline_cpu_ms_per_image: float = 0.0
+    # The latency proxy's (this process's threads, which forward every byte): on the same cores too.
+    proxy_cpu_ms_per_image: float = 0.0
 
 
 def shard_archives(folder: Path, per_shard: int) -> Iterator[tuple[str, bytes]]:
@@ -224,9 +227,11 @@ def measure(folder: Path, rounds: int, latencies: Sequence[int], per_shard: int,
                     else:
                         data = f"s3://{BUCKET}/{'images' if source == 's3 ImageFolder' else 'shards'}/"
                         endpoint = proxies[latency].url if latency else server.url
-                    server_before = runner.process_tree_cpu(server.pid)
+                    server_before, proxy_before = runner.process_tree_cpu(server.pid), time.process_time()
                     result = _run_case(source, data, endpoint, kept_folder if source == KEPT else tempfile.mkdtemp(prefix="fresh-", dir=scratch))
                     server_cpu = runner.process_tree_cpu(server.pid) - server_before
+                    # this process only waits for the round's own while its proxy threads forward
+                    proxy_cpu = time.process_time() - proxy_before if latency else 0.0
                     shown = "" if latency is None else f" at {latency} ms"
                     if result.images != count:
                         raise RuntimeError(f"round {r + 1}: {source}{shown} read {result.images} images of {count} "
@@ -236,6 +241,7 @@ def measure(folder: Path, rounds: int, latencies: Sequence[int], per_shard: int,
                     case.rounds_peak_rss_mb.append(result.peak_rss_mb + result.worker_peak_rss_mb)
                     case.rounds_server_cpu_ms_per_image.append(1000 * server_cpu / result.images)
                     case.rounds_pipeline_cpu_ms_per_image.append(1000 * result.cpu_seconds / result.images)
+                    case.rounds_proxy_cpu_ms_per_image.append(1000 * proxy_cpu / result.images)
                     case.rounds_steady_images_per_s.append(result.steady_images_per_s)
                     progress(f"round {r + 1}/{rounds}: {source}{shown}: {result.images_per_s:.1f} images/s")
         finally:
@@ -255,6 +261,7 @@ def measure(folder: Path, rounds: int, latencies: Sequence[int], per_shard: int,
         case.peak_rss_mb = max(case.rounds_peak_rss_mb)
         case.server_cpu_ms_per_image = statistics.median(case.rounds_server_cpu_ms_per_image)
         case.pipeline_cpu_ms_per_image = statistics.median(case.rounds_pipeline_cpu_ms_per_image)
+        case.proxy_cpu_ms_per_image = statistics.median(case.rounds_proxy_cpu_ms_per_image)
     return list(results.values())
 
 
@@ -266,18 +273,19 @@ def table(results: Sequence[CaseResult], rounds: int) -> str:
         >>> print(table([CaseResult("local files", None, 40, median_images_per_s=80.0, ratio_to_local=1.0,
         ...                         ratio_to_local_source=1.0, peak_rss_mb=120.4, pipeline_cpu_ms_per_image=1.84,
         ...                         median_steady_images_per_s=95.0, steady_ratio_to_local=1.0)], rounds=1).splitlines()[2])
-        local files        -      40      80.0      1.00                   1.00          95.0             1.00          120                 0.00                   1.84
+        local files        -      40      80.0      1.00                   1.00          95.0             1.00          120                 0.00                   1.84                   -
     """
     header = ("source", "latency", "images", "images/s", "vs local", "vs local, same source", "steady img/s",
               "steady vs local", "peak RSS MB",
-              "server CPU ms/image", "pipeline CPU ms/image")
+              "server CPU ms/image", "pipeline CPU ms/image", "proxy CPU ms/image")
     rows = [header]
     for r in results:
         rows.append((r.source, "-" if r.latency_ms is None else f"{r.latency_ms} ms", str(r.images),
                      f"{r.median_images_per_s:.1f}", f"{r.ratio_to_local:.2f}", f"{r.ratio_to_local_source:.2f}",
                      f"{r.median_steady_images_per_s:.1f}",
                      f"{r.steady_ratio_to_local:.2f}", f"{r.peak_rss_mb:.0f}",
-                     f"{r.server_cpu_ms_per_image:.2f}", f"{r.pipeline_cpu_ms_per_image:.2f}"))
+                     f"{r.server_cpu_ms_per_image:.2f}", f"{r.pipeline_cpu_ms_per_image:.2f}",
+                     "-" if r.latency_ms is None or not r.latency_ms else f"{r.proxy_cpu_ms_per_image:.2f}"))
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
              for row in rows]
@@ -287,8 +295,8 @@ def table(results: Sequence[CaseResult], rounds: int) -> str:
                  "same source: an image folder against local files, WebDataset against the local shards; "
                  "peak RSS: the highest round's, workers included; latency: added to every request by a proxy "
                  "(0 ms: the local server directly); CPU ms/image: medians, the S3 server process over the whole case, "
-                 "the pipeline's processes (workers included) over the timed run; the latency proxy's CPU (in this "
-                 "process) is in neither")
+                 "the pipeline's processes (workers included) over the timed run, the latency proxy (this process's "
+                 "threads) over the whole case")
     return "\n".join(lines)
 
 

@@ -34,7 +34,7 @@ def test_quick_run_prints_every_case_and_stops_its_server(tmp_path):
     assert lines[header].split() == ["source", "latency", "images", "images/s", "vs", "local", "vs", "local,", "same",
                                      "source", "steady", "img/s",
                                      "steady", "vs", "local", "peak", "RSS", "MB", "server", "CPU", "ms/image",
-                                     "pipeline", "CPU", "ms/image"]
+                                     "pipeline", "CPU", "ms/image", "proxy", "CPU", "ms/image"]
     rows = [re.split(r"\s{2,}", line.strip()) for line in lines[header + 2:header + 2 + len(CASES)]]
     assert [(r[0], r[1]) for r in rows] == [(s, "-" if ms is None else f"{ms} ms") for s, ms in CASES]
     assert all(r[2] == "20" and float(r[3]) > 0 for r in rows) and rows[0][4] == "1.00"
@@ -44,6 +44,7 @@ def test_quick_run_prints_every_case_and_stops_its_server(tmp_path):
     assert all(float(r[5]) == pytest.approx(float(r[3]) / local_shards, abs=0.011) for r in rows if "WebDataset" in r[0])
     # server CPU (a kept index leaves a 20-image case a few GETs: below the clock's tick), pipeline CPU
     assert all(float(r[9]) > 0 for r in rows[2:] if "index kept" not in r[0]) and all(float(r[10]) > 0 for r in rows)
+    assert [r[11] != "-" for r in rows] == [ms == 20 for _, ms in CASES]  # the proxy's CPU, where there is one
     report = json.loads(out.read_text())
     assert [(c["source"], c["latency_ms"]) for c in report["cases"]] == CASES
     assert all(len(c["rounds_images_per_s"]) == 1 and c["peak_rss_mb"] > 0 for c in report["cases"])
