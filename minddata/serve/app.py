@@ -29,6 +29,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
+from starlette.routing import Match
 from starlette.types import Receive, Scope, Send
 
 from minddata._version import __version__
@@ -390,9 +391,9 @@ class _DirectRoute:
         if self.direct is None:
             self.direct = [r for r in self.routes if getattr(r, "path", None) in self.paths and "POST" in r.methods]
         for route in self.direct:
-            found = route.path_regex.match(scope["path"])
-            if found is not None:
-                return route, found.groupdict()
+            match, child = route.matches(scope)  # the router's own test: root path, converted parameters
+            if match is Match.FULL:
+                return route, child["path_params"]
         return None
 
 
@@ -620,4 +621,5 @@ def create_app(service: Any) -> FastAPI:
     @app.get("/metrics", summary="Prometheus metrics", responses={200: {"content": {"text/plain": {}}}})
     async def prometheus() -> Response:
         return Response(metrics.render(), media_type=METRICS_CONTENT_TYPE)
+
     return app
