@@ -191,7 +191,7 @@ async def _await_result(service: Any, request: Request, images: list[bytes],
     remaining = deadline - time.monotonic()
     if remaining <= 0:
         raise _deadline_passed(service)
-    work = asyncio.ensure_future(service.batcher.submit(images, remaining))
+    work = asyncio.ensure_future(service.batcher.submit(images, remaining, request.scope.get(PLACE_KEY)))
     gone = asyncio.ensure_future(_until_disconnect(request))
     try:
         await asyncio.wait((work, gone), return_when=asyncio.FIRST_COMPLETED)
@@ -274,6 +274,9 @@ _IMAGE_BODY = {"required": True, "content": {t: {"schema": {"type": "string", "f
 
 
 _INFER_ROUTES = ("/v1/preprocess", "/v2/models/{model_name}/infer")
+# A request's place in the batcher's queue (batcher.Place), in the ASGI scope: taken by the connection
+# when the body is in (``admission``), given up at submit, on a refusal, or when the request ends.
+PLACE_KEY = "minddata.place"
 _V2_INFER_PATHS = ("/v2/models/{model_name}/infer", "/v2/models/{model_name}/versions/{model_version}/infer")
 
 
@@ -300,6 +303,9 @@ class _CountRequests:
         try:
             await self.app(scope, receive, send_and_note)
         finally:
+            place = scope.get(PLACE_KEY)
+            if place is not None:  # it ended before it was submitted (a 4xx, its client left, a bug)
+                place.release()
             route = getattr(scope.get("route"), "path", "unmatched")
             self.metrics.requests.labels(route, str(status)).inc()
             now = time.perf_counter()
@@ -315,18 +321,41 @@ def load_shedding(service: Any) -> Callable[[dict], tuple[str, Rejected] | None]
     app's own middleware (for servers that run the app on another protocol)."""
 
     def refusal(scope: dict) -> tuple[str, Rejected] | None:
-        if scope["type"] != "http" or scope["method"] != "POST":
-            return None
-        path = scope["path"]
-        v1, v2 = _INFER_ROUTES
-        route = v1 if path == v1 else v2 if path.startswith("/v2/models/") and path.endswith("/infer") else None
+        route = _inference_route(scope)
         batcher = service.batcher  # it exists once the app's lifespan has started it
         if route is None or batcher is None:
             return None
-        refused = batcher.refusal()
-        return None if refused is None else (route, refused)
+        place = scope.get(PLACE_KEY)
+        refused = batcher.refusal(place=place)
+        if refused is None:
+            return None
+        if place is not None:
+            place.release()
+        return route, refused
 
     return refusal
+
+
+def admission(service: Any) -> Callable[[dict], None]:
+    """What the connection does once an inference request's body is in: the request takes a place in
+    the batcher's queue (``scope[PLACE_KEY]``), so that the requests after it are refused at the door
+    while the places are taken, not after their bodies were read (see ``Batcher.hold``)."""
+
+    def admit(scope: dict) -> None:
+        batcher = service.batcher
+        if batcher is not None and _inference_route(scope) is not None and PLACE_KEY not in scope:
+            scope[PLACE_KEY] = batcher.hold()
+
+    return admit
+
+
+def _inference_route(scope: dict) -> str | None:
+    """The inference route template a POST goes to, or None."""
+    if scope["type"] != "http" or scope["method"] != "POST":
+        return None
+    path = scope["path"]
+    v1, v2 = _INFER_ROUTES
+    return v1 if path == v1 else v2 if path.startswith("/v2/models/") and path.endswith("/infer") else None
 
 
 class _ShedLoad:

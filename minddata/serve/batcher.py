@@ -28,7 +28,7 @@ from minddata.serve.metrics import ServeMetrics
 from minddata.serve.model import NoModel, ServedModel
 from minddata.serve.pipeline import Postprocess
 
-__all__ = ["Batcher", "Rejected"]
+__all__ = ["Batcher", "Place", "Rejected"]
 
 log = logging.getLogger("minddata.serve")
 
@@ -91,6 +91,27 @@ def log_row_error(error: BaseException, reason: str) -> None:
     log.warning("422 %s; pipeline: %s", reason, " ".join(str(error).split()))
 
 
+class Place:
+    """A request's place in the queue (:meth:`Batcher.hold`); :meth:`release` gives it up, once."""
+
+    __slots__ = ("_batcher",)
+
+    def __init__(self, batcher: Batcher):
+        self._batcher: Batcher | None = batcher
+        batcher._held += 1
+        batcher.metrics.places_held.set(batcher._held)
+
+    @property
+    def held(self) -> bool:
+        return self._batcher is not None
+
+    def release(self) -> None:
+        if self._batcher is not None:
+            self._batcher._held -= 1
+            self._batcher.metrics.places_held.set(self._batcher._held)
+            self._batcher = None
+
+
 class Batcher:
     """See the module docstring. ``session`` is an :class:`~minddata.engine.online.OnlineSession`
     over the pipeline (``submit(row) -> Future``); close the batcher before the session."""
@@ -118,6 +139,7 @@ class Batcher:
         self.retry_after_s = retry_after_s
         self._queue: collections.deque[_Request] = collections.deque()
         self._queued_images = 0
+        self._held = 0  # places of requests whose body is in, on their way to submit (see hold())
         self._executor = ThreadPoolExecutor(max_inflight, thread_name_prefix="minddata-serve-batch")
         self._slots = asyncio.Semaphore(max_inflight)
         self._arrived = asyncio.Event()
@@ -131,26 +153,40 @@ class Batcher:
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._collect(), name="minddata-serve-batcher")
 
-    def refusal(self, images: int = 1) -> Rejected | None:
+    def hold(self) -> Place:
+        """A place in the queue for a request whose body has arrived, until it is submitted (or
+        released: it failed before, its client left). Under overload many requests are let in before
+        any of them reaches :meth:`submit`; counting their places refuses the next ones at the door,
+        in microseconds, instead of after their bodies were read and their tasks ran (tens of ms)."""
+        return Place(self)
+
+    def refusal(self, images: int = 1, place: Place | None = None) -> Rejected | None:
         """The 503 a request of ``images`` images gets now (the service stopping, the queue full), or
-        None. Checked by the batcher itself and, before the body is read, by the app's load shedding."""
+        None; ``place``: the request's own (not counted against it). Checked by the batcher itself
+        and, before the body is read, by the app's load shedding."""
         retry = {"Retry-After": str(self.retry_after_s)}
         if self._closing:
             return Rejected(503, "the service is shutting down", retry)
-        if self._queued_images + images > self.max_queue:
+        taken = self._queued_images + self._held - (1 if place is not None and place.held else 0)
+        if taken + images > self.max_queue:
             self.metrics.cancelled.labels("queue full").inc()
-            return Rejected(503, f"the queue is full ({self._queued_images} of {self.max_queue} images waiting); "
-                            "retry later", retry)
+            return Rejected(503, f"the queue is full ({taken} of {self.max_queue} places taken by images waiting "
+                            "or on their way); retry later", retry)
         return None
 
-    async def submit(self, images: list[bytes], timeout_s: float) -> dict[str, np.ndarray]:
-        """This request's outputs (batch first, one row per image). Raises :class:`Rejected` (503 when
-        the queue is full or the service is stopping, 504 past the deadline, 422 for a bad image)."""
-        if not images:
-            raise Rejected(400, "a request must hold at least one image. Found: none")
-        if len(images) > self.max_queue and not self._closing:
-            raise Rejected(413, f"a request may hold at most {self.max_queue} images (--max-queue). Found: {len(images)}")
-        refused = self.refusal(len(images))
+    async def submit(self, images: list[bytes], timeout_s: float, place: Place | None = None) -> dict[str, np.ndarray]:
+        """This request's outputs (batch first, one row per image); ``place``: the one it holds (from
+        :meth:`hold`), given up here for its images' own. Raises :class:`Rejected` (503 when the queue
+        is full or the service is stopping, 504 past the deadline, 422 for a bad image)."""
+        try:
+            if not images:
+                raise Rejected(400, "a request must hold at least one image. Found: none")
+            if len(images) > self.max_queue and not self._closing:
+                raise Rejected(413, f"a request may hold at most {self.max_queue} images (--max-queue). Found: {len(images)}")
+            refused = self.refusal(len(images), place)
+        finally:
+            if place is not None:
+                place.release()
         if refused is not None:
             raise refused
         now = time.perf_counter()

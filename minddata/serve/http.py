@@ -11,7 +11,9 @@ and uvicorn lacks.
 * uvicorn's own plain-text 400 for a request it can't parse is answered as JSON ``{"error": ...}``;
 * a request the service sheds (an inference request while its queue is full) is answered 503 as soon
   as its headers are parsed, by the connection itself: no app task, no routing, and its body, if
-  any, is read and dropped so the connection stays open for the client's retry.
+  any, is read and dropped so the connection stays open for the client's retry; a request let in
+  takes its place in the queue (``admit``) as soon as its body is in, so the queue's places count
+  the requests on their way to it.
 
 An idle kept-alive connection is closed after uvicorn's ``timeout_keep_alive``. These answers are
 written by the connection itself (the app never sees the request) and counted in
@@ -68,11 +70,15 @@ def raw_response(status: int, message: str, retry_after: int | None = None, *, h
 # A request's refusal decided from its scope alone (method and path): ``(route, refusal)``, where the
 # refusal has ``status``, ``message`` and ``headers``; None lets the app run.
 Shedding = Callable[[dict], "tuple[str, Any] | None"]
+# Called with a request's scope once its whole body has been read off the connection.
+Admission = Callable[[dict], None]
 
 
-def guarded_protocol(limits: ConnectionLimits, metrics: Any, shedding: Shedding | None = None) -> type:
+def guarded_protocol(limits: ConnectionLimits, metrics: Any, shedding: Shedding | None = None,
+                     admit: Admission | None = None) -> type:
     """The protocol class to give ``uvicorn.Config(http=...)``; ``shedding`` (e.g.
-    :func:`minddata.serve.app.load_shedding`) names the requests it answers itself, before the app."""
+    :func:`minddata.serve.app.load_shedding`) names the requests it answers itself, before the app;
+    ``admit`` (:func:`minddata.serve.app.admission`) sees each request let in once its body is in."""
 
     class GuardedHttpToolsProtocol(_Guarded):
         pass
@@ -80,6 +86,7 @@ def guarded_protocol(limits: ConnectionLimits, metrics: Any, shedding: Shedding 
     GuardedHttpToolsProtocol.limits = limits
     GuardedHttpToolsProtocol.metrics = metrics
     GuardedHttpToolsProtocol.shedding = staticmethod(shedding) if shedding is not None else None
+    GuardedHttpToolsProtocol.admit = staticmethod(admit) if admit is not None else None
     return GuardedHttpToolsProtocol
 
 
@@ -87,6 +94,7 @@ class _Guarded(HttpToolsProtocol):
     limits: ConnectionLimits = ConnectionLimits()
     metrics: Any = None
     shedding: Shedding | None = None
+    admit: Admission | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]  # a server transport is a Transport, as uvicorn declares
         super().connection_made(transport)
@@ -243,6 +251,8 @@ class _Guarded(HttpToolsProtocol):
         if self._body_timer is not None:
             self._body_timer.cancel()
             self._body_timer = None
+        if self.admit is not None and not self._refused and not self.cycle.response_complete:
+            self.admit(self.cycle.scope)  # type: ignore[arg-type]  # an ASGI scope is a dict; before the app can see the body's end
         super().on_message_complete()
 
 

@@ -43,6 +43,8 @@ class ServeMetrics:
         self.batch_size = Histogram("minddata_serve_batch_size", "Images per batch sent through the pipeline",
                                     buckets=[b for b in buckets if b <= max_batch], registry=r)
         self.queue_depth = Gauge("minddata_serve_queue_depth", "Images waiting for a batch", registry=r)
+        self.places_held = Gauge("minddata_serve_queue_places_held", "Queue places held by requests whose "
+                                 "body is in, on their way to the queue", registry=r)
         self.in_progress = Gauge("minddata_serve_requests_in_progress", "Requests accepted and not yet answered",
                                  registry=r)
         self.inflight = Gauge("minddata_serve_batches_in_flight", "Batches being preprocessed or run", registry=r)

@@ -250,7 +250,7 @@ def serve(pipeline: ServePipeline, model_path: str | None, settings: ServeSettin
         return 2
     import uvicorn
 
-    from minddata.serve.app import create_app, load_shedding
+    from minddata.serve.app import admission, create_app, load_shedding
 
     _log_to(err)  # before the start-up checks, whose warnings go to the log
     try:
@@ -279,7 +279,7 @@ def serve(pipeline: ServePipeline, model_path: str | None, settings: ServeSettin
                               body_timeout_s=settings.body_timeout_s, max_connections=settings.max_connections)
     config = uvicorn.Config(create_app(service), log_level="warning", access_log=False, lifespan="on",
                             timeout_graceful_shutdown=max(1, int(settings.timeout_s)), server_header=False,
-                            http=guarded_protocol(limits, service.metrics, load_shedding(service)), ws="none",
+                            http=guarded_protocol(limits, service.metrics, load_shedding(service), admission(service)), ws="none",
                             timeout_keep_alive=settings.keep_alive_s)  # type: ignore[arg-type]  # uvicorn takes float seconds
     server = _drain_server_class(uvicorn)(config)
     _tune_gc()

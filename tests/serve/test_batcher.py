@@ -168,3 +168,52 @@ def test_the_services_pixel_limit_is_its_own_and_leaves_the_process_setting_alon
         assert config.get_max_image_pixels() == 50_000_000
     finally:
         config.load_defaults()
+
+
+def _with_service(fn, **settings):
+    """``fn(service)`` (a coroutine function) on a started service, drained after."""
+    from minddata.serve.model import NoModel
+
+    async def main():
+        service = Service(ServePipeline("infer224", make_ops("infer224")), NoModel(),
+                          ServeSettings(name="t", workers=2, **settings))
+        service.start()
+        try:
+            return await fn(service)
+        finally:
+            await service.drain()
+
+    return asyncio.run(main())
+
+
+def test_held_places_fill_the_queue_for_everyone_but_their_holders():
+    async def check(service):
+        batcher = service.batcher
+        places = [batcher.hold() for _ in range(3)]  # three requests whose bodies are in
+        assert batcher.refusal() is not None  # a fourth is refused: 3 held + 1 > max_queue 3
+        assert "3 of 3 places" in batcher.refusal().message
+        assert batcher.refusal(place=places[0]) is None  # a holder is not refused for its own place
+        places[0].release()
+        places[0].release()  # once only: a second release gives back nothing more
+        assert batcher.refusal() is None and batcher.refusal(images=2) is not None
+        for place in places[1:]:
+            place.release()
+        assert batcher.refusal(images=3) is None
+
+    _with_service(check, max_queue=3)
+
+
+def test_submit_gives_up_its_place_whether_it_is_queued_or_refused():
+    async def check(service):
+        batcher = service.batcher
+        accepted, refused = batcher.hold(), batcher.hold()
+        blocker = batcher.hold()
+        answer = await batcher.submit([IMAGES[0]], timeout_s=60, place=accepted)
+        assert answer["image"].shape[0] == 1 and not accepted.held
+        with pytest.raises(Exception, match="at most 3 images"):  # 413 for a request over the queue
+            await batcher.submit(IMAGES[:4], timeout_s=60, place=refused)
+        assert not refused.held and blocker.held
+        blocker.release()
+        assert service.metrics.places_held._value.get() == 0
+
+    _with_service(check, max_queue=3)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import socket
 import textwrap
@@ -189,6 +190,29 @@ def test_client_that_leaves_is_cancelled(server):
         assert time.monotonic() < deadline, "the server never noticed that the client left"
         time.sleep(0.05)
     wait_until_idle(server.url)  # the row already in the pipeline finishes; its result is dropped
+    assert httpx.post(f"{server.url}/v1/preprocess", content=QUICK, headers=JPEG, timeout=30).status_code == 200
+
+
+def test_every_place_in_the_queue_is_given_back(server):
+    # A request takes a place once its body is in; it must give it back on every way out: served,
+    # refused at the door or by the batcher, 415 and 422 before it is queued, its client gone.
+    async def mixed():
+        async with httpx.AsyncClient(timeout=30) as client:
+            post = functools.partial(client.post, f"{server.url}/v1/preprocess")
+            return await asyncio.gather(*(post(content=SLOW, headers=JPEG) for _ in range(12)),
+                                        post(content=b"GIF89a", headers={"Content-Type": "image/gif"}),
+                                        post(content=b"not an image", headers=JPEG))
+
+    answers = asyncio.run(mixed())
+    assert {a.status_code for a in answers[:12]} <= {200, 503, 504} and 503 in {a.status_code for a in answers}
+    assert [a.status_code for a in answers[12:]] == [415, 422]
+    with pytest.raises(httpx.ReadTimeout):
+        httpx.post(f"{server.url}/v1/preprocess", content=STUCK, headers=JPEG, timeout=0.3)
+    deadline = time.monotonic() + 10
+    while metric(server.url, "minddata_serve_queue_places_held"):
+        assert time.monotonic() < deadline, "places in the queue were never given back"
+        time.sleep(0.05)
+    wait_until_idle(server.url)
     assert httpx.post(f"{server.url}/v1/preprocess", content=QUICK, headers=JPEG, timeout=30).status_code == 200
 
 
