@@ -34,7 +34,7 @@ from starlette.types import Receive, Scope, Send
 
 from minddata._version import __version__
 from minddata.serve.batcher import Rejected
-from minddata.serve.http import ARRIVED_KEY, REFUSED_KEY
+from minddata.serve.http import ARRIVED_KEY, PLACE_KEY, REFUSED_KEY
 from minddata.serve.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from minddata.serve.protocol import (
     HEADER_LENGTH,
@@ -278,9 +278,6 @@ _IMAGE_BODY = {"required": True, "content": {t: {"schema": {"type": "string", "f
 
 
 _INFER_ROUTES = ("/v1/preprocess", "/v2/models/{model_name}/infer")
-# A request's place in the batcher's queue (batcher.Place), in the ASGI scope: taken by the connection
-# when the body is in (``admission``), given up at submit, on a refusal, or when the request ends.
-PLACE_KEY = "minddata.place"
 _V2_INFER_PATHS = ("/v2/models/{model_name}/infer", "/v2/models/{model_name}/versions/{model_version}/infer")
 
 

@@ -33,7 +33,7 @@ from typing import Any
 import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-__all__ = ["ARRIVED_KEY", "ConnectionLimits", "REFUSED_KEY", "guarded_protocol", "raw_response"]
+__all__ = ["ARRIVED_KEY", "ConnectionLimits", "PLACE_KEY", "REFUSED_KEY", "guarded_protocol", "raw_response"]
 
 # Where a connection that answers a request itself (a body deadline) tells the app, in the ASGI scope:
 # the app then counts the request with that status instead of "the client left" (499).
@@ -42,6 +42,10 @@ REFUSED_KEY = "minddata.refused"
 # scope: the server's own measure of a request's time, from its arrival rather than from the moment
 # the app's task got to run (under overload the event loop's lag lies between the two).
 ARRIVED_KEY = "minddata.arrived"
+# A request's place in the batcher's queue (``minddata.serve.batcher.Place``), in the ASGI scope: taken
+# by ``admit`` once the body is in, given up at submit, at a refusal, or when the request ends; a
+# request that never gets to run (pipelined behind one whose client left) gives it up here.
+PLACE_KEY = "minddata.place"
 
 
 @dataclass(frozen=True)
@@ -113,6 +117,11 @@ class _Guarded(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_timers()
+        # Requests pipelined behind the current one never start now: their places go back.
+        for cycle, _ in self.pipeline:
+            place = cycle.scope.pop(PLACE_KEY, None)  # type: ignore[misc]  # an extension key in the ASGI scope
+            if place is not None:
+                place.release()
         super().connection_lost(exc)
 
     # --- timers -----------------------------------------------------------------------------------

@@ -212,6 +212,26 @@ def test_every_place_in_the_queue_is_given_back(server):
     assert httpx.post(f"{server.url}/v1/preprocess", content=QUICK, headers=JPEG, timeout=30).status_code == 200
 
 
+def test_a_pipelined_request_left_behind_gives_its_place_back(server):
+    # The second request, pipelined behind a slow first one, has its body in (a place taken) but never
+    # starts once the client closes the connection: its place must come back, or every such client
+    # would shrink the queue for good.
+    where = urlsplit(server.url)
+    request = (b"POST /v1/preprocess HTTP/1.1\r\nHost: x\r\nContent-Type: image/jpeg\r\n"
+               b"Content-Length: %d\r\n\r\n" % len(STUCK)) + STUCK
+    with socket.create_connection((where.hostname, where.port), timeout=10) as sock:
+        sock.sendall(request + request)
+        deadline = time.monotonic() + 10
+        while metric(server.url, "minddata_serve_queue_places_held") < 1:
+            assert time.monotonic() < deadline, "the pipelined request never took its place"
+            time.sleep(0.05)
+    deadline = time.monotonic() + 10
+    while metric(server.url, "minddata_serve_queue_places_held"):
+        assert time.monotonic() < deadline, "the place of a request that never started was not given back"
+        time.sleep(0.05)
+    wait_until_idle(server.url)
+
+
 def test_sigterm_drains_in_flight_requests_and_leaves_nothing(pipeline_file):
     proc = slow_server(pipeline_file, "--timeout-s", "20").start()
     try:
