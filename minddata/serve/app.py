@@ -278,7 +278,8 @@ _IMAGE_BODY = {"required": True, "content": {t: {"schema": {"type": "string", "f
 
 
 _INFER_ROUTES = ("/v1/preprocess", "/v2/models/{model_name}/infer")
-_V2_INFER_PATHS = ("/v2/models/{model_name}/infer", "/v2/models/{model_name}/versions/{model_version}/infer")
+# Every inference route template (the versioned v2 form is counted under its unversioned one above).
+_INFER_PATHS = (*_INFER_ROUTES, "/v2/models/{model_name}/versions/{model_version}/infer")
 
 
 class _CountRequests:
@@ -489,7 +490,7 @@ def create_app(service: Any) -> FastAPI:
         return _error(500, "internal server error")
 
     # Middleware added first runs last: the direct route runs after the shedding and the metrics.
-    app.add_middleware(_DirectRoute, paths=(_INFER_ROUTES[0], *_V2_INFER_PATHS), routes=app.routes)
+    app.add_middleware(_DirectRoute, paths=_INFER_PATHS, routes=app.routes)
     app.add_middleware(_CountRequests, metrics=metrics)
     # Added last, so it runs first: a refusal under overload skips routing and the body entirely.
     app.add_middleware(_ShedLoad, service=service, metrics=metrics)
