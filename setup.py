@@ -133,12 +133,27 @@ def _pixel_extensions() -> list:
     return cythonize([ext], compiler_directives={"language_level": "3"}, quiet=True)
 
 
+def _file_extensions() -> list:
+    """``minddata.ops._file_bytes`` (a whole file read with two GIL hand-overs, POSIX only); without it
+    ``minddata.ops.file_bytes`` reads through Python's ``open``."""
+    if sys.platform == "win32":
+        return []
+    try:
+        from Cython.Build import cythonize
+    except ImportError:
+        _say("not building the _file_bytes extension: Cython is not importable (pip install 'Cython>=3.0')")
+        return []
+    ext = Extension("minddata.ops._file_bytes", sources=["ops/_file_bytes.pyx"], extra_compile_args=["-O2"],
+                    optional=True)
+    return cythonize([ext], compiler_directives={"language_level": "3"}, quiet=True)
+
+
 packages, package_dir = _packages_and_dirs()
 
 setup(
     packages=packages,
     package_dir=package_dir,
-    ext_modules=_jpeg_extensions() + _pixel_extensions(),
+    ext_modules=_jpeg_extensions() + _pixel_extensions() + _file_extensions(),
     # The list of MindSpore's public names that the coverage table (bench/coverage.py) compares against.
     package_data={"minddata.bench": ["mindspore_names.txt"]},
     # Cython's generated C sits next to the .pyx; it is a build input, not package data.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeAlias
 
@@ -84,10 +85,19 @@ def restart_row_rng(rng: np.random.Generator, seed: int, pass_index: int, row_in
     """Put a generator made by :func:`row_rng` at the start of another row's stream: afterwards it
     draws exactly what ``row_rng(seed, pass_index, row_index, op_position)`` draws. A fresh Philox
     costs ~9 us, most of it asking the OS for entropy that the key then replaces (numpy seeds every
-    bit generator); setting the state costs ~2 us, and random ops run once per row holding the GIL."""
+    bit generator); setting the state costs ~1 us, and random ops run once per row holding the GIL."""
+    counter, key = _philox_words(seed, pass_index, row_index, op_position)
+    if counter[1] < _WORD_63 and counter[2] < _WORD_63 and key[0] < _WORD_63 and key[1] < _WORD_63:
+        # Every word fits an int64, where np.asarray's conversion below is exact too: the words go
+        # straight into reused arrays (the setter copies them), and no array is built per row.
+        state = _philox_state()
+        words, key_words = state["state"]["counter"], state["state"]["key"]
+        words[1], words[2] = counter[1], counter[2]
+        key_words[0], key_words[1] = key[0], key[1]
+        rng.bit_generator.state = state
+        return
     # The words converted as Philox converts row_rng's lists (np.asarray, then an unsafe cast), so
     # that the two agree for every value, words of 2**63 and more included.
-    counter, key = _philox_words(seed, pass_index, row_index, op_position)
     rng.bit_generator.state = {
         "bit_generator": "Philox",
         "state": {
@@ -99,6 +109,27 @@ def restart_row_rng(rng: np.random.Generator, seed: int, pass_index: int, row_in
         "has_uint32": 0,
         "uinteger": 0,
     }
+
+
+_WORD_63 = 1 << 63
+_thread_state = threading.local()
+
+
+def _philox_state() -> dict:
+    """This thread's reusable Philox state for :func:`restart_row_rng` (counter words 0 and 3 and the
+    buffer stay zero; the setter reads, never keeps, the arrays)."""
+    state = getattr(_thread_state, "philox", None)
+    if state is None:
+        state = {
+            "bit_generator": "Philox",
+            "state": {"counter": np.zeros(4, np.uint64), "key": np.zeros(2, np.uint64)},
+            "buffer": np.zeros(4, np.uint64),
+            "buffer_pos": 4,
+            "has_uint32": 0,
+            "uinteger": 0,
+        }
+        _thread_state.philox = state
+    return state
 
 
 class KernelContext:

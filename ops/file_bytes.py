@@ -18,10 +18,24 @@ import numpy as np
 
 __all__ = ["read_file"]
 
+try:
+    # Two GIL hand-overs a file instead of five (ops/_file_bytes.pyx); built where there is a compiler.
+    from minddata.ops._file_bytes import read_whole as _read_whole
+except ImportError:
+    _read_whole = None
+
 
 def read_file(path: str | os.PathLike) -> np.ndarray:
     """A file's bytes as a writable 1-D ``uint8`` array, read straight into it (one ``read`` into the
     array's memory; ``np.fromfile`` goes through a C ``FILE`` and its buffer). Raises ``OSError``."""
+    if _read_whole is not None:
+        data = _read_whole(path)
+        if data is not None:
+            return data
+    return _read_with_python(path)
+
+
+def _read_with_python(path: str | os.PathLike) -> np.ndarray:
     with open(path, "rb", buffering=0) as f:
         size = os.fstat(f.fileno()).st_size
         data = np.empty(size, np.uint8)

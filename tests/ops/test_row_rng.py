@@ -40,3 +40,12 @@ def test_a_context_gives_each_row_its_own_stream_and_keeps_it_within_the_row():
     # Row 1 asked twice in a row continues its stream; row 0 asked again later starts it over.
     assert seen == [(0, fresh[0].random()), (1, fresh[1].random()), (1, fresh[1].random()),
                     (7, fresh[7].random()), (0, row_rng(11, 2, 0, 3).random())]
+
+
+def test_restarting_one_generator_leaves_another_of_the_same_thread_alone():
+    # The restart reuses one state dict per thread: the setter must copy it, never keep it.
+    first, second = row_rng(1, 0, 0, 0), row_rng(1, 0, 0, 1)
+    restart_row_rng(first, 3, 1, 10, 2)
+    restart_row_rng(second, 4, 2, 20, 5)
+    assert _draws(first) == _draws(row_rng(3, 1, 10, 2))
+    assert _draws(second) == _draws(row_rng(4, 2, 20, 5))
