@@ -8,7 +8,8 @@ In one run, on one machine:
    made once and cached) is uploaded to a moto S3 server this script starts on 127.0.0.1 (a child
    process on a free port, ended at exit and after ``--max-minutes`` at most; served by waitress,
    whose connections stay open between requests as S3's do, where moto's own server opens one per
-   request): the images under
+   request; or, with ``--server files``, :mod:`minddata.bench.s3files`, which answers reads with
+   ``sendfile`` from a folder, so that little of the two cores goes to the server): the images under
    ``s3://bench/images/<class>/``, and the same images as WebDataset tar shards of
    ``--shard-images`` samples (``<key>.jpg``, ``<key>.cls``) under ``s3://bench/shards/`` (and in a
    local folder);
@@ -30,7 +31,7 @@ source runs with its default settings (requests in flight, block sizes, no ``cac
 are what a user gets without tuning.
 
 Usage (on an idle machine; figures from a busy one are noise):
-    python -m minddata.bench.object_store [--images 2000 | --quick] [--rounds 3] [--json PATH]
+    python -m minddata.bench.object_store [--images 2000 | --quick] [--rounds 3] [--server moto|files] [--json PATH]
 
 The credentials are dummies and every request goes to 127.0.0.1 (``AWS_EC2_METADATA_DISABLED=true``).
 """
@@ -58,6 +59,7 @@ __all__ = ["CaseResult", "main", "measure", "shard_archives", "table"]
 
 BUCKET = "bench"
 PIPELINE = "train"
+SERVERS = ("moto", "files")
 WORKERS = 2  # as `minddata bench` (its --workers default)
 BATCH_SIZE = 64  # as `minddata bench` (its --batch-size default)
 LATENCIES_MS = (0, 20)
@@ -188,22 +190,47 @@ def _keep_indexes(endpoint: str, folder: str) -> None:
         md.WebDataset(f"s3://{BUCKET}/shards/shard-*.tar", columns_list=["jpg", "cls"]).get_dataset_size()
 
 
+def _copy_to_folder(root: Path, folder: Path, per_shard: int) -> None:
+    """What :func:`_upload` puts in the bucket, written straight into the folder a
+    :class:`~minddata.bench.s3files.FileS3Server` serves (it serves reads only)."""
+    import shutil
+
+    from minddata.bench.images import list_images
+
+    for path in list_images(folder):
+        target = root / BUCKET / "images" / path.parent.name / path.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+    shards = root / BUCKET / "shards"
+    shards.mkdir(parents=True)
+    for name, data in shard_archives(folder, per_shard):
+        (shards / name).write_bytes(data)
+
+
 def measure(folder: Path, rounds: int, latencies: Sequence[int], per_shard: int, max_minutes: float,
-            progress: Any = print) -> list[CaseResult]:
-    """Upload ``folder`` to a fresh local S3 server and run every case ``rounds`` times (see the
-    module's notes); the server and the latency proxy are gone when this returns."""
+            progress: Any = print, server_kind: str = "moto") -> list[CaseResult]:
+    """Upload ``folder`` to a fresh local S3 server (``server_kind``: ``"moto"``, or ``"files"`` for
+    :mod:`minddata.bench.s3files`) and run every case ``rounds`` times (see the module's notes); the
+    server and the latency proxy are gone when this returns."""
     from minddata.bench import runner
     from minddata.bench.images import list_images
+    from minddata.bench.s3files import FileS3Server
     from minddata.bench.s3server import FaultProxy, MotoServer
 
+    if server_kind not in SERVERS:
+        raise ValueError(f"server_kind must be one of {', '.join(SERVERS)}. Found: {server_kind!r}")
     count = len(list_images(folder))
     cases = _cases(latencies)
     results = {case: CaseResult(case[0], case[1], count) for case in cases}
     proxies: dict[int, Any] = {}
-    with _environment(_ISOLATED), MotoServer(max_lifetime_s=max_minutes * 60, keep_alive=True) as server, \
-            tempfile.TemporaryDirectory(prefix="minddata-bench-") as scratch:
+    with _environment(_ISOLATED), tempfile.TemporaryDirectory(prefix="minddata-bench-") as scratch, \
+            (MotoServer(max_lifetime_s=max_minutes * 60, keep_alive=True) if server_kind == "moto"
+             else FileS3Server(Path(scratch, "s3"), max_lifetime_s=max_minutes * 60)) as server:
         began = time.monotonic()
-        _upload(server.client(), folder, per_shard)
+        if isinstance(server, MotoServer):
+            _upload(server.client(), folder, per_shard)
+        else:
+            _copy_to_folder(server.root, folder, per_shard)
         local_shards = Path(scratch, "shards")
         local_shards.mkdir()
         for name, data in shard_archives(folder, per_shard):
@@ -309,14 +336,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--shard-images", type=positive_int, default=100, help="samples per WebDataset shard (default 100)")
     parser.add_argument("--max-minutes", type=float, default=60.0,
                         help="the local S3 server ends itself after this long at most (default 60)")
+    parser.add_argument("--server", choices=SERVERS, default="moto",
+                        help="the local S3 server: moto (default), or files: minddata.bench.s3files, which answers "
+                             "reads with sendfile from a folder, so that the server's own CPU (shared with the "
+                             "pipeline on this machine's cores) is a file server's, as a remote store's would not be")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")
     args = parser.parse_args(argv)
     if args.max_minutes <= 0:
         parser.error(f"--max-minutes must be > 0, found {args.max_minutes}")
     try:
-        import botocore  # noqa: F401
-        import moto  # noqa: F401
-        import waitress  # noqa: F401
+        if args.server == "moto":
+            import botocore  # noqa: F401
+            import moto  # noqa: F401
+            import waitress  # noqa: F401
     except ImportError as error:
         print(f"{parser.prog}: needs botocore, moto[server] and waitress ({error.name} is missing): "
               "pip install 'minddata[storage]' 'moto[server]' waitress", file=sys.stderr)
@@ -326,12 +358,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     num_images = args.images or (QUICK_IMAGES if args.quick else 2000)
     folder, made = ensure_images(num_images=num_images)
     print(f"images: {num_images} in {folder}{' (generated now)' if made else ' (cached)'}")
-    results = measure(folder, args.rounds, LATENCIES_MS, args.shard_images, args.max_minutes)
+    print(f"server: {args.server}")
+    results = measure(folder, args.rounds, LATENCIES_MS, args.shard_images, args.max_minutes, server_kind=args.server)
     print()
     print(table(results, args.rounds))
     if args.json:
         report = {"settings": {"images": num_images, "rounds": args.rounds, "pipeline": PIPELINE, "workers": WORKERS,
-                               "batch_size": BATCH_SIZE, "shard_images": args.shard_images,
+                               "batch_size": BATCH_SIZE, "shard_images": args.shard_images, "server": args.server,
                                "latencies_ms": list(LATENCIES_MS)},
                   "cases": [asdict(r) for r in results]}
         Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
