@@ -21,6 +21,7 @@ from minddata.engine.ir import column_layout
 from minddata.engine.mapfn import MapErrorPolicy, MapFunction
 from minddata.engine.optimizer import lower
 from minddata.engine.parallel import ParallelApplyStage, reading_first
+from minddata.engine.readahead import Prefetched, ReadAheadStage
 from minddata.engine.runtime import Runtime
 from minddata.engine.stages import (
     ConcatStage,
@@ -191,7 +192,7 @@ class Planner:
     # Sources ---------------------------------------------------------------------------------
 
     def _source_parts(
-        self, node: ir.RandomAccessSourceNode, position: int, *, absorbed: bool = False
+        self, node: ir.RandomAccessSourceNode, position: int, *, absorbed: bool = False, readers: int | None = None
     ) -> tuple[Stage, Callable, Callable]:
         """The sampler stage of a random-access source, its read function, and its row finisher.
 
@@ -200,7 +201,7 @@ class Planner:
         row whose op failed: skipped or replaced, and counted. A source read by its map's workers
         (``absorbed``) leaves a :class:`FailedRow` in the row's place for the map's policy."""
         rt = self.rt
-        indices = self.sampler_stage(node, position)
+        indices: Stage = self.sampler_stage(node, position)
         origins = node.origins
         read = ReadRows(node.fetch, per_row_errors=rt.error_mode != "raise")
         policy = MapErrorPolicy(rt, "deliver" if absorbed else rt.error_mode, node.name, [node.name])
@@ -211,8 +212,17 @@ class Planner:
             return policy.apply(out, rows, errors) if errors else out
 
         def work(chunk: Chunk, pass_index: int, row_start: int) -> Any:
+            if type(chunk) is Prefetched:
+                return chunk.pending.result()
             return read(chunk.rows)
 
+        if node.requests_in_flight is not None and not node.inline and not node.python_multiprocessing:
+            # Network reads start as the sampler gives their ids, two chunks ahead of each worker that
+            # computes on them (``readers``: the source's or its map's workers), with as many requests
+            # in flight in all as each of those workers would keep reading its own chunks.
+            workers = max(1, readers if readers is not None else node.num_workers)
+            indices = ReadAheadStage(rt, indices, lambda chunk: read(chunk.rows), 2 * workers,
+                                     workers * node.requests_in_flight(), f"{node.name}.read_ahead")
         return indices, work, finish
 
     def _map_reading_source(self, node: ir.MapNode, path: tuple[int, ...]) -> Stage:
@@ -220,7 +230,8 @@ class Planner:
         # in parallel across the map's workers, without a stage and a hand-off of their own.
         source = node.child
         assert isinstance(source, ir.RandomAccessSourceNode)
-        indices, read, finish_read = self._source_parts(source, self.positions[(*path, 0)], absorbed=True)
+        indices, read, finish_read = self._source_parts(source, self.positions[(*path, 0)], absorbed=True,
+                                                        readers=node.num_workers)
         return self._map(node, [indices], self.positions[path], read=(read, finish_read))
 
     def _random_access_source(self, node: ir.RandomAccessSourceNode, children, position) -> Stage:

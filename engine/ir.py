@@ -194,7 +194,7 @@ class RandomAccessSourceNode(Node):
     ``fetch(ids) -> rows`` reads rows; ``origins(ids)`` gives their files (or ``None``). ``inline``
     sources are cheap enough to read in the pulling thread; others get ``num_workers`` workers
     (processes when ``python_multiprocessing``). ``chunk_rows``: rows per chunk at most (heavy rows
-    such as encoded images move in smaller chunks).
+    such as encoded images move in smaller chunks). ``requests_in_flight``: rows are read over the network, so many requests at a time per worker.
     """
 
     name: str = field()  # type: ignore[misc]  # a source is named per instance (its dataset class)
@@ -207,6 +207,10 @@ class RandomAccessSourceNode(Node):
     inline: bool = field(default=False, kw_only=True)
     python_multiprocessing: bool = field(default=False, kw_only=True)
     chunk_rows: int | None = field(default=None, kw_only=True)
+    # For reads that wait on the network (object storage): the requests each reading worker keeps in
+    # flight, read when the plan is built; the engine starts that many chunks' reads ahead of each
+    # worker (engine/readahead.py). None: local reads.
+    requests_in_flight: Callable[[], int] | None = field(default=None, kw_only=True)
 
     def _compute_columns(self) -> list[str]:
         return list(self.column_names)

@@ -35,6 +35,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
+from minddata.engine.readahead import request_pool
 from minddata.errors import ArgumentError, MinddataError
 
 __all__ = [
@@ -548,7 +549,8 @@ class ObjectStore:
                   most: int = 8 << 20) -> list[bytes]:
         """Several reads, results in order: ranges of one object less than ``gap`` bytes apart are
         read as one ranged GET (up to ``most`` bytes), and at most ``requests_in_flight`` GETs are in
-        flight at a time."""
+        flight at a time (read ahead of a pipeline's workers, engine/readahead.py: the pass's pool of
+        requests, shared by the chunks read ahead, bounds them instead)."""
         groups: list[list[Any]] = []  # [url, start, end, [request numbers]]
         for i in sorted(range(len(requests)), key=lambda i: (requests[i][0].url, requests[i][1])):
             url, start, end = requests[i]
@@ -560,7 +562,11 @@ class ObjectStore:
             else:
                 groups.append([url, start, end, [i]])
         limit = min(self.options.get("requests_in_flight"), len(groups))
-        if limit <= 1:
+        shared = request_pool()  # read ahead of a pipeline's workers: the pass's requests share a pool
+        if shared is not None and len(groups) > 1:
+            self.client()
+            blobs = list(shared.map(lambda g: self.read(g[0], g[1], g[2]), groups))
+        elif limit <= 1 or shared is not None:
             blobs = [self.read(url, start, end) for url, start, end, _ in groups]
         else:
             self.client()

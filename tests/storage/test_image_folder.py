@@ -120,3 +120,19 @@ def test_access_denied_at_the_row_names_the_url(s3_images, faults):
         rows(ds)
     text = str(info.value)
     assert "s3://data/images/dog/00.jpg" in text and "access denied" in text and SECRET not in text
+
+
+def test_reads_ahead_of_its_map_and_stops_with_the_iterator(s3_server, s3_images):
+    import threading
+
+    from minddata import vision
+
+    ds = md.ImageFolderDataset("s3://data/images/", shuffle=False, num_parallel_workers=2,
+                               storage_options=options(s3_server)).map([vision.Decode()], ["image"])
+    it = ds.create_dict_iterator(num_epochs=1, output_numpy=True)
+    assert next(it)["image"].ndim == 3
+    it.close()  # mid-pass: the reads ahead are cancelled or finished, their threads gone
+    assert not [t.name for t in threading.enumerate() if t.name.startswith("minddata-readahead") and t.is_alive()]
+    assert [bytes(r["image"]) for r in ds.create_dict_iterator(num_epochs=1, output_numpy=True)] == [
+        bytes(r["image"]) for r in md.ImageFolderDataset(str(s3_images), shuffle=False).map(
+            [vision.Decode()], ["image"]).create_dict_iterator(num_epochs=1, output_numpy=True)]
