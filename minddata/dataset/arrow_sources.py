@@ -7,9 +7,10 @@ a chunk's rows are read with one lookup per record batch or row group, not per r
 from __future__ import annotations
 
 import collections
+import functools
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -169,7 +170,7 @@ class MindDataset(Dataset):
         node = ir.RandomAccessSourceNode(
             where, names, lambda: total, chosen, _RecordFetch(records, padded),
             origins=records.paths_of, num_workers=v.workers(where, num_parallel_workers),
-            chunk_rows=_BLOB_CHUNK_ROWS if has_blobs else None,
+            chunk_rows=_BLOB_CHUNK_ROWS if has_blobs else None, requests_in_flight=_network_requests(records),
         )
         super().__init__(with_cache(where, node, cache))
 
@@ -179,6 +180,18 @@ class MindDataset(Dataset):
         if records is None:
             raise ArgumentError("MindDataset.schema: these are Parquet files; they have an Arrow schema, not a record schema.")
         return {c: records.fields[c].to_json() for c in records.columns}
+
+
+def _network_requests(records: Any) -> Callable[[], int] | None:
+    """For a record set with files in object storage: the requests in flight of its reads, for the
+    engine's read-ahead (engine/readahead.py); None for local files."""
+    remote = next((shard.path for shard in getattr(records, "shards", ()) if _storage.is_remote(shard.path)), None)
+    return None if remote is None else functools.partial(_requests_in_flight, remote)
+
+
+def _requests_in_flight(path: str) -> int:
+    store, _ = _storage.store_of(path)
+    return int(store.options.get("requests_in_flight"))
 
 
 class OBSMindDataset(MindDataset):
