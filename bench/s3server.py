@@ -78,6 +78,9 @@ class FaultProxy:
 
         class Handler(socketserver.StreamRequestHandler):
             timeout = 10
+            # An answer goes out in several writes (headers, then pieces of the body): without this,
+            # Nagle's algorithm holds a short last segment for the client's delayed ACK (up to 40 ms).
+            disable_nagle_algorithm = True
 
             def handle(self) -> None:
                 proxy._handle(self)
