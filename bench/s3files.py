@@ -256,15 +256,10 @@ class FileS3Server:
         return self._proc.pid if self._proc is not None else None
 
     def stop(self) -> None:
+        from minddata.bench.s3server import end_child
+
         proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
+        end_child(proc)
         log, self._log = self._log, None
         if log is not None:
             log.close()

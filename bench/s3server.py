@@ -45,7 +45,7 @@ import urllib.request
 from collections import Counter
 from typing import Any
 
-__all__ = ["FaultProxy", "MotoServer", "free_port"]
+__all__ = ["FaultProxy", "MotoServer", "end_child", "free_port"]
 
 SLOWDOWN_BODY = (
     b'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SlowDown</Code>'
@@ -227,6 +227,18 @@ class FaultProxy:
         return keep
 
 
+def end_child(proc: subprocess.Popen | None) -> None:
+    """End a server's child process: asked first, killed if it has not ended within 10 s."""
+    if proc is None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on now (for a server about to start)."""
     with socket.socket() as s:
@@ -328,14 +340,7 @@ class MotoServer:
 
     def stop(self) -> None:
         proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
+        end_child(proc)
 
     def __enter__(self) -> MotoServer:
         return self.start() if self._proc is None else self

@@ -9,19 +9,10 @@ import pytest
 
 from minddata.engine.chunk import Chunk
 from minddata.engine.parallel import ParallelApplyStage, reading_first
-from minddata.engine.runtime import Runtime
 from minddata.engine.stages import IterableSourceStage
 
 # How long a test waits for another thread before failing instead of hanging; never a measured time.
 PATIENCE_S = 30
-
-
-@pytest.fixture
-def rt():
-    runtime = Runtime(seed=0, error_mode="raise")
-    yield runtime
-    runtime.close()
-    assert not runtime.alive_threads()
 
 
 def _source(rt, count, chunk_rows=1, on_pull=None):

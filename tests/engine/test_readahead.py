@@ -10,18 +10,10 @@ from contextlib import closing
 import pytest
 
 from minddata.engine.readahead import Prefetched, ReadAheadStage, request_pool
-from minddata.engine.runtime import Runtime
 from minddata.engine.stages import IterableSourceStage
 
 # How long a test waits for another thread before failing instead of hanging; never a measured time.
 PATIENCE_S = 30
-
-
-@pytest.fixture
-def rt():
-    runtime = Runtime(seed=0, error_mode="raise")
-    yield runtime
-    runtime.close()
 
 
 def _source(rt, count, chunk_rows=2):
