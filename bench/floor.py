@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["FLOOR_PIPELINES", "Floor", "Step", "measure_floor", "measure_floors", "usable_cores"]
+__all__ = ["FLOOR_PIPELINES", "Floor", "Step", "fastest_of", "measure_floor", "measure_floors", "usable_cores"]
 
 FLOOR_PIPELINES = ("train", "infer224", "yolo416")
 
@@ -236,6 +236,34 @@ def _decodable(files: Sequence[Path]) -> list[Path]:
 
 def _chain(inputs: Sequence[Any], fn: Callable[[int, Any], Any]) -> list[Any]:
     return [fn(i, x) for i, x in enumerate(inputs)]
+
+
+def fastest_of(first: Floor, second: Floor) -> Floor:
+    """Two measurements of one pipeline's floor as one: each candidate kernel at its faster time, each
+    step at its fastest candidate, the all-cores run at its faster rate. On a shared machine noise
+    only ever slows a kernel down, so the faster time is the better estimate of its cost.
+
+    >>> a = Floor("p", (Step("decode", "x", 1000.0, {"x": 1000.0, "y": 1100.0}),), cores=2, images=10)
+    >>> b = Floor("p", (Step("decode", "y", 1050.0, {"x": 1200.0, "y": 1050.0}),), cores=2, images=10,
+    ...           all_cores_images_per_s=1500.0)
+    >>> f = fastest_of(a, b)
+    >>> f.steps[0].kernel, f.steps[0].us_per_image, f.all_cores_images_per_s
+    ('x', 1000.0, 1500.0)
+    """
+    if first.pipeline != second.pipeline or [s.name for s in first.steps] != [s.name for s in second.steps]:
+        raise ValueError(f"fastest_of: the floors of {first.pipeline!r} and {second.pipeline!r} do not have the same steps")
+    steps = []
+    for a, b in zip(first.steps, second.steps):
+        candidates = {k: min(v, b.candidates.get(k, v)) for k, v in a.candidates.items()}
+        candidates.update({k: v for k, v in b.candidates.items() if k not in candidates})
+        if candidates:
+            kernel = min(candidates, key=candidates.__getitem__)
+            steps.append(Step(a.name, kernel, candidates[kernel], candidates))
+        else:
+            steps.append(a if a.us_per_image <= b.us_per_image else b)
+    rates = [r for r in (first.all_cores_images_per_s, second.all_cores_images_per_s) if r is not None]
+    return Floor(first.pipeline, tuple(steps), first.cores, max(first.images, second.images),
+                 max(rates) if rates else None)
 
 
 def _op(ops: Sequence[Any], kind: str) -> Any:

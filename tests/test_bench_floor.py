@@ -133,3 +133,18 @@ def test_bench_prints_the_floor_and_the_share_of_it(capsys, tmp_path):
     assert "  infer224: " in out and "us per image = read" in out
     assert re.search(r"chained on all \d+ cores at once \(no pipeline\): [\d,]+ images/s", out)
     assert "; steady" not in out  # two batches are too few for a steady state
+
+
+def test_two_measurements_of_a_floor_keep_each_kernels_faster_time():
+    from minddata.bench.floor import Floor, Step, fastest_of
+
+    before = Floor("p", (Step("read", "a", 30.0, {"a": 30.0}), Step("decode", "x", 1000.0, {"x": 1000.0, "y": 1100.0})),
+                   cores=2, images=10, all_cores_images_per_s=1400.0)
+    after = Floor("p", (Step("read", "a", 12.0, {"a": 12.0}), Step("decode", "y", 1050.0, {"x": 1300.0, "y": 1050.0})),
+                  cores=2, images=10, all_cores_images_per_s=1300.0)
+    both = fastest_of(before, after)
+    assert [(s.kernel, s.us_per_image) for s in both.steps] == [("a", 12.0), ("x", 1000.0)]
+    assert both.steps[1].candidates == {"x": 1000.0, "y": 1050.0} and both.all_cores_images_per_s == 1400.0
+    assert both.us_per_image == 1012.0 and fastest_of(after, before).us_per_image == 1012.0
+    with pytest.raises(ValueError, match="do not have the same steps"):
+        fastest_of(before, Floor("p", (Step("read", "a", 1.0),), cores=2, images=10))
