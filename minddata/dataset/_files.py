@@ -257,8 +257,26 @@ def stream_rows(
             return ((f, row) for row in _buffer_shuffle(((f, r) for r in rows), rng, buffer_size, per_file=False))
         return ((f, row) for row in rows)
 
+    def reader_rows(mine: list[int]) -> Iterator[tuple[int, Any]]:
+        # A reader's blocks in turn; the next one's file, if it is an object, has its first bytes read
+        # while this one is (a file's first GET would otherwise wait a round trip at its start).
+        forget: Callable[[], None] | None = None
+        try:
+            for k, b in enumerate(mine):
+                if k + 1 < len(mine) and blocks[mine[k + 1]][0] != blocks[b][0]:
+                    following = _storage.read_first_block_ahead(files[blocks[mine[k + 1]][0]])
+                else:
+                    following = None
+                yield from block_rows(b, blocks[b])
+                if forget is not None:
+                    forget()  # taken by now, or not wanted
+                forget = following
+        finally:
+            if forget is not None:
+                forget()
+
     per_reader: list[list[int]] = [list(range(r, len(blocks), readers)) for r in range(min(readers, len(blocks)))]
-    streams = [itertools.chain.from_iterable(block_rows(b, blocks[b]) for b in mine) for mine in per_reader]
+    streams = [reader_rows(mine) for mine in per_reader]
     tagged = _round_robin(streams)
     if mode == "global":
         return _buffer_shuffle(tagged, _rng(row_seed, pass_index, _STREAM_ROWS), buffer_size, per_file=False)

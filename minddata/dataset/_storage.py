@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import fnmatch
+import functools
 import io
 import os
 import random
@@ -380,9 +381,35 @@ class ObjectStore:
         # An object version's tag (its ETag) where a listing or a HEAD gave one: what keys derived data
         # kept across runs (a shard's index), so a changed object is never read through an old one.
         self._known_versions: dict[str, str] = {}
+        # First blocks of objects read ahead for the file opened next (read_first_block_ahead).
+        self._announced: dict[tuple[str, int, int], _BlockRead] = {}
 
     def __repr__(self) -> str:
         return f"ObjectStore({self.scheme!r}, {self.options!r})"
+
+    def _announce(self, url: ObjectURL, start: int, end: int) -> None:
+        with self._lock:
+            if (url.url, start, end) not in self._announced:
+                self._announced[(url.url, start, end)] = _BlockRead(self, url, start, end)
+
+    def _take_announced(self, url: ObjectURL, start: int, end: int) -> bytes | None:
+        """The bytes of a read announced for exactly this range, once it is done; None if none was (or
+        it failed: the caller's own read then retries and names the error)."""
+        with self._lock:
+            read = self._announced.pop((url.url, start, end), None)
+        if read is None:
+            return None
+        try:
+            return read.result()
+        except Exception:  # noqa: BLE001 - read again by the caller, whose error is the one to show
+            return None
+
+    def _drop_announced(self, url: ObjectURL) -> None:
+        """Wait out and forget the reads announced for ``url`` that no file took."""
+        with self._lock:
+            dropped = [self._announced.pop(key) for key in list(self._announced) if key[0] == url.url]
+        for read in dropped:
+            read.wait()
 
     def __getstate__(self) -> dict:
         return {"scheme": self.scheme, "options": self.options}
@@ -772,13 +799,20 @@ class _ObjectFile(io.RawIOBase):
 
 class RangedFile(_ObjectFile):
     """A read-only, seekable file over one object, read through ranged GETs of ``block`` bytes (one
-    block kept), for readers that want a file object (tar headers, TFRecord, CSV, Parquet)."""
+    block kept), for readers that want a file object (tar headers, TFRecord, CSV, Parquet).
 
-    def __init__(self, store: ObjectStore, url: ObjectURL, size: int | None = None, block: int = 1 << 20):
+    With ``read_ahead``, a file read front to back (a block wanted where the one before ended) gets
+    its next block's GET started as soon as it enters a block, on a thread of its own, so a reader
+    that streams records decodes one block while the next arrives. Memory: two blocks."""
+
+    def __init__(self, store: ObjectStore, url: ObjectURL, size: int | None = None, block: int = 1 << 20,
+                 read_ahead: bool = False):
         super().__init__(store, url, store.size(url) if size is None else size)
         self._block = block
         self._cached_at = -1
         self._cached = b""
+        self._read_ahead = read_ahead
+        self._ahead: _BlockRead | None = None
 
     def prime(self, start: int, data: bytes) -> None:
         """Hold ``data``, the object's bytes from ``start``, as if read: a reader that already fetched
@@ -794,19 +828,77 @@ class RangedFile(_ObjectFile):
             data = self.store.read(self.url, self._pos, self._pos + want)
         else:
             if not (self._cached_at <= self._pos and self._pos + want <= self._cached_at + len(self._cached)):
-                end = min(self._size, self._pos + self._block)
-                self._cached = self.store.read(self.url, self._pos, end)
-                self._cached_at = self._pos
+                self._load_block()
             at = self._pos - self._cached_at
             data = self._cached[at:at + want]
         view[: len(data)] = data
         self._pos += len(data)
         return len(data)
 
+    def _load_block(self) -> None:
+        cached_end = self._cached_at + len(self._cached)
+        if self._cached_at <= self._pos < cached_end:
+            # A read that runs past the block: its tail is kept and the next block joined to it, so
+            # that blocks follow one another (and the block read ahead is the one wanted next).
+            start, keep = cached_end, self._cached[self._pos - self._cached_at:]
+        else:
+            start, keep = self._pos, b""
+        end = min(self._size, start + self._block)
+        # Sequential: from where the last block ended, or the first block of a file read from its start.
+        sequential = start == cached_end or (start == 0 and self._cached_at < 0)
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None and (ahead.start, ahead.end) == (start, end):
+            data = ahead.result()  # its error, if it failed, is the read's (already retried)
+        else:
+            if ahead is not None:
+                ahead.wait()  # a seek elsewhere: the block read ahead is not wanted
+            announced = self.store._take_announced(self.url, start, end) if start == 0 else None
+            data = announced if announced is not None else self.store.read(self.url, start, end)
+        self._cached = keep + data if keep else data
+        self._cached_at = self._pos
+        if self._read_ahead and sequential and end < self._size:
+            self._ahead = _BlockRead(self.store, self.url, end, min(self._size, end + self._block))
+
     def readall(self) -> bytes:
-        data = self.store.read(self.url, self._pos, self._size) if self._pos < self._size else b""
+        announced = self.store._take_announced(self.url, 0, self._size) if self._pos == 0 else None
+        if announced is not None:
+            data = announced
+        else:
+            data = self.store.read(self.url, self._pos, self._size) if self._pos < self._size else b""
         self._pos += len(data)
         return data
+
+    def close(self) -> None:
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None:
+            ahead.wait()  # one GET, bounded by the store's timeouts and retries: no thread outlives the file
+        super().close()
+
+
+class _BlockRead:
+    """One ranged read on a thread of its own (:class:`RangedFile`'s next block)."""
+
+    def __init__(self, store: ObjectStore, url: ObjectURL, start: int, end: int):
+        self.start, self.end = start, end
+        self._data = b""
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(store, url), name="minddata-storage-ahead", daemon=True)
+        self._thread.start()
+
+    def _run(self, store: ObjectStore, url: ObjectURL) -> None:
+        try:
+            self._data = store.read(url, self.start, self.end)
+        except BaseException as error:  # noqa: BLE001 - handed to the reader that wants the block
+            self._error = error
+
+    def wait(self) -> None:
+        self._thread.join()
+
+    def result(self) -> bytes:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._data
 
 
 class StreamedFile(_ObjectFile):
@@ -912,7 +1004,8 @@ def open_file(path: str, mode: str = "rb", *, encoding: str | None = None, newli
         local = local_path(path)
         return open(local, mode, encoding=encoding, newline=newline) if mode == "r" else open(local, "rb")  # noqa: SIM115
     store, url = store_of(path)
-    raw = RangedFile(store, url, block=block)
+    # Large blocks are a sequential reader's: its next block is read ahead (RangedFile).
+    raw = RangedFile(store, url, size=store._sizes(url), block=block, read_ahead=block >= 1 << 20)
     buffered = io.BufferedReader(raw, buffer_size=min(block, 1 << 16))
     if mode == "r":
         return io.TextIOWrapper(buffered, encoding=encoding or "utf-8", newline=newline)
@@ -925,6 +1018,34 @@ def file_size(path: str) -> int:
         return os.path.getsize(local_path(path))
     store, url = store_of(path)
     return store.size(url)
+
+
+def read_first_block_ahead(path: str, block: int = 4 << 20) -> Callable[[], None]:
+    """Start reading the first ``block`` bytes of ``path`` (an object whose size this process knows;
+    nothing for a local file) on a thread of its own, for the :func:`open_file` of it that comes next
+    in this process: a reader going from file to file gets each file's first bytes without waiting a
+    round trip. Returns the call that waits out and forgets the read if no file took it."""
+    if not is_remote(path):
+        return _nothing
+    store, url = store_of(path)
+    size = store._known_sizes.get(url.url)
+    if not size:
+        return _nothing
+    store._announce(url, 0, min(size, block))
+    return functools.partial(store._drop_announced, url)
+
+
+def _nothing() -> None:
+    pass
+
+
+def known_size(path: str) -> int:
+    """The size of a local file, or of an object as this process's listing saw it (asked once when no
+    listing did): a file read through soon after it was listed costs no request for its size."""
+    if not is_remote(path):
+        return os.path.getsize(local_path(path))
+    store, url = store_of(path)
+    return store._sizes(url)
 
 
 def expand_remote(where: str, items: Sequence[str], options: StorageOptions) -> list[str]:

@@ -566,7 +566,7 @@ def _records(path: str, compression: str, *, with_data: bool = True) -> Iterator
     except OSError as error:
         raise DataFormatError(f"{where}: can't open {path}: {error.strerror or error}", path=path) from None
     plain = compression == ""
-    size = _storage.file_size(path) if plain else None
+    size = _storage.known_size(path) if plain else None
     number = 0
     offset = 0
     try:

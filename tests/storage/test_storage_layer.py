@@ -66,6 +66,63 @@ def test_ranged_file_reads_like_a_local_file(s3_server, blob_url):
     assert f.read() == BLOB[-20:]
 
 
+def _ahead_threads() -> list[str]:
+    import threading
+
+    return [t.name for t in threading.enumerate() if t.name == "minddata-storage-ahead" and t.is_alive()]
+
+
+def test_a_file_read_front_to_back_reads_its_next_block_ahead(s3_server, blob_url):
+    f = st.RangedFile(store(s3_server), blob_url, block=1000, read_ahead=True)
+    got = bytearray(f.read(10))
+    assert (f._ahead.start, f._ahead.end) == (1000, 2000)  # the next block's GET, started on entering the first
+    while piece := f.read(333):
+        got += piece
+        assert f._ahead is None or f._ahead.start == f._cached_at + len(f._cached)
+    assert bytes(got) == BLOB
+    f.close()
+    assert f._ahead is None and not _ahead_threads()
+
+
+def test_reads_across_block_ends_keep_the_blocks_in_step(s3_server, blob_url):
+    # Reads of 700 bytes over blocks of 1000: most run past a block's end; the next block is joined to
+    # the tail, so every block wanted is the one read ahead.
+    f = st.RangedFile(store(s3_server), blob_url, block=1000, read_ahead=True)
+    got, starts = bytearray(), []
+    while piece := f.read(700):
+        got += piece
+        if f._ahead is not None:
+            starts.append(f._ahead.start)
+    assert bytes(got) == BLOB
+    assert sorted(set(starts)) == list(range(1000, len(BLOB), 1000))
+    f.close()
+
+
+def test_a_seek_elsewhere_drops_the_block_read_ahead(s3_server, blob_url):
+    f = st.RangedFile(store(s3_server), blob_url, block=1000, read_ahead=True)
+    assert f.read(600) + f.read(600) == BLOB[:1200]  # two blocks in order: the third read ahead
+    assert f._ahead.start == 2000
+    f.seek(9000)
+    assert f.read(100) == BLOB[9000:9100]  # not where the last block ended: nothing read ahead
+    assert f._ahead is None
+    f.close()
+    assert not _ahead_threads()
+
+
+def test_without_read_ahead_no_block_is_read_ahead(s3_server, blob_url):
+    f = st.RangedFile(store(s3_server), blob_url, block=1000)
+    assert f.read(2500) == BLOB[:2500] and f._ahead is None
+
+
+def test_open_file_reads_ahead_for_large_blocks_only(s3_server, blob_url, monkeypatch):
+    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{s3_server}")
+    with st.open_file("s3://data/layer/blob.bin", "rb") as f:
+        assert f.raw._read_ahead and f.read() == BLOB
+    with st.open_file("s3://data/layer/blob.bin", "rb", block=64 << 10) as f:
+        assert not f.raw._read_ahead and f.read(5) == BLOB[:5]
+    assert not _ahead_threads()
+
+
 def test_neighbouring_ranges_are_one_request(blob_url, faults):
     s = store(faults.url)
     want = [(blob_url, 100 * i, 100 * i + 50) for i in range(10)]
@@ -193,3 +250,31 @@ def test_an_http_server_that_ignores_ranges_is_named_with_the_fix(tmp_path):
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_a_files_first_block_read_ahead_is_the_one_its_reader_takes(s3_client, faults):
+    s3_client.put_object(Bucket="data", Key="layer/ahead/a.bin", Body=BLOB)
+    [path] = st.expand_remote("test", ["s3://data/layer/ahead/a*.bin"], st.StorageOptions("test", options(faults.url)))
+    faults.set_rates({})
+    forget = st.read_first_block_ahead(path)
+    with st.open_file(path, "rb") as f:
+        assert f.read(12) + f.read() == BLOB  # a record's header, then the rest: from the block read ahead
+    forget()
+    gets = [r for r in faults.requests if r[0] == "GET"]
+    assert len(gets) == 1 and not [r for r in faults.requests if r[0] == "HEAD"]  # the size came from the listing
+    assert not _ahead_threads()
+
+
+def test_a_first_block_no_file_takes_is_waited_out_and_forgotten(s3_client, faults):
+    s3_client.put_object(Bucket="data", Key="layer/ahead/b.bin", Body=BLOB)
+    [path] = st.expand_remote("test", ["s3://data/layer/ahead/b*.bin"], st.StorageOptions("test", options(faults.url)))
+    forget = st.read_first_block_ahead(path)
+    forget()
+    store, url = st.store_of(path)
+    assert store._take_announced(url, 0, len(BLOB)) is None and not _ahead_threads()
+
+
+def test_a_local_file_has_nothing_read_ahead(tmp_path):
+    (tmp_path / "x").write_bytes(b"local")
+    st.read_first_block_ahead(str(tmp_path / "x"))()
+    assert not _ahead_threads()
