@@ -225,6 +225,7 @@ def stream_rows(
     readers: int = 1,
     row_seed: int | None = None,
     buffer_size: int = SHUFFLE_BUFFER,
+    files_read_ahead: bool = False,
 ) -> Iterator[Any]:
     """One epoch of a streamed source's rows for this shard (see the module docstring).
 
@@ -233,7 +234,9 @@ def stream_rows(
     goes to reader ``b % readers``; each reader reads its blocks in turn, and rows are taken from
     the readers one at a time, round-robin, skipping readers that are done. ``counts()`` gives each
     file's rows (needed to shard by rows). ``seed`` decides what every shard must agree on (the
-    file order); ``row_seed`` (default: ``seed``) the shuffling of this shard's rows.
+    file order); ``row_seed`` (default: ``seed``) the shuffling of this shard's rows. With
+    ``files_read_ahead`` (``read_file`` opens the file with :func:`_storage.open_file`), each reader's
+    next file in object storage has its first block read while it reads the one before.
     """
     row_seed = seed if row_seed is None else row_seed
     order = list(range(len(files)))
@@ -263,7 +266,7 @@ def stream_rows(
         forget: Callable[[], None] | None = None
         try:
             for k, b in enumerate(mine):
-                if k + 1 < len(mine) and blocks[mine[k + 1]][0] != blocks[b][0]:
+                if files_read_ahead and k + 1 < len(mine) and blocks[mine[k + 1]][0] != blocks[b][0]:
                     following = _storage.read_first_block_ahead(files[blocks[mine[k + 1]][0]])
                 else:
                     following = None

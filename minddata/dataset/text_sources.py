@@ -75,6 +75,7 @@ class _Stream:
         return stream_rows(
             self.files, self.read_file, mode=self.mode, sharding=self.sharding, by_file=self.by_file,
             seed=seed, pass_index=pass_index, counts=self.file_counts, readers=self.readers, row_seed=row_seed,
+            files_read_ahead=True,
         )
 
     def file_counts(self) -> list[int]:

@@ -83,3 +83,15 @@ def test_a_file_url_reads_as_its_local_path(request, source):
 def test_sources_not_reached_refuse_urls_naming_themselves(make):
     with pytest.raises(ArgumentError, match=r"(\w+Dataset): .* is a remote URL; \1 does not read object storage yet"):
         make()
+
+
+def test_planning_a_pass_of_remote_tfrecords_reads_no_file(s3_files, faults):
+    # An executor that splits a pass into tasks asks for the pass's record order: it opens no file, so
+    # no file's first block may be read ahead for it (only readers that open files read ahead).
+    ds = md.TFRecordDataset("s3://data/files/part-*.tfrecord", shuffle=False, num_parallel_workers=1,
+                            storage_options=options(faults.url))  # one reader: the three files one after another
+    reads = ds._node.record_reads
+    first = reads.order(0)  # counts each file's records once (reads them)
+    faults.set_rates({})  # forgets the requests so far
+    assert reads.order(1).tolist() == first.tolist() and sorted(first.tolist()) == list(range(21))
+    assert faults.requests == []
