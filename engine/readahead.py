@@ -71,16 +71,11 @@ class ReadAheadStage(Stage):
         self.chunks_ahead = chunks_ahead
         self.requests = requests
 
-    def run(self, skip: int = 0) -> Chunks:
-        self.passes += 1
-        chunks = self._ahead(self.children[0].run(skip))
-        return chunks if self.prof is None else self.prof.wrap(chunks)
+    def _run(self, pass_index: int, skip: int = 0) -> Chunks:
+        return self._ahead(self.children[0].run(skip))  # the child counts its own passes, as this stage
 
     def run_at(self, pass_index: int, skip: int) -> Chunks:
         return self._ahead(self.children[0].run_at(pass_index, skip))
-
-    def _run(self, pass_index: int, skip: int = 0) -> Chunks:  # pragma: no cover - run() and run_at() are overridden
-        raise NotImplementedError
 
     def _ahead(self, source: Chunks) -> Chunks:
         requests = ThreadPoolExecutor(self.requests, thread_name_prefix="minddata-readahead-request")

@@ -387,6 +387,10 @@ class ObjectStore:
     def __repr__(self) -> str:
         return f"ObjectStore({self.scheme!r}, {self.options!r})"
 
+    def requests_in_flight(self) -> int:
+        """The GETs a reading worker keeps in flight (``storage_options`` or the setting, read now)."""
+        return int(self.options.get("requests_in_flight"))
+
     def _announce(self, url: ObjectURL, start: int, end: int) -> None:
         with self._lock:
             if (url.url, start, end) not in self._announced:
@@ -588,7 +592,7 @@ class ObjectStore:
                 last[3].append(i)
             else:
                 groups.append([url, start, end, [i]])
-        limit = min(self.options.get("requests_in_flight"), len(groups))
+        limit = min(self.requests_in_flight(), len(groups))
         shared = request_pool()  # read ahead of a pipeline's workers: the pass's requests share a pool
         if shared is not None and len(groups) > 1:
             self.client()

@@ -7,7 +7,6 @@ a chunk's rows are read with one lookup per record batch or row group, not per r
 from __future__ import annotations
 
 import collections
-import functools
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -186,12 +185,7 @@ def _network_requests(records: Any) -> Callable[[], int] | None:
     """For a record set with files in object storage: the requests in flight of its reads, for the
     engine's read-ahead (engine/readahead.py); None for local files."""
     remote = next((shard.path for shard in getattr(records, "shards", ()) if _storage.is_remote(shard.path)), None)
-    return None if remote is None else functools.partial(_requests_in_flight, remote)
-
-
-def _requests_in_flight(path: str) -> int:
-    store, _ = _storage.store_of(path)
-    return int(store.options.get("requests_in_flight"))
+    return None if remote is None else _storage.store_of(remote)[0].requests_in_flight
 
 
 class OBSMindDataset(MindDataset):

@@ -382,7 +382,7 @@ class ImageFolderDataset(Dataset):
             where, ["image", "label"], self._listing.count, chosen, _FileFetch(self._listing),
             origins=self._listing.paths_of, num_workers=v.workers(where, num_parallel_workers),
             chunk_rows=IMAGE_CHUNK_ROWS,
-            requests_in_flight=self._listing.requests_in_flight if isinstance(self._listing, _RemoteFolderListing) else None,
+            requests_in_flight=self._listing.store.requests_in_flight if isinstance(self._listing, _RemoteFolderListing) else None,
         )
         if decode:
             from minddata.vision import Decode
@@ -531,9 +531,6 @@ class _RemoteFolderListing(_FolderListing):
         self._keys = [key for _, _, key in rows]
         self._files = [self.location.child(key).url for key in self._keys]
         self._labels = np.asarray([classes[c] for c, _, _ in rows], dtype=np.int32)
-
-    def requests_in_flight(self) -> int:
-        return int(self.store.options.get("requests_in_flight"))
 
     def read_rows(self, ids: list[int]) -> list[tuple]:
         try:
