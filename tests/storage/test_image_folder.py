@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from s3kit import SECRET, options
@@ -122,17 +124,29 @@ def test_access_denied_at_the_row_names_the_url(s3_images, faults):
     assert "s3://data/images/dog/00.jpg" in text and "access denied" in text and SECRET not in text
 
 
-def test_reads_ahead_of_its_map_and_stops_with_the_iterator(s3_server, s3_images):
+def test_reads_ahead_of_its_map_and_stops_with_the_iterator(s3_images, faults):
     import threading
 
-    from minddata import vision
+    def image_gets() -> int:
+        return sum(1 for method, target, _ in list(faults.requests) if method == "GET" and "/images/" in target)
 
-    ds = md.ImageFolderDataset("s3://data/images/", shuffle=False, num_parallel_workers=2,
-                               storage_options=options(s3_server)).map([vision.Decode()], ["image"])
+    waited: list[bool] = []
+
+    def wait_for_the_second_chunk(image):
+        # One worker, chunks of 8: without reading ahead, no GET of the second chunk (images 9-15)
+        # is sent before the first chunk's rows have gone through this map. The first row waits.
+        deadline = time.monotonic() + (0 if waited else 20)
+        waited.append(True)
+        while image_gets() < 15 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return image
+
+    ds = md.ImageFolderDataset("s3://data/images/", shuffle=False, num_parallel_workers=1,
+                               storage_options=options(faults.url)).map([wait_for_the_second_chunk], ["image"],
+                                                                        num_parallel_workers=1)
     it = ds.create_dict_iterator(num_epochs=1, output_numpy=True)
-    assert next(it)["image"].ndim == 3
-    it.close()  # mid-pass: the reads ahead are cancelled or finished, their threads gone
+    first = next(it)
+    assert image_gets() == 15, "the second chunk was not read while the first one was computed"
+    it.close()  # mid-pass: the reads ahead are finished or cancelled, their threads gone
     assert not [t.name for t in threading.enumerate() if t.name.startswith("minddata-readahead") and t.is_alive()]
-    assert [bytes(r["image"]) for r in ds.create_dict_iterator(num_epochs=1, output_numpy=True)] == [
-        bytes(r["image"]) for r in md.ImageFolderDataset(str(s3_images), shuffle=False).map(
-            [vision.Decode()], ["image"]).create_dict_iterator(num_epochs=1, output_numpy=True)]
+    assert bytes(first["image"]) == bytes(rows(md.ImageFolderDataset(str(s3_images), shuffle=False))[0][0])
