@@ -128,19 +128,23 @@ def shard_archives(folder: Path, per_shard: int) -> Iterator[tuple[str, bytes]]:
         yield f"shard-{s:06d}.tar", out.getvalue()
 
 
-def _upload(client: Any, folder: Path, per_shard: int) -> None:
+def _bucket_objects(folder: Path, shards: Path) -> list[tuple[str, Path]]:
+    """(key, local file) of every object of the bench's bucket: the images and the shards."""
     from minddata.bench.images import list_images
 
-    client.create_bucket(Bucket=BUCKET)
-    uploads = [(f"images/{p.parent.name}/{p.name}", p) for p in list_images(folder)]
+    return ([(f"images/{p.parent.name}/{p.name}", p) for p in list_images(folder)]
+            + [(f"shards/{p.name}", p) for p in sorted(shards.glob("*.tar"))])
 
-    def put(item: tuple[str, Any]) -> None:
-        key, body = item
-        client.put_object(Bucket=BUCKET, Key=key, Body=body.read_bytes() if isinstance(body, Path) else body)
+
+def _upload(client: Any, objects: list[tuple[str, Path]]) -> None:
+    client.create_bucket(Bucket=BUCKET)
+
+    def put(item: tuple[str, Path]) -> None:
+        key, path = item
+        client.put_object(Bucket=BUCKET, Key=key, Body=path.read_bytes())
 
     with ThreadPoolExecutor(8) as pool:
-        list(pool.map(put, uploads))
-        list(pool.map(put, ((f"shards/{name}", data) for name, data in shard_archives(folder, per_shard))))
+        list(pool.map(put, objects))
 
 
 @contextmanager
@@ -190,21 +194,15 @@ def _keep_indexes(endpoint: str, folder: str) -> None:
         md.WebDataset(f"s3://{BUCKET}/shards/shard-*.tar", columns_list=["jpg", "cls"]).get_dataset_size()
 
 
-def _copy_to_folder(root: Path, folder: Path, per_shard: int) -> None:
-    """What :func:`_upload` puts in the bucket, written straight into the folder a
+def _copy_to_folder(root: Path, objects: list[tuple[str, Path]]) -> None:
+    """What :func:`_upload` puts in the bucket, copied straight into the folder a
     :class:`~minddata.bench.s3files.FileS3Server` serves (it serves reads only)."""
     import shutil
 
-    from minddata.bench.images import list_images
-
-    for path in list_images(folder):
-        target = root / BUCKET / "images" / path.parent.name / path.name
+    for key, path in objects:
+        target = root / BUCKET / key
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, target)
-    shards = root / BUCKET / "shards"
-    shards.mkdir(parents=True)
-    for name, data in shard_archives(folder, per_shard):
-        (shards / name).write_bytes(data)
 
 
 def measure(folder: Path, rounds: int, latencies: Sequence[int], per_shard: int, max_minutes: float,
@@ -227,14 +225,15 @@ def measure(folder: Path, rounds: int, latencies: Sequence[int], per_shard: int,
             (MotoServer(max_lifetime_s=max_minutes * 60, keep_alive=True) if server_kind == "moto"
              else FileS3Server(Path(scratch, "s3"), max_lifetime_s=max_minutes * 60)) as server:
         began = time.monotonic()
-        if isinstance(server, MotoServer):
-            _upload(server.client(), folder, per_shard)
-        else:
-            _copy_to_folder(server.root, folder, per_shard)
-        local_shards = Path(scratch, "shards")
+        local_shards = Path(scratch, "shards")  # made once: the local case's, and the bucket's copy
         local_shards.mkdir()
         for name, data in shard_archives(folder, per_shard):
             (local_shards / name).write_bytes(data)
+        objects = _bucket_objects(folder, local_shards)
+        if isinstance(server, MotoServer):
+            _upload(server.client(), objects)
+        else:
+            _copy_to_folder(server.root, objects)
         progress(f"uploaded {count} images and their shards to {server.url} in {time.monotonic() - began:.1f} s")
         try:
             for latency in latencies:

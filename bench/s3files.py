@@ -52,6 +52,8 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
+from minddata.bench.s3server import end_child, free_port
+
 __all__ = ["FileS3Server", "main"]
 
 _MAX_KEYS = 1000
@@ -220,8 +222,6 @@ class FileS3Server:
         self._log: Any = None
 
     def start(self, timeout_s: float = 30.0) -> FileS3Server:
-        from minddata.bench.s3server import free_port
-
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self._log = tempfile.TemporaryFile()  # the child's errors, read if it fails to start
@@ -256,8 +256,6 @@ class FileS3Server:
         return self._proc.pid if self._proc is not None else None
 
     def stop(self) -> None:
-        from minddata.bench.s3server import end_child
-
         proc, self._proc = self._proc, None
         end_child(proc)
         log, self._log = self._log, None
