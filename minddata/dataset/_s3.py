@@ -299,7 +299,8 @@ def _proxy_for(scheme: str, host: str) -> _Proxy | None:
 
 
 class Body:
-    """A successful answer's body, read as it arrives: ``read(n)`` (all with no ``n``) and ``close()``.
+    """A successful answer's body, read as it arrives: ``read(n)`` (all with no ``n``), ``readinto(buffer)``
+    and ``close()``.
     A body read to its end gives its connection back to the pool; one closed early closes it."""
 
     def __init__(self, response: http.client.HTTPResponse, conn: http.client.HTTPConnection, pool: _Pool):
@@ -313,6 +314,12 @@ class Body:
         if self._response.isclosed():
             self.close()
         return data
+
+    def readinto(self, buffer: Any) -> int:
+        got = self._response.readinto(buffer)
+        if self._response.isclosed():
+            self.close()
+        return got
 
     def close(self) -> None:
         conn, self._conn = self._conn, None

@@ -568,7 +568,7 @@ class ObjectStore:
 
     def open_body(self, url: ObjectURL, start: int) -> Any:
         """One GET of the object from byte ``start`` to its end, answered: its body, a stream with
-        ``read(n)`` and ``close()`` (read by :class:`StreamedFile`, which retries the reads)."""
+        ``read(n)``, ``readinto(buffer)`` and ``close()`` (read by :class:`StreamedFile`, which retries the reads)."""
         return self.client().get(url.bucket, url.key, start, ranged=True)
 
     def write(self, url: ObjectURL, data: bytes) -> None:
@@ -946,6 +946,52 @@ class StreamedFile(_ObjectFile):
             self._drop_body()
             raise _ShortRead(f"the body ended at byte {self._body_at} of {self._size}")
         return data
+
+    def _pull_into(self, view: memoryview) -> int:
+        """Bytes at ``_body_at`` from the open body (a new GET from there if none) into ``view``."""
+        if self._body is None:
+            self.gets += 1
+            self._body = self.store.open_body(self.url, self._body_at)
+        try:
+            got = self._body.readinto(view)
+        except BaseException:
+            self._drop_body()
+            raise
+        if not got:
+            self._drop_body()
+            raise _ShortRead(f"the body ended at byte {self._body_at} of {self._size}")
+        return int(got)
+
+    def _body_into(self, view: memoryview) -> int:
+        """One read of the body into ``view`` (retried, from where the body stopped)."""
+        got: int = self.store._retrying(self.url, f"reading bytes {self._body_at}- of", lambda: self._pull_into(view))
+        self._body_at += got
+        return got
+
+    def read_on(self, offset: int, buffer: Any) -> int:
+        """Up to ``len(buffer)`` bytes of the object from ``offset`` into ``buffer``, for a walk front
+        to back that keeps what it needs itself (a tar's headers): each byte is copied once, from the
+        connection into ``buffer``, where :meth:`readinto` copies it three times. From the window where
+        it holds ``offset``; else from the body, read on (into ``buffer``, then dropped) over a
+        forward skip of at most ``skip`` bytes, or a new GET from ``offset``. What this reads is not
+        kept in the window. 0 at the object's end."""
+        view = memoryview(buffer).cast("B")
+        want = min(len(view), self._size - offset)
+        if want <= 0:
+            return 0
+        behind = self._body_at - len(self._recent)
+        if behind <= offset < self._body_at:
+            got = min(want, self._body_at - offset)
+            with memoryview(self._recent) as recent:
+                view[:got] = recent[offset - behind:offset - behind + got]
+            return got
+        if offset < behind or offset > self._body_at + self._skip:
+            self._drop_body()
+            self._body_at = offset
+        self._recent = bytearray()
+        while self._body_at < offset:  # a short skip forward: read on and drop
+            self._body_into(view[:min(offset - self._body_at, want)])
+        return self._body_into(view[:want])
 
     def _advance(self, most: int) -> None:
         """The next bytes of the body into the recent window (retried, from where the body stopped)."""

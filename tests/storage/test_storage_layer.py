@@ -154,6 +154,49 @@ def test_cut_bodies_are_retried_to_the_exact_bytes(blob_url, faults):
         assert s.read(blob_url, 1000 * i, 1000 * i + 3000) == BLOB[1000 * i:1000 * i + 3000]
 
 
+def _walk(f, offsets, piece):
+    """What ``read_on`` gives at each offset, read to ``piece`` bytes (or the object's end)."""
+    out = []
+    for offset in offsets:
+        buffer = bytearray(piece)
+        filled = 0
+        while filled < piece:
+            got = f.read_on(offset + filled, memoryview(buffer)[filled:])
+            if not got:
+                break
+            filled += got
+        out.append(bytes(buffer[:filled]))
+    return out
+
+
+def test_a_streamed_walk_reads_on_over_short_skips_with_one_get(blob_url, faults):
+    f = st.StreamedFile(store(faults.url), blob_url, len(BLOB), window=1000, skip=4000)
+    offsets = [0, 700, 3000, 6500, 10_000, 13_500, 16_300]  # forward skips of at most 3,300 bytes; the last piece ends at the end
+    assert _walk(f, offsets, 200) == [BLOB[o:o + 200] for o in offsets]
+    assert f.gets == 1 and faults.counts["requests"] == 1
+
+
+def test_a_streamed_walk_starts_a_new_get_past_a_long_skip_and_behind_the_window(blob_url, faults):
+    f = st.StreamedFile(store(faults.url), blob_url, len(BLOB), window=1000, skip=4000)
+    assert _walk(f, [0, 9000, 100], 50) == [BLOB[0:50], BLOB[9000:9050], BLOB[100:150]]
+    assert f.gets == 3
+
+
+def test_a_streamed_walk_takes_what_the_window_holds_without_a_get(blob_url, faults):
+    f = st.StreamedFile(store(faults.url), blob_url, len(BLOB), window=4096)
+    assert f.read(3000) == BLOB[:3000]  # kept in the window
+    assert _walk(f, [0, 2500, 2900], 100) == [BLOB[0:100], BLOB[2500:2600], BLOB[2900:3000]]
+    assert f.gets == 1
+
+
+def test_a_streamed_walk_is_retried_to_the_exact_bytes(blob_url, faults):
+    faults.set_rates({"cut": 0.3, "503": 0.1}, seed=1)
+    f = st.StreamedFile(store(faults.url), blob_url, len(BLOB), window=1000, skip=4000)
+    offsets = list(range(0, len(BLOB), 1500))
+    assert _walk(f, offsets, 512) == [BLOB[o:o + 512] for o in offsets]
+    assert faults.counts.get("cut", 0) + faults.counts.get("503", 0) > 0
+
+
 def test_missing_object_is_not_retried_and_hides_the_secret(s3_server, s3_client):
     s = store(s3_server, access_key_id="AKIDTESTING0000", secret_access_key=SECRET)
     with pytest.raises(st.StorageError) as info:
@@ -190,6 +233,14 @@ def test_http_store_reads_ranges(s3_server, s3_client, blob_url):
     url = st.split_url(f"http://127.0.0.1:{s3_server}/data/layer/blob.bin")
     s = st.get_store(url, st.StorageOptions("test", options(s3_server)))
     assert s.size(url) == len(BLOB) and s.read(url, 10, 20) == BLOB[10:20]
+
+
+def test_http_store_streams_a_walk(s3_server, s3_client, blob_url):
+    s3_client.put_object_acl(Bucket="data", Key="layer/blob.bin", ACL="public-read")
+    url = st.split_url(f"http://127.0.0.1:{s3_server}/data/layer/blob.bin")
+    f = st.StreamedFile(st.get_store(url, st.StorageOptions("test", options(s3_server))), url, len(BLOB), skip=4000)
+    assert _walk(f, [5, 3000, 12_000], 700) == [BLOB[5:705], BLOB[3000:3700], BLOB[12_000:12_700]]
+    assert f.gets == 2  # the third offset is past the skip
 
 
 def test_concurrent_reads_leave_no_threads(s3_server, blob_url):
