@@ -17,9 +17,11 @@ In one run, on one machine:
    HWC2CHW, batch 64; 2 workers per stage, as ``minddata bench``) reads them: local files
    (``ImageFolderDataset`` on the folder), the local shards (``WebDataset`` on their folder: what the
    tar source itself costs, without object storage), ``ImageFolderDataset("s3://bench/images/")`` and
-   ``WebDataset("s3://bench/shards/shard-*.tar")``, the latter twice: as the first run of a job (an
-   empty ``$MINDDATA_CACHE``, so every shard is read once to index it) and as a later run ("index
-   kept": the shards' indexes kept by an earlier run); the remote sources at 0 ms (the server itself)
+   ``WebDataset("s3://bench/shards/shard-*.tar")``, the latter three times: as the first run of a job (an
+   empty ``$MINDDATA_CACHE``, so every shard is read once to index it), as a first run over the same
+   shards with their index files next to them (``minddata index``; under ``s3://bench/shards-indexed/``)
+   and as a later run ("index kept": the shards' indexes kept by an earlier run); the remote sources
+   at 0 ms (the server itself)
    and at 20 ms (through a proxy that waits 20 ms before forwarding each request);
 3. each case runs once per round, in its own fresh process (as ``minddata bench`` runs a round, so a
    round's peak RSS is its own), the cases of a round in a rotated order, for ``--rounds`` rounds.
@@ -67,6 +69,10 @@ QUICK_IMAGES = 200
 # The WebDataset case of a later run: the shards' indexes kept by an earlier one (the first run of a
 # job, "s3 WebDataset", reads every shard once to index it).
 KEPT = "s3 WebDataset, index kept"
+# A first run over shards with their index files next to them (``minddata index``): two small requests
+# per shard instead of a read of the whole shard.
+INDEX_FILES = "s3 WebDataset, index files"
+_PREFIXES = {"s3 ImageFolder": "images", INDEX_FILES: "shards-indexed"}
 LOCAL_FILES = "local files"
 LOCAL_SHARDS = "local shards"
 # What a round's process reads its (dummy) credentials from: nothing of the user's (profiles, tokens,
@@ -128,12 +134,15 @@ def shard_archives(folder: Path, per_shard: int) -> Iterator[tuple[str, bytes]]:
         yield f"shard-{s:06d}.tar", out.getvalue()
 
 
-def _bucket_objects(folder: Path, shards: Path) -> list[tuple[str, Path]]:
-    """(key, local file) of every object of the bench's bucket: the images and the shards."""
+def _bucket_objects(folder: Path, shards: Path, indexed: Path) -> list[tuple[str, Path]]:
+    """(key, local file) of every object of the bench's bucket: the images, the shards, and the shards
+    again with their index files (another prefix: the first-run case lists none)."""
     from minddata.bench.images import list_images
 
     return ([(f"images/{p.parent.name}/{p.name}", p) for p in list_images(folder)]
-            + [(f"shards/{p.name}", p) for p in sorted(shards.glob("*.tar"))])
+            + [(f"shards/{p.name}", p) for p in sorted(shards.glob("*.tar"))]
+            + [(f"shards-indexed/{p.name}", p) for p in sorted(shards.glob("*.tar"))]
+            + [(f"shards-indexed/{p.name}", p) for p in sorted(indexed.glob("*.idx"))])
 
 
 def _upload(client: Any, objects: list[tuple[str, Path]]) -> None:
@@ -168,7 +177,7 @@ def _environment(values: dict[str, str | None]) -> Iterator[None]:
 def _cases(latencies: Sequence[int]) -> list[tuple[str, int | None]]:
     cases: list[tuple[str, int | None]] = [(LOCAL_FILES, None), (LOCAL_SHARDS, None)]
     for latency in latencies:
-        cases += [("s3 ImageFolder", latency), ("s3 WebDataset", latency), (KEPT, latency)]
+        cases += [("s3 ImageFolder", latency), ("s3 WebDataset", latency), (INDEX_FILES, latency), (KEPT, latency)]
     return cases
 
 
@@ -229,7 +238,13 @@ def measure(folder: Path, rounds: int, latencies: Sequence[int], per_shard: int,
         local_shards.mkdir()
         for name, data in shard_archives(folder, per_shard):
             (local_shards / name).write_bytes(data)
-        objects = _bucket_objects(folder, local_shards)
+        from minddata.dataset.webdataset import write_index_files
+
+        indexes = Path(scratch, "indexes")  # the shards' index files, as `minddata index` writes them
+        indexes.mkdir()
+        for written in write_index_files(str(local_shards / "*.tar")):
+            os.replace(written, indexes / os.path.basename(written))
+        objects = _bucket_objects(folder, local_shards, indexes)
         if isinstance(server, MotoServer):
             _upload(server.client(), objects)
         else:
@@ -251,7 +266,7 @@ def measure(folder: Path, rounds: int, latencies: Sequence[int], per_shard: int,
                     elif source == LOCAL_SHARDS:
                         data, endpoint = f"{local_shards}{os.sep}", None
                     else:
-                        data = f"s3://{BUCKET}/{'images' if source == 's3 ImageFolder' else 'shards'}/"
+                        data = f"s3://{BUCKET}/{_PREFIXES.get(source, 'shards')}/"
                         endpoint = proxies[latency].url if latency else server.url
                     server_before, proxy_before = runner.process_tree_cpu(server.pid), time.process_time()
                     result = _run_case(source, data, endpoint, kept_folder if source == KEPT else tempfile.mkdtemp(prefix="fresh-", dir=scratch))

@@ -1,4 +1,4 @@
-"""The ``minddata`` command: ``--version``, ``devices``, ``bench``, ``convert``, ``serve``, ``parity`` and ``cache``.
+"""The ``minddata`` command: ``--version``, ``devices``, ``bench``, ``convert``, ``index``, ``serve``, ``parity`` and ``cache``.
 
 Bad arguments give one line on stderr that names the problem and the fix, and exit status 2.
 
@@ -10,6 +10,7 @@ Examples:
     $ minddata convert ~/imagenet/train train.mindrecord --shards 8   # image folder -> MindSpore MindRecord
     $ minddata serve infer224 --port 8000 --max-batch 32           # HTTP inference preprocessing
     $ minddata convert ms/train.mindrecord0 arrow/train.arrow --format arrow  # MindRecord -> Arrow record files
+    $ minddata index 's3://bucket/train/shard-*.tar'               # WebDataset shards' index files (DALI's format)
     $ minddata cache list                                          # DatasetCache sessions of this host
     $ minddata parity net.onnx --against pil,opencv,dali           # the pipeline's pixels in other frameworks
 """
@@ -84,6 +85,7 @@ def _parser() -> CommandParser:
     conv.add_argument("--executor", choices=["local", "ray"], default="local",
                       help="read the images here (local, default) or in Ray tasks (ray: the cluster ray.init() "
                       "connects to, a local one by default; needs pip install 'minddata[ray]')")
+    _index_parser(sub)
     _serve_parser(sub)
     _cache_parser(sub)
     return parser
@@ -106,6 +108,35 @@ def _cache_parser(sub: Any) -> None:
     destroy.add_argument("session_id", type=whole_number(0, what="a session id"), metavar="SESSION_ID")
     destroy.add_argument("--dir", metavar="DIR", help="cache folder (default: $MINDDATA_CACHE_DIR or "
                          "~/.cache/minddata/dataset-cache)")
+
+
+def _index_parser(sub: Any) -> None:
+    index = sub.add_parser(
+        "index",
+        help="write WebDataset shards' index files (DALI's format), so that a first run reads no shard whole",
+        description="For each shard, write its index file next to it (shard-000000.tar -> shard-000000.idx; a PUT "
+        "for shards in object storage), from its member headers. WebDataset reads a remote shard's index file "
+        "instead of the whole shard on a first run; DALI's fn.readers.webdataset reads them as index_paths.",
+    )
+    index.add_argument("shards", nargs="+", metavar="SHARD",
+                       help="a shard, a glob or a brace pattern (shard-{000000..000099}.tar), local or "
+                       "s3://, gs:// (quote patterns so that the shell leaves them alone)")
+    index.add_argument("--overwrite", action="store_true", help="replace index files that exist already")
+
+
+def _index(args: argparse.Namespace) -> int:
+    from minddata.dataset.webdataset import write_index_files
+    from minddata.errors import MinddataError
+
+    try:
+        written = write_index_files(args.shards, overwrite=args.overwrite)
+    except MinddataError as exc:
+        message = str(exc).removeprefix("minddata index: ").replace("Pass overwrite=True", "Pass --overwrite")
+        raise UsageError(f"{PROG} index: error: {message}") from None
+    print(f"wrote {len(written)} index file(s):")
+    for path in written:
+        print(f"  {path}")
+    return 0
 
 
 def _serve_parser(sub: Any) -> None:
@@ -190,6 +221,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _convert(args)
         if args.command == "serve":
             return _serve(args)
+        if args.command == "index":
+            return _index(args)
         if args.command == "cache":
             from minddata.dataset.cache_admin import run_cache_command
 

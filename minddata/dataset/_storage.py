@@ -383,6 +383,10 @@ class ObjectStore:
         self._known_versions: dict[str, str] = {}
         # First blocks of objects read ahead for the file opened next (read_first_block_ahead).
         self._announced: dict[tuple[str, int, int], _BlockRead] = {}
+        # The prefixes ("bucket/key prefix") whose every object a listing saw, and those objects: whether
+        # an object next to a listed one exists (a shard's index file) is then known without a request.
+        self._listed_prefixes: set[str] = set()
+        self._listed_objects: set[str] = set()
 
     def __repr__(self) -> str:
         return f"ObjectStore({self.scheme!r}, {self.options!r})"
@@ -518,6 +522,9 @@ class ObjectStore:
                         self._known_versions[url.child(key).url] = tag
             if token is None:
                 break
+        with self._lock:
+            self._listed_objects.update(f"{url.bucket}/{key}" for key, _ in found)
+            self._listed_prefixes.add(f"{url.bucket}/{url.key}")
         if pattern is not None:
             regex = _glob_regex(pattern)
             found = [item for item in found if regex.fullmatch(item[0])]
@@ -529,6 +536,16 @@ class ObjectStore:
         if head.get("etag"):
             self._known_versions[url.url] = head["etag"]
         return int(head["content-length"])
+
+    def listed(self, url: ObjectURL) -> bool | None:
+        """Whether a listing of this process saw the object: True; False where a listing of a prefix
+        of its key did not; None where no listing covered it (only a request can tell)."""
+        name = f"{url.bucket}/{url.key}"
+        if name in self._listed_objects:
+            return True
+        if any(name.startswith(prefix) for prefix in self._listed_prefixes):
+            return False
+        return None
 
     def version(self, url: ObjectURL) -> str | None:
         """The object's version tag (ETag) as this process's listing or HEAD saw it; None if unknown."""

@@ -40,7 +40,7 @@ from minddata.dataset import _validate as v
 from minddata.dataset._files import block_sampler, shuffle_mode
 from minddata.dataset.base import Dataset
 from minddata.engine import ir
-from minddata.errors import ArgumentError, DataFormatError, RowError
+from minddata.errors import ArgumentError, DataFormatError, RowError, warn
 
 __all__ = ["WebDataset", "open_shard", "expand_shards", "write_webdataset", "INT_EXTENSIONS", "STR_EXTENSIONS"]
 
@@ -546,25 +546,35 @@ def index_shard(where: str, path: str, storage_options: Any = None) -> ShardInde
     """Read the member headers of one shard (not its data) and group the members into samples."""
     with open_shard(path, storage_options) as shard, shard.stream() as stream:
         size = shard.size()
-        magic = stream.read(6)
-        for prefix, kind in _COMPRESSED.items():
-            if magic.startswith(prefix):
-                raise DataFormatError(
-                    f"{where}: {path} is a {kind}-compressed file; samples are read by offset, which needs an "
-                    f"uncompressed tar. Decompress it (`{_DECOMPRESS[kind]} {os.path.basename(path)}`) and read the .tar.",
-                    path=path,
-                )
-        if size == 0:
-            raise _corrupt(where, path, "the file is empty (a tar has at least its end-of-archive blocks)", 0)
+        _check_plain_tar(where, path, stream, size)
         embedded = _embedded_index(path, stream, size)
         if embedded is not None and _ends_where_indexed(shard, embedded, size):
             return embedded
+        return _group(where, path, _walk_members(where, path, shard, stream, size))
+
+
+def _check_plain_tar(where: str, path: str, stream: Any, size: int) -> None:
+    """An error naming the fix for a compressed or empty shard (``stream`` at its start)."""
+    magic = stream.read(6)
+    for prefix, kind in _COMPRESSED.items():
+        if magic.startswith(prefix):
+            raise DataFormatError(
+                f"{where}: {path} is a {kind}-compressed file; samples are read by offset, which needs an "
+                f"uncompressed tar. Decompress it (`{_DECOMPRESS[kind]} {os.path.basename(path)}`) and read the .tar.",
+                path=path,
+            )
+    if size == 0:
+        raise _corrupt(where, path, "the file is empty (a tar has at least its end-of-archive blocks)", 0)
+
+
+def _walk_members(where: str, path: str, shard: Any, stream: Any, size: int) -> Any:
+    """(name, data offset, size) of every regular member of an open shard, from its headers."""
+    stream.seek(0)
+    members: Any = _plain_members(shard.blocks(stream), size)
+    if members is None:  # not plain ustar/GNU headers, or damaged: tarfile reads it and names what is wrong
         stream.seek(0)
-        members: Any = _plain_members(shard.blocks(stream), size)
-        if members is None:  # not plain ustar/GNU headers, or damaged: tarfile reads it and names what is wrong
-            stream.seek(0)
-            members = _tarfile_members(where, path, stream, size)
-        return _group(where, path, members)
+        members = _tarfile_members(where, path, stream, size)
+    return members
 
 
 def _embedded_index(path: str, stream: Any, size: int) -> ShardIndex | None:
@@ -601,22 +611,200 @@ def kept_index(where: str, path: str, storage_options: _storage.StorageOptions) 
     another process, reads the index from there instead of the shard, and a shard that changed in the
     bucket (a new ETag) is indexed again. A shard without a version tag, or with
     ``storage_options={"index_cache": False}``, is indexed on every run."""
-    if not _storage.is_remote(path) or not storage_options.get("index_cache"):
+    if not _storage.is_remote(path):
         return index_shard(where, path, storage_options)
     url = _storage.split_url(path)
     assert isinstance(url, _storage.ObjectURL)
     store = _storage.get_store(url, storage_options)
-    version = store.version(url)
+    version = store.version(url) if storage_options.get("index_cache") else None
     kept = _index_folder(storage_options) if version else None
-    if kept is None:
-        return index_shard(where, path, storage_options)
     size = store._sizes(url)
     entry = f"{_INDEX_FORMAT}:{size}:{version}"
-    index = _decode_index(path, kept.get_entry(store, url, entry), size)
-    if index is None:
-        index = index_shard(where, path, storage_options)
+    if kept is not None:
+        index = _decode_index(path, kept.get_entry(store, url, entry), size)
+        if index is not None:
+            return index
+    index = sidecar_index(where, path, store, url, size) or index_shard(where, path, storage_options)
+    if kept is not None:
         kept.put_entry(store, url, entry, _encode_index(index))
     return index
+
+
+# -- index files next to the shards (DALI's format) ----------------------------------------------
+
+_SIDECAR_VERSION = "v1.2"
+
+
+def sidecar_path(path: str) -> str:
+    """The index file of a shard, where DALI's ``wds2idx`` writes it by default: the shard's path up
+    to the first dot of its file name, then ``.idx``.
+
+    >>> sidecar_path("s3://bucket/train/shard-000042.tar")
+    's3://bucket/train/shard-000042.idx'
+    """
+    name_at = path.rfind("/") + 1
+    dot = path.find(".", name_at + 1)
+    return (path[:dot] if dot > 0 else path) + ".idx"
+
+
+def sidecar_text(where: str, path: str, members: Any) -> str:
+    """A shard's index in DALI's format (``v1.2 <samples>``, then per sample its members as
+    ``<ext> <data offset> <size> <name>``), from its (name, data offset, size) members: what DALI's
+    ``fn.readers.webdataset(index_paths=...)`` and :class:`WebDataset` read."""
+    samples: list[list[str]] = []
+    current = None
+    for name, key, ext, offset, size in _sample_members(members):
+        if any(c.isspace() for c in name):
+            raise DataFormatError(
+                f"{where}: {path}: the member {name!r} has a space in its name, which DALI's index format (fields "
+                "separated by spaces) cannot hold. Rename the member, or read the shard without an index file.",
+                path=path,
+            )
+        if key != current:
+            samples.append([])
+            current = key
+        samples[-1].append(f"{ext} {offset} {size} {name}")
+    return "".join([f"{_SIDECAR_VERSION} {len(samples)}\n", *(" ".join(sample) + "\n" for sample in samples)])
+
+
+def write_index_files(dataset_files: Any, *, overwrite: bool = False,
+                      storage_options: dict[str, Any] | None = None) -> list[str]:
+    """Write each shard's index file next to it, in DALI's format (:func:`sidecar_path`,
+    :func:`sidecar_text`), from the shard's member headers; returns the index files written.
+
+    A remote shard read by :class:`WebDataset` for the first time is read whole to find its samples
+    (on every machine of a job, unless its index is kept from an earlier run there); with its index
+    file next to it, it costs two small requests instead. DALI's ``fn.readers.webdataset`` reads these
+    files as its ``index_paths``. Shards in object storage get their index file there (a PUT each).
+    Nothing is written when any index file exists already, unless ``overwrite``.
+
+    Examples:
+        >>> import io, os, tarfile, tempfile
+        >>> from minddata.dataset.webdataset import write_index_files
+        >>> path = os.path.join(tempfile.mkdtemp(), "shard-000000.tar")
+        >>> with tarfile.open(path, "w", format=tarfile.USTAR_FORMAT) as tar:
+        ...     for name, data in (("a.cls", b"3"), ("a.txt", b"hello")):
+        ...         info = tarfile.TarInfo(name); info.size = len(data); tar.addfile(info, io.BytesIO(data))
+        >>> [os.path.basename(p) for p in write_index_files(path)]
+        ['shard-000000.idx']
+        >>> print(open(path[:-4] + ".idx").read(), end="")
+        v1.2 1
+        cls 512 1 a.cls txt 1536 5 a.txt
+    """
+    where = "minddata index"
+    options = _storage.StorageOptions(where, storage_options)
+    files = expand_shards(where, dataset_files, options)
+    targets = [sidecar_path(path) for path in files]
+    for path, target in zip(files, targets):
+        if target == path:
+            raise ArgumentError(f"{where}: {path} is named as an index file (.idx), not a shard: leave it out of the shards.")
+    if not overwrite:
+        there = [t for t in targets if _exists(t, options)]
+        if there:
+            raise ArgumentError(
+                f"{where}: {len(there)} index file(s) exist already, e.g. {there[0]}. Pass overwrite=True to write "
+                "them again."
+            )
+
+    def one(path: str, target: str) -> str:
+        with open_shard(path, options) as shard, shard.stream() as stream:
+            size = shard.size()
+            _check_plain_tar(where, path, stream, size)
+            members = list(_walk_members(where, path, shard, stream, size))
+        data = sidecar_text(where, path, members).encode()
+        if _storage.is_remote(target):
+            url = _storage.split_url(target)
+            assert isinstance(url, _storage.ObjectURL)
+            _storage.get_store(url, options).write(url, data)
+        else:
+            partial = f"{target}.partial-{os.getpid()}"
+            with open(partial, "wb") as f:
+                f.write(data)
+            os.replace(partial, target)
+        return target
+
+    at_once = min(len(files), options.get("requests_in_flight")) if any(map(_storage.is_remote, files)) else 1
+    with ThreadPoolExecutor(max(at_once, 1), thread_name_prefix="minddata-index") as pool:
+        return list(pool.map(one, files, targets))
+
+
+def _exists(path: str, options: _storage.StorageOptions) -> bool:
+    if not _storage.is_remote(path):
+        return os.path.exists(path)
+    url = _storage.split_url(path)
+    assert isinstance(url, _storage.ObjectURL)
+    store = _storage.get_store(url, options)
+    seen = store.listed(url)
+    if seen is not None:
+        return seen
+    try:
+        store.size(url)
+    except _storage.StorageError as error:
+        if error.status == 404:
+            return False
+        raise
+    return True
+
+
+def _sidecar_members(data: bytes, size: int) -> list[tuple[str, int, int]] | None:
+    """The (name, data offset, size) members an index file in DALI's v1.2 format lists, or None when
+    it is not one, or lists members that cannot be in a tar of ``size`` bytes (unaligned,
+    overlapping, past the end)."""
+    try:
+        lines = data.decode("utf-8").split("\n")
+    except UnicodeDecodeError:
+        return None
+    head = lines[0].split()
+    rows = [line for line in lines[1:] if line.strip()]
+    if len(head) != 2 or head[0] != _SIDECAR_VERSION or not head[1].isdigit() or int(head[1]) != len(rows):
+        return None
+    members: list[tuple[str, int, int]] = []
+    end = 0  # where the previous member's data (padded to blocks) ends: the next header at least
+    for row in rows:
+        tokens = row.split()
+        if not tokens or len(tokens) % 4:
+            return None
+        for i in range(0, len(tokens), 4):
+            _, offset_text, size_text, name = tokens[i:i + 4]
+            if not (offset_text.isdigit() and size_text.isdigit()):
+                return None
+            offset, length = int(offset_text), int(size_text)
+            if offset % _BLOCK or offset < end + _BLOCK or offset + length > size:
+                return None
+            members.append((name, offset, length))
+            end = offset + -(-length // _BLOCK) * _BLOCK
+    return members if members else None
+
+
+def sidecar_index(where: str, path: str, store: Any, url: Any, size: int) -> ShardIndex | None:
+    """A remote shard's index from the index file next to it (:func:`sidecar_path`: DALI's
+    ``wds2idx`` and ``minddata index`` write them), checked against the shard (its first member's
+    header and the end-of-archive block after its last member: one more request); None when there is
+    none (a listing that saw the shards tells without a request), or it does not fit the shard: then
+    the shard's headers are read (a warning names an index file that does not fit)."""
+    if url.scheme in ("http", "https"):
+        return None
+    side = url.child(sidecar_path(url.key))
+    if store.listed(side) is False:
+        return None
+    try:
+        data = store.read(side)
+    except _storage.StorageError:
+        return None  # none there (or not readable): the shard is indexed by its headers
+    members = _sidecar_members(data, size)
+    if members is not None:
+        first_name, first_offset, first_size = members[0]
+        end = members[-1][1] + -(-members[-1][2] // _BLOCK) * _BLOCK
+        # two GETs at once (gap=0: not one GET spanning the shard between them)
+        header, tail = store.read_many([(url, first_offset - _BLOCK, first_offset), (url, end, end + _BLOCK)], gap=0)
+        fields = _header_fields(header)
+        if (fields is not None and fields[0].decode(tarfile.ENCODING, "surrogateescape") == first_name
+                and fields[2] == first_size and len(tail) == _BLOCK and tail.count(0) == _BLOCK):
+            return _group(where, path, members)
+    warn("%s: %s is not an index of %s (its first member or its end do not match the shard, or it is not in "
+         "DALI's %s format): the shard's headers are read instead. Write it again with `minddata index %s --overwrite`.",
+         where, side.shown, url.shown, _SIDECAR_VERSION, url.shown)
+    return None
 
 
 def _index_folder(storage_options: _storage.StorageOptions) -> _storage.ObjectCache | None:
@@ -683,6 +871,17 @@ def _decode_index(path: str, data: bytes | None, size: int, fmt: str = _INDEX_FO
     return ShardIndex(path, [str(k) for k in keys], first, [sys.intern(str(e)) for e in exts], offsets, sizes)
 
 
+def _sample_members(members: Any) -> Iterator[tuple[str, str, str, int, int]]:
+    """(name, key, extension, data offset, size) of the members that belong to samples: not metadata
+    (``__name__`` at the top, ``__*__/`` folders, minddata's own index), not without an extension."""
+    for name, offset, size in members:
+        if ("/" not in name and name.startswith("__") and name.endswith("__")) or _META.match(name):
+            continue
+        parts = split_name(name)
+        if parts is not None:
+            yield name, parts[0], parts[1], offset, size
+
+
 def _group(where: str, path: str, members: Any) -> ShardIndex:
     """(name, data offset, size) of a shard's regular members, in order → its samples."""
     keys: list[str] = []
@@ -692,13 +891,8 @@ def _group(where: str, path: str, members: Any) -> ShardIndex:
     sizes: list[int] = []
     current: str | None = None
     seen: set[str] = set()
-    for name, offset, size in members:
-        if ("/" not in name and name.startswith("__") and name.endswith("__")) or _META.match(name):
-            continue
-        parts = split_name(name)
-        if parts is None:
-            continue
-        key, ext = parts[0], sys.intern(parts[1].lower())
+    for name, key, original_ext, offset, size in _sample_members(members):
+        ext = sys.intern(original_ext.lower())
         if key != current:
             keys.append(key)
             first.append(len(exts))
@@ -1034,7 +1228,9 @@ class WebDataset(Dataset):
     with the pipeline to worker processes, and is not rebuilt per epoch. Reading a sample then costs one positioned read of its
     members (they are adjacent in the tar). A shard in object storage is indexed through one
     streaming GET (shards ``requests_in_flight`` at a time), and its index is kept for later runs
-    (:func:`kept_index`; ``storage_options={"index_cache": False}`` turns that off). Read in order
+    (:func:`kept_index`; ``storage_options={"index_cache": False}`` turns that off); a remote shard with
+    its index file next to it (``shard-000000.idx``, DALI's format: ``minddata index`` or DALI's
+    ``wds2idx`` write them) costs two small requests instead of a read of the whole shard. Read in order
     (``shuffle=False`` or ``Shuffle.FILES``), a remote shard's samples come through one streaming GET
     that a process's worker threads share, each reading its own chunk's bytes from it (as the
     ``webdataset`` package streams a shard; a cut stream falls back to ranged GETs, retried); in any
