@@ -42,7 +42,8 @@ from minddata.dataset.base import Dataset
 from minddata.engine import ir
 from minddata.errors import ArgumentError, DataFormatError, RowError, warn
 
-__all__ = ["WebDataset", "open_shard", "expand_shards", "write_webdataset", "INT_EXTENSIONS", "STR_EXTENSIONS"]
+__all__ = ["WebDataset", "open_shard", "expand_shards", "write_webdataset", "write_index_files", "sidecar_path",
+           "INT_EXTENSIONS", "STR_EXTENSIONS"]
 
 # Extensions read as values rather than bytes (by the last part of the extension, as webdataset's
 # decoders look at it: "seg.cls" is an integer too).
