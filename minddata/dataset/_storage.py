@@ -25,6 +25,7 @@ size an object, and to read an object whole or a byte range of it.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import fnmatch
 import functools
 import io
@@ -33,7 +34,7 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from minddata.engine.readahead import request_pool
@@ -1212,6 +1213,32 @@ class ObjectCache:
     def put_entry(self, store: ObjectStore, url: ObjectURL, part: str, data: bytes) -> None:
         """Keep ``data`` as ``url``'s ``part`` (quietly not, on a full or read-only disk)."""
         self._put(self._path(store, url, part), data)
+
+    @contextlib.contextmanager
+    def making(self, store: ObjectStore, url: ObjectURL, part: str) -> Iterator[None]:
+        """Held while one thread of one process makes ``url``'s ``part``, so that the others wait for
+        it and then read it rather than make it again (each rank of a node indexing the same shard):
+        an exclusive ``flock`` on one of 256 lock files, chosen by the entry's name (a bounded number
+        of files; two entries that share one wait for each other). None where ``flock`` is missing or
+        the folder can't be written."""
+        try:
+            import fcntl
+        except ImportError:  # not POSIX: every process makes its own
+            yield
+            return
+        folder = os.path.join(os.path.dirname(self.folder), f".locks-{os.path.basename(self.folder)}")
+        try:
+            os.makedirs(folder, exist_ok=True)
+            lock = open(os.path.join(folder, os.path.basename(self._path(store, url, part))[:2]), "a")  # noqa: SIM115 - closed below
+        except OSError:
+            yield
+            return
+        with lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
 
     def evict(self) -> None:
         """Oldest files first, down to 90% of ``max_bytes``; one thread of one process at a time (the

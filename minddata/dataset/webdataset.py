@@ -610,8 +610,9 @@ def kept_index(where: str, path: str, storage_options: _storage.StorageOptions) 
     1 GiB at most, trimmed least recently used first by each process when it first keeps one) under
     the object's URL, size and version tag (its ETag, from the listing or a HEAD): a later run, or
     another process, reads the index from there instead of the shard, and a shard that changed in the
-    bucket (a new ETag) is indexed again. A shard without a version tag, or with
-    ``storage_options={"index_cache": False}``, is indexed on every run."""
+    bucket (a new ETag) is indexed again. Processes that need one shard's index at once (the ranks of
+    a node starting together) make it once: the others wait for it (:meth:`ObjectCache.making`). A
+    shard without a version tag, or with ``storage_options={"index_cache": False}``, is indexed on every run."""
     if not _storage.is_remote(path):
         return index_shard(where, path, storage_options)
     url = _storage.split_url(path)
@@ -621,13 +622,16 @@ def kept_index(where: str, path: str, storage_options: _storage.StorageOptions) 
     kept = _index_folder(storage_options) if version else None
     size = store._sizes(url)
     entry = f"{_INDEX_FORMAT}:{size}:{version}"
-    if kept is not None:
-        index = _decode_index(path, kept.get_entry(store, url, entry), size)
-        if index is not None:
-            return index
-    index = sidecar_index(where, path, store, url, size) or index_shard(where, path, storage_options)
-    if kept is not None:
-        kept.put_entry(store, url, entry, _encode_index(index))
+    if kept is None:
+        return sidecar_index(where, path, store, url, size) or index_shard(where, path, storage_options)
+    index = _decode_index(path, kept.get_entry(store, url, entry), size)
+    if index is not None:
+        return index
+    with kept.making(store, url, entry):  # the ranks of a node that start together index each shard once
+        index = _decode_index(path, kept.get_entry(store, url, entry), size)  # made while this one waited
+        if index is None:
+            index = sidecar_index(where, path, store, url, size) or index_shard(where, path, storage_options)
+            kept.put_entry(store, url, entry, _encode_index(index))
     return index
 
 

@@ -202,6 +202,43 @@ def test_a_later_run_reads_the_kept_index_instead_of_the_shards(counted_shards, 
     assert _index_gets(faults) == 0
 
 
+_INDEX_ONCE_READY = """
+import os, sys, time
+import minddata as md
+ready, go = sys.argv[1], sys.argv[2]
+open(ready, "w").close()
+deadline = time.monotonic() + 60
+while not os.path.exists(go) and time.monotonic() < deadline:
+    time.sleep(0.001)
+ds = md.WebDataset("s3://data/counted/shard-*.tar", storage_options={"endpoint_url": sys.argv[3]})
+print(ds.get_dataset_size())
+"""
+
+
+def test_processes_that_start_together_index_each_shard_once(counted_shards, faults, tmp_path):
+    import subprocess
+    import sys
+    import time
+
+    faults.set_rates({"delay": 1.0})  # 50 ms a request: both processes find no kept index, then index
+    go = tmp_path / "go"
+    children = [subprocess.Popen([sys.executable, "-c", _INDEX_ONCE_READY, str(tmp_path / f"ready-{i}"), str(go), faults.url],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in range(2)]
+    try:
+        deadline = time.monotonic() + 60
+        while not all((tmp_path / f"ready-{i}").exists() for i in range(2)) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        go.touch()  # both imported and waiting: they start within milliseconds of each other
+        outputs = [child.communicate(timeout=60) for child in children]
+    finally:
+        for child in children:
+            child.kill()
+            child.wait()
+    assert [c.returncode for c in children] == [0, 0], [err[-2000:] for _, err in outputs]
+    assert [out.strip() for out, _ in outputs] == [str(SHARDS * SAMPLES)] * 2
+    assert _index_gets(faults) == SHARDS  # one walk of each shard, not one per process
+
+
 def test_index_cache_false_indexes_every_run_and_keeps_nothing(counted_shards, faults, tmp_path):
     for _ in range(2):
         faults.set_rates({})
