@@ -133,10 +133,14 @@ def _index(args: argparse.Namespace) -> int:
     except MinddataError as exc:
         message = str(exc).removeprefix("minddata index: ").replace("Pass overwrite=True", "Pass --overwrite")
         raise UsageError(f"{PROG} index: error: {message}") from None
-    print(f"wrote {len(written)} index file(s):")
-    for path in written:
-        print(f"  {path}")
+    _print_written(f"{len(written)} index file(s)", written)
     return 0
+
+
+def _print_written(what: str, paths: Sequence[str]) -> None:
+    print(f"wrote {what}:")
+    for path in paths:
+        print(f"  {path}")
 
 
 def _serve_parser(sub: Any) -> None:
@@ -318,9 +322,7 @@ def _convert(args: argparse.Namespace) -> int:
         except MinddataError as exc:
             message = str(exc).removeprefix("save: ").replace("Pass overwrite=True", "Pass --overwrite")
             raise UsageError(f"{PROG} convert: error: {message}") from None
-        print(f"wrote {len(files)} WebDataset shard(s):")
-        for path in files:
-            print(f"  {path}")
+        _print_written(f"{len(files)} WebDataset shard(s)", files)
         return 0
     if source.is_file():
         return _convert_records(args, source, dest)

@@ -950,35 +950,30 @@ class StreamedFile(_ObjectFile):
         body, self._body = self._body, None
         close_body(body)
 
-    def _pull(self, most: int) -> bytes:
-        """Up to ``most`` bytes at ``_body_at`` from the open body (a new GET from there if none)."""
+    def _from_body(self, read: Callable[[Any], Any]) -> Any:
+        """``read(body)`` of the open body at ``_body_at`` (a new GET from there if none); nothing
+        read is a short body (retried by the caller from the same byte)."""
         if self._body is None:
             self.gets += 1
             self._body = self.store.open_body(self.url, self._body_at)
         try:
-            data = self._body.read(most)
-        except BaseException:
-            self._drop_body()
-            raise
-        if not data:
-            self._drop_body()
-            raise _ShortRead(f"the body ended at byte {self._body_at} of {self._size}")
-        return data
-
-    def _pull_into(self, view: memoryview) -> int:
-        """Bytes at ``_body_at`` from the open body (a new GET from there if none) into ``view``."""
-        if self._body is None:
-            self.gets += 1
-            self._body = self.store.open_body(self.url, self._body_at)
-        try:
-            got = self._body.readinto(view)
+            got = read(self._body)
         except BaseException:
             self._drop_body()
             raise
         if not got:
             self._drop_body()
             raise _ShortRead(f"the body ended at byte {self._body_at} of {self._size}")
-        return int(got)
+        return got
+
+    def _pull(self, most: int) -> bytes:
+        """Up to ``most`` bytes at ``_body_at`` from the open body."""
+        data: bytes = self._from_body(lambda body: body.read(most))
+        return data
+
+    def _pull_into(self, view: memoryview) -> int:
+        """Bytes at ``_body_at`` from the open body into ``view``: how many."""
+        return int(self._from_body(lambda body: body.readinto(view)))
 
     def _body_into(self, view: memoryview) -> int:
         """One read of the body into ``view`` (retried, from where the body stopped)."""
