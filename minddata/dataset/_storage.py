@@ -818,6 +818,17 @@ class _ObjectFile(io.RawIOBase):
         self._pos = max(0, base + offset)
         return self._pos
 
+    def read_on(self, offset: int, buffer: Any) -> int:
+        """Up to ``len(buffer)`` bytes from ``offset`` into ``buffer``, the file's position left as it
+        was (as ``pread``): for a walk front to back that keeps what it needs itself (a tar's
+        headers). 0 at the end."""
+        at = self._pos
+        self._pos = offset
+        try:
+            return self.readinto(buffer)
+        finally:
+            self._pos = at
+
 
 class RangedFile(_ObjectFile):
     """A read-only, seekable file over one object, read through ranged GETs of ``block`` bytes (one
@@ -982,12 +993,10 @@ class StreamedFile(_ObjectFile):
         return got
 
     def read_on(self, offset: int, buffer: Any) -> int:
-        """Up to ``len(buffer)`` bytes of the object from ``offset`` into ``buffer``, for a walk front
-        to back that keeps what it needs itself (a tar's headers): each byte is copied once, from the
-        connection into ``buffer``, where :meth:`readinto` copies it three times. From the window where
-        it holds ``offset``; else from the body, read on (into ``buffer``, then dropped) over a
-        forward skip of at most ``skip`` bytes, or a new GET from ``offset``. What this reads is not
-        kept in the window. 0 at the object's end."""
+        """As :meth:`_ObjectFile.read_on`, each byte copied once, from the connection into ``buffer``
+        (where :meth:`readinto` copies it three times): from the window where it holds ``offset``;
+        else from the body, read on (into ``buffer``, then dropped) over a forward skip of at most
+        ``skip`` bytes, or a new GET from ``offset``. What this reads is not kept in the window."""
         view = memoryview(buffer).cast("B")
         want = min(len(view), self._size - offset)
         if want <= 0:

@@ -252,9 +252,7 @@ class _RemoteShard:
     def blocks(self, stream: io.BufferedReader) -> Any:
         """``block(offset)``: the 512 bytes at ``offset`` (fewer at the end) from ``stream``, read on in
         pieces of 1 MiB (a streamed shard's headers sit between its data)."""
-        if isinstance(stream.raw, _storage.StreamedFile):
-            return _StreamedBlocks(stream.raw, _STREAM_PIECE)
-        return _Blocks(stream, _STREAM_PIECE)
+        return _Blocks(stream.raw, _STREAM_PIECE)
 
     def prefetch(self, ranges: list[tuple[int, int]]) -> None:
         """Read these (offset, size) ranges now, ``requests_in_flight`` at a time."""
@@ -271,33 +269,12 @@ class _RemoteShard:
 
 
 class _Blocks:
-    """512-byte blocks at increasing offsets of a stream, read in large pieces: one call per piece
-    rather than a read and a seek per member header."""
+    """512-byte blocks at increasing offsets of a remote shard, read in large pieces into one reused
+    buffer (one call per piece rather than a read and a seek per member header), by the file's
+    positional ``read_on``: a streamed shard's bytes are copied once on their way to its headers
+    (indexing a remote shard reads all of it)."""
 
-    def __init__(self, stream: Any, piece: int):
-        self._stream = stream
-        self._piece = piece
-        self._data = b""
-        self._at = 0  # the offset of _data[0]
-
-    def __call__(self, offset: int) -> bytes:
-        start = offset - self._at
-        if 0 <= start and start + _BLOCK <= len(self._data):
-            return self._data[start:start + _BLOCK]
-        end = self._at + len(self._data)
-        kept = self._data[start:] if self._at <= offset < end else b""
-        self._stream.seek(offset + len(kept))  # the stream reads on over a short skip, or starts again past a long one
-        self._data = kept + self._stream.read(self._piece)
-        self._at = offset
-        return self._data[:_BLOCK]
-
-
-class _StreamedBlocks:
-    """512-byte blocks at increasing offsets of a streamed shard, read into one reused piece: the
-    shard's bytes are copied once on their way to its headers (indexing a remote shard reads all of
-    it; with :class:`_Blocks` each byte was copied four times, more CPU than the headers' walk)."""
-
-    def __init__(self, file: _storage.StreamedFile, piece: int):
+    def __init__(self, file: Any, piece: int):
         self._file = file
         self._piece = bytearray(piece)
         self._view = memoryview(self._piece)

@@ -169,6 +169,13 @@ def _walk(f, offsets, piece):
     return out
 
 
+def test_a_ranged_files_positional_read_leaves_its_position(s3_server, blob_url):
+    f = st.RangedFile(store(s3_server), blob_url, block=1000)
+    f.seek(100)
+    assert _walk(f, [3000, 16_300], 200) == [BLOB[3000:3200], BLOB[16_300:]]
+    assert f.tell() == 100 and f.read(10) == BLOB[100:110]
+
+
 def test_a_streamed_walk_reads_on_over_short_skips_with_one_get(blob_url, faults):
     f = st.StreamedFile(store(faults.url), blob_url, len(BLOB), window=1000, skip=4000)
     offsets = [0, 700, 3000, 6500, 10_000, 13_500, 16_300]  # forward skips of at most 3,300 bytes; the last piece ends at the end
