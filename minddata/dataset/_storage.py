@@ -1092,6 +1092,48 @@ def file_size(path: str) -> int:
     return store.size(url)
 
 
+def exists(path: str, options: StorageOptions) -> bool:
+    """Whether a local file or an object is there (an object: as this process's listing saw it where
+    one covered it, else by a HEAD)."""
+    if not is_remote(path):
+        return os.path.exists(local_path(path))
+    url = split_url(path)
+    assert isinstance(url, ObjectURL)
+    store = get_store(url, options)
+    seen = store.listed(url)
+    if seen is not None:
+        return seen
+    try:
+        store.size(url)
+    except StorageError as error:
+        if error.status == 404:
+            return False
+        raise
+    return True
+
+
+def write_file(path: str, data: bytes, options: StorageOptions | None = None) -> None:
+    """``data`` as the whole file ``path``. A local file appears whole or not at all (written under a
+    hidden temporary name in its folder, then renamed; the temporary file removed if writing fails);
+    an object is one PUT, retried as reads are."""
+    if is_remote(path):
+        url = split_url(path)
+        assert isinstance(url, ObjectURL)
+        get_store(url, options or StorageOptions("object storage")).write(url, data)
+        return
+    path = local_path(path)
+    folder, name = os.path.split(path)
+    staged = os.path.join(folder, f".{name}.{os.getpid()}-{threading.get_ident()}.tmp")
+    try:
+        with open(staged, "wb") as f:
+            f.write(data)
+        os.replace(staged, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(staged)
+        raise
+
+
 def read_first_block_ahead(path: str, block: int = 4 << 20) -> Callable[[], None]:
     """Start reading the first ``block`` bytes of ``path`` (an object whose size this process knows;
     nothing for a local file) on a thread of its own, for the :func:`open_file` of it that comes next

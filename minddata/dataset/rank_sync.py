@@ -60,10 +60,7 @@ class _LocalFolder:
 
     def mark(self, name: str) -> None:
         os.makedirs(self.folder, exist_ok=True)
-        staged = os.path.join(self.folder, f".{name}.{os.getpid()}.tmp")
-        with open(staged, "w") as f:
-            f.write("ready\n")
-        os.replace(staged, os.path.join(self.folder, name))  # other ranks never see a half-written marker
+        _storage.write_file(os.path.join(self.folder, name), b"ready\n")  # other ranks never see a half-written marker
 
     def markers(self) -> list[str]:
         try:

@@ -681,7 +681,7 @@ def write_index_files(dataset_files: Any, *, overwrite: bool = False,
         if target == path:
             raise ArgumentError(f"{where}: {path} is named as an index file (.idx), not a shard: leave it out of the shards.")
     if not overwrite:
-        there = [t for t in targets if _exists(t, options)]
+        there = [t for t in targets if _storage.exists(t, options)]
         if there:
             raise ArgumentError(
                 f"{where}: {len(there)} index file(s) exist already, e.g. {there[0]}. Pass overwrite=True to write "
@@ -693,39 +693,12 @@ def write_index_files(dataset_files: Any, *, overwrite: bool = False,
             size = shard.size()
             _check_plain_tar(where, path, stream, size)
             members = list(_walk_members(where, path, shard, stream, size))
-        data = sidecar_text(where, path, members).encode()
-        if _storage.is_remote(target):
-            url = _storage.split_url(target)
-            assert isinstance(url, _storage.ObjectURL)
-            _storage.get_store(url, options).write(url, data)
-        else:
-            partial = f"{target}.partial-{os.getpid()}"
-            with open(partial, "wb") as f:
-                f.write(data)
-            os.replace(partial, target)
+        _storage.write_file(target, sidecar_text(where, path, members).encode(), options)
         return target
 
     at_once = min(len(files), options.get("requests_in_flight")) if any(map(_storage.is_remote, files)) else 1
     with ThreadPoolExecutor(max(at_once, 1), thread_name_prefix="minddata-index") as pool:
         return list(pool.map(one, files, targets))
-
-
-def _exists(path: str, options: _storage.StorageOptions) -> bool:
-    if not _storage.is_remote(path):
-        return os.path.exists(path)
-    url = _storage.split_url(path)
-    assert isinstance(url, _storage.ObjectURL)
-    store = _storage.get_store(url, options)
-    seen = store.listed(url)
-    if seen is not None:
-        return seen
-    try:
-        store.size(url)
-    except _storage.StorageError as error:
-        if error.status == 404:
-            return False
-        raise
-    return True
 
 
 def _sidecar_members(data: bytes, size: int) -> list[tuple[str, int, int]] | None:

@@ -336,3 +336,23 @@ def test_a_local_file_has_nothing_read_ahead(tmp_path):
     (tmp_path / "x").write_bytes(b"local")
     st.read_first_block_ahead(str(tmp_path / "x"))()
     assert not _ahead_threads()
+
+
+def test_a_local_file_is_written_whole_or_not_at_all(tmp_path):
+    target = tmp_path / "shard-000000.idx"
+    st.write_file(str(target), b"v1.2 0\n")
+    assert target.read_bytes() == b"v1.2 0\n" and sorted(p.name for p in tmp_path.iterdir()) == ["shard-000000.idx"]
+    with pytest.raises(TypeError):
+        st.write_file(str(target), "not bytes")  # fails while writing: the old file stays, no temporary file is left
+    assert target.read_bytes() == b"v1.2 0\n" and sorted(p.name for p in tmp_path.iterdir()) == ["shard-000000.idx"]
+
+
+def test_exists_asks_a_listing_first_then_a_head(s3_client, faults):
+    s3_client.put_object(Bucket="data", Key="exists/a.bin", Body=b"x")
+    settings = st.StorageOptions("test", options(faults.url))
+    assert st.exists("s3://data/exists/a.bin", settings) and not st.exists("s3://data/exists/b.bin", settings)
+    assert [m for m, _, _ in faults.requests] == ["HEAD", "HEAD"]
+    st.get_store(st.split_url("s3://data/exists/"), settings).list(st.split_url("s3://data/exists/"))
+    faults.set_rates({})  # forgets the requests so far
+    assert st.exists("s3://data/exists/a.bin", settings) and not st.exists("s3://data/exists/c.bin", settings)
+    assert list(faults.requests) == []  # the listing told both
