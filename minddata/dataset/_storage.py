@@ -384,7 +384,7 @@ class ObjectStore:
         self._known_versions: dict[str, str] = {}
         # First blocks of objects read ahead for the file opened next (read_first_block_ahead).
         self._announced: dict[tuple[str, int, int], _BlockRead] = {}
-        # The prefixes ("bucket/key prefix") whose every object a listing saw, and those objects: whether
+        # The prefixes ("s3://bucket/key prefix") whose every object a listing saw, and those objects: whether
         # an object next to a listed one exists (a shard's index file) is then known without a request.
         self._listed_prefixes: set[str] = set()
         self._listed_objects: set[str] = set()
@@ -513,19 +513,22 @@ class ObjectStore:
         sorted; with ``pattern``, only keys matching it (``fnmatch``, "*" not crossing "/")."""
         client = self.client()
         found: list[tuple[str, int]] = []
+        seen: list[str] = []  # the objects' URLs, one string each for both records below
         token: str | None = None
         while True:  # page by page, each retried on its own: a prefix of millions of objects is thousands of pages
             page, token = self._retrying(url, "listing", lambda token=token: client.list_page(url.bucket, url.key, token))
             for key, size, tag in page:
                 if not key.endswith("/"):
                     found.append((key, size))
+                    name = url.child(key).url
+                    seen.append(name)
                     if tag:
-                        self._known_versions[url.child(key).url] = tag
+                        self._known_versions[name] = tag
             if token is None:
                 break
         with self._lock:
-            self._listed_objects.update(f"{url.bucket}/{key}" for key, _ in found)
-            self._listed_prefixes.add(f"{url.bucket}/{url.key}")
+            self._listed_objects.update(seen)
+            self._listed_prefixes.add(url.url)
         if pattern is not None:
             regex = _glob_regex(pattern)
             found = [item for item in found if regex.fullmatch(item[0])]
@@ -541,7 +544,7 @@ class ObjectStore:
     def listed(self, url: ObjectURL) -> bool | None:
         """Whether a listing of this process saw the object: True; False where a listing of a prefix
         of its key did not; None where no listing covered it (only a request can tell)."""
-        name = f"{url.bucket}/{url.key}"
+        name = url.url
         if name in self._listed_objects:
             return True
         if any(name.startswith(prefix) for prefix in self._listed_prefixes):
