@@ -747,18 +747,23 @@ def sidecar_index(where: str, path: str, store: Any, url: Any, size: int) -> Sha
     except _storage.StorageError:
         return None  # none there (or not readable): the shard is indexed by its headers
     members = _sidecar_members(data, size)
-    if members is not None:
+    if members is None:
+        problem = (f"is not in DALI's {_SIDECAR_VERSION} format (or lists members that can't be in the shard's "
+                   f"{size} bytes)")
+    else:
         first_name, first_offset, first_size = members[0]
         end = members[-1][1] + -(-members[-1][2] // _BLOCK) * _BLOCK
         # two GETs at once (gap=0: not one GET spanning the shard between them)
         header, tail = store.read_many([(url, first_offset - _BLOCK, first_offset), (url, end, end + _BLOCK)], gap=0)
         fields = _header_fields(header)
-        if (fields is not None and fields[0].decode(tarfile.ENCODING, "surrogateescape") == first_name
-                and fields[2] == first_size and len(tail) == _BLOCK and tail.count(0) == _BLOCK):
+        if fields is None or fields[0].decode(tarfile.ENCODING, "surrogateescape") != first_name or fields[2] != first_size:
+            problem = f"does not match the shard: no header of its first member {first_name!r} at byte {first_offset - _BLOCK}"
+        elif len(tail) != _BLOCK or tail.count(0) != _BLOCK:
+            problem = f"does not match the shard: the archive does not end after its last member (byte {end})"
+        else:
             return _group(where, path, members)
-    warn("%s: %s is not an index of %s (its first member or its end do not match the shard, or it is not in "
-         "DALI's %s format): the shard's headers are read instead. Write it again with `minddata index %s --overwrite`.",
-         where, side.shown, url.shown, _SIDECAR_VERSION, url.shown)
+    warn("%s: the index file %s of %s %s; the shard's headers are read instead. Fix: write it again with "
+         "`minddata index %s --overwrite`.", where, side.shown, url.shown, problem, url.shown)
     return None
 
 

@@ -103,16 +103,30 @@ def test_an_index_file_of_another_shard_is_ignored_with_a_warning(shards, s3_cli
         ds = md.WebDataset(f"s3://{BUCKET}/{prefix}/shard-*.tar", shuffle=False, storage_options=options(faults.url))
         assert _rows(ds) == _rows(_local(folder))
     (message,) = [r.getMessage() for r in caplog.records if ".idx" in r.getMessage()]
-    assert f"s3://{BUCKET}/{prefix}/shard-000001.idx is not an index of" in message and "--overwrite" in message
+    assert f"the index file s3://{BUCKET}/{prefix}/shard-000001.idx of s3://{BUCKET}/{prefix}/shard-000001.tar does not " \
+           "match the shard: no header of its first member 's0_000.jpg' at byte 0" in message
+    assert f"Fix: write it again with `minddata index s3://{BUCKET}/{prefix}/shard-000001.tar --overwrite`" in message
     assert [t for t, r in _shard_gets(faults, prefix) if r == "bytes=0-"] == [f"/{BUCKET}/{prefix}/shard-000001.tar"]
 
 
-@pytest.mark.parametrize("damage", [b"", b"v1.2 12\njpg 511 10 x.jpg\n", b"v1.1 1\njpg 512 10\n", b"\xff\xfe"])
-def test_a_damaged_index_file_is_ignored(shards, s3_client, faults, damage):
+@pytest.mark.parametrize("damage", [
+    b"",  # empty
+    b"\xff\xfe",  # not text
+    b"v1.1 1\njpg 512 10\n",  # DALI's older format: no member names, so no keys
+    b"v1.2 2\njpg 512 10 s0_000.jpg\n",  # two samples announced, one listed
+    b"v1.2 1\njpg 511 10 s0_000.jpg\n",  # data not at a block boundary
+    b"v1.2 1\njpg 512 10 s0_000.jpg cls 1024 1 s0_000.cls\n",  # the second member inside the first one's block
+    b"v1.2 1\njpg 512 99999999 s0_000.jpg\n",  # past the shard's end
+    b"v1.2 1\njpg 512 10 s0_000.jpg\n",  # a member the shard does not have there
+])
+def test_a_damaged_index_file_is_ignored_with_a_warning(shards, s3_client, faults, caplog, damage):
     prefix, folder = shards
     s3_client.put_object(Bucket=BUCKET, Key=f"{prefix}/shard-000000.idx", Body=damage)
-    ds = md.WebDataset(f"s3://{BUCKET}/{prefix}/shard-*.tar", shuffle=False, storage_options=options(faults.url))
-    assert _rows(ds) == _rows(_local(folder))
+    with caplog.at_level(logging.WARNING, logger="minddata"):
+        ds = md.WebDataset(f"s3://{BUCKET}/{prefix}/shard-*.tar", shuffle=False, storage_options=options(faults.url))
+        assert _rows(ds) == _rows(_local(folder))
+    (message,) = [r.getMessage() for r in caplog.records if ".idx" in r.getMessage()]
+    assert f"the index file s3://{BUCKET}/{prefix}/shard-000000.idx of" in message and "--overwrite" in message
 
 
 def test_shards_listed_without_index_files_cost_no_request_for_them(shards, faults):
