@@ -1173,6 +1173,30 @@ def expand_remote(where: str, items: Sequence[str], options: StorageOptions) -> 
     return list(dict.fromkeys(out))
 
 
+@contextlib.contextmanager
+def _file_lock(path: str) -> Iterator[None]:
+    """An exclusive ``flock`` on the file ``path`` (made, with its folder, if missing) while held:
+    between processes, and between threads that each take it. Where there is no ``flock`` (not POSIX)
+    or the file can't be made, nothing is locked: what it guards is then done more than once."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        lock = open(path, "a")  # noqa: SIM115 - closed below
+    except OSError:
+        yield
+        return
+    with lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 class ObjectCache:
     """A local, size-bounded, least-recently-used cache of object bytes, shared by processes.
 
@@ -1263,64 +1287,40 @@ class ObjectCache:
         """Keep ``data`` as ``url``'s ``part`` (quietly not, on a full or read-only disk)."""
         self._put(self._path(store, url, part), data)
 
-    @contextlib.contextmanager
-    def making(self, store: ObjectStore, url: ObjectURL, part: str) -> Iterator[None]:
+    def making(self, store: ObjectStore, url: ObjectURL, part: str) -> contextlib.AbstractContextManager:
         """Held while one thread of one process makes ``url``'s ``part``, so that the others wait for
         it and then read it rather than make it again (each rank of a node indexing the same shard):
-        an exclusive ``flock`` on one of 256 lock files, chosen by the entry's name (a bounded number
-        of files; two entries that share one wait for each other). None where ``flock`` is missing or
-        the folder can't be written."""
-        try:
-            import fcntl
-        except ImportError:  # not POSIX: every process makes its own
-            yield
-            return
-        folder = os.path.join(os.path.dirname(self.folder), f".locks-{os.path.basename(self.folder)}")
-        try:
-            os.makedirs(folder, exist_ok=True)
-            lock = open(os.path.join(folder, os.path.basename(self._path(store, url, part))[:2]), "a")  # noqa: SIM115 - closed below
-        except OSError:
-            yield
-            return
-        with lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
+        an exclusive lock on one of 256 lock files, chosen by the entry's name (a bounded number of
+        files; two entries that share one wait for each other)."""
+        name = os.path.basename(self._path(store, url, part))[:2]
+        return _file_lock(os.path.join(os.path.dirname(self.folder), f".locks-{os.path.basename(self.folder)}", name))
 
     def evict(self) -> None:
         """Oldest files first, down to 90% of ``max_bytes``; one thread of one process at a time (the
         folder's ``flock``), the others wait their turn and then find less to do."""
-        import fcntl
-
         lock_path = os.path.join(os.path.dirname(self.folder), f".lock-{os.path.basename(self.folder)}")
-        with self._evicting, open(lock_path, "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            try:
-                entries = []
-                for sub in os.scandir(self.folder):
-                    if not sub.is_dir():
-                        continue
-                    for entry in os.scandir(sub.path):
-                        try:
-                            info = entry.stat()
-                        except OSError:
-                            continue
-                        entries.append((info.st_mtime, info.st_size, entry.path))
-                total = sum(size for _, size, _ in entries)
-                if total <= self.max_bytes:
-                    return
-                for _, size, path in sorted(entries):
-                    if total <= self.max_bytes * 0.9:
-                        break
+        with self._evicting, _file_lock(lock_path):
+            entries = []
+            for sub in os.scandir(self.folder):
+                if not sub.is_dir():
+                    continue
+                for entry in os.scandir(sub.path):
                     try:
-                        os.unlink(path)
-                        total -= size
+                        info = entry.stat()
                     except OSError:
-                        pass
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
+                        continue
+                    entries.append((info.st_mtime, info.st_size, entry.path))
+            total = sum(size for _, size, _ in entries)
+            if total <= self.max_bytes:
+                return
+            for _, size, path in sorted(entries):
+                if total <= self.max_bytes * 0.9:
+                    break
+                try:
+                    os.unlink(path)
+                    total -= size
+                except OSError:
+                    pass
 
     def total_bytes(self) -> int:
         return sum(e.stat().st_size for sub in os.scandir(self.folder) if sub.is_dir() for e in os.scandir(sub.path))
