@@ -51,7 +51,8 @@ _PATH_ARGUMENTS = ("dataset_dir", "dataset_files", "dataset_file", "data_dir", "
 
 
 def _refuse_urls_unless_supported(cls: type) -> None:
-    """A source without ``storage_options`` refuses an ``s3://``/``gs://``/``http(s)://`` path with an
+    """A source without ``storage_options`` takes a ``file://`` path as the local path it names, and
+    refuses an ``s3://``/``gs://``/``http(s)://`` path with an
     error naming it (rather than "not a folder")."""
     import functools
     import inspect
@@ -69,13 +70,20 @@ def _refuse_urls_unless_supported(cls: type) -> None:
 
     @functools.wraps(init)
     def refusing_init(self: Any, *args: Any, **kwargs: Any) -> None:
-        from minddata.dataset._storage import refuse_remote
+        from minddata.dataset._storage import local_paths, refuse_remote
 
+        given = list(args)
         for at, name in paths:
-            value = args[at] if at < len(args) else kwargs.get(name)
-            if value is not None:
-                refuse_remote(type(self).__name__, value)
-        init(self, *args, **kwargs)
+            value = given[at] if at < len(given) else kwargs.get(name)
+            if value is None:
+                continue
+            refuse_remote(type(self).__name__, value)
+            # A file:// URL is a local path for every source, as for those that read object storage.
+            if at < len(given):
+                given[at] = local_paths(value)
+            else:
+                kwargs[name] = local_paths(value)
+        init(self, *given, **kwargs)
 
     cls.__init__ = refusing_init  # type: ignore[misc]  # replacing a class's constructor is the point
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from s3kit import options
 
@@ -95,3 +96,22 @@ def test_planning_a_pass_of_remote_tfrecords_reads_no_file(s3_files, faults):
     faults.set_rates({})  # forgets the requests so far
     assert reads.order(1).tolist() == first.tolist() and sorted(first.tolist()) == list(range(21))
     assert faults.requests == []
+
+
+def _cifar10_batch(folder, records=3):
+    """A CIFAR-10 binary batch: each record a label byte and 3,072 pixel bytes."""
+    folder.mkdir()
+    rng = np.random.default_rng(0)
+    data = b"".join(bytes([i % 10]) + rng.integers(0, 256, 3072, dtype=np.uint8).tobytes() for i in range(records))
+    (folder / "data_batch_1.bin").write_bytes(data)
+    return folder
+
+
+@pytest.mark.parametrize("make", [
+    lambda at: md.Cifar10Dataset(at, "train", shuffle=False),
+    lambda at: md.Cifar10Dataset(dataset_dir=at, usage="train", shuffle=False),
+])
+def test_a_file_url_reads_as_its_local_path_for_sources_without_object_storage(tmp_path, make):
+    folder = _cifar10_batch(tmp_path / "cifar")
+    local = rows(make(str(folder)))
+    assert len(local) == 3 and rows(make("file://" + str(folder))) == local
