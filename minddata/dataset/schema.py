@@ -64,12 +64,17 @@ class Schema:
         self.num_rows: int | None = None
         self.dataset_type = ""
         if schema_file is not None:
-            path = os.fspath(schema_file)
+            from minddata.dataset import _storage
+
+            # A path, a file:// URL, or an object (s3://, gs://, http(s)://; a RemotePath carries its
+            # dataset's storage options).
+            path = schema_file if isinstance(schema_file, str) else os.fspath(schema_file)
             try:
-                with open(path, encoding="utf-8") as f:
+                with _storage.open_file(path, "r", encoding="utf-8") as f:
                     content = json.load(f)
             except (OSError, ValueError) as error:
-                raise ArgumentError(f"Schema: can't load schema file {path}: {error}") from None
+                shown = _storage.split_url(path).shown if _storage.is_remote(path) else path  # type: ignore[union-attr]  # a remote path splits into an ObjectURL
+                raise ArgumentError(f"Schema: can't load schema file {shown}: {error}") from None
             self.from_json(content)
 
     def add_column(self, name: str, de_type: Any, shape: Sequence[int] | None = None) -> None:
@@ -131,11 +136,16 @@ class Schema:
         return self.to_json()
 
 
-def as_schema(where: str, schema: Any) -> Schema | None:
-    """``schema`` given as a :class:`Schema`, a path, a JSON dict or ``{name: {"type", "shape"}}``."""
+def as_schema(where: str, schema: Any, storage_options: Any = None) -> Schema | None:
+    """``schema`` given as a :class:`Schema`, a path or URL of a schema file (an object read with
+    ``storage_options``, a ``_storage.StorageOptions``), a JSON dict or ``{name: {"type", "shape"}}``."""
     if schema is None or isinstance(schema, Schema):
         return schema
     if isinstance(schema, (str, os.PathLike)):
+        from minddata.dataset import _storage
+
+        if storage_options is not None and _storage.is_remote(schema):
+            return Schema(_storage.RemotePath(os.fspath(schema), storage_options))
         return Schema(schema)
     if isinstance(schema, dict):
         out = Schema()

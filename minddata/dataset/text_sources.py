@@ -464,13 +464,14 @@ class TFRecordDataset(Dataset):
         cache_dir: str | os.PathLike | None = None,
     ):
         where = "TFRecordDataset"
-        files = expand_files(where, dataset_files, storage_options=_storage.StorageOptions(where, storage_options, cache_dir=cache_dir))
+        options = _storage.StorageOptions(where, storage_options, cache_dir=cache_dir)
+        files = expand_files(where, dataset_files, storage_options=options)
         compression = (compression_type or "").upper()
         if compression not in ("", "GZIP", "ZLIB"):
             raise ArgumentError(f"{where}: `compression_type` must be None, '', 'GZIP' or 'ZLIB'. Found: {compression_type!r}")
         v.bool_arg(where, "shard_equal_rows", shard_equal_rows)
         wanted = v.column_list(where, "columns_list", columns_list)
-        spec = as_schema(where, schema)
+        spec = as_schema(where, schema, options)
         inferred_from = None
         if spec is None:
             inferred_from = files[0]

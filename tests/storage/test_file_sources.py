@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from s3kit import options
@@ -115,3 +117,23 @@ def test_a_file_url_reads_as_its_local_path_for_sources_without_object_storage(t
     folder = _cifar10_batch(tmp_path / "cifar")
     local = rows(make(str(folder)))
     assert len(local) == 3 and rows(make("file://" + str(folder))) == local
+
+
+def test_a_tfrecord_schema_file_is_read_from_object_storage_with_the_dataset_options(s3_server, s3_client, s3_files):
+    schema = {"columns": {"label": {"type": "int64", "shape": [1]}}}
+    s3_client.put_object(Bucket="data", Key="schemas/labels.json", Body=json.dumps(schema).encode())
+    ds = md.TFRecordDataset("s3://data/files/part-*.tfrecord", schema="s3://data/schemas/labels.json", shuffle=False,
+                            storage_options=options(s3_server))
+    assert ds.get_col_names() == ["label"]
+    assert sorted(_labels(ds)) == sorted(10 * f + i for f in range(3) for i in range(7))
+
+
+def test_a_tfrecord_schema_file_url_reads_as_its_local_path(tmp_path, s3_files):
+    (tmp_path / "labels.json").write_text(json.dumps({"columns": {"label": {"type": "int64", "shape": [1]}}}))
+    ds = md.TFRecordDataset(str(s3_files / "part-0.tfrecord"), schema="file://" + str(tmp_path / "labels.json"),
+                            shuffle=False)
+    assert _labels(ds) == list(range(7))
+
+
+def _labels(ds):
+    return [int(r["label"][0]) for r in ds.create_dict_iterator(num_epochs=1, output_numpy=True)]
