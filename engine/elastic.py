@@ -22,6 +22,7 @@ project/rename, at most one batch (after it, maps without random ops). The rest 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import math
@@ -33,7 +34,10 @@ import numpy as np
 from minddata.engine import ir
 from minddata.errors import GraphError
 
-__all__ = ["Chain", "describe", "merge", "share", "remaining", "epoch_plan", "state_part", "check_part", "next_epoch"]
+__all__ = [
+    "Chain", "describe", "merge", "share", "remaining", "epoch_plan", "state_part", "check_part", "check_data",
+    "next_epoch",
+]
 
 KEY = "elastic"
 
@@ -41,7 +45,8 @@ KEY = "elastic"
 @dataclasses.dataclass(frozen=True)
 class Chain:
     """What a pipeline that can resume elastically is: its source, the rows per consumer row, the
-    sampler's shuffle and shard, and a digest of the ops (a state from another pipeline is refused)."""
+    sampler's shuffle and shard, and a digest of the ops (a state from another pipeline is refused);
+    :attr:`data` digests the source's data (a state saved from other files is refused)."""
 
     source: ir.RandomAccessSourceNode
     rows: int
@@ -50,6 +55,16 @@ class Chain:
     num_shards: int
     shard_id: int
     digest: str
+
+    @functools.cached_property
+    def data(self) -> str:
+        """A digest of the source's :meth:`~minddata.engine.ir.RandomAccessSourceNode.data_identity`
+        (its files' names and row counts), taken when a state is saved or checked, not when the
+        iterator is made: a source of a million files lists them in a list of a million names."""
+        names, counts = self.source.data_identity()
+        digest = hashlib.sha1("\n".join(names).encode("utf-8", "surrogateescape"))
+        digest.update(np.asarray(counts, dtype="<i8").tobytes())
+        return digest.hexdigest()[:16]
 
 
 _WHY = {
@@ -194,7 +209,7 @@ def state_part(chain: Chain, base: list[list[int]], rows_taken: int, seed: int, 
     left = rows - sum(b - a for a, b in base)
     share_rows = math.ceil(left / chain.num_shards) if left else 0
     part = {
-        "rows": rows, "batch": chain.batch, "shuffle": chain.shuffle, "digest": chain.digest,
+        "rows": rows, "batch": chain.batch, "shuffle": chain.shuffle, "digest": chain.digest, "data": chain.data,
         "num_shards": chain.num_shards, "shard_id": chain.shard_id,
         "taken": min(rows_taken * chain.batch, share_rows), "base": [list(r) for r in base],
     }
@@ -204,6 +219,27 @@ def state_part(chain: Chain, base: list[list[int]], rows_taken: int, seed: int, 
 
 def _bad(message: str) -> ValueError:
     return ValueError(f"elastic resume: {message}")
+
+
+def check_data(part: dict, chain: Chain) -> None:
+    """Refuse a state's ``"elastic"`` part saved from other data than ``chain``'s source reads (another
+    dataset with the same rows and columns, another shard of one)."""
+    if part.get("data") == chain.data:
+        return
+    if "data" not in part:
+        raise _bad(
+            "the state has no data digest (an older minddata saved it), so the files it was saved from can't be "
+            "checked. Resume it on the number of ranks that saved it, each rank with its own state"
+        )
+    names, _ = chain.source.data_identity()
+    reads = (f"{len(names)} file(s): {', '.join(names[:3])}{', ...' if len(names) > 3 else ''}" if names
+             else "no files")
+    raise _bad(
+        f"the state was saved from other data than this pipeline reads (data digest {part.get('data')} in the "
+        f"state, {chain.data} here; this pipeline reads {reads}). Resume with the files the state was saved "
+        "from: the same file names in the same order (the folder, mount point or endpoint they are read from "
+        "may differ)"
+    )
 
 
 def check_part(state: dict, chain: Chain) -> dict:
@@ -222,6 +258,7 @@ def check_part(state: dict, chain: Chain) -> dict:
             f"the state belongs to another pipeline (ops or dataset differ: {part.get('rows')} rows, digest "
             f"{part.get('digest')}; this pipeline: {chain.rows} rows, digest {chain.digest})"
         )
+    check_data(part, chain)
     if part.get("batch") != chain.batch or part.get("shuffle") != chain.shuffle:
         raise _bad(
             f"the state's batch size {part.get('batch')} / shuffle {part.get('shuffle')} differ from this "

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
+
+import numpy as np
 
 from minddata.errors import ColumnNotFoundError, GraphError
 from minddata.ops.base import op_label
@@ -220,6 +223,30 @@ class RandomAccessSourceNode(Node):
 
     def with_sampler(self, sampler: Any) -> RandomAccessSourceNode:
         return dataclasses.replace(self, sampler=sampler)
+
+    def data_identity(self) -> tuple[list[str], list[int]]:
+        """What names this source's data, so that an elastic resume refuses a state saved from other
+        data (engine/elastic.py): the files the rows come from, in row order, each named relative to
+        the files' common folder and given with its number of rows. The same files under another
+        folder, mount point or endpoint have the same identity. Read from ``origins``, the file names
+        the source has already listed (no I/O of its own); ``([], [])`` for a source without files
+        (generators, arrays in memory)."""
+        rows = self.num_rows()
+        paths = self.origins(range(rows)) if self.origins is not None and rows else None  # type: ignore[arg-type]  # a range is a sequence of ints
+        if paths is None or len(paths) != rows:
+            return [], []
+        per_row = np.empty(rows, dtype=object)
+        per_row[:] = paths
+        first = np.ones(rows, dtype=bool)
+        first[1:] = per_row[1:] != per_row[:-1]  # a file's rows are consecutive: one entry per run
+        starts = np.flatnonzero(first)
+        files = [str(f) for f in per_row[starts].tolist()]
+        counts = np.diff(np.append(starts, rows)).tolist()
+        # The folder every file is under (the common prefix of the lowest and highest name is every
+        # name's), cut at its last separator: a lone file keeps its base name.
+        prefix = os.path.commonprefix([min(files), max(files)])
+        cut = max(prefix.rfind("/"), prefix.rfind("\\")) + 1
+        return [f[cut:] for f in files], counts
 
 
 @dataclass(frozen=True, eq=False, repr=False)

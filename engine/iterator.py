@@ -56,6 +56,19 @@ def check_state(state: Any, num_epochs: int) -> tuple[int, int, int, int]:
     return epoch, row, seed, shard_seed
 
 
+def check_seed(state_seed: int, configured: int | None) -> None:
+    """Refuse to resume a state under another seed than the one it was saved with: the state's seed
+    decides the order and the augmentations of the rows it has not given yet. ``configured``: the
+    seed set by ``config.set_seed`` (``None`` when none was set: the state's seed is taken)."""
+    if configured is not None and configured != state_seed:
+        raise ValueError(
+            f"state: the state was saved by a run with seed {state_seed}, but this process set seed {configured} "
+            "(config.set_seed): under another seed the rows not yet given would be shuffled and augmented unlike "
+            f"the saved run's, so some would be read twice and others skipped. Call config.set_seed({state_seed}), "
+            "or leave the seed unset to take the state's"
+        )
+
+
 class _Failed:
     __slots__ = ("error",)
 
@@ -119,6 +132,8 @@ class PipelineRun:
     ):
         if num_epochs == 0 or num_epochs < -1:
             raise ValueError(f"num_epochs must be -1 (endless) or greater than 0. Found: {num_epochs}")
+        if options is None:
+            options = config.snapshot()
         self.rt = new_runtime(options=options)
         start_epoch, start_row = 0, 0
         # What an elastic resume needs of the pipeline (elastic.Chain), or why it can't have one.
@@ -127,6 +142,7 @@ class PipelineRun:
         self._plan: tuple[int, list[list[int]]] | None = None
         if state is not None:
             start_epoch, start_row, seed, shard_seed = self._resume_point(state, num_epochs, executor)
+            check_seed(seed, options.seed)
             # The seeds decide every shuffle and random op: the resumed stream needs the same ones.
             self.rt.seed, self.rt.shard_seed = seed, shard_seed
         self.stage = _compile(root, self.rt, executor)
@@ -173,6 +189,8 @@ class PipelineRun:
         if not isinstance(part, dict):
             return epoch, row, seed, shard_seed
         chain = self._chain
+        if isinstance(chain, elastic.Chain) and "data" in part:
+            elastic.check_data(part, chain)  # on any number of ranks, a state of other files is refused
         # The same number of ranks: a rank resumes from its own state (or, ranks stepping together,
         # from another rank's: the position is the same), as before.
         same_world = isinstance(chain, elastic.Chain) and part.get("num_shards") == chain.num_shards
