@@ -7,6 +7,7 @@ one), the rule that was broken, the value found and, where there is one, the fix
 from __future__ import annotations
 
 import logging
+import re
 
 __all__ = [
     "MinddataError",
@@ -21,6 +22,7 @@ __all__ = [
     "DataFormatError",
     "WARNING_PREFIX",
     "warn",
+    "redact_urls",
 ]
 
 # Starts every warning minddata logs, so a line in a training log says where it comes from.
@@ -44,8 +46,40 @@ def warn(message: str, *args: object, logger: str = "minddata") -> None:
 
 
 
+# In a message: a URL's ``user:password@`` (the password), and the values of a presigned URL's
+# credential and signature parameters (AWS's, Google's, Azure's, Alibaba's, Huawei's).
+_URL_PASSWORD = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:'\"]*):[^\s/?#@'\"]+@")
+_SIGNED_QUERY = re.compile(
+    r"([?&](?:X-Amz-(?:Security-Token|Signature|Credential)|X-Goog-(?:Signature|Credential)|Signature|AWSAccessKeyId"
+    r"|OSSAccessKeyId|AccessKeyId|sig|token|access_token|x-oss-(?:signature|security-token|credential)"
+    r"|x-obs-security-token)=)[^&\s'\"#]*",
+    re.IGNORECASE,
+)
+_REDACTED = "<redacted>"
+
+
+def redact_urls(text: str) -> str:
+    """``text`` with the password of every ``scheme://user:password@host`` URL in it, and the values
+    of presigned URLs' signature and credential parameters, replaced by ``<redacted>``.
+
+    Examples:
+        >>> redact_urls("reading http://me:hunter2@host/x.csv?X-Amz-Signature=ab12&part=1 failed")
+        'reading http://me:<redacted>@host/x.csv?X-Amz-Signature=<redacted>&part=1 failed'
+    """
+    if "://" not in text:
+        return text
+    text = _URL_PASSWORD.sub(lambda m: f"{m.group(1)}:{_REDACTED}@", text)
+    return _SIGNED_QUERY.sub(lambda m: m.group(1) + _REDACTED, text)
+
+
 class MinddataError(Exception):
-    """Base class of every error minddata raises on purpose."""
+    """Base class of every error minddata raises on purpose. A URL's password and a presigned URL's
+    signature in the message are redacted (:func:`redact_urls`): a message never holds a credential."""
+
+    def __init__(self, *args: object):
+        if args and isinstance(args[0], str):
+            args = (redact_urls(args[0]), *args[1:])
+        super().__init__(*args)
 
 
 class ArgumentError(MinddataError, ValueError):

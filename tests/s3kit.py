@@ -48,7 +48,9 @@ def _s3_env(monkeypatch, tmp_path):
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-aws-credentials"))
     for name in ("AWS_ENDPOINT_URL", "GCS_ENDPOINT_URL"):
         monkeypatch.setenv(name, NOWHERE)
-    for name in ("AWS_ENDPOINT_URL_S3", "AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_REGION"):
+    # (AWS_IGNORE_CONFIGURED_ENDPOINT_URLS=true would set the endpoints above aside: AWS's public one)
+    for name in ("AWS_ENDPOINT_URL_S3", "AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_REGION",
+                 "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"):
         monkeypatch.delenv(name, raising=False)
 
 

@@ -35,6 +35,7 @@ import hmac
 import http.client
 import os
 import re
+import socket
 import threading
 import urllib.parse
 from collections.abc import Callable
@@ -54,15 +55,33 @@ _STATUS_CODES = {301: "PermanentRedirect", 307: "TemporaryRedirect", 400: "BadRe
 
 class S3Error(Exception):
     """An answer other than the one asked for: its HTTP ``status``, S3's error ``code`` and ``message``
-    (from the XML body, or named by the status for a HEAD), and the ``region`` the server says the
-    bucket is in (``x-amz-bucket-region``), if it says."""
+    (from the XML body, or named by the status for a HEAD: ``coded`` False, the code then says no
+    more than the status), and the ``region`` the server says the bucket is in
+    (``x-amz-bucket-region``), if it says."""
 
-    def __init__(self, status: int | None, code: str, message: str = "", region: str | None = None):
-        super().__init__(" ".join(p for p in (f"HTTP {status}" if status else "", code, message and f"({message})") if p))
+    def __init__(self, status: int | None, code: str, message: str = "", region: str | None = None,
+                 coded: bool = True):
+        # "HTTP 404 NoSuchKey (The specified key does not exist.)"; without a code, the status's phrase:
+        # "HTTP 503 Service Unavailable"
+        shown = (f"HTTP {status}" if status else "", code, f"({message})" if code and message else message)
+        super().__init__(" ".join(p for p in shown if p))
         self.status = status
         self.code = code
         self.message = message
         self.region = region
+        self.coded = coded
+
+
+class HostNotFound(OSError):
+    """A host name that does not resolve (``socket.gaierror``): ``host``, and whether the resolver
+    said it may resolve later (``temporary``: ``EAI_AGAIN``)."""
+
+    def __init__(self, host: str, error: OSError):
+        import socket
+
+        self.host = host
+        self.temporary = error.errno == getattr(socket, "EAI_AGAIN", None)
+        super().__init__(error.errno, f"cannot resolve host {host!r} ({error.strerror or error})")
 
 
 class Credentials(NamedTuple):
@@ -184,20 +203,91 @@ class _CredentialChain:
         return found
 
 
-def profile_region(profile: str | None) -> str | None:
-    """The ``region`` of the profile (``AWS_PROFILE``, or ``default``) in the AWS config file, if set."""
+def _config_file() -> Any:
+    """The AWS config file (``AWS_CONFIG_FILE``, else ``~/.aws/config``) parsed; empty if missing or
+    broken."""
     import configparser
 
-    path = os.path.expanduser(os.environ.get("AWS_CONFIG_FILE") or "~/.aws/config")
-    parser = configparser.RawConfigParser()
+    parser = configparser.RawConfigParser(strict=False)
     try:
-        parser.read(path)
+        parser.read(os.path.expanduser(os.environ.get("AWS_CONFIG_FILE") or "~/.aws/config"))
     except (OSError, configparser.Error):
-        return None
+        return configparser.RawConfigParser()
+    return parser
+
+
+def _profile_section(parser: Any, profile: str | None) -> dict[str, str]:
+    """The settings of the profile (``profile``, else ``AWS_PROFILE``, else ``default``): the section
+    ``[profile NAME]`` (``[default]`` for the default one, as botocore reads them)."""
     name = profile or os.environ.get("AWS_PROFILE") or "default"
     for section in (f"profile {name}", name):
-        if parser.has_section(section) and parser.get(section, "region", fallback=None):
-            return parser.get(section, "region").strip()
+        if parser.has_section(section):
+            return {k: v.strip() for k, v in parser.items(section)}
+    return {}
+
+
+def _nested(text: str) -> dict[str, str]:
+    """A nested setting's lines (``s3 =`` followed by indented ``name = value`` lines) as a dict."""
+    out = {}
+    for line in text.splitlines():
+        name, equals, value = line.partition("=")
+        if equals and name.strip():
+            out[name.strip()] = value.strip()
+    return out
+
+
+def profile_region(profile: str | None) -> str | None:
+    """The ``region`` of the profile (``profile``, ``AWS_PROFILE``, or ``default``) in the AWS config file, if set."""
+    return _profile_section(_config_file(), profile).get("region") or None
+
+
+def _true(value: str | None) -> bool:
+    return (value or "").strip().lower() == "true"
+
+
+def ignore_configured_endpoints(profile: str | None) -> bool:
+    """Whether configured endpoints are off (``AWS_IGNORE_CONFIGURED_ENDPOINT_URLS``, else the profile's
+    ``ignore_configured_endpoint_urls``), as botocore reads the switch."""
+    given = os.environ.get("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS")
+    if given is not None:
+        return _true(given)
+    return _true(_profile_section(_config_file(), profile).get("ignore_configured_endpoint_urls"))
+
+
+def profile_endpoint(profile: str | None, service: str = "s3") -> str | None:
+    """The endpoint the AWS config file gives ``service`` in the profile, as botocore (1.31 on) reads
+    it: the ``endpoint_url`` under ``service =`` in the ``[services NAME]`` section the profile's
+    ``services = NAME`` names, else the profile's own ``endpoint_url``; None where neither is set."""
+    parser = _config_file()
+    scoped = _profile_section(parser, profile)
+    services = scoped.get("services")
+    if services and parser.has_section(f"services {services}"):
+        nested = parser.get(f"services {services}", service, fallback="")
+        found = _nested(nested).get("endpoint_url")
+        if found:
+            return found
+    return scoped.get("endpoint_url") or None
+
+
+# Regions named in endpoint host names: AWS's regional S3 endpoints (``s3.REGION.amazonaws.com``,
+# ``s3-REGION.amazonaws.com``, ``BUCKET.s3.REGION.amazonaws.com``, dualstack and FIPS ones) and Huawei
+# OBS's (``obs.REGION.myhuaweicloud.com``), whose S3 API checks the region a request is signed for.
+_ENDPOINT_REGIONS = (
+    re.compile(r"(?:^|\.)s3[.-](?:dualstack\.|fips\.)*(?P<region>[a-z]{2}(?:-[a-z]+)+-\d+)\.amazonaws\.com(?:\.cn)?$"),
+    re.compile(r"(?:^|\.)obs\.(?P<region>[a-z]{2}(?:-[a-z]+)+-\d+)\.myhuaweicloud\.[a-z]+$"),
+)
+
+
+def endpoint_region(endpoint: str | None) -> str | None:
+    """The region an endpoint's host name says (``https://s3.eu-west-1.amazonaws.com``: ``eu-west-1``;
+    ``https://obs.cn-north-4.myhuaweicloud.com``: ``cn-north-4``), or None."""
+    if not endpoint:
+        return None
+    host = urllib.parse.urlsplit(endpoint if "://" in endpoint else f"https://{endpoint}").hostname or ""
+    for pattern in _ENDPOINT_REGIONS:
+        match = pattern.search(host.lower())
+        if match:
+            return match.group("region")
     return None
 
 
@@ -256,7 +346,11 @@ class _Pool:
             conn = http.client.HTTPSConnection(self.host, self.port, timeout=self.connect_timeout, context=_tls_context())
         else:
             conn = http.client.HTTPConnection(self.host, self.port, timeout=self.connect_timeout)
-        conn.connect()
+        try:
+            conn.connect()
+        except socket.gaierror as error:
+            conn.close()
+            raise HostNotFound(self.proxy.host if self.proxy is not None else self.host, error) from None
         assert conn.sock is not None
         conn.sock.settimeout(self.read_timeout)  # connecting had its own limit; each read has this one
         return conn
@@ -456,9 +550,12 @@ class Client:
             pass
         finally:
             Body(response, conn, pool).close()
-        code = _xml_text(text, "Code") or _STATUS_CODES.get(status, str(status))
+        code = _xml_text(text, "Code")
         if region is None:
             region = _xml_text(text, "Region")
+        if code is None:  # no body (a HEAD), or not S3's: named by the status
+            return S3Error(status, _STATUS_CODES.get(status, ""), "" if status in _STATUS_CODES else response.reason,
+                           region, coded=False)
         return S3Error(status, code, _xml_text(text, "Message") or "", region)
 
     # -- the calls
@@ -474,12 +571,31 @@ class Client:
             raise S3Error(200, "RangeIgnored", "the server answered a ranged GET with the whole object")
         return body
 
-    def head(self, bucket: str, key: str) -> dict[str, str]:
-        """The object's headers (lower-case names): ``content-length``, ``etag``, ..."""
-        body = self.request("HEAD", bucket, key)
+    def head(self, bucket: str, key: str, explain: tuple[int, ...] = (400, 403, 404)) -> dict[str, str]:
+        """The object's headers (lower-case names): ``content-length``, ``etag``, ...
+
+        A HEAD's error has no body, so no S3 error code: a wrong secret, an unknown key id, a missing
+        bucket and a missing object are all a bare 403 or 404. For those statuses (``explain``) one GET
+        of the object's first byte learns the code, as other S3 clients do, and its error is raised."""
+        try:
+            body = self.request("HEAD", bucket, key)
+        except S3Error as error:
+            if error.coded or error.status not in explain:
+                raise
+            raise self._explained(bucket, key, error) from None
         headers = {k.lower(): v for k, v in body._response.getheaders()}
         body.close()
         return headers
+
+    def _explained(self, bucket: str, key: str, error: S3Error) -> S3Error:
+        """The error of a GET of ``key``'s first byte where its HEAD failed with ``error`` (no code):
+        the GET's, if it names one of the same kind (a 4xx with a code), else ``error``."""
+        try:
+            self.get(bucket, key, 0, 1).close()
+        except S3Error as answer:
+            if answer.coded and answer.status is not None and 400 <= answer.status < 500 and answer.status != 416:
+                return answer
+        return error
 
     def put(self, bucket: str, key: str, data: bytes) -> None:
         self.request("PUT", bucket, key, body=data).read()

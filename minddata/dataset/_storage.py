@@ -9,8 +9,10 @@ size an object, and to read an object whole or a byte range of it.
 - Settings: :class:`StorageOptions`, from a source's ``storage_options`` dict over the standard
   environment (``AWS_ENDPOINT_URL[_S3]``, ``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``,
   ``AWS_SESSION_TOKEN``, ``AWS_REGION``/``AWS_DEFAULT_REGION``, ``AWS_PROFILE`` and the credential
-  files, through botocore's own chain). Secrets never appear in a repr, an error or a serialized
-  pipeline (:func:`redact_options`).
+  files, through botocore's own chain; the config file's profile for the endpoint and the region, as
+  botocore reads them: :meth:`ObjectStore.endpoint`, :meth:`ObjectStore.region`). Secrets never appear
+  in a repr, an error or a serialized pipeline (:func:`redact_options`), nor do those inside URLs (a
+  presigned URL's query, a ``user:password@``: :func:`shown_url`).
 - Client: :mod:`minddata.dataset._s3`, SigV4-signed requests over ``http.client`` (botocore, from
   ``pip install 'minddata[storage]'``, only for credential chains beyond a key pair). Every request goes
   through :meth:`ObjectStore._retrying`, which retries throttling (503 SlowDown, 429), 5xx, resets,
@@ -122,14 +124,28 @@ class ObjectURL(NamedTuple):
 
     @property
     def shown(self) -> str:
-        """The URL as messages show it: an http(s) URL without its query, which may hold a presigned
-        URL's signature."""
-        if self.scheme in ("http", "https") and "?" in self.key:
-            return self.key.split("?", 1)[0] + "?<query hidden>"
-        return self.url
+        """The URL as messages show it (:func:`shown_url`): an http(s) URL without its query and its
+        password."""
+        return shown_url(self.url)
 
     def child(self, key: str) -> ObjectURL:
         return ObjectURL(self.scheme, self.bucket, key)
+
+
+HIDDEN_QUERY = "<query hidden>"
+_USERINFO = re.compile(r"^(?P<head>[A-Za-z][A-Za-z0-9+.-]*://[^/?#@:]*):(?P<password>[^/?#@]*)@")
+
+
+def shown_url(text: str) -> str:
+    """A URL as it may be shown, logged or serialized: an http(s) URL's query (a presigned URL's
+    ``X-Amz-Signature``, ``X-Amz-Credential``, ``X-Amz-Security-Token``, or another service's token)
+    as ``?<query hidden>``, and the password of a ``user:password@`` as ``<redacted>``. Other text
+    is returned as it is."""
+    if not re.match(r"^https?://", text, re.I):
+        return text
+    if "?" in text:
+        text = text.split("?", 1)[0] + "?" + HIDDEN_QUERY
+    return _USERINFO.sub(lambda m: f"{m.group('head')}:{REDACTED}@", text, count=1)
 
 
 def split_url(text: str | os.PathLike) -> ObjectURL | str:
@@ -202,7 +218,9 @@ def redact_options(options: Any) -> Any:
         return options
     if not isinstance(options, dict):
         return options
-    return {k: (REDACTED if k in _SECRET_SPELLINGS and v is not None else v) for k, v in options.items()}
+    return {k: (REDACTED if k in _SECRET_SPELLINGS and v is not None
+                else shown_url(v) if _SPELLING.get(k) == "endpoint_url" and isinstance(v, str) else v)
+            for k, v in options.items()}
 
 
 class StorageOptions:
@@ -297,11 +315,13 @@ class _Answer(NamedTuple):
     status: int | None
     code: str
     reason: str
+    most: int = 0  # at most this many tries for this failure (0: storage_options' max_attempts)
 
 
 def _classify(error: BaseException) -> _Answer:
     """Whether a failed request is worth retrying, with its status, S3 error code and a short reason."""
     import http.client  # here, not at the top: every source imports this module, few use http(s)
+    import socket
     import ssl
     import urllib.error
 
@@ -315,6 +335,14 @@ def _classify(error: BaseException) -> _Answer:
         return _Answer(retry, error.code, "", f"HTTP {error.code} {error.reason}")
     if isinstance(error, _s3.NoCredentials):
         return _Answer(False, None, "NoCredentials", str(error))
+    if isinstance(error, _s3.HostNotFound):
+        # a name that does not resolve stays so; a resolver that says "try again" gets a few tries
+        return _Answer(error.temporary, None, "UnknownHost", error.strerror or str(error), most=3)
+    if isinstance(error, socket.gaierror):  # one not raised through the client's connections
+        temporary = error.errno == getattr(socket, "EAI_AGAIN", None)
+        return _Answer(temporary, None, "UnknownHost", f"cannot resolve a host name ({error.strerror or error})", most=3)
+    if isinstance(error, http.client.InvalidURL):
+        return _Answer(False, None, "InvalidURL", f"the URL is not valid ({error})")
     if isinstance(error, ssl.SSLCertVerificationError):
         return _Answer(False, None, "Certificate", f"the server's TLS certificate is not trusted ({error.verify_message})")
     if isinstance(error, _ShortRead):
@@ -329,8 +357,17 @@ def _fix(url: ObjectURL, answer: _Answer, endpoint: str | None) -> str:
     at = f" at {endpoint}" if endpoint else ""
     if code == "NoSuchBucket":
         return f"the bucket {url.bucket!r} does not exist{at}: check the bucket name and the endpoint (AWS_ENDPOINT_URL or storage_options['endpoint_url'])"
+    if code == "NoSuchKey" and url.bucket:
+        return (f"no such object: the bucket {url.bucket!r} has no object {url.key!r}{at}; check the path (list the "
+                "prefix, e.g. `aws s3 ls`)")
+    if status == 404 and url.scheme in ("http", "https"):
+        return "the server has no file at this URL: check the URL"
     if code in ("NoSuchKey", "NotFound") or status == 404:
         return "no such object: check the path (list the prefix, e.g. `aws s3 ls`), or the bucket and endpoint"
+    if code == "UnknownHost":
+        where = (f"the endpoint{at} (AWS_ENDPOINT_URL or storage_options['endpoint_url'])" if endpoint
+                 else "the bucket name and region" if url.bucket else "the URL's host name")
+        return f"check {where}, and that this machine's DNS resolves it"
     if code in ("InvalidAccessKeyId", "SignatureDoesNotMatch"):
         return "the access key or secret is wrong: check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or storage_options"
     if code in ("AccessDenied", "Forbidden", "AllAccessDisabled") or status == 403:
@@ -364,6 +401,8 @@ def _scrub(text: str, secrets: Iterable[str]) -> str:
 
 # -- stores ---------------------------------------------------------------------------------------
 
+_UNRESOLVED = object()  # an ObjectStore's endpoint, before it is looked up
+
 
 class ObjectStore:
     """One scheme and one set of options: list, stat and read with retries. Safe to share between
@@ -375,7 +414,7 @@ class ObjectStore:
         self._lock = threading.Lock()
         self._pid: int | None = None
         self._client: Any = None
-        self._endpoint: str | None = None
+        self._endpoint: Any = _UNRESOLVED
         self._secrets: list[str] = list(options.secrets())
         self._cache: ObjectCache | None = None
         self._known_sizes: dict[str, int] = {}
@@ -429,14 +468,44 @@ class ObjectStore:
     # -- the client
 
     def endpoint(self) -> str | None:
+        """The endpoint URL (None: AWS), found once per store: ``storage_options['endpoint_url']``; for
+        ``gs://``, ``GCS_ENDPOINT_URL`` or Cloud Storage's; for ``s3://``, as botocore finds it (unless
+        ``AWS_IGNORE_CONFIGURED_ENDPOINT_URLS`` or the profile's ``ignore_configured_endpoint_urls`` is
+        true): ``AWS_ENDPOINT_URL_S3``, ``AWS_ENDPOINT_URL``, then the profile's in the AWS config file
+        (its services section's ``s3 = endpoint_url = ...``, then its own ``endpoint_url``)."""
+        found = self._endpoint
+        if found is _UNRESOLVED:
+            found = self._endpoint = self._find_endpoint()
+        return found
+
+    def _find_endpoint(self) -> str | None:
         given = self.options.get("endpoint_url")
         if given:
-            return given
+            return str(given)
         if self.scheme == "gs":
             return os.environ.get("GCS_ENDPOINT_URL") or GCS_ENDPOINT
-        if self.scheme == "s3":
-            return os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL") or None
-        return None
+        if self.scheme != "s3":
+            return None
+        from minddata.dataset import _s3
+
+        profile = self.options.get("profile")
+        if _s3.ignore_configured_endpoints(profile):
+            return None
+        return (os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
+                or _s3.profile_endpoint(profile) or None)
+
+    def region(self) -> str:
+        """The region requests are signed for: ``storage_options['region']``, ``AWS_REGION`` /
+        ``AWS_DEFAULT_REGION``, the profile's ``region`` in the AWS config file (``s3://``), the region
+        the endpoint's host names (``s3.REGION.amazonaws.com``, ``obs.REGION.myhuaweicloud.com``), else
+        us-east-1 (which S3-compatible servers that ignore the region accept)."""
+        from minddata.dataset import _s3
+
+        o = self.options
+        region = o.get("region") or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
+        if not region and self.scheme == "s3":
+            region = _s3.profile_region(o.get("profile"))
+        return str(region or _s3.endpoint_region(self.endpoint()) or "us-east-1")
 
     def client(self) -> Any:
         pid = os.getpid()
@@ -453,12 +522,7 @@ class ObjectStore:
 
         o = self.options
         endpoint = self.endpoint()
-        self._endpoint = endpoint
-        region = o.get("region") or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
-        if region is None and endpoint is None:
-            region = _s3.profile_region(o.get("profile"))
-        # S3-compatible servers ignore the region; signing needs one
-        region = region or "us-east-1"
+        region = self.region()
         # (a key id without its secret, as a deserialized pipeline has: the environment's chain)
         credentials = _s3.credential_source(o.get("access_key_id"), o.get("secret_access_key"), o.get("session_token"),
                                             o.get("profile"), o.get("anon"))
@@ -489,20 +553,24 @@ class ObjectStore:
                 answer = _classify(error)
                 delay = random.uniform(0, min(cap, base * 2 ** (attempt - 1)))
                 elapsed = time.monotonic() - start
-                if answer.retry and attempt < attempts_max and elapsed + delay <= budget:
+                most = min(attempts_max, answer.most) if answer.most else attempts_max
+                if answer.retry and attempt < most and elapsed + delay <= budget:
                     time.sleep(delay)
                     continue
                 # the status once: an S3 error's reason starts with it ("HTTP 503 SlowDown ...")
                 status = ("" if answer.status is not None and answer.reason.startswith(f"HTTP {answer.status}")
-                          else f" (status {answer.status})" if answer.status is not None else " (no HTTP status)")
+                          else f" (status {answer.status})" if answer.status is not None
+                          else "" if answer.code == "UnknownHost" else " (no HTTP status)")
                 tries = f"{attempt} {'try' if attempt == 1 else 'tries'}"
-                if answer.retry:
+                if answer.retry and most < attempts_max and attempt >= most:
+                    what = f"gave up after {tries} in {elapsed:.1f} s (at most {most} for this failure)"
+                elif answer.retry:
                     what = (f"gave up after {tries} in {elapsed:.1f} s (limits: storage_options max_attempts="
                             f"{attempts_max}, retry_time_s={budget:g})")
                 else:
                     what = f"{tries}, not retried"
                 message = (f"{action} {url.shown} failed: {answer.reason}{status}; {what}. "
-                           f"Fix: {_fix(url, answer, self._endpoint or self.endpoint())}.")
+                           f"Fix: {_fix(url, answer, self.endpoint())}.")
                 raise StorageError(_scrub(message, self._secrets), url=url.shown, status=answer.status,
                                    attempts=attempt) from None
 
@@ -534,9 +602,13 @@ class ObjectStore:
             found = [item for item in found if regex.fullmatch(item[0])]
         return sorted(found)
 
-    def size(self, url: ObjectURL) -> int:
+    def size(self, url: ObjectURL, explain_missing: bool = True) -> int:
+        """The object's size (a HEAD). A HEAD's 403 or 404 has no S3 error code, so one GET of a byte
+        learns it (a wrong secret, a missing bucket, ...: :meth:`_s3.Client.head`); a caller that only
+        asks whether the object is there (``explain_missing`` False) spares it for a 404."""
         client = self.client()
-        head = self._retrying(url, "reading the size of", lambda: client.head(url.bucket, url.key))
+        explain = (400, 403, 404) if explain_missing else (400, 403)
+        head = self._retrying(url, "reading the size of", lambda: client.head(url.bucket, url.key, explain))
         if head.get("etag"):
             self._known_versions[url.url] = head["etag"]
         return int(head["content-length"])
@@ -669,12 +741,34 @@ class HTTPStore(ObjectStore):
         return [(url.key, self.size(url))]
 
     def _open(self, url: ObjectURL, method: str, headers: dict[str, str]) -> Any:
+        import base64
+        import socket
+        import urllib.error
+        import urllib.parse
         import urllib.request
 
-        request = urllib.request.Request(url.key, method=method, headers=headers)
-        return urllib.request.urlopen(request, timeout=self.options.get("read_timeout_s"))  # noqa: S310 - the user's URL
+        from minddata.dataset import _s3
 
-    def size(self, url: ObjectURL) -> int:
+        if url.key.endswith("?" + HIDDEN_QUERY) or f":{REDACTED}@" in url.key:
+            raise ArgumentError(
+                f"{url.shown}: this URL's query or password was hidden when the pipeline was serialized (a presigned "
+                "URL's signature and a password are credentials). Build the source again with the full URL."
+            )
+        parts = urllib.parse.urlsplit(url.key)
+        target = url.key
+        if parts.username is not None:  # user:password@host: sent as HTTP Basic authentication, as curl does
+            user = f"{urllib.parse.unquote(parts.username)}:{urllib.parse.unquote(parts.password or '')}"
+            headers = {**headers, "Authorization": "Basic " + base64.b64encode(user.encode()).decode()}
+            target = urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+        request = urllib.request.Request(target, method=method, headers=headers)
+        try:
+            return urllib.request.urlopen(request, timeout=self.options.get("read_timeout_s"))  # noqa: S310 - the user's URL
+        except urllib.error.URLError as error:
+            if isinstance(error.reason, socket.gaierror):
+                raise _s3.HostNotFound(parts.hostname or "", error.reason) from None
+            raise
+
+    def size(self, url: ObjectURL, explain_missing: bool = True) -> int:
         def head() -> int:
             with self._open(url, "HEAD", {}) as response:
                 length = response.headers.get("Content-Length")
@@ -744,8 +838,8 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out), re.S)
 
 
-_ENVIRONMENT = ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "GCS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID",
-                "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_REGION", "AWS_DEFAULT_REGION",
+_ENVIRONMENT = ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS", "GCS_ENDPOINT_URL",
+                "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_REGION", "AWS_DEFAULT_REGION",
                 "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CA_BUNDLE", "HTTPS_PROXY", "https_proxy",
                 "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy")
 _STORES: dict[tuple, ObjectStore] = {}
@@ -1107,7 +1201,7 @@ def exists(path: str, options: StorageOptions) -> bool:
     if seen is not None:
         return seen
     try:
-        store.size(url)
+        store.size(url, explain_missing=False)
     except StorageError as error:
         if error.status == 404:
             return False

@@ -503,12 +503,14 @@ def _is_recorded_minddata_object(x: Any) -> bool:
 
 
 def _absolute(value: Any) -> Any:
-    from minddata.dataset._storage import is_remote
+    """A path argument as written: local paths absolute, URLs as URLs, as messages show them (an
+    http(s) URL's query, which may hold a presigned URL's signature and token, and a password, hidden)."""
+    from minddata.dataset._storage import is_remote, shown_url
 
     if isinstance(value, (str, os.PathLike)):
-        return str(value) if is_remote(value) else os.path.abspath(os.fspath(value))  # URLs stay URLs
-    if isinstance(value, list) and all(isinstance(v, (str, os.PathLike)) for v in value):
-        return [str(v) if is_remote(v) else os.path.abspath(os.fspath(v)) for v in value]
+        return shown_url(str(value)) if is_remote(value) else os.path.abspath(os.fspath(value))
+    if isinstance(value, (list, tuple)) and all(isinstance(v, (str, os.PathLike)) for v in value):
+        return type(value)(shown_url(str(v)) if is_remote(v) else os.path.abspath(os.fspath(v)) for v in value)
     return value
 
 

@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as strat
 from s3kit import SECRET, options
 
+import minddata as md
 from minddata.bench.s3server import MotoServer
 from minddata.dataset import _s3
 from minddata.dataset import _storage as st
@@ -143,6 +144,27 @@ def test_a_wrong_secret_is_named_not_retried_and_not_shown(checking_server):
     text = str(info.value)
     assert info.value.status == 403 and info.value.attempts == 1
     assert "SignatureDoesNotMatch" in text and "the access key or secret is wrong" in text and SECRET not in text
+
+
+def test_a_wrong_secret_on_a_single_objects_size_is_named_as_such(checking_server):
+    # a HEAD's 403 has no body, so no error code: one GET of a byte learns it
+    endpoint, key_id, _ = checking_server
+    store = _checked_store(endpoint, key_id, SECRET)
+    with pytest.raises(st.StorageError) as info:
+        store.size(st.split_url(f"s3://checked/{ODD_KEYS[0]}"))
+    text = str(info.value)
+    assert "SignatureDoesNotMatch" in text and "the access key or secret is wrong" in text, text
+    assert "grant s3:GetObject" not in text and SECRET not in text and info.value.attempts == 1
+
+
+def test_an_unknown_key_id_on_a_single_objects_size_is_named_as_such(checking_server):
+    endpoint, _, _ = checking_server
+    with pytest.raises(st.StorageError) as info:
+        md.TextFileDataset(f"s3://checked/{ODD_KEYS[0]}", storage_options=options(
+            endpoint, access_key_id="AKIDNOSUCHKEY", secret_access_key=SECRET))
+    text = str(info.value)
+    assert "InvalidAccessKeyId" in text and "the access key or secret is wrong" in text, text
+    assert SECRET not in text and info.value.attempts == 1
 
 
 def test_a_key_pair_in_the_environment_reads_without_importing_botocore(checking_server):
