@@ -68,7 +68,8 @@ def _parser() -> CommandParser:
     )
     conv.add_argument("source", metavar="SOURCE",
                       help="image folder (class sub-folders of images), or one file of a MindRecord or Arrow record set")
-    conv.add_argument("dest", metavar="DEST", help="record file or WebDataset shard to write (missing folders above it are created)")
+    conv.add_argument("dest", metavar="DEST", help="record file or WebDataset shard to write, a local path (missing folders above it are "
+                      "created; upload the files to object storage afterwards)")
     conv.add_argument("--format", choices=["mindrecord", "arrow", "webdataset"], default="mindrecord",
                       help="what to write: MindSpore's MindRecord files (default; each shard with its .db index), "
                       "minddata's Arrow record files (each with its .meta.json), or WebDataset tar shards (DEST, or "
@@ -298,7 +299,13 @@ def _convert(args: argparse.Namespace) -> int:
                              f"files of a record set named after it; pass one of them, e.g. {shards[0]}")
         raise UsageError(f"{PROG} convert: error: SOURCE {args.source}: no such folder or file; pass a folder of "
                          "class sub-folders of images, or one file of a record set")
-    dest = Path(args.dest).expanduser()  # its folder is made by the conversion, as the README's example expects
+    from minddata.dataset.base import local_destination
+
+    try:
+        dest_text = local_destination("convert", "DEST", args.dest)
+    except MinddataError as exc:
+        raise UsageError(f"{PROG} convert: error: {str(exc).removeprefix('convert: ')}") from None
+    dest = Path(dest_text).expanduser()  # its folder is made by the conversion, as the README's example expects
     if args.format == "webdataset":
         if args.executor != "local" or args.skip_bad:
             raise UsageError(f"{PROG} convert: error: --format webdataset copies the files as they are: "

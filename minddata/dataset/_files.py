@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from minddata.dataset import _storage
+from minddata.dataset._braces import brace_expand
 from minddata.errors import ArgumentError
 from minddata.samplers import DistributedSampler, Sampler, _BuiltinSampler, resolve_sampler
 
@@ -74,7 +75,9 @@ def shuffle_mode(where: str, shuffle: Any, default: str | None = "global") -> st
 
 
 def expand_files(where: str, dataset_files: Any, *, sort: bool = True, storage_options: Any = False) -> list[str]:
-    """A path, a glob pattern or a list of them → existing files (sorted, as MindSpore does).
+    """A path, a glob pattern, a brace pattern (``part-{0..9}.tfrecord``, :mod:`._braces`) or a list
+    of them → existing files (sorted, as MindSpore does). Braces expand first, then each name is a
+    file or a glob; a local file whose own name has braces is taken as it is.
 
     Sources that read object storage pass their ``storage_options`` (a ``StorageOptions``): then
     ``s3://``/``gs://`` URLs, prefixes and globs are listed and ``http(s)://`` URLs taken as files
@@ -87,18 +90,20 @@ def expand_files(where: str, dataset_files: Any, *, sort: bool = True, storage_o
         _storage.refuse_remote(where, items)
     files: list[str] = []
     for item in items:
-        path = os.fspath(item)
-        if _storage.is_remote(path):
-            files.extend(_storage.expand_remote(where, [path], storage_options))
+        text = os.fspath(item)
+        if _storage.is_remote(text):
+            files.extend(_storage.expand_remote(where, brace_expand(text, where), storage_options))
             continue
-        path = _storage.local_path(path)
-        if os.path.isfile(path):
-            files.append(os.path.abspath(path))
-            continue
-        matches = sorted(m for m in glob.glob(path) if os.path.isfile(m))
-        if not matches:
-            raise ArgumentError(f"{where}: {path} is not a file and matches no file.")
-        files.extend(os.path.abspath(m) for m in matches)
+        text = _storage.local_path(text)
+        for path in [text] if os.path.isfile(text) else brace_expand(text, where):
+            if os.path.isfile(path):
+                files.append(os.path.abspath(path))
+                continue
+            matches = sorted(m for m in glob.glob(path) if os.path.isfile(m))
+            if not matches:
+                shown = path if path == text else f"{path} (from the pattern {text})"
+                raise ArgumentError(f"{where}: {shown} is not a file and matches no file.")
+            files.extend(os.path.abspath(m) for m in matches)
     files = list(dict.fromkeys(files))
     return sorted(files) if sort else files
 

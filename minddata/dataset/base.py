@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -308,9 +309,18 @@ class Dataset:
         ``name-000000.tar``, ``name-000001.tar``, ... for ``name.tar``: read them back with
         ``WebDataset("name-{000000..00000N}.tar")`` or the ``webdataset`` package); row ``i`` goes
         to shard ``i % num_files``. A sample's key is its ``__key__`` column if there is one, else the
-        row number (9 digits); every other column is a member ``<key>.<column>``: 1-D uint8 arrays as
-        they are (encoded images), strings as UTF-8, integers as ASCII digits (a ``cls`` column reads
-        back as an int64), other values in NumPy's ``.npy`` format under ``<column>.npy``.
+        row number (9 digits); every other column is a member ``<key>.<column>`` when the column's name
+        ends in an extension readers decode (``jpg``, ``png``, ``cls``, ``txt``, ``json``, ``npy``, ...),
+        else ``<key>.<column>.<type>`` with the type of its first row's value, so that it reads back
+        (in :class:`WebDataset` and the ``webdataset`` package) as it was written: bytes and 1-D uint8
+        arrays as they are, under ``.jpg``/``.png``/``.gif``/``.webp``/``.tiff``/``.bmp`` when they are
+        an encoded image (a MindRecord ``image`` column becomes ``image.jpg``, which ``vision.Decode()``
+        and ``webdataset``'s image decoders take), else under the column's name; strings as UTF-8
+        (``.txt``), integers as ASCII digits (``.cls``, read back as an int64); other values in NumPy's
+        ``.npy`` format (``.npy``).
+
+        ``file_name`` is a local path (or a ``file://`` URL): an object storage URL (``s3://``,
+        ``gs://``, ...) is refused; write locally, then upload the files.
 
         Examples:
             >>> import minddata as md, numpy as np, tempfile, os
@@ -324,6 +334,7 @@ class Dataset:
             >>> sorted(f for f in os.listdir(os.path.dirname(path)) if not f.endswith(".json"))
             ['nums.arrow0', 'nums.arrow1', 'nums.mindrecord', 'nums.mindrecord.db']
         """
+        file_name = local_destination("save", "file_name", file_name)
         if file_type == "webdataset":
             from minddata.dataset.webdataset import save_dataset as save_shards
 
@@ -1093,6 +1104,24 @@ def _count_sync_in_batches(node: ir.Node, batch_size: int) -> None:
             return
         if isinstance(below, ir.SyncWaitNode):
             below.gate.rows_per_batch = batch_size
+
+
+def local_destination(where: str, argument: str, file_name: Any) -> Any:
+    """``file_name`` where a writer writes: a local path (a ``file://`` URL made its path); an object
+    storage URL is refused, naming the URL and the fix. Other values are left to the writer's checks."""
+    from minddata.dataset import _storage
+
+    if not isinstance(file_name, (str, os.PathLike)):
+        return file_name
+    text = os.fspath(file_name)
+    if not _storage.is_remote(text):  # any scheme but file:// is remote
+        return _storage.local_path(text) if text.lower().startswith("file://") else file_name
+    raise ArgumentError(
+        f"{where}: `{argument}` must be a local path: minddata writes local files and does not upload them to "
+        f"object storage. Found: {text!r}. Write to a local folder, then upload the files (e.g. `aws s3 cp "
+        "--recursive out/ s3://bucket/out/`), and read them from the bucket with the sources' URLs "
+        "(`minddata index` writes only the small index files next to shards already in a bucket)."
+    )
 
 
 def _pad_info(where: str, pad_info: Any) -> dict[str, tuple[Any, Any]] | None:

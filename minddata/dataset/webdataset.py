@@ -4,7 +4,8 @@
 A shard is a plain tar file. Its regular members are grouped into samples as the ``webdataset``
 package groups them: a member's *key* is its path up to the first dot of its file name (the folder
 part included), its *extension* the rest (lower-cased); consecutive members with the same key form
-one sample, and each extension is a column. Members named ``__...__`` are metadata and skipped.
+one sample, and each extension is a column. Members named ``__...__``, ``__...__/`` folders and
+members whose key is ``__...__`` (``__meta__.json``) are metadata and skipped.
 
 The reader is random access: each shard's member headers are read once (offsets and sizes, as
 ``tarfile``'s member list; for a shard in object storage, kept between runs by :func:`kept_index`)
@@ -37,13 +38,14 @@ import numpy as np
 
 from minddata.dataset import _storage
 from minddata.dataset import _validate as v
+from minddata.dataset._braces import brace_expand
 from minddata.dataset._files import block_sampler, shuffle_mode
 from minddata.dataset.base import Dataset
 from minddata.engine import ir
 from minddata.errors import ArgumentError, DataFormatError, RowError, warn
 
 __all__ = ["WebDataset", "open_shard", "expand_shards", "write_webdataset", "write_index_files", "sidecar_path",
-           "INT_EXTENSIONS", "STR_EXTENSIONS"]
+           "INT_EXTENSIONS", "STR_EXTENSIONS", "IMAGE_EXTENSIONS", "member_extension"]
 
 # Extensions read as values rather than bytes (by the last part of the extension, as webdataset's
 # decoders look at it: "seg.cls" is an integer too).
@@ -71,7 +73,7 @@ _BLOCK = 512  # a tar block: headers and data padding
 # Layout: the format name and a newline, the header's length (8 bytes, little-endian), a JSON header
 # (keys, exts), then first, offsets and sizes as little-endian int64 (np.savez took ~1 ms per index to
 # read back, 20 ms at the start of a run over 20 shards).
-_INDEX_FORMAT = "minddata-shard-index-2"
+_INDEX_FORMAT = "minddata-shard-index-3"  # 3: __meta__.json-style members skipped
 _INDEX_CACHE_BYTES = 1 << 30
 # The index minddata's writer puts first in each shard it writes: a member named so that readers of
 # WebDataset skip it as metadata (webdataset's "__...__" rule, and ours), holding the samples' offsets
@@ -84,37 +86,12 @@ _INDEX_FOLDERS_LOCK = threading.Lock()
 # A streamed shard's index reads it in pieces of this size (what one call to the HTTP body reads).
 _STREAM_PIECE = 1 << 20
 _REMOTE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
-_BRACE = re.compile(r"\{([^{}]*)\}")
-_RANGE = re.compile(r"(-?\d+)\.\.(-?\d+)")
 _META = re.compile(r"__[^/]*__($|/)")
 _COMPRESSED = {b"\x1f\x8b": "gzip", b"BZh": "bzip2", b"\xfd7zXZ": "xz", b"\x28\xb5\x2f\xfd": "zstd"}
 _DECOMPRESS = {"gzip": "gunzip -k", "bzip2": "bunzip2 -k", "xz": "unxz -k", "zstd": "unzstd"}
 
 
 # -- file names ----------------------------------------------------------------------------------
-
-
-def brace_expand(text: str) -> list[str]:
-    """``"a-{000..002}.tar"`` → ``["a-000.tar", "a-001.tar", "a-002.tar"]``; ``"{x,y}"`` lists
-    alternatives; several groups multiply (as the ``braceexpand`` package, without nesting)."""
-    match = _BRACE.search(text)
-    if match is None:
-        return [text]
-    body = match.group(1)
-    numbers = _RANGE.fullmatch(body)
-    if numbers:
-        first, last = numbers.group(1), numbers.group(2)
-        a, b = int(first), int(last)
-        padded = any(len(s.lstrip("-")) > 1 and s.lstrip("-").startswith("0") for s in (first, last))
-        width = max(len(first), len(last)) if padded else 0
-        step = 1 if b >= a else -1
-        choices = [str(i).zfill(width) for i in range(a, b + step, step)]
-    elif "," in body:
-        choices = body.split(",")
-    else:  # a literal "{...}"
-        return [text[: match.end()] + rest for rest in brace_expand(text[match.end():])]
-    rests = brace_expand(text[match.end():])
-    return [text[: match.start()] + choice + rest for choice in choices for rest in rests]
 
 
 def _check_local(where: str, text: str) -> None:
@@ -143,11 +120,11 @@ def expand_shards(where: str, dataset_files: Any, storage_options: _storage.Stor
         _check_local(where, text)
         if _storage.is_remote(text):
             options = storage_options or _storage.StorageOptions(where)
-            for url in brace_expand(text):
+            for url in brace_expand(text, where):
                 files.extend(u.url for u, _ in _storage.expand_urls(where, url, options))
             continue
         text = _storage.local_path(text)  # file:// (any case, file://localhost/) removed as every source does
-        for path in brace_expand(os.path.expanduser(text)):
+        for path in brace_expand(os.path.expanduser(text), where):
             if glob.has_magic(path):
                 matches = sorted(m for m in glob.glob(path) if os.path.isfile(m))
                 if not matches:
@@ -450,7 +427,7 @@ class _ShardStream:
     def _exactly(self, size: int) -> bytes:
         data = self._body.read(size)
         if len(data) != size:
-            raise _storage.StorageError(f"the stream ended {size - len(data)} bytes short")
+            raise _storage.StorageError(f"the stream ended {size - len(data)} bytes short", url=self._url.url)
         self._at += size
         return data
 
@@ -833,12 +810,15 @@ def _decode_index(path: str, data: bytes | None, size: int, fmt: str = _INDEX_FO
 
 def _sample_members(members: Any) -> Iterator[tuple[str, str, str, int, int]]:
     """(name, key, extension, data offset, size) of the members that belong to samples: not metadata
-    (``__name__`` at the top, ``__*__/`` folders, minddata's own index), not without an extension."""
+    (``__name__`` at the top, ``__*__/`` folders and minddata's own index, which the ``webdataset``
+    package skips too; ``__name__.ext`` at the top, such as ``__meta__.json``, a shard's metadata by
+    the same convention, which the package would yield as a sample keyed ``__meta__``), not without
+    an extension."""
     for name, offset, size in members:
         if ("/" not in name and name.startswith("__") and name.endswith("__")) or _META.match(name):
             continue
         parts = split_name(name)
-        if parts is not None:
+        if parts is not None and not _META.match(parts[0]):
             yield name, parts[0], parts[1], offset, size
 
 
@@ -1006,6 +986,7 @@ class _Shards:
         self.storage_options = storage_options
         self.columns: list[str] | None = columns
         self._indexes: list[ShardIndex] | None = None
+        self._common: list[str] | None = None  # the extensions every sample has, found when a sample lacks one
         self._lock = threading.Lock()
         self._ahead = _Readahead()
 
@@ -1038,6 +1019,7 @@ class _Shards:
         found = sorted({e for index in indexes for e in index.exts})
         if self.requested is None:
             self.columns = [KEY, *found]
+            _warn_uneven(self.where, indexes, found)
         else:
             unknown = [c for c in self.requested if c != KEY and c not in found]
             if unknown:
@@ -1098,10 +1080,18 @@ class _Shards:
         if picked is None:
             have = [index.exts[j] for j in range(int(index.first[i]), int(index.first[i + 1]))]
             missing = [c for c in wanted if c not in have]
+            if self.requested is None:
+                if self._common is None:  # once: under the skip mode, every such row builds this error
+                    self._common = _common_columns(self.ensure())
+                common = self._common
+                fix = (f"The columns are every extension found in the shards, and not every sample has them all: pass "
+                       f"columns_list={[KEY, *common]!r} (the members every sample has), or list the ones you need")
+            else:
+                fix = "Name only members every sample has in columns_list"
             raise RowError(
                 f"{self.where}: shard {index.path}, sample {key!r} (row {row}) has no member {', '.join(missing)} "
-                f"(its members: {', '.join(have) or 'none'}). Name only members every sample has in columns_list, "
-                "or skip such samples with config.set_error_samples_mode('skip').",
+                f"(its members: {', '.join(have) or 'none'}). {fix}, or skip such samples with "
+                "config.set_error_samples_mode('skip').",
                 op=self.where, row=row, source=index.path,
             )
         values: dict[str, Any] = {KEY: np.array(key)} if KEY in columns else {}
@@ -1120,6 +1110,44 @@ class _Shards:
             except (DataFormatError, ValueError, _storage.StorageError) as error:
                 raise RowError(f"{self.where}: row {row}: {error}", op=self.where, row=row, source=index.path) from None
         return tuple(values[c] for c in columns)
+
+
+def _common_columns(indexes: list[ShardIndex]) -> list[str]:
+    """The extensions every sample of the shards has, sorted (an extension appears at most once per
+    sample, so it is in every sample of a shard when it appears once per sample)."""
+    common: set[str] | None = None
+    for index in indexes:
+        if not index.keys:
+            continue
+        counts: dict[str, int] = {}
+        for ext in index.exts:
+            counts[ext] = counts.get(ext, 0) + 1
+        here = {ext for ext, n in counts.items() if n == len(index.keys)}
+        common = here if common is None else common & here
+    return sorted(common or ())
+
+
+def _warn_uneven(where: str, indexes: list[ShardIndex], found: list[str]) -> None:
+    """A warning, when the dataset is made, that some samples lack a column others have (those rows
+    fail, or are skipped under the skip mode, when they are read): with the shard, the key, the
+    missing members and the ``columns_list`` that every sample has."""
+    lacking = 0
+    first: tuple[ShardIndex, int] | None = None
+    for index in indexes:
+        short = np.flatnonzero(np.diff(index.first) < len(found))
+        lacking += len(short)
+        if first is None and len(short):
+            first = (index, int(short[0]))
+    if first is None:
+        return
+    index, i = first
+    have = set(index.exts[int(index.first[i]):int(index.first[i + 1])])
+    total = sum(len(index.keys) for index in indexes)
+    warn("%s: %d of %d samples lack a member that other samples have (e.g. shard %s, sample %r has no %s); "
+         "reading such a sample is a RowError (skipped under config.set_error_samples_mode('skip')). Found "
+         "columns: %s. Fix: pass columns_list=%r (the members every sample has), or the columns you need.",
+         where, lacking, total, index.path, index.keys[i], ", ".join(e for e in found if e not in have),
+         [KEY, *found], [KEY, *_common_columns(indexes)])
 
 
 def _members(index: ShardIndex, i: int, wanted: list[str]) -> list[int] | None:
@@ -1154,11 +1182,13 @@ class WebDataset(Dataset):
 
     Args:
         dataset_files: a shard, a glob (``"train/*.tar"``), the brace notation
-            (``"train/shard-{000000..000099}.tar"``), or a list of them; read in the order given (a
-            glob's matches sorted). ``s3://bucket/prefix/shard-*.tar`` and ``gs://`` URLs (globs listed
+            (``"train/shard-{000000..000099}.tar"``; steps ``{000000..000098..2}``, lists
+            ``{train,val}`` and nesting as the ``braceexpand`` package), or a list of them; read in
+            the order given (a glob's matches sorted). ``s3://bucket/prefix/shard-*.tar`` and ``gs://`` URLs (globs listed
             in the bucket) and ``http(s)://`` URLs are read by ranged GETs; ``pipe:`` is refused.
         columns_list: the columns to read, in this order (extensions, and ``"__key__"`` if wanted).
-            Default: ``"__key__"`` and every extension found, sorted.
+            Default: ``"__key__"`` and every extension found, sorted; when some samples lack one of
+            them, a warning names the first such sample and the ``columns_list`` every sample has.
         num_samples: read at most this many samples per epoch (per shard when sharding).
         num_parallel_workers: reader workers (the default from ``config``).
         shuffle: True or ``Shuffle.GLOBAL`` (default): a new permutation of all samples every epoch,
@@ -1174,8 +1204,9 @@ class WebDataset(Dataset):
         cache_dir: a local folder caching what is read from object storage (size-bounded, least
             recently used first out, shared by processes), so later epochs read from disk.
 
-    A sample without a member that ``columns_list`` names is a ``RowError`` naming the shard and the
-    key, or is skipped under ``config.set_error_samples_mode("skip")``. Two members of one sample with
+    A sample without a member that ``columns_list`` names (or, by default, that another sample has) is
+    a ``RowError`` naming the shard, the key, the missing members and the fix, or is skipped under
+    ``config.set_error_samples_mode("skip")``. Two members of one sample with
     the same extension, a compressed shard (``.tar.gz``: decompress it; samples are read by offset)
     and a truncated or damaged tar are errors naming the file (and the byte offset).
 
@@ -1271,24 +1302,102 @@ def _check_column(name: str) -> str:
     return name
 
 
-def encode_value(column: str, value: Any) -> tuple[str, bytes]:
-    """A column value as a member: ``(extension, bytes)``. 1-D uint8 arrays are written as they are,
-    str as UTF-8, bytes as they are, integers as ASCII digits; other values (floats, other arrays) in
-    NumPy's ``.npy`` format under ``<column>.npy``, which ``webdataset``'s decoders load."""
+# Extensions whose value readers know how to read (minddata's reader, and the ``webdataset`` package's
+# decoders, which look at the last part of an extension): a column whose name ends in one is written
+# under its own name; any other column gets the extension of its values added (``label`` ->
+# ``label.cls``), so that the value reads back as what it was.
+IMAGE_EXTENSIONS = frozenset({"jpg", "jpeg", "png", "gif", "bmp", "webp", "tif", "tiff", "jp2", "ppm", "pgm", "pbm", "pnm"})
+_TYPED_EXTENSIONS = INT_EXTENSIONS | STR_EXTENSIONS | IMAGE_EXTENSIONS | frozenset(
+    {"npy", "npz", "text", "transcript", "jsn", "class", "count", "pyd", "pickle", "pkl", "pth", "ten", "tb", "mp",
+     "msg", "msgpack", "cbor"})
+_SNIFFED = {"JPEG": "jpg", "PNG": "png", "GIF": "gif", "WebP": "webp", "TIFF": "tiff", "JPEG 2000": "jp2", "BMP": "bmp"}
+
+
+def _value_kind(value: Any) -> tuple[str, Any]:
+    """``("bytes", bytes)`` (bytes, a NumPy bytes scalar, a 0-d or one-element ``S`` array as
+    MindRecord's ``bytes`` columns give, a 1-D uint8 array), ``("str", str)``, ``("int", int)`` (an
+    integer or bool scalar), else ``("array", ndarray)``."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return "bytes", bytes(value)
+    if isinstance(value, str):
+        return "str", value
     array = value if isinstance(value, np.ndarray) else np.asarray(value)
     if array.dtype == np.uint8 and array.ndim == 1:
-        return column, array.tobytes()
-    if array.ndim == 0 and array.dtype.kind == "U":
-        return column, str(array).encode("utf-8")
-    if array.ndim == 0 and array.dtype.kind == "S":
-        return column, bytes(array.item())
+        return "bytes", array.tobytes()
+    if array.size == 1 and array.ndim <= 1 and array.dtype.kind in "SU":
+        item = array.reshape(()).item()
+        return ("bytes", bytes(item)) if array.dtype.kind == "S" else ("str", str(item))
     if array.ndim == 0 and array.dtype.kind in "iub":
-        return column, str(int(array)).encode("ascii")
-    if array.ndim == 0 and column.rsplit(".", 1)[-1] in INT_EXTENSIONS:
-        raise ArgumentError(f"save: column {column!r} is read back as an integer; found {array.dtype} {array!r}.")
-    buffer = io.BytesIO()
-    np.save(buffer, array, allow_pickle=False)
-    return (column if column.rsplit(".", 1)[-1] == "npy" else f"{column}.npy"), buffer.getvalue()
+        return "int", int(array)
+    return "array", array
+
+
+def _image_extension(data: bytes) -> str | None:
+    """The extension of an encoded image by its first bytes (``jpg``, ``png``, ...), or None. A BMP
+    needs its info header's size too: "BM" alone starts too many other byte strings."""
+    from minddata.ops.formats import sniff_format
+
+    fmt = sniff_format(data[:16])
+    if fmt == "BMP" and not (len(data) >= 18 and int.from_bytes(data[14:18], "little") in (12, 40, 52, 56, 64, 108, 124)):
+        return None
+    return _SNIFFED.get(fmt)
+
+
+def member_extension(column: str, value: Any) -> str:
+    """The member extension a column is written under, from its first row's value: the column's name
+    when its last part is an extension readers decode (``jpg``, ``cls``, ``txt``, ``seg.png``, ...), else
+    the name plus the extension of the value: an encoded image (bytes or a 1-D uint8 array) ``.jpg``,
+    ``.png``, ... by its first bytes (other bytes keep the name), a str ``.txt``, an integer ``.cls``; any
+    other value (floats, arrays) ``.npy``."""
+    last = column.rsplit(".", 1)[-1]
+    kind, data = _value_kind(value)
+    if kind == "array":
+        if last in INT_EXTENSIONS and data.ndim == 0:
+            raise ArgumentError(f"save: column {column!r} is read back as an integer. Found: {data.dtype} {data!r}. "
+                                "Cast it to an integer (a map), or rename the column.")
+        return column if last == "npy" else f"{column}.npy"
+    if last in _TYPED_EXTENSIONS:
+        return column
+    if kind == "bytes":
+        image = _image_extension(data)
+        return f"{column}.{image}" if image else column
+    return f"{column}.txt" if kind == "str" else f"{column}.cls"
+
+
+def encode_member(column: str, ext: str, value: Any, row: int) -> bytes:
+    """A value as the bytes of a member with extension ``ext`` (:func:`member_extension`): ``.npy``
+    in NumPy's format (which ``webdataset``'s decoders load), integers as ASCII digits, bytes as they
+    are, str as UTF-8."""
+    last = ext.rsplit(".", 1)[-1]
+    kind, data = _value_kind(value)
+    if last == "npy":
+        buffer = io.BytesIO()
+        np.save(buffer, np.asarray(value), allow_pickle=False)
+        return buffer.getvalue()
+    if kind == "array" or (last in INT_EXTENSIONS and kind != "int" and not _ascii_int(data)):
+        shown = f"{data.dtype} array of shape {data.shape}" if kind == "array" else f"{kind} value"
+        raise ArgumentError(
+            f"save: row {row}: column {column!r} is written as .{ext} members (the extension comes from its name "
+            f"or its first row), which a {shown} can't be. Found: {_short(value)}. Give the column one type in "
+            "every row (a map), or split it into two columns."
+        )
+    if kind == "int":
+        return str(data).encode("ascii")
+    return data.encode("utf-8") if kind == "str" else data
+
+
+def _ascii_int(data: str | bytes) -> bool:
+    """Whether a str or bytes value is an integer in ASCII digits, as a ``.cls`` member holds one."""
+    try:
+        int(data.encode("ascii") if isinstance(data, str) else data)
+    except (ValueError, UnicodeError):
+        return False
+    return True
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _key_of(value: Any, row: int) -> str:
@@ -1315,18 +1424,27 @@ def write_webdataset(
 ) -> list[str]:
     """Write ``rows`` (one value per name in ``names``) as WebDataset samples into ``num_files``
     shards, row ``i`` into shard ``i % num_files``; the key is the ``__key__`` column when there is
-    one, else the row number (9 digits). Shards are written under temporary names and renamed when
+    one, else the row number (9 digits). Each column is written under the extension its first row
+    gives (:func:`member_extension`). Shards are written under temporary names and renamed when
     every row is written. Returns the shard paths."""
     columns = [_check_column(n) for n in names]
     key_column = columns.index(KEY) if KEY in columns else None
+    exts: list[str] = []
 
     def samples() -> Iterator[tuple[str, list[tuple[str, bytes]]]]:
         for i, row in enumerate(rows):
+            if i == 0:
+                exts.extend(member_extension(c, value) if c != KEY else KEY for c, value in zip(columns, row))
+                written = [(c, e) for c, e in zip(columns, exts) if c != KEY]
+                for c, e in written:
+                    clash = [other for other, e2 in written if e2 == e and other != c]
+                    if clash:
+                        raise ArgumentError(
+                            f"save: columns {c!r} and {clash[0]!r} would both be written as the member extension "
+                            f"{e!r}. Found: extensions {[e2 for _, e2 in written]}. Rename one of them (Dataset.rename)."
+                        )
             key = _key_of(row[key_column], i) if key_column is not None else f"{i:09d}"
-            members = sorted(encode_value(c, value) for c, value in zip(columns, row) if c != KEY)
-            exts = [e for e, _ in members]
-            if len(set(exts)) != len(exts):
-                raise ArgumentError(f"save: row {i}: two columns would be written as the same member extension: {exts}.")
+            members = sorted((e, encode_member(c, e, value, i)) for c, e, value in zip(columns, exts, row) if c != KEY)
             yield key, members
 
     return write_samples(samples(), file_name, num_files, overwrite=overwrite)
@@ -1336,7 +1454,9 @@ def write_samples(
     samples: Iterator[tuple[str, list[tuple[str, bytes]]]], file_name: str, num_files: int, *, overwrite: bool = False
 ) -> list[str]:
     """Write ``(key, [(extension, bytes), ...])`` samples into shards (see :func:`write_webdataset`)."""
-    targets = shard_names(os.fspath(file_name), num_files)
+    from minddata.dataset.base import local_destination
+
+    targets = shard_names(os.fspath(local_destination("save", "file_name", file_name)), num_files)
     for path in targets:
         if os.path.exists(path) and not overwrite:
             raise ArgumentError(f"save: {path} exists. Remove it or choose another file_name. Pass overwrite=True to replace it.")
