@@ -10,6 +10,7 @@ import io
 import os
 import pickle
 import socket
+import threading
 
 import numpy as np
 from PIL import Image
@@ -48,6 +49,25 @@ def shm_segments() -> set[str]:
         return set()
     own = f"minddata_{os.getpid()}_"
     return {n for n in os.listdir("/dev/shm") if n.startswith(own)}
+
+
+@contextlib.contextmanager
+def local_http_server(handler, tls=None):
+    """A threaded HTTP/1.1 server of ``handler`` (a ``BaseHTTPRequestHandler`` class) on 127.0.0.1,
+    stopped on leaving (``tls``: an ``ssl.SSLContext`` to serve HTTPS): its port."""
+    import http.server
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(10)
 
 
 def free_port() -> int:

@@ -4,14 +4,12 @@ closed under it, proxied and over TLS, against real local servers."""
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 import http.server
 import json
 import os
 import subprocess
 import sys
-import threading
 import urllib.parse
 import urllib.request
 
@@ -19,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as strat
 from s3kit import SECRET, options
+from testkit import local_http_server
 
 import minddata as md
 from minddata.bench.s3server import MotoServer
@@ -183,20 +182,9 @@ def test_a_key_pair_in_the_environment_reads_without_importing_botocore(checking
 # -- connections, against small local servers ---------------------------------------------------
 
 
-@contextlib.contextmanager
 def _local_server(handler: type, tls: object = None):
     """A threaded HTTP/1.1 server on 127.0.0.1 (``tls``: an ``ssl.SSLContext``): its port."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    if tls is not None:
-        server.socket = tls.wrap_socket(server.socket, server_side=True)  # type: ignore[attr-defined]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server.server_address[1]
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(10)
+    return local_http_server(handler, tls)
 
 
 class _Answering(http.server.BaseHTTPRequestHandler):

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import contextlib
 import http.server
-import threading
 import urllib.parse
 
 import pytest
 from s3kit import NOWHERE, SECRET, options
+from testkit import local_http_server
 
 import minddata as md
 from minddata.dataset import _s3
@@ -63,15 +63,8 @@ class _Recording(http.server.BaseHTTPRequestHandler):
 @contextlib.contextmanager
 def _recording_server():
     handler = type("Recording", (_Recording,), {"seen": []})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", handler.seen
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(10)
+    with local_http_server(handler) as port:
+        yield f"http://127.0.0.1:{port}", handler.seen
 
 
 # -- the signing region ---------------------------------------------------------------------------
@@ -172,21 +165,14 @@ class _ToMoto(http.server.BaseHTTPRequestHandler):
 def test_obs_mind_dataset_signs_for_the_region_its_server_names(no_region, s3_server, s3_mindrecord, monkeypatch):
     # OBS's S3 API checks the region a request is signed for: the one in its host name
     handler = type("ToMoto", (_ToMoto,), {"seen": [], "PORT": s3_server})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:  # the requests for obs.cn-north-4... go to the proxy on 127.0.0.1, and from it to moto
-        monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{server.server_address[1]}")
+    with local_http_server(handler) as port:  # the requests for obs.cn-north-4... go to the proxy on 127.0.0.1, and from it to moto
+        monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{port}")
         for name in ("NO_PROXY", "no_proxy", "http_proxy"):
             monkeypatch.delenv(name, raising=False)
         ds = md.OBSMindDataset(["obs://data/mr/train.mindrecord0", "obs://data/mr/train.mindrecord1"],
                                "http://obs.cn-north-4.myhuaweicloud.com", "AKIDOBS", SECRET, "obs://data/sync/",
                                shuffle=False)
         assert sum(1 for _ in ds.create_tuple_iterator(num_epochs=1)) == 20
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(10)
     assert handler.seen and set(handler.seen) == {("obs.cn-north-4.myhuaweicloud.com", "cn-north-4")}
 
 

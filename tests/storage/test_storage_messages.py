@@ -13,10 +13,10 @@ import contextlib
 import http.server
 import json
 import socket
-import threading
 
 import pytest
 from s3kit import options
+from testkit import local_http_server
 
 import minddata as md
 from minddata.dataset import _storage as st
@@ -67,15 +67,8 @@ class _Files(http.server.BaseHTTPRequestHandler):
 def _file_server(files: dict[str, bytes]):
     """An HTTP server of ``files`` on 127.0.0.1: (its base URL, the requests it saw)."""
     handler = type("Files", (_Files,), {"FILES": files, "seen": []})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"127.0.0.1:{server.server_address[1]}", handler.seen
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(10)
+    with local_http_server(handler) as port:
+        yield f"127.0.0.1:{port}", handler.seen
 
 
 def _presigned(host: str, path: str) -> str:
