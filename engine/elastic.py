@@ -242,6 +242,24 @@ def check_data(part: dict, chain: Chain) -> None:
     )
 
 
+def check_pipeline(part: dict, chain: Chain, require_data: bool = True) -> None:
+    """Refuse a state's ``"elastic"`` part saved by another pipeline than ``chain`` (other rows, ops,
+    columns, files, batch size or shuffle), on any number of ranks. Without ``require_data``, a state
+    saved before the data digest (an older minddata) passes unchecked for its files."""
+    if part.get("digest") != chain.digest or part.get("rows") != chain.rows:
+        raise _bad(
+            f"the state belongs to another pipeline (ops or dataset differ: {part.get('rows')} rows, digest "
+            f"{part.get('digest')}; this pipeline: {chain.rows} rows, digest {chain.digest})"
+        )
+    if require_data or "data" in part:
+        check_data(part, chain)
+    if part.get("batch") != chain.batch or part.get("shuffle") != chain.shuffle:
+        raise _bad(
+            f"the state's batch size {part.get('batch')} / shuffle {part.get('shuffle')} differ from this "
+            f"pipeline's ({chain.batch} / {chain.shuffle})"
+        )
+
+
 def check_part(state: dict, chain: Chain) -> dict:
     """The state's ``"elastic"`` part, checked against itself (checksum, ranges) and ``chain``."""
     part = state.get(KEY)
@@ -253,17 +271,7 @@ def check_part(state: dict, chain: Chain) -> dict:
     if part.get("check") != _checksum(part, state.get("seed"), state.get("shard_seed", state.get("seed")),
                                        state.get("epoch"), state.get("row")):
         raise _bad(f"the state's checksum does not match its content: it was altered or corrupted. Found: {state!r}")
-    if part.get("digest") != chain.digest or part.get("rows") != chain.rows:
-        raise _bad(
-            f"the state belongs to another pipeline (ops or dataset differ: {part.get('rows')} rows, digest "
-            f"{part.get('digest')}; this pipeline: {chain.rows} rows, digest {chain.digest})"
-        )
-    check_data(part, chain)
-    if part.get("batch") != chain.batch or part.get("shuffle") != chain.shuffle:
-        raise _bad(
-            f"the state's batch size {part.get('batch')} / shuffle {part.get('shuffle')} differ from this "
-            f"pipeline's ({chain.batch} / {chain.shuffle})"
-        )
+    check_pipeline(part, chain)
     if state.get("seed") != state.get("shard_seed", state.get("seed")):
         raise _bad(
             "the run that saved the state had no config.set_seed (its seed and shard seed differ), so its ranks "

@@ -1296,12 +1296,15 @@ class ObjectCache:
 
     Whole-object reads are kept as one file; ranged reads as aligned blocks of ``BLOCK`` bytes (the
     object's size, asked once, clamps the last one), so ranges that differ between epochs still hit.
-    Files are named by a hash of the endpoint, URL, (size) and block, written under a temporary name
-    and renamed into place (two processes filling one entry both write the same bytes; a reader sees
-    a whole file or none). A hit refreshes the file's mtime; after each tenth of ``max_bytes`` written,
-    the writer takes the folder's lock (``flock``) and removes the oldest files down to 90%. A file
-    removed under a reader is a miss. Objects are taken as immutable: after changing the data in the
-    bucket, clear the folder.
+    Files are named by a hash of the endpoint, URL, (size), block and the object's version
+    tag (its ETag, from a listing or a HEAD: an object changed in the bucket is read anew, never
+    served stale), written under a temporary name and renamed into place (two processes filling one
+    entry both write the same bytes; a reader sees a whole file or none, and a writer killed mid-write
+    leaves only a temporary file, never read and evicted in its turn). A hit refreshes the file's
+    mtime. A process's first write, and each write that would take the folder past ``max_bytes`` as
+    the process last measured it, takes the folder's lock (``flock``) and removes the oldest files
+    down to 90%, so one process never leaves the folder over ``max_bytes``. A file removed under a
+    reader is a miss.
     """
 
     BLOCK = 4 << 20
@@ -1312,6 +1315,7 @@ class ObjectCache:
         self.max_bytes = int(max_bytes)
         self.pid = os.getpid()
         self._written = 0
+        self._room: int | None = None  # bytes this process may write before the folder is measured again
         self._lock = threading.Lock()
         self._evicting = threading.Lock()
 
@@ -1341,15 +1345,26 @@ class ObjectCache:
             return  # a full or read-only disk: the read still succeeds, uncached
         with self._lock:
             self._written += len(data)
-            due = self._written > max(self.max_bytes // 10, 1)
+            due = self._room is None or self._written > self._room
             if due:
                 self._written = 0
+                self._room = 0
         if due:
             self.evict()
 
+    @staticmethod
+    def _version(store: ObjectStore, url: ObjectURL) -> str:
+        """The object's version tag as a listing or a HEAD of this process saw it (a HEAD, once per
+        process, for an object no listing covered): part of each entry's name."""
+        version = store.version(url)
+        if version is None:
+            store._sizes(url)
+            version = store.version(url)
+        return version or ""
+
     def read(self, store: ObjectStore, url: ObjectURL, start: int, end: int | None) -> bytes:
         if start == 0 and end is None:
-            path = self._path(store, url, "whole")
+            path = self._path(store, url, f"whole:{self._version(store, url)}")
             data = self._get(path)
             if data is None:
                 data = store._fetch(url)
@@ -1360,9 +1375,10 @@ class ObjectCache:
         if end > size:
             return store._fetch(url, start, end)  # past the end: let the store report it
         first, last = start // self.BLOCK, (end - 1) // self.BLOCK
+        version = self._version(store, url)
         pieces = []
         for block in range(first, last + 1):
-            path = self._path(store, url, f"{size}:{block}")
+            path = self._path(store, url, f"{size}:{version}:{block}")
             data = self._get(path)
             if data is None:
                 lo = block * self.BLOCK
@@ -1405,8 +1421,6 @@ class ObjectCache:
                         continue
                     entries.append((info.st_mtime, info.st_size, entry.path))
             total = sum(size for _, size, _ in entries)
-            if total <= self.max_bytes:
-                return
             for _, size, path in sorted(entries):
                 if total <= self.max_bytes * 0.9:
                     break
@@ -1415,6 +1429,8 @@ class ObjectCache:
                     total -= size
                 except OSError:
                     pass
+            with self._lock:  # what this process may write before it measures the folder again
+                self._room = max(0, self.max_bytes - total - self._written)
 
     def total_bytes(self) -> int:
         return sum(e.stat().st_size for sub in os.scandir(self.folder) if sub.is_dir() for e in os.scandir(sub.path))

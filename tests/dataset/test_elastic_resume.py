@@ -309,6 +309,18 @@ def test_on_the_same_number_of_ranks_a_rank_resumes_from_any_rank_state_as_befor
     it.close()
 
 
+@pytest.mark.parametrize("world", [1, 2], ids=["one rank", "two ranks"])
+def test_on_the_same_number_of_ranks_a_state_of_another_pipeline_is_refused(world):
+    # Not only on another number of ranks: a state of other rows, another batch size or shuffle would
+    # silently skip or repeat rows.
+    _, states = interrupted(world, [3] * world)
+    for kw, match in (({"rows": ROWS + 1}, "another pipeline"), ({"batch": 2}, "another pipeline"),
+                      ({"shuffle": False}, "shuffle")):
+        md.config.set_seed(SEED)
+        with pytest.raises(ValueError, match=match):
+            build(world, 0, **kw).create_tuple_iterator(num_epochs=2, state=states[0])
+
+
 def test_a_sampler_that_does_not_deal_the_whole_epoch_refuses():
     _, states = interrupted(2, [1, 1])
     md.config.set_seed(SEED)

@@ -97,6 +97,22 @@ def test_in_process_resume_mid_epoch_repeats_the_losses(tmp_path):
         assert losses == full[done:], path
 
 
+def test_resume_from_a_checkpoint_of_another_dataset_or_seed_is_refused(tmp_path):
+    md.config.set_seed(2)
+    saver = ModelCheckpoint("m", tmp_path, CheckpointConfig(save_checkpoint_steps=7, keep_checkpoint_max=0))
+    make_model(seed=1).train(1, blob_dataset(shuffle=True), callbacks=[saver])
+    checkpoint = tmp_path / "m-1_7.ckpt"
+    for dataset, match in ((blob_dataset(rows=80, shuffle=True), "another pipeline"),
+                           (blob_dataset(batch=4, shuffle=True), "another pipeline"),
+                           (blob_dataset(shuffle=False), "shuffle")):
+        md.config.set_seed(2)
+        with pytest.raises(ValueError, match=match):
+            make_model().train(1, dataset, resume_from=checkpoint)
+    md.config.set_seed(9)
+    with pytest.raises(ValueError, match="saved by a run with seed 2"):
+        make_model().train(1, blob_dataset(shuffle=True), resume_from=checkpoint)
+
+
 def test_keep_checkpoint_max_and_atomic_writes(tmp_path):
     saver = ModelCheckpoint("k", tmp_path, CheckpointConfig(save_checkpoint_steps=2, keep_checkpoint_max=3))
     make_model().train(2, blob_dataset(rows=48, batch=8), callbacks=[saver])  # 12 steps: saves at 2,4,..,12
