@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import minddata as md
@@ -195,6 +195,7 @@ ELASTIC_CASES = {
 
 
 @given(**ELASTIC_CASES)
+@example(old=2, new=3, batch=None, workers=1, stops=[1.0] * 4, epoch=1)  # the last epoch consumed whole
 @settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 def test_any_world_sizes_workers_and_stopping_points_give_each_sample_once(old, new, batch, workers, stops, epoch):
     items = math.ceil(math.ceil(ROWS / old) / (batch or 1))
@@ -202,7 +203,8 @@ def test_any_world_sizes_workers_and_stopping_points_give_each_sample_once(old, 
     before, states = interrupted(old, stops, epoch=epoch, batch=batch, workers=workers)
     after = []
     for m in range(new):
-        it = iterator(new, m, state=states, batch=batch, workers=3 - workers)
+        # (an epoch after the resumed one: a state at the end of the run's last epoch has nothing to give)
+        it = iterator(new, m, epochs=epoch + 2, state=states, batch=batch, workers=3 - workers)
         if all(s == items for s in stops):
             assert it.get_state()["epoch"] == epoch + 1  # the epoch was consumed whole
             it.close()
