@@ -49,12 +49,29 @@ class Chain:
     :attr:`data` digests the source's data (a state saved from other files is refused)."""
 
     source: ir.RandomAccessSourceNode
-    rows: int
     batch: int
     shuffle: bool
     num_shards: int
     shard_id: int
-    digest: str
+    # What the digest covers besides the source's row count: the ops above the source, the source's
+    # name and columns, its file order (see :func:`describe`).
+    ops: tuple[str, ...]
+    order: str
+
+    @functools.cached_property
+    def rows(self) -> int:
+        """The source's rows, counted when a state is saved or checked, not when the iterator is made:
+        counting may read the data (a remote WebDataset's shards), which an executor with workers of its
+        own (Ray) has them do first."""
+        return self.source.num_rows()
+
+    @functools.cached_property
+    def digest(self) -> str:
+        """A digest of the ops, the source's name, row count and columns, and its file order."""
+        parts = [*self.ops, f"{self.source.name}:{self.rows}:{self.source.column_names}"]
+        if self.order:  # a file source's Shuffle.FILES / INFILE order: another order's state is refused
+            parts.append(f"order:{self.order}")
+        return hashlib.sha1(json.dumps(parts).encode()).hexdigest()[:16]
 
     @functools.cached_property
     def data(self) -> str:
@@ -121,13 +138,8 @@ def describe(root: ir.Node) -> Chain | GraphError:
         while True:
             if isinstance(node, ir.RandomAccessSourceNode):
                 shuffle, num_shards, shard_id = _sampler_shard(node)
-                rows = node.num_rows()
-                parts.append(f"{node.name}:{rows}:{node.column_names}")
                 order = getattr(node.sampler, "_elastic_order_name", lambda: "")()
-                if order:  # a file source's Shuffle.FILES / INFILE order: another order's state is refused
-                    parts.append(f"order:{order}")
-                digest = hashlib.sha1(json.dumps(parts).encode()).hexdigest()[:16]
-                return Chain(node, rows, batch, shuffle, num_shards, shard_id, digest)
+                return Chain(node, batch, shuffle, num_shards, shard_id, tuple(parts), order)
             if isinstance(node, (ir.ProjectNode, ir.RenameNode)):
                 parts.append(f"{type(node).__name__}:{node.columns}")
             elif isinstance(node, ir.MapNode):

@@ -214,6 +214,11 @@ class RandomAccessSourceNode(Node):
     # flight, read when the plan is built; the engine starts that many chunks' reads ahead of each
     # worker (engine/readahead.py). None: local reads.
     requests_in_flight: Callable[[], int] | None = field(default=None, kw_only=True)
+    # For sources that index their files before the first row (WebDataset's remote shards):
+    # ``index_files_with(run_per_file)`` has an executor with workers of its own index them there,
+    # ``run_per_file(index_file, files)`` giving each file's index; None: the source indexes them itself.
+    index_files_with: Callable[[Callable[[Callable[[str], Any], list[str]], list[Any]]], None] | None = field(
+        default=None, kw_only=True)
 
     def _compute_columns(self) -> list[str]:
         return list(self.column_names)

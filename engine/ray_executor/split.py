@@ -61,30 +61,35 @@ _TAIL_OPS = (
 Path = tuple[int, ...]
 
 
-def _count_one(count_file: Callable[[str], int], path: str, options: RunOptions) -> int:
+def _one_file(work: Callable[[str], Any], path: str, options: RunOptions) -> Any:
     with config.running(options):
-        return int(count_file(path))
+        return work(path)
 
 
-_COUNT_TASK: Any = None
+_FILE_TASK: Any = None
 
 
-def count_in_ray_tasks(count_file: Callable[[str], int], files: list[str], options: RunOptions) -> list[int]:
-    """``count_file(path)`` of each file, each in a Ray task of its own (under the run's settings
-    ``options``): a worker reads the file, only its count comes back. A source's own error (a damaged
-    file, an object that can't be read) is raised as itself, naming the file."""
-    global _COUNT_TASK
+def per_file_in_ray_tasks(work: Callable[[str], Any], files: list[str], options: RunOptions) -> list[Any]:
+    """``work(path)`` of each file, each in a Ray task of its own (under the run's settings
+    ``options``): a worker reads the file, only the result (a count, an index) comes back. A source's
+    own error (a damaged file, an object that can't be read) is raised as itself, naming the file."""
+    global _FILE_TASK
     ray = require_ray()
-    if _COUNT_TASK is None:
-        _COUNT_TASK = ray.remote(_count_one)
-    count_ref = ray.put(count_file)
+    if _FILE_TASK is None:
+        _FILE_TASK = ray.remote(_one_file)
+    work_ref = ray.put(work)
     try:
-        return ray.get([_COUNT_TASK.remote(count_ref, path, options) for path in files])
+        return ray.get([_FILE_TASK.remote(work_ref, path, options) for path in files])
     except ray.exceptions.RayTaskError as error:
         inner = unwrap(error)
         if inner is error:
             raise
         raise inner from None
+
+
+def count_in_ray_tasks(count_file: Callable[[str], int], files: list[str], options: RunOptions) -> list[int]:
+    """``count_file(path)`` of each file, each in a Ray task of its own (:func:`per_file_in_ray_tasks`)."""
+    return [int(n) for n in per_file_in_ray_tasks(count_file, files, options)]
 
 
 class Segment:
@@ -157,13 +162,17 @@ class RayPlan:
         self._split(self.tree, ())
 
     def count_streamed_files(self) -> None:
-        """Have each streamed source count its files' records in Ray tasks (once per source), before
-        anything asks for them: a streamed source numbers its records (and sizes its passes) by each
-        file's count, and counting reads the files, which stay in the workers."""
+        """Have each streamed source count its files' records, and each source that indexes its files
+        (WebDataset's remote shards) index them, in Ray tasks (once per source), before anything asks
+        for them: a streamed source numbers its records (and sizes its passes) by each file's count,
+        and counting or indexing reads the files, which stay in the workers."""
         for segment in self.segments.values():
             count_files_with = getattr(segment.reads, "count_files_with", None)
             if count_files_with is not None:
                 count_files_with(lambda count_file, files: count_in_ray_tasks(count_file, files, self.options))
+            index_files_with = getattr(segment.reads, "index_files_with", None)
+            if index_files_with is not None:
+                index_files_with(lambda index_file, files: per_file_in_ray_tasks(index_file, files, self.options))
 
     def _split(self, node: ir.Node, path: Path) -> None:
         segment = self._segment_at(node, path)

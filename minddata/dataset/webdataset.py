@@ -21,6 +21,7 @@ otherwise send its own.
 
 from __future__ import annotations
 
+import functools
 import glob
 import io
 import os
@@ -572,9 +573,9 @@ def kept_index(where: str, path: str, storage_options: _storage.StorageOptions) 
     url = _storage.split_url(path)
     assert isinstance(url, _storage.ObjectURL)
     store = _storage.get_store(url, storage_options)
+    size = store._sizes(url)  # a HEAD where no listing saw the shard, which gives its version tag too
     version = store.version(url) if storage_options.get("index_cache") else None
     kept = _index_folder(storage_options) if version else None
-    size = store._sizes(url)
     entry = f"{_INDEX_FORMAT}:{size}:{version}"
     if kept is None:
         return sidecar_index(where, path, store, url, size) or index_shard(where, path, storage_options)
@@ -976,6 +977,11 @@ def member_value(ext: str, data: memoryview | bytes, describe: Any) -> np.ndarra
     return np.frombuffer(data, dtype=np.uint8)
 
 
+def _index_file(where: str, storage_options: _storage.StorageOptions, path: str) -> ShardIndex:
+    """:func:`kept_index` with the path last: what an executor's worker runs for each shard."""
+    return kept_index(where, path, storage_options)
+
+
 class _Shards:
     """The shards as one row space (sample i of shard f is row starts[f] + i), indexed on first use."""
 
@@ -1008,14 +1014,22 @@ class _Shards:
                     self._index()
         return self._indexes  # type: ignore[return-value]  # _index() sets it
 
-    def _index(self) -> None:
-        remote = [path for path in self.files if _storage.is_remote(path)]
-        at_once = min(len(remote), self.storage_options.get("requests_in_flight"))
-        if at_once > 1:  # remote shards: their index reads overlap (results and the first error in shard order)
-            with ThreadPoolExecutor(at_once, thread_name_prefix="minddata-index") as pool:
-                indexes = list(pool.map(lambda path: kept_index(self.where, path, self.storage_options), self.files))
-        else:
-            indexes = [kept_index(self.where, path, self.storage_options) for path in self.files]
+    def index_files_with(self, run_per_file: Callable[[Callable[[str], ShardIndex], list[str]], list[ShardIndex]]) -> None:
+        """Index the shards with ``run_per_file(index_file, files)`` unless they are indexed already: an
+        executor that reads in workers of its own (Ray) indexes remote shards there, so that the process
+        planning the passes never reads a shard's contents."""
+        if self._indexes is not None or not any(_storage.is_remote(path) for path in self.files):
+            return
+        with self._lock:
+            if self._indexes is None:
+                indexes = run_per_file(functools.partial(_index_file, self.where, self.storage_options), list(self.files))
+                if len(indexes) != len(self.files):
+                    raise ValueError(f"indexing {len(self.files)} shards gave {len(indexes)} indexes")
+                self._index(list(indexes))
+
+    def _index(self, indexes: list[ShardIndex] | None = None) -> None:
+        if indexes is None:
+            indexes = self._read_indexes()
         found = sorted({e for index in indexes for e in index.exts})
         if self.requested is None:
             self.columns = [KEY, *found]
@@ -1030,6 +1044,14 @@ class _Shards:
                 )
         self.starts = np.concatenate([[0], np.cumsum([len(i.keys) for i in indexes], dtype=np.int64)])
         self._indexes = indexes
+
+    def _read_indexes(self) -> list[ShardIndex]:
+        remote = [path for path in self.files if _storage.is_remote(path)]
+        at_once = min(len(remote), self.storage_options.get("requests_in_flight"))
+        if at_once > 1:  # remote shards: their index reads overlap (results and the first error in shard order)
+            with ThreadPoolExecutor(at_once, thread_name_prefix="minddata-index") as pool:
+                return list(pool.map(lambda path: kept_index(self.where, path, self.storage_options), self.files))
+        return [kept_index(self.where, path, self.storage_options) for path in self.files]
 
     def count(self) -> int:
         self.ensure()
@@ -1273,7 +1295,7 @@ class WebDataset(Dataset):
         self._shards = shards
         node = ir.RandomAccessSourceNode(
             where, list(shards.columns), shards.count, chosen, shards.fetch,  # type: ignore[arg-type]  # given, or found by ensure() above
-            origins=shards.paths_of, num_workers=workers,
+            origins=shards.paths_of, num_workers=workers, index_files_with=shards.index_files_with,
             chunk_rows=_REMOTE_CHUNK_ROWS if any(_storage.is_remote(f) for f in files) else _CHUNK_ROWS,
         )
         super().__init__(node)
