@@ -623,6 +623,10 @@ class ObjectStore:
             return False
         return None
 
+    def answers_ranges(self, url: ObjectURL) -> bool:
+        """Whether a GET of a byte range of the object gets just that range (S3 and Cloud Storage do)."""
+        return True
+
     def version(self, url: ObjectURL) -> str | None:
         """The object's version tag (ETag) as this process's listing or HEAD saw it; None if unknown."""
         return self._known_versions.get(url.url)
@@ -729,6 +733,17 @@ def _whole_body(body: Any, length: Any, start: int, end: int | None) -> bytes:
 class HTTPStore(ObjectStore):
     """Single files over http(s): ranged GETs through the standard library, with the same retries."""
 
+    def __init__(self, scheme: str, options: StorageOptions):
+        super().__init__(scheme, options)
+        # Files whose server said in its HEAD answer that it does not serve byte ranges (no
+        # "Accept-Ranges: bytes", as `python -m http.server`): read front to back in one GET.
+        self._whole_only: set[str] = set()
+
+    def answers_ranges(self, url: ObjectURL) -> bool:
+        """False where the file's HEAD answer did not say ``Accept-Ranges: bytes``."""
+        self._sizes(url)
+        return url.url not in self._whole_only
+
     def client(self) -> Any:
         return None
 
@@ -773,8 +788,11 @@ class HTTPStore(ObjectStore):
             with self._open(url, "HEAD", {}) as response:
                 length = response.headers.get("Content-Length")
                 tag = response.headers.get("ETag") or response.headers.get("Last-Modified")
+                ranges = (response.headers.get("Accept-Ranges") or "").strip().lower()
             if tag:
                 self._known_versions[url.url] = tag
+            if ranges != "bytes":
+                self._whole_only.add(url.url)
             if length is None:
                 raise ArgumentError(f"{url.shown}: the server sends no Content-Length; minddata needs the file's size.")
             return int(length)
@@ -1173,8 +1191,17 @@ def open_file(path: str, mode: str = "rb", *, encoding: str | None = None, newli
         local = local_path(path)
         return open(local, mode, encoding=encoding, newline=newline) if mode == "r" else open(local, "rb")  # noqa: SIM115
     store, url = store_of(path)
-    # Large blocks are a sequential reader's: its next block is read ahead (RangedFile).
-    raw = RangedFile(store, url, size=store._sizes(url), block=block, read_ahead=block >= 1 << 20)
+    raw: _ObjectFile
+    if block >= 1 << 20 and not store.answers_ranges(url):
+        # A sequential reader of a file whose server does not serve ranges (it answers a ranged GET
+        # with the whole file): one GET from the start, read front to back, forward seeks read on. A
+        # seek back past the window, or a retry after a cut, asks for a range, which is refused naming
+        # the server's limit and the fix.
+        size = store._sizes(url)
+        raw = StreamedFile(store, url, size, skip=size + 1)
+    else:
+        # Large blocks are a sequential reader's: its next block is read ahead (RangedFile).
+        raw = RangedFile(store, url, size=store._sizes(url), block=block, read_ahead=block >= 1 << 20)
     buffered = io.BufferedReader(raw, buffer_size=min(block, 1 << 16))
     if mode == "r":
         return io.TextIOWrapper(buffered, encoding=encoding or "utf-8", newline=newline)

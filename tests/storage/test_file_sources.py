@@ -137,3 +137,30 @@ def test_a_tfrecord_schema_file_url_reads_as_its_local_path(tmp_path, s3_files):
 
 def _labels(ds):
     return [int(r["label"][0]) for r in ds.create_dict_iterator(num_epochs=1, output_numpy=True)]
+
+
+# -- http(s) servers that do not serve byte ranges --------------------------------------------------
+
+
+@pytest.fixture
+def whole_file_server(s3_files):
+    """``python -m http.server``'s handler over the local copies of ``s3://data/files/``: it answers
+    every GET with the whole file (no ``Accept-Ranges``, a Range header ignored)."""
+    import functools
+    import http.server
+
+    from testkit import local_http_server
+
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(s3_files))
+    with local_http_server(handler) as port:
+        yield f"http://127.0.0.1:{port}"
+
+
+@pytest.mark.parametrize("make", [
+    lambda at: md.CSVDataset(at("people-0.csv"), shuffle=False),
+    lambda at: md.TextFileDataset(at("lines-1.txt"), shuffle=False),
+    lambda at: md.TFRecordDataset(at("part-2.tfrecord"), shuffle=False),
+], ids=["CSV", "text", "TFRecord"])
+def test_files_read_front_to_back_come_whole_from_a_server_without_ranges(whole_file_server, s3_files, make):
+    local = rows(make(lambda name: str(s3_files / name)))
+    assert local and rows(make(lambda name: f"{whole_file_server}/{name}")) == local
