@@ -189,11 +189,10 @@ class PipelineRun:
         if not isinstance(part, dict):
             return epoch, row, seed, shard_seed
         chain = self._chain
-        if isinstance(chain, elastic.Chain) and "digest" in part:
-            # On any number of ranks, a state of another pipeline (rows, ops, files, batch, shuffle) is refused.
+        if isinstance(chain, elastic.Chain):
+            # On any number of ranks, a state of another pipeline (rows, ops, files, batch, shuffle) is
+            # refused; one saved before the data digest (an older minddata) still resumes on as many ranks.
             elastic.check_pipeline(part, chain, require_data=False)
-        elif isinstance(chain, elastic.Chain) and "data" in part:
-            elastic.check_data(part, chain)
         # The same number of ranks: a rank resumes from its own state (or, ranks stepping together,
         # from another rank's: the position is the same), as before.
         same_world = isinstance(chain, elastic.Chain) and part.get("num_shards") == chain.num_shards

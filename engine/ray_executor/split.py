@@ -87,11 +87,6 @@ def per_file_in_ray_tasks(work: Callable[[str], Any], files: list[str], options:
         raise inner from None
 
 
-def count_in_ray_tasks(count_file: Callable[[str], int], files: list[str], options: RunOptions) -> list[int]:
-    """``count_file(path)`` of each file, each in a Ray task of its own (:func:`per_file_in_ray_tasks`)."""
-    return [int(n) for n in per_file_in_ray_tasks(count_file, files, options)]
-
-
 class Segment:
     """A source, an optional seeded shuffle right above it, and the per-row steps above those
     (bottom-up), all run on Ray. ``top`` is the plan node the tail sees in its place; positions are the
@@ -161,18 +156,19 @@ class RayPlan:
         self.segments: dict[Path, Segment] = {}
         self._split(self.tree, ())
 
-    def count_streamed_files(self) -> None:
-        """Have each streamed source count its files' records, and each source that indexes its files
-        (WebDataset's remote shards) index them, in Ray tasks (once per source), before anything asks
-        for them: a streamed source numbers its records (and sizes its passes) by each file's count,
-        and counting or indexing reads the files, which stay in the workers."""
+    def read_files_in_tasks(self) -> None:
+        """Have each source that reads its files before its first row do it in Ray tasks, one a file
+        (once per source), before anything asks for its size: a streamed source counts each file's
+        records (``count_files_with``), WebDataset indexes its remote shards (``index_files_with``). The
+        files stay in the workers; only the counts and indexes come back."""
+        def in_tasks(work: Callable[[str], Any], files: list[str]) -> list[Any]:
+            return per_file_in_ray_tasks(work, files, self.options)
+
         for segment in self.segments.values():
-            count_files_with = getattr(segment.reads, "count_files_with", None)
-            if count_files_with is not None:
-                count_files_with(lambda count_file, files: count_in_ray_tasks(count_file, files, self.options))
-            index_files_with = getattr(segment.reads, "index_files_with", None)
-            if index_files_with is not None:
-                index_files_with(lambda index_file, files: per_file_in_ray_tasks(index_file, files, self.options))
+            for hook in ("count_files_with", "index_files_with"):
+                read_files_with = getattr(segment.reads, hook, None)
+                if read_files_with is not None:
+                    read_files_with(in_tasks)
 
     def _split(self, node: ir.Node, path: Path) -> None:
         segment = self._segment_at(node, path)
@@ -259,7 +255,7 @@ class RayPlan:
                 return None
             return RaySegmentStage(rt, self, segment)
 
-        self.count_streamed_files()  # the tail's stages may ask a source's size
+        self.read_files_in_tasks()  # the tail's stages may ask a source's size
         with config.running(rt.options):
             return Planner(rt, substitute=segment_stage).build(self.tree)
 
@@ -277,7 +273,7 @@ class RayPlan:
         # A runtime only to draw the pass's row order (it starts no thread): closed once it has.
         rt = Runtime(seed, self.error_mode, options, shard_seed=shard_seed)
         try:
-            self.count_streamed_files()
+            self.read_files_in_tasks()
             ids = segment.pass_ids(rt, pass_index)[skip:]
         finally:
             rt.close()
