@@ -13,8 +13,9 @@ The facts it rests on:
 
 Merging N states gives the consumed positions of the epoch; the remaining positions, in global
 order, are dealt to the M new ranks as the order itself is (rank ``m`` takes remaining ``m, m + M,
-...``, padded from the start of the remaining to equal shares). Only pipelines in which every row
-keeps its global position are accepted: one random-access source with a plain sampler, then maps,
+...``): each once, so shares differ by at most one row, or, with ``config.set_elastic_equal_shares``
+(what DDP's lockstep needs), padded from the start of the remaining to equal shares. Only pipelines in
+which every row keeps its global position are accepted: one random-access source with a plain sampler, then maps,
 project/rename, at most one batch (after it, maps without random ops). The rest is refused by
 :func:`describe` with the op and the reason.
 """
@@ -35,7 +36,7 @@ from minddata.engine import ir
 from minddata.errors import GraphError
 
 __all__ = [
-    "Chain", "describe", "merge", "share", "remaining", "epoch_plan", "state_part", "check_part", "check_data",
+    "Chain", "describe", "merge", "share", "share_size", "remaining", "epoch_plan", "state_part", "check_part", "check_data",
     "next_epoch",
 ]
 
@@ -185,13 +186,21 @@ def remaining(num_rows: int, base: list[list[int]]) -> np.ndarray:
     return np.flatnonzero(mask)
 
 
-def share(rest: np.ndarray, num_shards: int, shard_id: int) -> np.ndarray:
-    """Rank ``shard_id``'s positions of ``rest``: every ``num_shards``-th from ``shard_id``, padded
-    from the start of ``rest`` to ``ceil(len(rest) / num_shards)`` (as the sampler pads shards)."""
-    if len(rest) == 0:
-        return rest[:0]
-    count = math.ceil(len(rest) / num_shards)
-    return rest[(shard_id + num_shards * np.arange(count, dtype=np.int64)) % len(rest)]
+def share_size(left: int, num_shards: int, shard_id: int, equal: bool) -> int:
+    """How many of ``left`` remaining positions rank ``shard_id`` is dealt (see :func:`share`)."""
+    if left == 0:
+        return 0
+    if equal:
+        return math.ceil(left / num_shards)
+    return left // num_shards + (1 if shard_id < left % num_shards else 0)
+
+
+def share(rest: np.ndarray, num_shards: int, shard_id: int, equal: bool) -> np.ndarray:
+    """Rank ``shard_id``'s positions of ``rest``: every ``num_shards``-th from ``shard_id``; with
+    ``equal``, padded from the start of ``rest`` to ``ceil(len(rest) / num_shards)`` (as the sampler
+    pads shards), else each position once."""
+    count = share_size(len(rest), num_shards, shard_id, equal)
+    return rest[(shard_id + num_shards * np.arange(count, dtype=np.int64)) % max(len(rest), 1)]
 
 
 def _ranges(mask: np.ndarray) -> list[list[int]]:
@@ -199,10 +208,10 @@ def _ranges(mask: np.ndarray) -> list[list[int]]:
     return [[int(a), int(b)] for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1))]
 
 
-def epoch_plan(chain: Chain, base: list[list[int]], order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def epoch_plan(chain: Chain, base: list[list[int]], order: np.ndarray, equal: bool) -> tuple[np.ndarray, np.ndarray]:
     """(source row indices, global keys) of this rank's epoch after the positions ``base`` were
-    consumed; ``order`` is the epoch's global order of source rows."""
-    keys = share(remaining(len(order), base), chain.num_shards, chain.shard_id)
+    consumed; ``order`` is the epoch's global order of source rows; ``equal``: as :func:`share`."""
+    keys = share(remaining(len(order), base), chain.num_shards, chain.shard_id, equal)
     return order[keys], keys
 
 
@@ -215,15 +224,18 @@ def _checksum(part: dict, seed: Any, shard_seed: Any, epoch: Any, row: Any) -> i
     return zlib.crc32(text.encode())
 
 
-def state_part(chain: Chain, base: list[list[int]], rows_taken: int, seed: int, shard_seed: int, epoch: int) -> dict:
-    """The ``"elastic"`` part of ``get_state()``: ``rows_taken`` consumer rows of this epoch."""
+def state_part(chain: Chain, base: list[list[int]], rows_taken: int, seed: int, shard_seed: int, epoch: int,
+               equal: bool = True) -> dict:
+    """The ``"elastic"`` part of ``get_state()``: ``rows_taken`` consumer rows of this epoch, whose
+    share was dealt after ``base`` was consumed, padded to equal shares or not (``equal``: an epoch the
+    sampler dealt is padded; one an elastic resume dealt, as it chose)."""
     rows = chain.rows
     left = rows - sum(b - a for a, b in base)
-    share_rows = math.ceil(left / chain.num_shards) if left else 0
+    share_rows = share_size(left, chain.num_shards, chain.shard_id, equal)
     part = {
         "rows": rows, "batch": chain.batch, "shuffle": chain.shuffle, "digest": chain.digest, "data": chain.data,
         "num_shards": chain.num_shards, "shard_id": chain.shard_id,
-        "taken": min(rows_taken * chain.batch, share_rows), "base": [list(r) for r in base],
+        "taken": min(rows_taken * chain.batch, share_rows), "base": [list(r) for r in base], "equal": equal,
     }
     part["check"] = _checksum(part, seed, shard_seed, epoch, rows_taken)
     return part
@@ -318,12 +330,17 @@ def merge(states: list[dict], chain: Chain) -> tuple[int, int, list[list[int]]]:
     if any(p["base"] != base for p in current):
         raise _bad("the states of one epoch disagree on the rows consumed before their shares were dealt: "
                    "they come from different runs")
+    # How the shares were dealt: by the sampler (padded) or as an elastic resume chose (states saved
+    # before the choice existed were padded).
+    equal = current[0].get("equal", True)
+    if any(p.get("equal", True) != equal for p in current):
+        raise _bad("the states of one epoch disagree on how its shares were dealt: they come from different runs")
     rows = chain.rows
     rest = remaining(rows, base)
     mask = np.ones(rows, dtype=bool)
     mask[rest] = False
-    count = math.ceil(len(rest) / num_shards) if len(rest) else 0
     for s, p in zip(states, parts):
+        count = share_size(len(rest), num_shards, p["shard_id"], equal)
         taken = p["taken"]
         if s["epoch"] == epoch + 1 and s["row"] == 0:
             taken = count  # this rank finished the epoch (its state points at the next one's start)
@@ -332,7 +349,7 @@ def merge(states: list[dict], chain: Chain) -> tuple[int, int, list[list[int]]]:
                        "so these come from different runs")
         if not isinstance(taken, int) or not 0 <= taken <= count:
             raise _bad(f"rank {p['shard_id']}'s state took {taken!r} rows of a share of {count}")
-        mask[share(rest, num_shards, p["shard_id"])[:taken]] = True
+        mask[share(rest, num_shards, p["shard_id"], equal)[:taken]] = True
     return epoch, first["seed"], _ranges(mask)
 
 
@@ -344,7 +361,7 @@ def next_epoch(state: Any) -> Any:
     moved = {**state, "epoch": state["epoch"] + 1, "row": 0}
     part = state.get(KEY)
     if isinstance(part, dict):
-        part = {**part, "taken": 0, "base": []}
+        part = {**part, "taken": 0, "base": [], "equal": True}
         part["check"] = _checksum(part, moved.get("seed"), moved.get("shard_seed", moved.get("seed")),
                                   moved["epoch"], 0)
         moved[KEY] = part

@@ -138,8 +138,9 @@ class PipelineRun:
         start_epoch, start_row = 0, 0
         # What an elastic resume needs of the pipeline (elastic.Chain), or why it can't have one.
         self._chain = elastic.describe(root)
-        # (epoch, consumed ranges): the epoch whose remaining rows are dealt anew (elastic resume).
-        self._plan: tuple[int, list[list[int]]] | None = None
+        # (epoch, consumed ranges, equal shares): the epoch whose remaining rows are dealt anew (elastic
+        # resume), and whether the shares are padded to equal length.
+        self._plan: tuple[int, list[list[int]], bool] | None = None
         if state is not None:
             start_epoch, start_row, seed, shard_seed = self._resume_point(state, num_epochs, executor)
             check_seed(seed, options.seed)
@@ -196,12 +197,12 @@ class PipelineRun:
         # The same number of ranks: a rank resumes from its own state (or, ranks stepping together,
         # from another rank's: the position is the same), as before.
         same_world = isinstance(chain, elastic.Chain) and part.get("num_shards") == chain.num_shards
-        if not part.get("base") and (same_world or isinstance(chain, GraphError)):
-            return epoch, row, seed, shard_seed
+        if not part.get("base") and part.get("equal", True) and (same_world or isinstance(chain, GraphError)):
+            return epoch, row, seed, shard_seed  # a share the sampler dealt
         if same_world:
             # This rank continues its share of an epoch that an elastic resume dealt.
             elastic.check_part(state, self._elastic_chain(executor))
-            self._plan = (epoch, [list(r) for r in part["base"]])
+            self._plan = (epoch, [list(r) for r in part["base"]], part.get("equal", True))
             return epoch, row, seed, shard_seed
         if part.get("num_shards") not in (1, None):
             raise ValueError(
@@ -225,8 +226,9 @@ class PipelineRun:
                 f"state is at epoch {epoch}, but the iterator runs only num_epochs={num_epochs}; create it with a "
                 "larger num_epochs (epochs count from the first, not from the resume point)"
             )
-        if base:
-            self._plan = (epoch, base)
+        # The epoch's remaining rows (all of them where none was consumed) are dealt to the new ranks:
+        # each once, or in equal shares as the sampler deals a whole epoch.
+        self._plan = (epoch, base, self.rt.options.elastic_equal_shares)
         return epoch, 0, seed, seed
 
     def _install_plan(self) -> None:
@@ -234,13 +236,13 @@ class PipelineRun:
         from minddata.engine.stages import IndexSourceStage
 
         assert self._plan is not None and isinstance(self._chain, elastic.Chain)
-        epoch, base = self._plan
+        epoch, base, equal = self._plan
         sources = [s for s in self._stages() if isinstance(s, IndexSourceStage)]
         if len(sources) != 1:
             raise GraphError(f"elastic resume: expected one sampled source in the compiled plan, found {len(sources)}")
         source = sources[0]
         order = source.sampler._epoch_order(source.num_rows, source.seed, epoch)
-        source.override = {epoch: elastic.epoch_plan(self._chain, base, order)}
+        source.override = {epoch: elastic.epoch_plan(self._chain, base, order, equal)}
 
     def _start(self) -> None:
         self._begin_profile()
@@ -426,9 +428,9 @@ class PipelineRun:
         if isinstance(chain, elastic.Chain):
             # What other world sizes need to continue this run (docs/data.md).
             plan = self._plan
-            base = plan[1] if plan is not None and plan[0] == state["epoch"] else []
+            base, equal = (plan[1], plan[2]) if plan is not None and plan[0] == state["epoch"] else ([], True)
             state[elastic.KEY] = elastic.state_part(
-                chain, base, state["row"], state["seed"], state["shard_seed"], state["epoch"])
+                chain, base, state["row"], state["seed"], state["shard_seed"], state["epoch"], equal=equal)
         return state
 
     def _log_errors(self) -> None:

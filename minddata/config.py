@@ -324,6 +324,25 @@ class RunOptions:
     error_samples_mode: ErrorSamplesMode = setting(
         ErrorSamplesMode.RAISE, check=_check_error_mode, param="mode", param_type="str | ErrorSamplesMode",
         doc="""How a map treats a row whose op raises: ``"raise"`` (default), ``"skip"`` or ``"replace"``.""")
+    elastic_equal_shares: bool = setting(
+        False, check=_switch("enable"), param="enable", param_type="bool",
+        doc="""How a run resumed on another number of ranks (``state=[...]``, the states of every rank)
+        deals the rows its epoch has left.
+
+        Off (default): each remaining sample once; the new ranks' shares differ by at most one row, so
+        a rank may take one step fewer in the resumed epoch. On: equal shares, the short ranks reading
+        the first remaining samples again (at most ``M - 1`` duplicates, as an ordinary sharded epoch
+        pads), so that every rank takes the same number of steps, as data-parallel training in lockstep
+        needs. ``Model.train`` under ``torch.distributed`` switches it on for its own iterator. Epochs
+        after the resumed one are dealt as ever.
+
+        Examples:
+            >>> import minddata as md
+            >>> md.config.set_elastic_equal_shares(True)
+            >>> md.config.get_elastic_equal_shares()
+            True
+            >>> md.config.load_defaults()
+        """)
     enable_fusion: bool = setting(
         True, check=_switch("enable"), param="enable", param_type="bool",
         doc="""Switch the graph optimizer's op fusion on (default) or off.""")

@@ -276,7 +276,7 @@ class Model:
         inputs, labels = cmap.indices(dataset.get_col_names())
         return BatchFeed(dataset, self.device, inputs, labels, threaded=threaded, prefetch=self.prefetch,
                          state=state, int64_columns=cmap.labels if self.int64_labels else (),
-                         num_epochs=num_epochs, sink=sink)
+                         num_epochs=num_epochs, sink=sink, lockstep=_distributed() is not None)
 
     def _forward(self, network: Any, inputs: list[Any], names: Sequence[str], where: str) -> Any:
         """``network(*inputs)``; a dtype error of torch's caused by an integer input becomes an

@@ -94,16 +94,22 @@ class BatchFeed:
     ``threaded`` runs the staging in a sink thread ``prefetch`` batches ahead; ``state`` resumes the
     pipeline where a checkpoint left it. :meth:`get` returns a :class:`StagedBatch` or ``EPOCH_END``.
     ``sink``: training in sink mode, which applies ``config.set_sending_batches`` and
-    ``config.set_dynamic_shape`` (see the module's docstring).
+    ``config.set_dynamic_shape`` (see the module's docstring). ``lockstep``: every rank of a
+    data-parallel run must take the same number of steps, so an epoch resumed on another number of
+    ranks is dealt in equal shares (``config.set_elastic_equal_shares``).
     """
 
     def __init__(self, dataset: Any, device: Any, input_idx: Sequence[int], label_idx: Sequence[int], *,
                  threaded: bool = True, prefetch: int = 2, state: dict | None = None,
-                 int64_columns: Sequence[str] = (), num_epochs: int = -1, sink: bool = False) -> None:
+                 int64_columns: Sequence[str] = (), num_epochs: int = -1, sink: bool = False,
+                 lockstep: bool = False) -> None:
         self.device = torch.device(device)
         self.input_idx, self.label_idx = list(input_idx), list(label_idx)
+        options = device_options(self.device)
+        if lockstep and not options.elastic_equal_shares:
+            options = dataclasses.replace(options, elastic_equal_shares=True)
         self._iterator = TorchIterator(dataset, num_epochs=num_epochs, state=state, int64_columns=int64_columns,
-                                       options=device_options(self.device))
+                                       options=options)
         options = self._iterator._run.rt.options
         self._names = dataset.get_col_names()
         self._sink = sink

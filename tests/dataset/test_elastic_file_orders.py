@@ -93,7 +93,7 @@ def test_shards_read_the_unsharded_order_dealt_and_augmented_alike(shards, order
 @given(order=st.sampled_from(ORDERS), **ELASTIC_CASES)
 @settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 def test_any_world_sizes_workers_and_stopping_points_give_each_sample_once(shards, order, old, new, batch, workers,
-                                                                           stops, epoch):
+                                                                           stops, epoch, equal):
     items = math.ceil(math.ceil(ROWS / old) / (batch or 1))
     stops = [round(f * items) for f in stops[:old]]
     before, states = [], []
@@ -106,6 +106,7 @@ def test_any_world_sizes_workers_and_stopping_points_give_each_sample_once(shard
         it.close()
     after = []
     for m in range(new):
+        md.config.set_elastic_equal_shares(equal)
         it = iterator(shards, order, new, m, state=states, batch=batch, workers=3 - workers)
         if all(s == items for s in stops):
             assert it.get_state()["epoch"] == epoch + 1
@@ -118,7 +119,7 @@ def test_any_world_sizes_workers_and_stopping_points_give_each_sample_once(shard
         assert x == truth[sample_id], f"sample {sample_id} differs from the single-rank run's"
     left = set(truth) - {i for i, _ in before}
     assert {i for i, _ in after} == left
-    assert len(after) - len(left) == (new * math.ceil(len(left) / new) - len(left) if left else 0)
+    assert len(after) - len(left) == (new * math.ceil(len(left) / new) - len(left) if equal else 0)
 
 
 def test_a_state_of_one_file_order_is_refused_by_another(shards):

@@ -1,6 +1,6 @@
 """Resuming on a different number of ranks (docs/data.md): the states of N ranks, passed as a list to
-M new ranks, give exactly the samples of the epoch the N ranks had not consumed, each once (padding
-apart), each equal bit for bit to the same sample of an uninterrupted single-rank run; the next epoch
+M new ranks, give exactly the samples of the epoch the N ranks had not consumed, each once (or, with
+``config.set_elastic_equal_shares``, padded to equal shares), each equal bit for bit to the same sample of an uninterrupted single-rank run; the next epoch
 is an uninterrupted M-rank run's. Pipelines that lose a row's global position refuse it by name."""
 
 from __future__ import annotations
@@ -63,8 +63,9 @@ def reference(epochs=2):
     return runs
 
 
-def iterator(num_shards, shard_id, epochs=2, state=None, **kw):
+def iterator(num_shards, shard_id, epochs=2, state=None, equal=False, **kw):
     md.config.set_seed(SEED)
+    md.config.set_elastic_equal_shares(equal)
     if num_shards == 1 and shard_id is None:
         ds = build(**kw)
     else:
@@ -87,8 +88,8 @@ def interrupted(num_shards, stops, epoch=0, **kw):
 
 
 def check_epoch(before, after, epoch=0):
-    """``after`` holds every sample of ``epoch`` not in ``before`` once, padding apart, and every
-    sample read equals the single-rank run's bit for bit."""
+    """``after`` holds every sample of ``epoch`` not in ``before``, and every sample read equals the
+    single-rank run's bit for bit; returns how many samples ``after`` holds twice (padding)."""
     truth = dict(reference()[epoch])
     for sample_id, x in before + after:
         assert x == truth[sample_id], f"sample {sample_id} differs from the single-rank run's"
@@ -109,18 +110,24 @@ def test_a_sharded_run_reads_the_single_rank_order_and_augmentations():
             assert got == want
 
 
+def padding(left, new, equal):
+    """The duplicates a resumed epoch of ``left`` samples holds on ``new`` ranks."""
+    return new * math.ceil(left / new) - left if equal else 0
+
+
+@pytest.mark.parametrize("equal", [False, True])
 @pytest.mark.parametrize("old,new", [(3, 2), (2, 5), (4, 1), (1, 3)])
-def test_states_of_n_ranks_resume_on_m_ranks(old, new):
+def test_states_of_n_ranks_resume_on_m_ranks(old, new, equal):
     before, states = interrupted(old, [2 + k % 2 for k in range(old)], batch=2, workers=2)
     after, nexts = [], []
     for m in range(new):
-        it = iterator(new, m, state=states, batch=2, workers=1 + m % 2)
+        it = iterator(new, m, state=states, equal=equal, batch=2, workers=1 + m % 2)
         after += read(it)
         nexts.append(read(it))
         it.close()
     pads = check_epoch(before, after)
     left = ROWS - len({i for i, _ in before})
-    assert pads == new * math.ceil(left / new) - left
+    assert pads == padding(left, new, equal)
     # The next epoch is an uninterrupted new-rank run's.
     for m in range(new):
         it = iterator(new, m, batch=2)
@@ -142,20 +149,32 @@ def test_a_state_without_shards_resumes_on_several_ranks():
     check_epoch(before, after)
 
 
-def test_resumed_ranks_can_be_interrupted_and_resumed_again():
+@pytest.mark.parametrize("first,second", [(False, False), (True, False), (False, True)])
+def test_resumed_ranks_can_be_interrupted_and_resumed_again(first, second):
     before, states = interrupted(3, [1, 2, 1])
-    middle, second = [], []
+    middle, saved = [], []
     for m in range(2):  # 2 ranks resume, read a little, save
-        it = iterator(2, m, state=states)
+        it = iterator(2, m, state=states, equal=first)
         middle += read(it, 3 + m)
-        second.append(json.loads(json.dumps(it.get_state())))
+        saved.append(json.loads(json.dumps(it.get_state())))
         it.close()
     after = []
     for m in range(4):
-        it = iterator(4, m, state=second)
+        it = iterator(4, m, state=saved, equal=second)
         after += read(it)
         it.close()
-    check_epoch(before + middle, after)
+    left = ROWS - len({i for i, _ in before + middle})
+    assert check_epoch(before + middle, after) == padding(left, 4, second)
+
+
+def test_a_resumed_epoch_without_padding_deals_shares_one_row_apart():
+    _, states = interrupted(2, [3, 3])  # 17 rows, 9 a share: 11 left
+    sizes = []
+    for m in range(3):
+        it = iterator(3, m, state=states)
+        sizes.append(len(read(it)))
+        it.close()
+    assert sizes == [4, 4, 3]
 
 
 def test_a_resumed_rank_continues_its_own_share_from_its_own_state():
@@ -182,6 +201,26 @@ def test_states_at_the_end_of_an_epoch_start_the_next():
         iterator(3, 0, epochs=1, state=states)
 
 
+@pytest.mark.parametrize("equal", [False, True])
+def test_an_epoch_resumed_from_its_start_is_dealt_as_chosen(equal):
+    share = math.ceil(ROWS / 2)
+    _, states = interrupted(2, [share, share])  # epoch 0 consumed whole: epoch 1 is resumed on 3 ranks
+    resumed = []
+    for m in range(3):
+        it = iterator(3, m, state=states, equal=equal)
+        resumed.append(read(it))
+        it.close()
+    if not equal:  # each sample of epoch 1 once
+        assert sorted(i for r in resumed for i, _ in r) == list(range(ROWS))
+        assert check_epoch([], [x for r in resumed for x in r], epoch=1) == 0
+        return
+    for m in range(3):  # as an uninterrupted 3-rank run deals epoch 1
+        it = iterator(3, m)
+        read(it)
+        assert read(it) == resumed[m]
+        it.close()
+
+
 # The elastic property's cases: world sizes before and after, batch, workers, where each old rank
 # stopped (a share of its items) and the epoch (tests/dataset/test_elastic_file_orders.py uses them too).
 ELASTIC_CASES = {
@@ -191,20 +230,22 @@ ELASTIC_CASES = {
     "workers": st.integers(1, 2),
     "stops": st.lists(st.floats(0, 1), min_size=4, max_size=4),
     "epoch": st.integers(0, 1),
+    "equal": st.booleans(),
 }
 
 
 @given(**ELASTIC_CASES)
-@example(old=2, new=3, batch=None, workers=1, stops=[1.0] * 4, epoch=1)  # the last epoch consumed whole
+@example(old=2, new=3, batch=None, workers=1, stops=[1.0] * 4, epoch=1, equal=False)  # the last epoch consumed whole
 @settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
-def test_any_world_sizes_workers_and_stopping_points_give_each_sample_once(old, new, batch, workers, stops, epoch):
+def test_any_world_sizes_workers_and_stopping_points_give_each_sample_once(old, new, batch, workers, stops, epoch,
+                                                                           equal):
     items = math.ceil(math.ceil(ROWS / old) / (batch or 1))
     stops = [round(f * items) for f in stops[:old]]
     before, states = interrupted(old, stops, epoch=epoch, batch=batch, workers=workers)
     after = []
     for m in range(new):
         # (an epoch after the resumed one: a state at the end of the run's last epoch has nothing to give)
-        it = iterator(new, m, epochs=epoch + 2, state=states, batch=batch, workers=3 - workers)
+        it = iterator(new, m, epochs=epoch + 2, state=states, equal=equal, batch=batch, workers=3 - workers)
         if all(s == items for s in stops):
             assert it.get_state()["epoch"] == epoch + 1  # the epoch was consumed whole
             it.close()
@@ -212,7 +253,7 @@ def test_any_world_sizes_workers_and_stopping_points_give_each_sample_once(old, 
         after += read(it)
         it.close()
     left = ROWS - len({i for i, _ in before})
-    assert check_epoch(before, after, epoch) == (new * math.ceil(left / new) - left if left else 0)
+    assert check_epoch(before, after, epoch) == padding(left, new, equal)
 
 
 # Refusals ---------------------------------------------------------------------------------------
