@@ -113,6 +113,7 @@ def every_setting_changed(folder, *, start_method: str = "spawn", debug_mode: bo
         "prefetch_size": 7,
         "error_samples_mode": md.config.ErrorSamplesMode.SKIP,
         "enable_fusion": False,
+        "elastic_equal_shares": True,
         "fast_decode_resize": True,
         "rows_per_chunk": 5,
         "worker_shm_size": 8 << 20,
