@@ -1,4 +1,5 @@
-"""A lean S3 API client: SigV4-signed requests over the standard library's ``http.client``.
+"""A lean S3 API client: SigV4-signed requests on connections opened by the standard library's
+``http.client``, written and read by :mod:`._http1`.
 
 What the sources need of object storage is five calls (list a prefix, HEAD, GET a range, open a GET
 as a stream, PUT a small marker). botocore answers them too, but importing it and building its client
@@ -40,6 +41,8 @@ import threading
 import urllib.parse
 from collections.abc import Callable
 from typing import Any, NamedTuple
+
+from minddata.dataset._http1 import Response, send_request
 
 EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
 _ALGORITHM = "AWS4-HMAC-SHA256"
@@ -397,7 +400,7 @@ class Body:
     and ``close()``.
     A body read to its end gives its connection back to the pool; one closed early closes it."""
 
-    def __init__(self, response: http.client.HTTPResponse, conn: http.client.HTTPConnection, pool: _Pool):
+    def __init__(self, response: Response, conn: http.client.HTTPConnection, pool: _Pool):
         self._response = response
         self._conn: http.client.HTTPConnection | None = conn
         self._pool = pool
@@ -522,8 +525,8 @@ class Client:
         while True:
             conn, kept = pool.take()
             try:
-                conn.request(method, target, body=body or None, headers=fields)
-                response = conn.getresponse()
+                send_request(conn.sock, method, target, fields, body)
+                response = Response(conn.sock, method)
                 break
             except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
                 conn.close()
@@ -538,7 +541,7 @@ class Client:
         raise self._error(response, conn, pool, method)
 
     @staticmethod
-    def _error(response: http.client.HTTPResponse, conn: http.client.HTTPConnection, pool: _Pool,
+    def _error(response: Response, conn: http.client.HTTPConnection, pool: _Pool,
                method: str) -> S3Error:
         status = response.status
         region = response.getheader("x-amz-bucket-region")
