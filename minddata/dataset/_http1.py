@@ -3,9 +3,9 @@
 ``http.client`` opens the connections (TLS, a proxy's CONNECT tunnel); requests and answers on them
 go through this module. ``http.client``'s answers parse their headers with the ``email`` package: on
 a 100 KB object that was two thirds of the client's CPU per GET (0.2 of 0.3 ms, profiled against a
-local S3 server), for the few headers an S3 answer has. Here the status line and headers are split
-from the first bytes read, and the body is read as ``http.client`` reads it: by ``Content-Length``,
-chunked, or to the connection's end. The errors are ``http.client``'s own
+local S3 server), for the few headers an S3 answer has. Here the head is read line by line and split
+at the colons, and the body is read as ``http.client`` reads it, through a buffered reader of the
+socket: by ``Content-Length``, chunked, or to the connection's end. The errors are ``http.client``'s own
 (``RemoteDisconnected``, ``BadStatusLine``, ``IncompleteRead``, ``LineTooLong``), so retries and
 messages classify them as before.
 """
@@ -17,10 +17,10 @@ from typing import Any
 
 __all__ = ["Response", "send_request"]
 
-_RECEIVE = 64 << 10
-_MAX_HEAD = 64 << 10  # http.client's limits: 65,536 bytes a line, 100 header lines
+_MAX_LINE = 65536  # http.client's limits: 65,536 bytes a line, 100 header lines
 _MAX_HEADERS = 100
-_MAX_CHUNK_LINE = 1 << 10
+_CHUNK_READ = 64 << 10  # a chunked body read whole is read this much at a time
+_SMALL_BODY = 64 << 10  # a request body up to this size is sent with its head, in one write
 
 
 def send_request(sock: Any, method: str, target: str, headers: dict[str, str], body: bytes = b"") -> None:
@@ -39,7 +39,7 @@ def send_request(sock: Any, method: str, target: str, headers: dict[str, str], b
     if "content-length" not in names and (body or method in ("PUT", "POST")):
         lines.append(f"Content-Length: {len(body)}")
     head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
-    if body and len(body) <= _RECEIVE:
+    if body and len(body) <= _SMALL_BODY:
         sock.sendall(head + body)  # one segment for a small body
         return
     sock.sendall(head)
@@ -48,22 +48,24 @@ def send_request(sock: Any, method: str, target: str, headers: dict[str, str], b
 
 
 class Response:
-    """The answer to a request just sent on ``sock`` (``method``: a HEAD's has no body). Its status,
+    """The answer to a request just sent, read from ``reader``, the connection's buffered reader of
+    its socket (``sock.makefile("rb")``, kept with the connection: bytes it read ahead belong to the
+    next answer); ``method``: a HEAD's answer has no body. Its status,
     reason and headers are read when it is made; the body as asked, with the interface of
     ``http.client.HTTPResponse`` that the S3 client uses: ``status``, ``reason``, ``length`` (body
     bytes left, None where unknown), ``will_close``, ``getheader``, ``getheaders``, ``read``,
-    ``readinto``, ``isclosed`` and ``close``."""
+    ``readinto``, ``isclosed`` and ``close``. Through the buffered reader many small reads cost one
+    ``recv``, and large ones go straight into the caller's buffer."""
 
-    def __init__(self, sock: Any, method: str):
-        self._sock = sock
-        self._pending = b""
+    def __init__(self, reader: Any, method: str):
+        self._fp = reader
         while True:
             status_line, fields = self._read_head()
             self.status, self.reason, version = _status(status_line)
             if not 100 <= self.status < 200 or self.status == 101:
                 break  # 1xx answers (100 Continue) come before the real one
         self._headers = fields
-        self._names = {name.lower(): value for name, value in _joined(fields)}
+        self._names = dict(_joined(fields))
         connection = self._names.get("connection", "").lower()
         self.will_close = "close" in connection or (version == "HTTP/1.0" and "keep-alive" not in connection)
         self._chunked = False
@@ -75,47 +77,38 @@ class Response:
         elif "chunked" in self._names.get("transfer-encoding", "").lower():
             self._chunked = True
         elif "content-length" in self._names:
-            try:
-                self.length = int(self._names["content-length"])
-            except ValueError:
-                raise http.client.HTTPException(
-                    f"the answer's Content-Length is not a number: {self._names['content-length']!r}") from None
-            if self.length < 0:
-                raise http.client.HTTPException(f"the answer's Content-Length is negative: {self.length}")
+            text = self._names["content-length"]
+            if not text.isdigit():
+                raise http.client.HTTPException(f"the answer's Content-Length is not a count of bytes: {text!r}")
+            self.length = int(text)
         else:
             self.will_close = True  # the body ends with the connection
         if self.length == 0:
-            self._done = True
+            self._end()
 
     # -- the head
 
+    def _line(self, what: str) -> bytes:
+        line: bytes = self._fp.readline(_MAX_LINE + 1)
+        if len(line) > _MAX_LINE:
+            raise http.client.LineTooLong(what)
+        return line
+
     def _read_head(self) -> tuple[bytes, list[tuple[str, str]]]:
-        data = self._pending
-        searched = 0
-        while True:
-            end = data.find(b"\r\n\r\n", max(searched - 3, 0))
-            if end >= 0:
-                break
-            if len(data) > _MAX_HEAD:
-                raise http.client.LineTooLong("header line")
-            searched = len(data)
-            more = self._sock.recv(_RECEIVE)
-            if not more:
-                if not data:
-                    raise http.client.RemoteDisconnected("Remote end closed connection without response")
-                raise http.client.BadStatusLine(data[:200].decode("latin-1", "replace"))
-            data = data + more if data else more
-        self._pending = data[end + 4:]
-        lines = data[:end].split(b"\r\n")
-        if len(lines) - 1 > _MAX_HEADERS:
-            raise http.client.HTTPException(f"got more than {_MAX_HEADERS} headers")
+        status_line = self._line("status line")
+        if not status_line:
+            raise http.client.RemoteDisconnected("Remote end closed connection without response")
         fields = []
-        for line in lines[1:]:
+        while True:
+            line = self._line("header line")
+            if line in (b"\r\n", b"\n", b""):
+                break
+            if len(fields) >= _MAX_HEADERS:
+                raise http.client.HTTPException(f"got more than {_MAX_HEADERS} headers")
             name, colon, value = line.partition(b":")
-            if not colon:
-                continue  # not a header (http.client's parser skips such a line too)
-            fields.append((name.decode("latin-1").strip(), value.decode("latin-1").strip()))
-        return lines[0], fields
+            if colon:  # a line that is not a header is skipped, as http.client's parser skips it
+                fields.append((name.decode("latin-1").strip(), value.decode("latin-1").strip()))
+        return status_line.rstrip(b"\r\n"), fields
 
     def getheader(self, name: str, default: str | None = None) -> str | None:
         return self._names.get(name.lower(), default)
@@ -129,22 +122,16 @@ class Response:
         """Whether the body was read to its end (or the answer closed)."""
         return self._done
 
-    def close(self) -> None:
+    def _end(self) -> None:
         self._done = True
-        self._pending = b""
 
-    def _receive_into(self, view: memoryview) -> int:
-        """Bytes into ``view`` from what was read with the head, else one ``recv``; 0 at the
-        connection's end."""
-        if self._pending:
-            got = min(len(self._pending), len(view))
-            view[:got] = self._pending[:got]
-            self._pending = self._pending[got:]
-            return got
-        return self._sock.recv_into(view, len(view))
+    def close(self) -> None:
+        """Stop reading (an unfinished body leaves the connection unusable: its owner closes it)."""
+        self._done = True
 
     def _fill(self, view: memoryview) -> int:
-        """``view`` filled from the body (its own framing aside): fewer bytes only at its end."""
+        """``view`` filled from the body (its framing aside): fewer bytes only at its end, or where the
+        connection ends first (the body then stays unfinished)."""
         filled = 0
         while filled < len(view):
             if self._chunked:
@@ -152,53 +139,38 @@ class Response:
                     break
                 part = view[filled:filled + self._chunk_left]
             elif self.length is not None:
-                if self.length == 0:
-                    break
                 part = view[filled:filled + self.length]
             else:
                 part = view[filled:]
-            got = self._receive_into(part)
-            if got == 0:
-                if self.length is None and not self._chunked:
-                    self._done = True  # a body that ends with the connection: this is its end
-                break
+            got = self._fp.readinto(part)  # as many as fit, fewer only at the connection's end
             filled += got
             if self._chunked:
                 self._chunk_left -= got
-                if self._chunk_left == 0:
-                    self._expect_line_end()
+                if self._chunk_left == 0 and got:
+                    if self._line("chunk end") not in (b"\r\n", b"\n"):
+                        raise http.client.HTTPException("a chunk of the answer's body is longer than its size says")
             elif self.length is not None:
                 self.length -= got
                 if self.length == 0:
-                    self._done = True
+                    self._end()
+                    break
+            if got < len(part):
+                if self.length is None and not self._chunked:
+                    self._end()  # a body that ends with the connection: this is its end
+                break
         return filled
-
-    def _line(self) -> bytes:
-        while b"\r\n" not in self._pending:
-            if len(self._pending) > _MAX_CHUNK_LINE:
-                raise http.client.LineTooLong("chunk size")
-            more = self._sock.recv(_RECEIVE)
-            if not more:
-                raise http.client.IncompleteRead(b"")
-            self._pending += more
-        line, _, self._pending = self._pending.partition(b"\r\n")
-        return line
-
-    def _expect_line_end(self) -> None:
-        if self._line():
-            raise http.client.HTTPException("a chunk of the answer's body is longer than its size says")
 
     def _next_chunk(self) -> bool:
         """Start the next chunk; False at the last (its trailer read: the body is done)."""
-        size_text = self._line().split(b";", 1)[0].strip()
+        size_text = self._line("chunk size").split(b";", 1)[0].strip()
         try:
             size = int(size_text, 16)
         except ValueError:
             raise http.client.IncompleteRead(b"") from None
         if size == 0:
-            while self._line():  # the trailer's fields, up to a blank line
+            while self._line("trailer line") not in (b"\r\n", b"\n", b""):
                 pass
-            self._done = True
+            self._end()
             return False
         self._chunk_left = size
         return True
@@ -208,7 +180,15 @@ class Response:
         connection ended before it (0 then: the caller sees a body cut short)."""
         if self._done:
             return 0
-        return self._fill(memoryview(buffer).cast("B"))
+        if self._chunked or self.length is None:
+            return self._fill(memoryview(buffer).cast("B"))
+        if len(buffer) > self.length:  # (the callers' buffers are bytes, or memoryviews cast to them)
+            buffer = memoryview(buffer).cast("B")[:self.length]
+        got: int = self._fp.readinto(buffer)  # as many as fit, fewer only at the connection's end
+        self.length -= got
+        if self.length == 0:
+            self._end()
+        return got
 
     def read(self, n: int | None = None) -> bytes:
         """``n`` body bytes, fewer only at the body's end (or a cut connection's); with None, all that
@@ -216,30 +196,38 @@ class Response:
         if self._done:
             return b""
         if n is not None and n >= 0:
-            return self._read_up_to(n if self.length is None else min(n, self.length))
-        if self.length is None:
+            if not self._chunked:
+                return self._plain_read(n if self.length is None else min(n, self.length))
+            out = bytearray(n)
+            got = self._fill(memoryview(out))
+            return bytes(out) if got == n else bytes(out[:got])
+        if self._chunked:
             parts = []
             while not self._done:
-                part = self._read_up_to(_RECEIVE)
+                part = self.read(_CHUNK_READ)
                 if not part and not self._done:
                     raise http.client.IncompleteRead(b"".join(parts))
                 parts.append(part)
             return b"".join(parts)
-        want = self.length
-        if not self._chunked and len(self._pending) >= want:  # all of it came with the head
-            data, self._pending = self._pending[:want], self._pending[want:]
-            self.length = 0
-            self._done = True
+        if self.length is None:
+            data = self._fp.read()
+            self._end()
             return data
-        data = self._read_up_to(want)
+        want = self.length
+        data = self._plain_read(want)
         if len(data) < want:
             raise http.client.IncompleteRead(data, want - len(data))
         return data
 
-    def _read_up_to(self, n: int) -> bytes:
-        out = bytearray(n)
-        got = self._fill(memoryview(out))
-        return bytes(out) if got == n else bytes(out[:got])
+    def _plain_read(self, n: int) -> bytes:
+        data: bytes = self._fp.read(n)  # n bytes, fewer only at the connection's end
+        if self.length is not None:
+            self.length -= len(data)
+            if self.length == 0:
+                self._end()
+        elif len(data) < n:
+            self._end()
+        return data
 
 
 def _status(line: bytes) -> tuple[int, str, str]:

@@ -316,6 +316,22 @@ def _tls_context_for(bundle: str | None) -> Any:
     return ssl.create_default_context(cafile=bundle)
 
 
+class _Connection:
+    """One connection: ``http.client`` opened it (TLS, a proxy's tunnel); requests are written to its
+    socket and answers read through its buffered reader (:mod:`._http1`), kept with it."""
+
+    __slots__ = ("opened", "sock", "reader")
+
+    def __init__(self, opened: http.client.HTTPConnection):
+        assert opened.sock is not None
+        self.opened, self.sock = opened, opened.sock
+        self.reader = opened.sock.makefile("rb")
+
+    def close(self) -> None:
+        self.reader.close()
+        self.opened.close()
+
+
 class _Pool:
     """Kept connections to one ``scheme://host:port``, at most ``size`` idle ones."""
 
@@ -323,18 +339,18 @@ class _Pool:
         self.scheme, self.host, self.port = scheme, host, port
         self.size = size
         self.connect_timeout, self.read_timeout = connect_timeout, read_timeout
-        self._idle: list[http.client.HTTPConnection] = []
+        self._idle: list[_Connection] = []
         self._lock = threading.Lock()
         self.proxy = _proxy_for(scheme, host)
 
-    def take(self) -> tuple[http.client.HTTPConnection, bool]:
+    def take(self) -> tuple[_Connection, bool]:
         """A connection and whether it was kept from an earlier request."""
         with self._lock:
             if self._idle:
                 return self._idle.pop(), True
         return self._connect(), False
 
-    def _connect(self) -> http.client.HTTPConnection:
+    def _connect(self) -> _Connection:
         conn: http.client.HTTPConnection
         if self.proxy is not None:
             proxy = self.proxy
@@ -356,9 +372,9 @@ class _Pool:
             raise HostNotFound(self.proxy.host if self.proxy is not None else self.host, error) from None
         assert conn.sock is not None
         conn.sock.settimeout(self.read_timeout)  # connecting had its own limit; each read has this one
-        return conn
+        return _Connection(conn)
 
-    def give_back(self, conn: http.client.HTTPConnection) -> None:
+    def give_back(self, conn: _Connection) -> None:
         with self._lock:
             if len(self._idle) < self.size:
                 self._idle.append(conn)
@@ -400,9 +416,9 @@ class Body:
     and ``close()``.
     A body read to its end gives its connection back to the pool; one closed early closes it."""
 
-    def __init__(self, response: Response, conn: http.client.HTTPConnection, pool: _Pool):
+    def __init__(self, response: Response, conn: _Connection, pool: _Pool):
         self._response = response
-        self._conn: http.client.HTTPConnection | None = conn
+        self._conn: _Connection | None = conn
         self._pool = pool
         self.length = response.length
 
@@ -526,7 +542,7 @@ class Client:
             conn, kept = pool.take()
             try:
                 send_request(conn.sock, method, target, fields, body)
-                response = Response(conn.sock, method)
+                response = Response(conn.reader, method)
                 break
             except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
                 conn.close()
@@ -541,7 +557,7 @@ class Client:
         raise self._error(response, conn, pool, method)
 
     @staticmethod
-    def _error(response: Response, conn: http.client.HTTPConnection, pool: _Pool,
+    def _error(response: Response, conn: _Connection, pool: _Pool,
                method: str) -> S3Error:
         status = response.status
         region = response.getheader("x-amz-bucket-region")

@@ -13,7 +13,8 @@ size an object, and to read an object whole or a byte range of it.
   botocore reads them: :meth:`ObjectStore.endpoint`, :meth:`ObjectStore.region`). Secrets never appear
   in a repr, an error or a serialized pipeline (:func:`redact_options`), nor do those inside URLs (a
   presigned URL's query, a ``user:password@``: :func:`shown_url`).
-- Client: :mod:`minddata.dataset._s3`, SigV4-signed requests over ``http.client`` (botocore, from
+- Client: :mod:`minddata.dataset._s3`, SigV4-signed requests on kept connections (framed by
+  :mod:`minddata.dataset._http1`; botocore, from
   ``pip install 'minddata[storage]'``, only for credential chains beyond a key pair). Every request goes
   through :meth:`ObjectStore._retrying`, which retries throttling (503 SlowDown, 429), 5xx, resets,
   cut-off bodies and timeouts with exponential backoff and full jitter, bounded in tries
