@@ -14,10 +14,10 @@ The facts it rests on:
 Merging N states gives the consumed positions of the epoch; the remaining positions, in global
 order, are dealt to the M new ranks as the order itself is (rank ``m`` takes remaining ``m, m + M,
 ...``): each once, so shares differ by at most one row, or, with ``config.set_elastic_equal_shares``
-(what DDP's lockstep needs), padded from the start of the remaining to equal shares. Only pipelines in
-which every row keeps its global position are accepted: one random-access source with a plain sampler, then maps,
-project/rename, at most one batch (after it, maps without random ops). The rest is refused by
-:func:`describe` with the op and the reason.
+(what DDP's lockstep needs), padded from the start of the remaining to equal shares. Only pipelines
+in which every row keeps its global position are accepted: one random-access source with a plain
+sampler, then maps, project/rename, at most one batch (after it, maps without random ops). The rest
+is refused by :func:`describe` with the op and the reason.
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ from minddata.engine import ir
 from minddata.errors import GraphError
 
 __all__ = [
-    "Chain", "describe", "merge", "share", "share_size", "remaining", "epoch_plan", "state_part", "check_part", "check_data",
-    "next_epoch",
+    "Chain", "describe", "merge", "share", "share_size", "remaining", "epoch_plan", "state_part", "check_part",
+    "check_data", "next_epoch",
 ]
 
 KEY = "elastic"
