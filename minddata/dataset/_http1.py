@@ -78,9 +78,10 @@ class Response:
             self._chunked = True
         elif "content-length" in self._names:
             text = self._names["content-length"]
-            if not text.isdigit():
-                raise http.client.HTTPException(f"the answer's Content-Length is not a count of bytes: {text!r}")
-            self.length = int(text)
+            values = {value.strip() for value in text.split(",")}  # a length sent twice is one (RFC 9110)
+            if len(values) != 1 or not next(iter(values)).isdigit():
+                raise http.client.HTTPException(f"the answer's Content-Length is not one count of bytes: {text!r}")
+            self.length = int(values.pop())
         else:
             self.will_close = True  # the body ends with the connection
         if self.length == 0:

@@ -130,6 +130,20 @@ def test_a_malformed_status_line_is_refused(pair, head):
         Response(ours.reader, "GET")
 
 
+def test_a_length_sent_twice_is_one(pair):
+    ours, theirs = pair
+    answer(theirs, b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\nContent-Length: 4\r\n\r\nabcd").join()
+    assert Response(ours.reader, "GET").read() == b"abcd"
+
+
+@pytest.mark.parametrize("lengths", [b"4, 5", b"-4", b"four"])
+def test_a_wrong_length_is_refused(pair, lengths):
+    ours, theirs = pair
+    answer(theirs, b"HTTP/1.1 200 OK\r\nContent-Length: " + lengths + b"\r\n\r\nabcd").join()
+    with pytest.raises(http.client.HTTPException, match="not one count of bytes"):
+        Response(ours.reader, "GET")
+
+
 def test_repeated_headers_are_joined_and_an_endless_head_is_refused(pair):
     ours, theirs = pair
     answer(theirs, b"HTTP/1.1 204 No Content\r\nVary: a\r\nvary: b\r\n\r\n").join()
