@@ -1,4 +1,4 @@
-"""HTTP/1.1 requests and answers on a kept connection's socket, for the S3 client (:mod:`._s3`).
+"""HTTP/1.1 requests and answers on kept connections, for the S3 client (:mod:`._s3`).
 
 ``http.client`` opens the connections (TLS, a proxy's CONNECT tunnel); requests and answers on them
 go through this module. ``http.client``'s answers parse their headers with the ``email`` package: on
@@ -50,9 +50,9 @@ def send_request(sock: Any, method: str, target: str, headers: dict[str, str], b
 class Response:
     """The answer to a request just sent, read from ``reader``, the connection's buffered reader of
     its socket (``sock.makefile("rb")``, kept with the connection: bytes it read ahead belong to the
-    next answer); ``method``: a HEAD's answer has no body. Its status,
-    reason and headers are read when it is made; the body as asked, with the interface of
-    ``http.client.HTTPResponse`` that the S3 client uses: ``status``, ``reason``, ``length`` (body
+    next answer); ``method``: a HEAD's answer has no body. Its status, reason and headers are read
+    when it is made; the body as asked, with the interface of ``http.client.HTTPResponse`` that the
+    S3 client uses: ``status``, ``reason``, ``length`` (body
     bytes left, None where unknown), ``will_close``, ``getheader``, ``getheaders``, ``read``,
     ``readinto``, ``isclosed`` and ``close``. Through the buffered reader many small reads cost one
     ``recv``, and large ones go straight into the caller's buffer."""
