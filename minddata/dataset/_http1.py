@@ -65,13 +65,12 @@ class Response:
             if not 100 <= self.status < 200 or self.status == 101:
                 break  # 1xx answers (100 Continue) come before the real one
         self._headers = fields
-        self._names = dict(_joined(fields))
+        self._names = _joined(fields)
         connection = self._names.get("connection", "").lower()
         self.will_close = "close" in connection or (version == "HTTP/1.0" and "keep-alive" not in connection)
         self._chunked = False
         self._chunk_left = 0
         self.length: int | None = None
-        self._done = False
         if method == "HEAD" or self.status in (204, 304):
             self.length = 0
         elif "chunked" in self._names.get("transfer-encoding", "").lower():
@@ -84,8 +83,7 @@ class Response:
             self.length = int(values.pop())
         else:
             self.will_close = True  # the body ends with the connection
-        if self.length == 0:
-            self._end()
+        self._done = self.length == 0
 
     # -- the head
 
@@ -99,7 +97,7 @@ class Response:
         status_line = self._line("status line")
         if not status_line:
             raise http.client.RemoteDisconnected("Remote end closed connection without response")
-        fields = []
+        fields: list[tuple[str, str]] = []
         while True:
             line = self._line("header line")
             if line in (b"\r\n", b"\n", b""):
@@ -123,42 +121,82 @@ class Response:
         """Whether the body was read to its end (or the answer closed)."""
         return self._done
 
-    def _end(self) -> None:
-        self._done = True
-
     def close(self) -> None:
         """Stop reading (an unfinished body leaves the connection unusable: its owner closes it)."""
         self._done = True
 
-    def _fill(self, view: memoryview) -> int:
-        """``view`` filled from the body (its framing aside): fewer bytes only at its end, or where the
-        connection ends first (the body then stays unfinished)."""
+    def _took(self, got: int, asked: int) -> None:
+        """``got`` of ``asked`` plain (not chunked) body bytes were read: fewer only at the
+        connection's end, which ends a body without a length (one with a length is then cut short)."""
+        if self.length is None:
+            self._done = got < asked
+        else:
+            self.length -= got
+            self._done = self.length == 0
+
+    def readinto(self, buffer: Any) -> int:
+        """Body bytes into ``buffer``: as many as fit, fewer only at the body's end, or where the
+        connection ended before it (0 then: the caller sees a body cut short)."""
+        if self._done:
+            return 0
+        if self._chunked:
+            return self._chunks_into(memoryview(buffer).cast("B"))
+        if self.length is not None and len(buffer) > self.length:  # (bytes, or memoryviews cast to them)
+            buffer = memoryview(buffer).cast("B")[:self.length]
+        got: int = self._fp.readinto(buffer)  # as many as fit, fewer only at the connection's end
+        self._took(got, len(buffer))
+        return got
+
+    def read(self, n: int | None = None) -> bytes:
+        """``n`` body bytes, fewer only at the body's end (or a cut connection's); with None, all that
+        is left (``IncompleteRead`` if the connection ends first)."""
+        if self._done:
+            return b""
+        if n is None or n < 0:
+            return self._read_all()
+        if self._chunked:
+            out = bytearray(n)
+            got = self._chunks_into(memoryview(out))
+            return bytes(out) if got == n else bytes(out[:got])
+        want = n if self.length is None else min(n, self.length)
+        data: bytes = self._fp.read(want)  # as asked, fewer only at the connection's end
+        self._took(len(data), want)
+        return data
+
+    def _read_all(self) -> bytes:
+        if self._chunked:
+            parts: list[bytes] = []
+            while not self._done:
+                part = self.read(_CHUNK_READ)
+                if not part and not self._done:
+                    raise http.client.IncompleteRead(b"".join(parts))
+                parts.append(part)
+            return b"".join(parts)
+        if self.length is None:  # the body ends with the connection
+            self._done = True
+            return bytes(self._fp.read())
+        want = self.length
+        data: bytes = self._fp.read(want)
+        self._took(len(data), want)
+        if not self._done:
+            raise http.client.IncompleteRead(data, self.length)
+        return data
+
+    def _chunks_into(self, view: memoryview) -> int:
+        """``view`` filled from a chunked body, its framing read past: fewer bytes only at the last
+        chunk, or where the connection ends first (the body then stays unfinished)."""
         filled = 0
         while filled < len(view):
-            if self._chunked:
-                if self._chunk_left == 0 and not self._next_chunk():
-                    break
-                part = view[filled:filled + self._chunk_left]
-            elif self.length is not None:
-                part = view[filled:filled + self.length]
-            else:
-                part = view[filled:]
-            got = self._fp.readinto(part)  # as many as fit, fewer only at the connection's end
-            filled += got
-            if self._chunked:
-                self._chunk_left -= got
-                if self._chunk_left == 0 and got:
-                    if self._line("chunk end") not in (b"\r\n", b"\n"):
-                        raise http.client.HTTPException("a chunk of the answer's body is longer than its size says")
-            elif self.length is not None:
-                self.length -= got
-                if self.length == 0:
-                    self._end()
-                    break
-            if got < len(part):
-                if self.length is None and not self._chunked:
-                    self._end()  # a body that ends with the connection: this is its end
+            if self._chunk_left == 0 and not self._next_chunk():
                 break
+            part = view[filled:filled + self._chunk_left]
+            got = self._fp.readinto(part)
+            filled += got
+            self._chunk_left -= got
+            if got < len(part):
+                break  # the connection ended inside the chunk
+            if self._chunk_left == 0 and self._line("chunk end") not in (b"\r\n", b"\n"):
+                raise http.client.HTTPException("a chunk of the answer's body is longer than its size says")
         return filled
 
     def _next_chunk(self) -> bool:
@@ -171,64 +209,10 @@ class Response:
         if size == 0:
             while self._line("trailer line") not in (b"\r\n", b"\n", b""):
                 pass
-            self._end()
+            self._done = True
             return False
         self._chunk_left = size
         return True
-
-    def readinto(self, buffer: Any) -> int:
-        """Body bytes into ``buffer``: as many as fit, fewer only at the body's end, or where the
-        connection ended before it (0 then: the caller sees a body cut short)."""
-        if self._done:
-            return 0
-        if self._chunked or self.length is None:
-            return self._fill(memoryview(buffer).cast("B"))
-        if len(buffer) > self.length:  # (the callers' buffers are bytes, or memoryviews cast to them)
-            buffer = memoryview(buffer).cast("B")[:self.length]
-        got: int = self._fp.readinto(buffer)  # as many as fit, fewer only at the connection's end
-        self.length -= got
-        if self.length == 0:
-            self._end()
-        return got
-
-    def read(self, n: int | None = None) -> bytes:
-        """``n`` body bytes, fewer only at the body's end (or a cut connection's); with None, all that
-        is left (``IncompleteRead`` if the connection ends first)."""
-        if self._done:
-            return b""
-        if n is not None and n >= 0:
-            if not self._chunked:
-                return self._plain_read(n if self.length is None else min(n, self.length))
-            out = bytearray(n)
-            got = self._fill(memoryview(out))
-            return bytes(out) if got == n else bytes(out[:got])
-        if self._chunked:
-            parts = []
-            while not self._done:
-                part = self.read(_CHUNK_READ)
-                if not part and not self._done:
-                    raise http.client.IncompleteRead(b"".join(parts))
-                parts.append(part)
-            return b"".join(parts)
-        if self.length is None:
-            data = self._fp.read()
-            self._end()
-            return data
-        want = self.length
-        data = self._plain_read(want)
-        if len(data) < want:
-            raise http.client.IncompleteRead(data, want - len(data))
-        return data
-
-    def _plain_read(self, n: int) -> bytes:
-        data: bytes = self._fp.read(n)  # n bytes, fewer only at the connection's end
-        if self.length is not None:
-            self.length -= len(data)
-            if self.length == 0:
-                self._end()
-        elif len(data) < n:
-            self._end()
-        return data
 
 
 def _status(line: bytes) -> tuple[int, str, str]:
@@ -240,10 +224,10 @@ def _status(line: bytes) -> tuple[int, str, str]:
     return int(code), reason.strip(), version
 
 
-def _joined(fields: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Fields with their names lower-cased, a name given twice joined by ", " (as RFC 9110 reads it)."""
+def _joined(fields: list[tuple[str, str]]) -> dict[str, str]:
+    """Fields by their names lower-cased, a name given twice joined by ", " (as RFC 9110 reads it)."""
     joined: dict[str, str] = {}
     for name, value in fields:
         key = name.lower()
         joined[key] = f"{joined[key]}, {value}" if key in joined else value
-    return list(joined.items())
+    return joined
