@@ -977,11 +977,6 @@ def member_value(ext: str, data: memoryview | bytes, describe: Any) -> np.ndarra
     return np.frombuffer(data, dtype=np.uint8)
 
 
-def _index_file(where: str, storage_options: _storage.StorageOptions, path: str) -> ShardIndex:
-    """:func:`kept_index` with the path last: what an executor's worker runs for each shard."""
-    return kept_index(where, path, storage_options)
-
-
 class _Shards:
     """The shards as one row space (sample i of shard f is row starts[f] + i), indexed on first use."""
 
@@ -1022,7 +1017,7 @@ class _Shards:
             return
         with self._lock:
             if self._indexes is None:
-                indexes = run_per_file(functools.partial(_index_file, self.where, self.storage_options), list(self.files))
+                indexes = run_per_file(self._index_one, list(self.files))
                 if len(indexes) != len(self.files):
                     raise ValueError(f"indexing {len(self.files)} shards gave {len(indexes)} indexes")
                 self._index(list(indexes))
@@ -1050,8 +1045,14 @@ class _Shards:
         at_once = min(len(remote), self.storage_options.get("requests_in_flight"))
         if at_once > 1:  # remote shards: their index reads overlap (results and the first error in shard order)
             with ThreadPoolExecutor(at_once, thread_name_prefix="minddata-index") as pool:
-                return list(pool.map(lambda path: kept_index(self.where, path, self.storage_options), self.files))
-        return [kept_index(self.where, path, self.storage_options) for path in self.files]
+                return list(pool.map(self._index_one, self.files))
+        return [self._index_one(path) for path in self.files]
+
+    @property
+    def _index_one(self) -> Callable[[str], ShardIndex]:
+        """A shard's index (kept, from an index file, or walked) by its path; picklable, so an
+        executor's workers can run it."""
+        return functools.partial(kept_index, self.where, storage_options=self.storage_options)
 
     def count(self) -> int:
         self.ensure()

@@ -182,11 +182,6 @@ def test_a_key_pair_in_the_environment_reads_without_importing_botocore(checking
 # -- connections, against small local servers ---------------------------------------------------
 
 
-def _local_server(handler: type, tls: object = None):
-    """A threaded HTTP/1.1 server on 127.0.0.1 (``tls``: an ``ssl.SSLContext``): its port."""
-    return local_http_server(handler, tls)
-
-
 class _Answering(http.server.BaseHTTPRequestHandler):
     """Answers every GET with ``BODY``; counts requests and connections (class attributes)."""
 
@@ -224,7 +219,7 @@ def _handler(**attributes: object) -> type:
 
 def test_a_kept_connection_the_server_closed_is_asked_again_on_a_new_one_at_once():
     handler = _handler(close_after_answer=True)
-    with _local_server(handler) as port:
+    with local_http_server(handler) as port:
         client = _s3.Client(f"http://127.0.0.1:{port}", "us-east-1", lambda: None)
         for _ in range(4):
             assert client.get("b", "k").read() == _Answering.BODY
@@ -234,7 +229,7 @@ def test_a_kept_connection_the_server_closed_is_asked_again_on_a_new_one_at_once
 
 def test_connections_are_kept_between_requests():
     handler = _handler()
-    with _local_server(handler) as port:
+    with local_http_server(handler) as port:
         client = _s3.Client(f"http://127.0.0.1:{port}", "us-east-1", lambda: None)
         for _ in range(4):
             body = client.get("b", "k")
@@ -264,7 +259,7 @@ def test_a_bucket_in_another_region_is_asked_again_there_once_and_remembered():
         def _address(self, bucket: str, key: str | None) -> tuple[str, str, int, str, str]:
             return "http", "127.0.0.1", port, f"/{key}", self._bucket_regions.get(bucket, self.region)
 
-    with _local_server(handler) as port:
+    with local_http_server(handler) as port:
         client = OnThisMachine(None, "us-east-1", lambda: _s3.Credentials("AKID", "secret"))
         assert client.get("far", "a.bin").read() == _Answering.BODY
         assert client.get("far", "b.bin").read() == _Answering.BODY
@@ -351,7 +346,7 @@ def test_https_proxy_tunnels_to_the_endpoint(self_signed, monkeypatch):
     monkeypatch.delenv("no_proxy", raising=False)
     handler = _handler()
     proxy = type("Tunnel", (_TunnelProxy,), {"seen": []})
-    with _local_server(handler, tls=_tls_server_context(self_signed)) as port, _local_server(proxy) as proxy_port:
+    with local_http_server(handler, tls=_tls_server_context(self_signed)) as port, local_http_server(proxy) as proxy_port:
         monkeypatch.setenv("HTTPS_PROXY", f"http://reader:secret@127.0.0.1:{proxy_port}")
         store = st.ObjectStore("s3", st.StorageOptions("test", options(f"https://127.0.0.1:{port}")))
         assert store.read(st.split_url("s3://b/k")) == _Answering.BODY
@@ -363,7 +358,7 @@ def test_https_proxy_tunnels_to_the_endpoint(self_signed, monkeypatch):
 def test_http_proxy_from_the_environment_carries_the_requests(s3_server, s3_client, monkeypatch):
     s3_client.put_object(Bucket="data", Key="proxied/x.bin", Body=b"through the proxy")
     handler = type("Proxy", (_ForwardProxy,), {"seen": []})
-    with _local_server(handler) as port:
+    with local_http_server(handler) as port:
         monkeypatch.setenv("HTTP_PROXY", f"http://reader:p%40ss@127.0.0.1:{port}")
         monkeypatch.delenv("NO_PROXY", raising=False)
         monkeypatch.delenv("no_proxy", raising=False)
@@ -410,7 +405,7 @@ def _tls_server_context(self_signed):
 
 def test_an_untrusted_certificate_is_named_with_the_fix_and_not_retried(self_signed):
     handler = _handler()
-    with _local_server(handler, tls=_tls_server_context(self_signed)) as port:
+    with local_http_server(handler, tls=_tls_server_context(self_signed)) as port:
         store = st.ObjectStore("s3", st.StorageOptions("test", options(f"https://127.0.0.1:{port}")))
         with pytest.raises(st.StorageError) as info:
             store.read(st.split_url("s3://b/k"))
@@ -420,7 +415,7 @@ def test_an_untrusted_certificate_is_named_with_the_fix_and_not_retried(self_sig
 def test_aws_ca_bundle_is_trusted(self_signed, monkeypatch):
     monkeypatch.setenv("AWS_CA_BUNDLE", self_signed[0])
     handler = _handler()
-    with _local_server(handler, tls=_tls_server_context(self_signed)) as port:
+    with local_http_server(handler, tls=_tls_server_context(self_signed)) as port:
         store = st.get_store(st.split_url("s3://b/k"), st.StorageOptions("test", options(f"https://127.0.0.1:{port}")))
         assert store.read(st.split_url("s3://b/k")) == _Answering.BODY
         store.client().close()
@@ -448,7 +443,7 @@ def test_no_credentials_anywhere_is_named_with_the_fix_and_not_retried(s3_server
 
 def test_anonymous_requests_carry_no_signature():
     handler = _handler()
-    with _local_server(handler) as port:
+    with local_http_server(handler) as port:
         store = st.ObjectStore("s3", st.StorageOptions("test", options(f"http://127.0.0.1:{port}", anon=True)))
         assert store.read(st.split_url("s3://public/k")) == _Answering.BODY
         store.client().close()
@@ -457,7 +452,7 @@ def test_anonymous_requests_carry_no_signature():
 
 def test_a_server_that_ignores_ranges_is_named_and_not_retried():
     handler = _handler()  # answers every GET 200 with the whole body, Range or not
-    with _local_server(handler) as port:
+    with local_http_server(handler) as port:
         store = st.ObjectStore("s3", st.StorageOptions("test", options(f"http://127.0.0.1:{port}")))
         with pytest.raises(st.StorageError) as info:
             store.read(st.split_url("s3://b/k"), 2, 6)
@@ -516,7 +511,7 @@ class _Listing(_Answering):
 
 def test_a_listing_follows_every_page_and_decodes_the_keys():
     handler = type("Handler", (_Listing,), {"requests": [], "connections": 0})
-    with _local_server(handler) as port:
+    with local_http_server(handler) as port:
         client = _s3.Client(f"http://127.0.0.1:{port}", "us-east-1", lambda: _s3.Credentials("AKID", "secret"))
         listed = client.list("b", "p/")
         client.close()
@@ -527,7 +522,7 @@ def test_a_listing_follows_every_page_and_decodes_the_keys():
 
 def test_a_listing_retries_a_failed_page_alone():
     handler = type("Handler", (_Listing,), {"requests": [], "connections": 0, "fail_second_page": 2})
-    with _local_server(handler) as port:
+    with local_http_server(handler) as port:
         store = st.ObjectStore("s3", st.StorageOptions("test", options(f"http://127.0.0.1:{port}")))
         assert store.list(st.split_url("s3://b/p/")) == [("p/a b.tar", 3), ("p/c+d.tar", 4), ("p/é.tar", 5)]
         store.client().close()
