@@ -200,7 +200,9 @@ def share(rest: np.ndarray, num_shards: int, shard_id: int, equal: bool) -> np.n
     ``equal``, padded from the start of ``rest`` to ``ceil(len(rest) / num_shards)`` (as the sampler
     pads shards), else each position once."""
     count = share_size(len(rest), num_shards, shard_id, equal)
-    return rest[(shard_id + num_shards * np.arange(count, dtype=np.int64)) % max(len(rest), 1)]
+    if count == 0:
+        return rest[:0]
+    return rest[(shard_id + num_shards * np.arange(count, dtype=np.int64)) % len(rest)]
 
 
 def _ranges(mask: np.ndarray) -> list[list[int]]:

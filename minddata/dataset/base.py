@@ -653,8 +653,9 @@ class Dataset:
         rank of a data-parallel run: each rank of a run on another number of ranks (its own
         ``num_shards``/``shard_id``) passes the whole list and reads its share of the rows that epoch
         had left (each once; ``config.set_elastic_equal_shares`` pads the shares to equal length, as
-        lockstep training needs), each augmented as in an uninterrupted run (docs/data.md, "Resuming on a different
-        number of ranks"; pipelines that lose rows' positions raise a GraphError naming the op).
+        lockstep training needs), each augmented as in an uninterrupted run (docs/data.md, "Resuming
+        on a different number of ranks"; pipelines that lose rows' positions raise a GraphError naming
+        the op).
 
         Examples:
             >>> import minddata as md

@@ -201,20 +201,27 @@ def test_states_at_the_end_of_an_epoch_start_the_next():
         iterator(3, 0, epochs=1, state=states)
 
 
-@pytest.mark.parametrize("equal", [False, True])
-def test_an_epoch_resumed_from_its_start_is_dealt_as_chosen(equal):
+def epoch_one_resumed_on_three_ranks(equal):
+    """Each of 3 ranks' samples of epoch 1, resumed from 2 ranks' states at the end of epoch 0."""
     share = math.ceil(ROWS / 2)
-    _, states = interrupted(2, [share, share])  # epoch 0 consumed whole: epoch 1 is resumed on 3 ranks
+    _, states = interrupted(2, [share, share])
     resumed = []
     for m in range(3):
         it = iterator(3, m, state=states, equal=equal)
         resumed.append(read(it))
         it.close()
-    if not equal:  # each sample of epoch 1 once
-        assert sorted(i for r in resumed for i, _ in r) == list(range(ROWS))
-        assert check_epoch([], [x for r in resumed for x in r], epoch=1) == 0
-        return
-    for m in range(3):  # as an uninterrupted 3-rank run deals epoch 1
+    return resumed
+
+
+def test_an_epoch_resumed_from_its_start_gives_each_sample_once():
+    resumed = epoch_one_resumed_on_three_ranks(equal=False)
+    assert sorted(i for r in resumed for i, _ in r) == list(range(ROWS))
+    assert check_epoch([], [x for r in resumed for x in r], epoch=1) == 0
+
+
+def test_an_epoch_resumed_from_its_start_in_equal_shares_is_a_three_rank_runs():
+    resumed = epoch_one_resumed_on_three_ranks(equal=True)
+    for m in range(3):
         it = iterator(3, m)
         read(it)
         assert read(it) == resumed[m]
