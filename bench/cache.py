@@ -1,14 +1,18 @@
-"""The train pipeline with a DatasetCache after Decode, against the same pipeline uncached.
+"""A standard pipeline with a DatasetCache after its deterministic decoding, against the same
+pipeline uncached.
 
-    python -m minddata.bench.cache [--data DIR] [--epochs 4] [--workers 2] [--size MB] [--spilling]
+    python -m minddata.bench.cache [--pipeline train|yolo416] [--data DIR] [--epochs 4] [--workers 2]
+                                   [--size MB] [--spilling]
 
-The pipeline: ImageFolderDataset (shuffled) → map(Decode, cache=...) → map(RandomResizedCrop(224),
-RandomHorizontalFlip, Normalize, HWC2CHW) → batch(64). Epoch 1 of the cached run reads, decodes and
-stores every image; epochs 2 onwards read decoded images from shared memory. Reported: images/s of
-epochs 2 to ``--epochs`` for both runs in this process, run one after the other (uncached first),
-and their ratio. Decoded images take width x height x 3 bytes each in ``/dev/shm`` (the generated
-2,000-image set at 500x375: about 1.1 GB); ``--size`` bounds it, with ``--spilling`` writing the rest
-to disk. The session is destroyed at the end.
+train: ImageFolderDataset (shuffled) → map(Decode, cache=...) → map(RandomResizedCrop(224),
+RandomHorizontalFlip, Normalize, HWC2CHW) → batch(64). yolo416: ImageFolderDataset (shuffled) →
+map(Decode, Resize((416, 416)), cache=...) → map(Normalize, HWC2CHW) → batch(64), whose cached epochs
+do little but normalize. Epoch 1 of the cached run reads, decodes and stores every image; epochs 2
+onwards read decoded images from shared memory. Reported: images/s of epochs 2 to ``--epochs`` for
+both runs in this process, run one after the other (uncached first), and their ratio. Decoded images
+take their pixels' bytes each in ``/dev/shm`` (the generated 2,000-image set at 500x375: about 1.1
+GB; at 416x416, 1.0 GB); ``--size`` bounds it, with ``--spilling`` writing the rest to disk. The
+session is destroyed at the end.
 """
 
 from __future__ import annotations
@@ -23,17 +27,22 @@ from minddata.bench.pipelines import MEAN, STD
 from minddata.engine import cache_store
 
 
-def build(data: str, workers: int, batch_size: int, cache: Any) -> Any:
-    """The train pipeline with ``cache`` on its Decode map (``None``: uncached)."""
+def build(data: str, workers: int, batch_size: int, cache: Any, pipeline: str = "train") -> Any:
+    """``pipeline`` (train or yolo416) with ``cache`` on its decoding map (``None``: uncached)."""
     ds = md.ImageFolderDataset(data, shuffle=True, num_parallel_workers=workers)
-    ds = ds.map(vision.Decode(), input_columns="image", num_parallel_workers=workers, cache=cache)
-    augment = [
-        vision.RandomResizedCrop(224),
-        vision.RandomHorizontalFlip(),
-        vision.Normalize(MEAN, STD),
-        vision.HWC2CHW(),
-    ]
-    ds = ds.map(augment, input_columns="image", num_parallel_workers=workers)
+    if pipeline == "yolo416":
+        ds = ds.map([vision.Decode(), vision.Resize((416, 416))], input_columns="image",
+                    num_parallel_workers=workers, cache=cache)
+        rest = [vision.Normalize(MEAN, STD), vision.HWC2CHW()]
+    else:
+        ds = ds.map(vision.Decode(), input_columns="image", num_parallel_workers=workers, cache=cache)
+        rest = [
+            vision.RandomResizedCrop(224),
+            vision.RandomHorizontalFlip(),
+            vision.Normalize(MEAN, STD),
+            vision.HWC2CHW(),
+        ]
+    ds = ds.map(rest, input_columns="image", num_parallel_workers=workers)
     return ds.batch(batch_size)
 
 
@@ -54,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m minddata.bench.cache", description=__doc__.splitlines()[0]
     )
+    parser.add_argument("--pipeline", choices=("train", "yolo416"), default="train")
     parser.add_argument("--data", help="image folder (default: the generated 2,000-image set)")
     parser.add_argument(
         "--epochs", type=int, default=4, help="epochs per run; epochs 2.. are compared (default 4)"
@@ -72,15 +82,15 @@ def main(argv: list[str] | None = None) -> int:
     md.config.set_seed(1)
     session = cache_store.create_session()
     try:
-        uncached = epoch_rates(build(str(args.data), args.workers, args.batch_size, None), args.epochs)
+        uncached = epoch_rates(build(str(args.data), args.workers, args.batch_size, None, args.pipeline), args.epochs)
         cache = md.DatasetCache(session, size=args.size, spilling=args.spilling)
-        cached = epoch_rates(build(str(args.data), args.workers, args.batch_size, cache), args.epochs)
+        cached = epoch_rates(build(str(args.data), args.workers, args.batch_size, cache, args.pipeline), args.epochs)
         stat = cache.get_stat()
     finally:
         cache_store.destroy_session(session)
     later_uncached = sum(uncached[1:]) / len(uncached[1:])
     later_cached = sum(cached[1:]) / len(cached[1:])
-    print(f"train pipeline, {args.workers} workers, batch {args.batch_size}, data {args.data}")
+    print(f"{args.pipeline} pipeline, {args.workers} workers, batch {args.batch_size}, data {args.data}")
     print(f"{'epoch':>5}  {'uncached img/s':>14}  {'cached img/s':>12}")
     for k, (u, c) in enumerate(zip(uncached, cached), start=1):
         print(f"{k:>5}  {u:>14,.0f}  {c:>12,.0f}")

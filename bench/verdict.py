@@ -196,7 +196,7 @@ def _plain_note(note: str) -> tuple[str, str]:
     if moved:
         ops = moved.group(1).split(" → ")
         return (f"batch:{moved.group(1)}",
-                f"{_and(ops)} run while each batch is assembled, straight into the batch (same numbers, one copy "
+                f"{_and(ops)} write each image straight into its slot of the batch (same numbers, one copy "
                 "fewer per image)")
     kept = re.match(r"^(\w+)\+(\w+) kept as two ops", head)
     if kept:
@@ -229,10 +229,10 @@ def plain_fusion_notes(notes: list[str]) -> list[str]:
 
     Examples:
         >>> plain_fusion_notes([
-        ...     "Normalize → HWC2CHW on 'image' moved into the batch: rows stay uint8; bound: bit-exact",
+        ...     "Normalize → HWC2CHW on 'image' moved into the batch: each image into its slot; bound: bit-exact",
         ...     "Normalize → HWC2CHW moved into the following batch; a row check stays here; bound: bit-exact",
         ... ])
-        ['Normalize and HWC2CHW run while each batch is assembled, straight into the batch (same numbers, one copy fewer per image)']
+        ['Normalize and HWC2CHW write each image straight into its slot of the batch (same numbers, one copy fewer per image)']
     """
     seen: dict[str, str] = {}
     for note in notes:

@@ -18,7 +18,7 @@ from minddata.errors import PipelineError
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["BatchInfo", "Collate", "stack_column", "pad_column"]
+__all__ = ["BatchInfo", "BatchSlots", "Collate", "stack_column", "pad_column"]
 
 
 class BatchInfo:
@@ -217,6 +217,121 @@ def pad_column(
     return out
 
 
+class _InBatch:
+    """A map's image already normalized into its slot of its batch's buffer (:class:`BatchSlots`).
+    The image itself stays with it: a batch whose rows do not fill one buffer in order (a row of
+    another shape) takes the batch's own path from the images."""
+
+    __slots__ = ("image", "buffer", "slot")
+
+    def __init__(self, image: np.ndarray, buffer: np.ndarray, slot: int):
+        self.image = image
+        self.buffer = buffer
+        self.slot = slot
+
+
+def _batch_shape(image_shape: tuple[int, ...], rows: int, chw: bool) -> tuple[int, ...]:
+    if len(image_shape) == 2:  # HWC2CHW and Normalize leave a 2-D image as it is
+        return (rows, *image_shape)
+    h, w, c = image_shape
+    return (rows, c, h, w) if chw else (rows, h, w, c)
+
+
+def _slot_view(buffer: np.ndarray, slot: int) -> np.ndarray:
+    return buffer[slot][:, :, None] if buffer.ndim == 3 else buffer[slot]
+
+
+# Part-written batches kept open at once; a map holds at most its slots' chunks in flight.
+_OPEN_BATCHES = 64
+
+
+class BatchSlots:
+    """Normalizes a map's images in the map's own workers, each straight into its slot of its batch's
+    buffer, where the batch right above would do it (a Normalize the optimizer moved into the batch).
+
+    Row ``r`` of a pass is slot ``r % batch_size`` of batch ``r // batch_size``: this holds for a map
+    of threads in this process that keeps one output row per input row, directly under a batch of a
+    fixed size (the compiler checks). The batch then only hands out the buffer: the normalizing
+    is shared by the map's workers, where one batch thread doing it for every image capped a
+    pipeline at that thread's speed. Each image is replaced by an :class:`_InBatch`, which
+    :class:`Collate` recognizes.
+    """
+
+    def __init__(self, column: int, batch_size: int, normalize: Any, chw: bool, pool: BufferPool):
+        self.column = column
+        self.batch_size = batch_size
+        self.mean = np.asarray(normalize.mean, np.float32)
+        self.std = np.asarray(normalize.std, np.float32)
+        self.chw = chw
+        self.pool = pool
+        # (pass, batch number) -> [buffer, image shape, slots written]; a batch leaves once full (an
+        # epoch's last partial batch when the next pass starts).
+        self._open: dict[tuple[int, int], list[Any]] = {}
+        self._pass = -1
+        self._lock = threading.Lock()
+
+    def after(self, finish: Callable[[Chunk, Any, int, int], Chunk | None]) -> Callable[[Chunk, Any, int, int], Chunk | None]:
+        """The map's ``finish`` step followed by writing the finished rows' images into their slots."""
+
+        def finish_into_batch(chunk: Chunk, result: Any, pass_index: int, row_start: int) -> Chunk | None:
+            out = finish(chunk, result, pass_index, row_start)
+            return self.write(out, pass_index, row_start) if out is not None else None
+
+        return finish_into_batch
+
+    def write(self, chunk: Chunk, pass_index: int, row_start: int) -> Chunk:
+        from minddata.ops.cpu.normalize import normalize_into
+
+        column, size = self.column, self.batch_size
+        rows = list(chunk.rows)
+        for i, row in enumerate(rows):
+            if type(row) is FailedRow:
+                continue
+            image = row[column]
+            if type(image) is not np.ndarray or image.ndim not in (2, 3):
+                continue
+            number, slot = divmod(row_start + i, size)
+            buffer = self._buffer(pass_index, number, image.shape)
+            if buffer is None:
+                continue
+            normalize_into(image, self.mean, self.std, _slot_view(buffer, slot), self.chw and image.ndim == 3)
+            rows[i] = (*row[:column], _InBatch(image, buffer, slot), *row[column + 1 :])
+        return Chunk(rows, chunk.ids, chunk.origins, chunk.keys)
+
+    def _buffer(self, pass_index: int, number: int, shape: tuple[int, ...]) -> np.ndarray | None:
+        key = (pass_index, number)
+        with self._lock:
+            entry = self._open.get(key)
+            if entry is None:
+                if pass_index != self._pass:
+                    self._pass = pass_index
+                    self._open = {k: v for k, v in self._open.items() if k[0] == pass_index}
+                if len(self._open) >= _OPEN_BATCHES:
+                    # More batches part-written than the map can have in flight: the oldest one's rows
+                    # went elsewhere (a block of rows that ended mid-batch). Its rows that are still to
+                    # come take the batch's own path; the buffer goes when its rows do.
+                    del self._open[min(self._open)]
+                entry = [self.pool.empty(_batch_shape(shape, self.batch_size, self.chw), np.float32), shape, 0]
+                self._open[key] = entry
+            elif entry[1] != shape:
+                return None  # not the batch's shape: its batch reports the mismatch
+            entry[2] += 1
+            if entry[2] == self.batch_size:
+                del self._open[key]
+            return entry[0]
+
+
+def _whole_batch(images: list[Any]) -> np.ndarray | None:
+    """The buffer the map's workers normalized ``images`` into, when they fill its leading slots in order."""
+    buffer = images[0].buffer
+    if len(images) > len(buffer):
+        return None
+    for i, value in enumerate(images):
+        if type(value) is not _InBatch or value.buffer is not buffer or value.slot != i:
+            return None
+    return buffer if len(images) == len(buffer) else buffer[: len(images)]
+
+
 class Collate:
     """``(chunk holding one row: the list of rows of a batch) -> chunk holding the batched row``."""
 
@@ -278,22 +393,19 @@ class Collate:
         from minddata.ops.cpu.normalize import normalize_into
 
         normalize, chw, dtype = epilogue
+        if type(images[0]) is _InBatch and (whole := _whole_batch(images)) is not None:
+            return whole if dtype == np.float32 else whole.astype(dtype)
+        # Rows the map's workers left as they were (another shape than their batch's buffer) among them.
+        images = [value.image if type(value) is _InBatch else value for value in images]
         first = np.asarray(images[0])
         shapes = {np.shape(img) for img in images}
         if len(shapes) > 1:
             stack_column(images, self.label, name, batch_num)  # raises the shape-mismatch error
         mean = np.asarray(normalize.mean, np.float32)
         std = np.asarray(normalize.std, np.float32)
-        if first.ndim == 2:
-            # HWC2CHW leaves a 2-D image as it is, and so does Normalize.
-            out = self.pool.empty((len(images), *first.shape), np.float32)
-            for i, img in enumerate(images):
-                normalize_into(np.asarray(img), mean, std, out[i][:, :, None], False)
-        else:
-            h, w, c = first.shape
-            out = self.pool.empty((len(images), c, h, w) if chw else (len(images), h, w, c), np.float32)
-            for i, img in enumerate(images):
-                normalize_into(np.asarray(img), mean, std, out[i], chw)
+        out = self.pool.empty(_batch_shape(first.shape, len(images), chw), np.float32)
+        for i, img in enumerate(images):
+            normalize_into(np.asarray(img), mean, std, _slot_view(out, i), chw and first.ndim == 3)
         return out if dtype == np.float32 else out.astype(dtype)
 
     def _apply_per_batch_map(

@@ -13,7 +13,7 @@ from minddata import config
 from minddata.config import RunOptions
 from minddata.engine import flow, ir
 from minddata.engine.autotune import is_autotune
-from minddata.engine.batchfn import BatchInfo, Collate
+from minddata.engine.batchfn import BatchInfo, BatchSlots, Collate
 from minddata.engine.cache_stage import CacheNode, build_cache_stage
 from minddata.engine.chunk import Chunk, FailedRow
 from minddata.engine.devicemap import build_device_map, needs_device_build
@@ -361,6 +361,7 @@ class Planner:
             epilogues=node.epilogues,
             pad_info=node.pad_info,
         )
+        _normalize_in_map_workers(node, children[0], collate)
         if node.num_workers <= 1 and not is_autotune(node.num_workers):
             return InlineApplyStage(rt, group, collate, node.label, one_to_one=True)
         return ParallelApplyStage(rt, group, collate, node.num_workers, node.label, one_to_one=True)
@@ -458,6 +459,21 @@ class Planner:
         if node.num_workers <= 1 and not is_autotune(node.num_workers):
             return InlineApplyStage(self.rt, children[0], keep, label)
         return ParallelApplyStage(self.rt, children[0], keep, node.num_workers, label)
+
+
+def _normalize_in_map_workers(node: ir.BatchNode, below: Stage, collate: Collate) -> None:
+    """Let the map's workers normalize the images the batch would (:class:`BatchSlots`), where the
+    rows' positions fix their slots: a map of threads of this process right under a batch of a fixed
+    size, keeping one output row per input row (``fast_skip``: no rows skipped, none replaced)."""
+    if len(node.epilogues) != 1 or callable(node.batch_size) or node.per_batch_map is not None:
+        return
+    if not (isinstance(below, ParallelApplyStage) and below.node is node.children[0]
+            and below.map_function is not None and below.remotes is None and below.fast_skip
+            and below.finish is not None):
+        return
+    ((column, (normalize, chw, _)),) = node.epilogues.items()
+    slots = BatchSlots(column, int(node.batch_size), normalize, chw, collate.pool)
+    below.finish = slots.after(below.finish)
 
 
 # Which builder method makes the stages of each kind of node.

@@ -11,8 +11,10 @@ one's bound, from :data:`BOUNDS`):
   the smallest adequate scale (``FusedDecodeRandomResizedCrop``), with the crop op's own random
   stream, so it draws the same crop as the unfused pipeline;
 - Normalize (→ HWC2CHW) (→ float TypeCast) ending a map that feeds a batch moves into the batch:
-  rows travel as uint8 (4x smaller) and are normalized straight into the batch buffer; a check left
-  in the map still fails bad rows there, with their row and file;
+  rows are normalized straight into the batch buffer, with no float array per row; a check left in
+  the map still fails bad rows there, with their row and file. Where the map runs on threads of this
+  process right under a batch of a fixed size, each of its workers normalizes the images it has just
+  made into their slots (``BatchSlots``); otherwise rows travel to the batch as uint8 (4x smaller);
 - Normalize → HWC2CHW left in a map (no batch follows, e.g. an online session) becomes one op that
   normalizes a uint8 row straight into its CHW float32 array (``FusedNormalizeHWC2CHW``);
 - a map right after a file-reading source reads the files in its own workers: one stage and one
@@ -270,8 +272,9 @@ def _move_normalize_into_batch(node: ir.Node) -> ir.Node:
         epilogues={**node.epilogues, child.columns.index(column): (normalize, chw, out_dtype)},
         fusion_notes=(
             *node.fusion_notes,
-            f"{moved} on {column!r} moved into the batch: rows stay uint8 and are normalized straight into the "
-            f"batch buffer; bound: {BOUNDS['normalize_into_batch']}",
+            f"{moved} on {column!r} moved into the batch: each image is normalized straight into its slot of the "
+            "batch buffer, by the map's workers where they are threads of this process; "
+            f"bound: {BOUNDS['normalize_into_batch']}",
         ),
     )
 

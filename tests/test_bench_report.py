@@ -191,8 +191,8 @@ def test_the_verdict_names_a_fused_op_by_the_users_ops():
 # The notes Dataset.explain() gives for the train pipeline: the map and the batch both note the move
 # of Normalize → HWC2CHW into the batch.
 _TRAIN_NOTES = [
-    "Normalize → HWC2CHW on 'image' moved into the batch: rows stay uint8 and are normalized straight into the "
-    "batch buffer; bound: bit-exact",
+    "Normalize → HWC2CHW on 'image' moved into the batch: each image is normalized straight into its slot of the "
+    "batch buffer, by the map's workers where they are threads of this process; bound: bit-exact",
     "Decode+RandomResizedCrop: crop drawn from the JPEG header, only that region decoded at a reduced DCT scale; "
     "bound: same crop as unfused; pixels differ by 3-7.5 grey levels on average (per image at most 11), a random "
     "augmentation",

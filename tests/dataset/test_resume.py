@@ -143,6 +143,10 @@ PIPELINES = {
         [vision.RandomResizedCrop(6), vision.RandomHorizontalFlip(), vision.RandomColorAdjust(brightness=(0.5, 1.5))],
         input_columns="img", num_parallel_workers=w,
     ),
+    "normalize into the batch by the map's workers": lambda w: slices().map(
+        [vision.RandomResizedCrop(6), vision.Normalize([10.0, 20.0, 30.0], [2.0, 3.0, 4.0]), vision.HWC2CHW()],
+        input_columns="img", num_parallel_workers=w,
+    ).batch(5),
     "map + batch + repeat": lambda w: slices().map(lambda i: i * 3, input_columns="i", num_parallel_workers=w).batch(5).repeat(2),
     "batch drop remainder, workers": lambda w: slices().batch(5, drop_remainder=True, num_parallel_workers=w),
     "shuffle buffer": lambda w: slices().shuffle(6).map(vision.RandomVerticalFlip(), input_columns="img", num_parallel_workers=w),

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from testkit import make_jpeg
 
 import minddata as md
 from minddata import transforms, vision
-from minddata.errors import RowError
+from minddata.errors import PipelineError, RowError
 
 
 def photo_like_jpeg(width, height, seed):
@@ -191,6 +193,69 @@ def test_moved_normalize_respects_skip_mode():
     md.config.set_enable_fusion(True)
     batch = next(iter(ds.create_dict_iterator(num_epochs=1, output_numpy=True)))["image"]
     assert batch[:, 0, 0, 0].tolist() == [0.0, 2.0, 3.0]
+
+
+def test_the_map_workers_normalize_each_image_into_its_batch_slot(monkeypatch):
+    import threading
+
+    from minddata.ops.cpu import normalize
+
+    calls = []
+    real = normalize.normalize_into
+
+    def recorded(*args):
+        calls.append(threading.current_thread().name)
+        return real(*args)
+
+    monkeypatch.setattr(normalize, "normalize_into", recorded)
+    images = np.random.default_rng(0).integers(0, 256, (10, 6, 7, 3), dtype=np.uint8)
+    ds = md.NumpySlicesDataset({"image": images}, shuffle=False)
+    ds = ds.map([vision.Normalize(MEAN, STD), vision.HWC2CHW()], input_columns="image", num_parallel_workers=2)
+    fused = outputs(ds.batch(4), True)
+    assert len(calls) == 10 and all(name.startswith("minddata-Map") for name in calls), calls
+    for a, b in zip(fused, outputs(ds.batch(4), False)):
+        np.testing.assert_array_equal(a, b)
+
+
+@settings(max_examples=25, deadline=None)
+@given(rows=st.integers(1, 30), batch_size=st.integers(1, 7), chunk=st.integers(1, 6), workers=st.integers(2, 4),
+       drop=st.booleans(), tail=st.sampled_from(["chw", "hwc", "float16", "gray"]))
+def test_normalize_in_the_map_workers_gives_the_batch_pipelines_numbers(rows, batch_size, chunk, workers, drop, tail):
+    # Chunks that straddle batches, partial and dropped last batches, a second epoch reusing the
+    # buffers while the first epoch's batches are still held.
+    md.config.load_defaults()
+    md.config.set_rows_per_chunk(chunk)
+    rng = np.random.default_rng(rows)
+    gray = tail == "gray"
+    images = rng.integers(0, 256, (rows, 5, 6) if gray else (rows, 5, 6, 3), dtype=np.uint8)
+    ops = [vision.Normalize([100.0] if gray else MEAN, [50.0] if gray else STD)]
+    ops += [] if tail == "hwc" else [vision.HWC2CHW()]
+    ops += [transforms.TypeCast(np.float16)] if tail == "float16" else []
+    ds = md.NumpySlicesDataset({"image": images}, shuffle=False).map(ops, input_columns="image",
+                                                                    num_parallel_workers=workers)
+    ds = ds.batch(batch_size, drop_remainder=drop)
+    md.config.set_enable_fusion(False)
+    expected = [row["image"] for row in ds.create_dict_iterator(num_epochs=1, output_numpy=True)] * 2
+    md.config.set_enable_fusion(True)
+    epochs = ds.create_dict_iterator(num_epochs=2, output_numpy=True)
+    got = [row["image"] for _ in range(2) for row in epochs]
+    assert len(got) == len(expected)
+    for a, b in zip(got, expected):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("odd_row", [0, 1])
+def test_a_batch_of_two_shapes_fails_as_before_when_the_map_workers_normalize(odd_row):
+    # One row a chunk: whichever row reaches the batch's buffer first fixes its shape.
+    images = [np.zeros((4, 5, 3) if i == odd_row else (4, 4, 3), np.uint8) for i in range(3)]
+    ds = md.GeneratorDataset(lambda: iter([(i,) for i in images]), column_names=["image"])
+    ds = ds.map([vision.Normalize(MEAN, STD), vision.HWC2CHW()], input_columns="image", num_parallel_workers=2)
+    md.config.set_enable_fusion(True)
+    md.config.set_rows_per_chunk(1)
+    shapes = r"\(4, 5, 3\), \(4, 4, 3\)" if odd_row == 0 else r"\(4, 4, 3\), \(4, 5, 3\)"
+    with pytest.raises(PipelineError, match=rf"batch 0 have different shapes \[{shapes}\]"):
+        list(ds.batch(3))
 
 
 @pytest.mark.parametrize("images", [
