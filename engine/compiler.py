@@ -39,6 +39,7 @@ from minddata.engine.stages import (
 )
 from minddata.errors import DeviceError, GraphError, PipelineError, RowError
 from minddata.ops.base import op_label
+from minddata.ops.fused import NormalizeInputCheck
 
 __all__ = ["compile_plan", "validate", "plan_tree", "Planner", "number_nodes"]
 
@@ -469,11 +470,15 @@ def _normalize_in_map_workers(node: ir.BatchNode, below: Stage, collate: Collate
         return
     if not (isinstance(below, ParallelApplyStage) and below.node is node.children[0]
             and below.map_function is not None and below.remotes is None and below.fast_skip
-            and below.finish is not None):
+            and below.finish is not None and below.op_names
+            and isinstance(below.map_function.operations[-1], NormalizeInputCheck)):
         return
     ((column, (normalize, chw, _)),) = node.epilogues.items()
     slots = BatchSlots(column, int(node.batch_size), normalize, chw, collate.pool)
-    below.finish = slots.after(below.finish)
+    below.finish = slots.after(below.finish, below.map_function, len(below.op_names) - 1)
+    # The profiler names the normalizing where it now runs, and times it as the map's last op.
+    below.op_names[-1] = "Normalize+HWC2CHW into the batch" if chw else "Normalize into the batch"
+    below.batch_slots = slots
 
 
 # Which builder method makes the stages of each kind of node.

@@ -158,6 +158,12 @@ class OpTimer:
         acc[-1] += 1
         return acc if acc[-1] % self.EVERY == 1 else None
 
+    def current(self) -> list[float] | None:
+        """This thread's accumulator if the chunk it last sampled is being timed, else None: for work
+        on that chunk done after the map's ops (a normalize into the batch, ``BatchSlots``)."""
+        acc = self._per_thread.get(threading.get_ident())
+        return acc if acc is not None and acc[-1] % self.EVERY == 1 else None
+
     def per_row(self) -> list[float]:
         """Seconds per row of each op, over the rows timed."""
         n = len(self.names)
@@ -303,7 +309,9 @@ def _display_name(stage: Any) -> tuple[str, bool, str | None]:
             if parts:
                 names.extend(p.name for p in parts)
             elif type(op).__name__ == "NormalizeInputCheck":
-                continue  # Normalize itself moved into the batch; the check is not the user's op
+                if getattr(stage, "batch_slots", None) is not None:  # normalized here, into the batch
+                    names.extend(["Normalize", "HWC2CHW"] if stage.batch_slots.chw else ["Normalize"])
+                continue  # otherwise Normalize itself moved into the batch; the check is not the user's op
             else:
                 names.append(op_label(op, timings=True))
         name = f"{node.name}[{', '.join(names)}]"
@@ -314,7 +322,8 @@ def _display_name(stage: Any) -> tuple[str, bool, str | None]:
             extra = f"read {source}"
         return name, False, extra
     epilogues = getattr(node, "epilogues", None)
-    if epilogues:
+    below = stage.children[0].children[0] if stage.children and stage.children[0].children else None
+    if epilogues and getattr(below, "batch_slots", None) is None:
         moved = ["Normalize"] + (["HWC2CHW"] if any(chw for _, chw, _ in epilogues.values()) else [])
         return f"{node.label} (with {', '.join(moved)} from the map)", False, None
     return node.label, False, None
