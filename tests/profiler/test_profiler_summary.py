@@ -50,17 +50,23 @@ def test_per_op_time_finds_the_slow_op():
     assert ops[1].seconds_per_row == pytest.approx(0.002, rel=0.5)
 
 
-def test_names_are_the_users_ops_not_the_fused_plan(image_folder):
+def _normalizing_folder_summary(image_folder, resize):
+    """The profile of decode → ``resize`` → Normalize → HWC2CHW over ``image_folder``, batched by 4."""
     ds = md.ImageFolderDataset(str(image_folder), shuffle=False, num_parallel_workers=2)
-    ds = ds.map([vision.Decode(), vision.RandomResizedCrop(8), vision.Normalize([0, 0, 0], [1, 1, 1]), vision.HWC2CHW()],
+    ds = ds.map([vision.Decode(), resize, vision.Normalize([0, 0, 0], [1, 1, 1]), vision.HWC2CHW()],
                 input_columns="image", num_parallel_workers=2).batch(4)
     with md.Profiler() as prof:
         _drain(ds)
-    names = [s.name for s in prof.summary().stages]
+    return prof.summary()
+
+
+def test_names_are_the_users_ops_not_the_fused_plan(image_folder):
+    summary = _normalizing_folder_summary(image_folder, vision.RandomResizedCrop(8))
+    names = [s.name for s in summary.stages]
     # The map's workers normalize each image into its batch slot: the map runs every op the user gave it.
     assert "Map[Decode, RandomResizedCrop, Normalize, HWC2CHW] reading ImageFolderDataset" in names
     assert "Batch(4)" in names
-    (m,) = [s for s in prof.summary().stages if s.name.startswith("Map")]
+    (m,) = [s for s in summary.stages if s.name.startswith("Map")]
     assert [o.name for o in m.ops][:2] == ["Decode+RandomResizedCrop", "Normalize+HWC2CHW into the batch"]
     assert m.ops[1].seconds_per_row > 0
     assert m.ops[-1].name == "read ImageFolderDataset"
@@ -69,12 +75,7 @@ def test_names_are_the_users_ops_not_the_fused_plan(image_folder):
 def test_a_batch_that_normalizes_says_so_in_its_name(image_folder):
     # A map that may skip rows does not know its rows' batch slots: the batch normalizes what it stacks.
     md.config.set_error_samples_mode("skip")
-    ds = md.ImageFolderDataset(str(image_folder), shuffle=False, num_parallel_workers=2)
-    ds = ds.map([vision.Decode(), vision.Resize((8, 8)), vision.Normalize([0, 0, 0], [1, 1, 1]), vision.HWC2CHW()],
-                input_columns="image", num_parallel_workers=2).batch(4)
-    with md.Profiler() as prof:
-        _drain(ds)
-    names = [s.name for s in prof.summary().stages]
+    names = [s.name for s in _normalizing_folder_summary(image_folder, vision.Resize((8, 8))).stages]
     assert "Batch(4) (with Normalize, HWC2CHW from the map)" in names
     assert "Map[Decode, Resize] reading ImageFolderDataset" in names
 
