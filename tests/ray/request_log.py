@@ -28,6 +28,7 @@ class Request(NamedTuple):
     start: int  # the first byte asked for (0 without a Range header)
     end: int | None  # one past the last byte asked for (None: to the end)
     body_bytes: int  # the bytes of the body sent back
+    status: int | None  # the answer's status code (None: no answer was written)
 
 
 class _Tap:
@@ -70,6 +71,11 @@ class _Counter:
     def flush(self) -> None:
         self.out.flush()
 
+    @property
+    def status(self) -> int | None:
+        parts = self.head.split(b"\r\n", 1)[0].split(b" ", 2)
+        return int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
+
 
 _RANGE = re.compile(r"bytes=(\d+)-(\d*)")
 
@@ -110,7 +116,7 @@ class RecordingProxy(FaultProxy):
             parts = urllib.parse.urlsplit(target)
             with self._log_lock:
                 self.log.append(Request(pid, method, urllib.parse.unquote(parts.path), parts.query, start, end,
-                                        counter.body_bytes))
+                                        counter.body_bytes, counter.status))
 
 
 @pytest.fixture

@@ -187,8 +187,9 @@ def test_local_tfrecord_counting_with_a_cache_dir_downloads_each_byte_once(s3_fi
 
     for local in sorted(s3_files.glob("part-*.tfrecord")):
         reads = sorted(_reads(list(recording_proxy.log), f"/data/files/{local.name}", ""), key=lambda r: r.start)
-        assert sum(r.body_bytes for r in reads) == local.stat().st_size, [(r.start, r.end) for r in reads]
-        assert all(a.start + a.body_bytes <= b.start for a, b in zip(reads, reads[1:]))
+        asked = [(r.start, r.end, r.status, r.body_bytes) for r in reads]  # (from, to, status, bytes) if it fails
+        assert sum(r.body_bytes for r in reads) == local.stat().st_size, asked
+        assert all(a.start + a.body_bytes <= b.start for a, b in zip(reads, reads[1:])), asked
 
 
 # -- WebDataset -------------------------------------------------------------------------------------
