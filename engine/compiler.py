@@ -362,10 +362,13 @@ class Planner:
             epilogues=node.epilogues,
             pad_info=node.pad_info,
         )
-        _normalize_in_map_workers(node, children[0], collate)
+        stage: Stage
         if node.num_workers <= 1 and not is_autotune(node.num_workers):
-            return InlineApplyStage(rt, group, collate, node.label, one_to_one=True)
-        return ParallelApplyStage(rt, group, collate, node.num_workers, node.label, one_to_one=True)
+            stage = InlineApplyStage(rt, group, collate, node.label, one_to_one=True)
+        else:
+            stage = ParallelApplyStage(rt, group, collate, node.num_workers, node.label, one_to_one=True)
+        stage.batch_slots = _normalize_in_map_workers(node, children[0], collate)
+        return stage
 
     def _bucket_batch(self, node: ir.BucketBatchNode, children, position) -> Stage:
         from minddata.engine.bucketing import BucketCollate, BucketGroupStage
@@ -462,23 +465,25 @@ class Planner:
         return ParallelApplyStage(self.rt, children[0], keep, node.num_workers, label)
 
 
-def _normalize_in_map_workers(node: ir.BatchNode, below: Stage, collate: Collate) -> None:
-    """Let the map's workers normalize the images the batch would (:class:`BatchSlots`), where the
-    rows' positions fix their slots: a map of threads of this process right under a batch of a fixed
-    size, keeping one output row per input row (``fast_skip``: no rows skipped, none replaced)."""
+def _normalize_in_map_workers(node: ir.BatchNode, below: Stage, collate: Collate) -> BatchSlots | None:
+    """Let the map's workers normalize the images the batch would (:class:`BatchSlots`, returned;
+    None where the batch does it), where the rows' positions fix their slots: a map of threads of
+    this process right under a batch of a fixed size, keeping one output row per input row
+    (``fast_skip``: no rows skipped, none replaced)."""
     if len(node.epilogues) != 1 or callable(node.batch_size) or node.per_batch_map is not None:
-        return
+        return None
     if not (isinstance(below, ParallelApplyStage) and below.node is node.children[0]
             and below.map_function is not None and below.remotes is None and below.fast_skip
             and below.finish is not None and below.op_names
             and isinstance(below.map_function.operations[-1], NormalizeInputCheck)):
-        return
+        return None
     ((column, (normalize, chw, _)),) = node.epilogues.items()
     slots = BatchSlots(column, int(node.batch_size), normalize, chw, collate.pool)
     below.finish = slots.after(below.finish, below.map_function, len(below.op_names) - 1)
     # The profiler names the normalizing where it now runs, and times it as the map's last op.
     below.op_names[-1] = "Normalize+HWC2CHW into the batch" if chw else "Normalize into the batch"
     below.batch_slots = slots
+    return slots
 
 
 # Which builder method makes the stages of each kind of node.

@@ -116,8 +116,6 @@ class ParallelApplyStage(Stage):
         # A map's stage: its map function and op labels, for the profiler's per-op times.
         self.map_function = map_function
         self.op_names = op_names
-        # A map's stage whose workers normalize into the batch above (engine.batchfn.BatchSlots).
-        self.batch_slots: Any = None
         # One output row per input row: a resume can skip in the child instead of replaying.
         self.fast_skip = one_to_one and ordered is None
         self.work = work

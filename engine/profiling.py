@@ -309,7 +309,7 @@ def _display_name(stage: Any) -> tuple[str, bool, str | None]:
             if parts:
                 names.extend(p.name for p in parts)
             elif type(op).__name__ == "NormalizeInputCheck":
-                if getattr(stage, "batch_slots", None) is not None:  # normalized here, into the batch
+                if stage.batch_slots is not None:  # normalized here, into the batch
                     names.extend(["Normalize", "HWC2CHW"] if stage.batch_slots.chw else ["Normalize"])
                 continue  # otherwise Normalize itself moved into the batch; the check is not the user's op
             else:
@@ -322,8 +322,7 @@ def _display_name(stage: Any) -> tuple[str, bool, str | None]:
             extra = f"read {source}"
         return name, False, extra
     epilogues = getattr(node, "epilogues", None)
-    below = stage.children[0].children[0] if stage.children and stage.children[0].children else None
-    if epilogues and getattr(below, "batch_slots", None) is None:
+    if epilogues and stage.batch_slots is None:
         moved = ["Normalize"] + (["HWC2CHW"] if any(chw for _, chw, _ in epilogues.values()) else [])
         return f"{node.label} (with {', '.join(moved)} from the map)", False, None
     return node.label, False, None

@@ -47,6 +47,9 @@ class Stage:
     node: Any = None
     # The stage's profile while a profiled run uses it (minddata.engine.profiling.StageProfile).
     prof: Any = None
+    # Set on a map's stage and on the batch's above it when the map's workers normalize into the
+    # batch's buffers (minddata.engine.batchfn.BatchSlots): the profiler names the work where it runs.
+    batch_slots: Any = None
 
     def __init__(self, rt: Runtime, children: list[Stage], label: str | None = None):
         self.rt = rt
