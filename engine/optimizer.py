@@ -273,8 +273,8 @@ def _move_normalize_into_batch(node: ir.Node) -> ir.Node:
         fusion_notes=(
             *node.fusion_notes,
             f"{moved} on {column!r} moved into the batch: each image is normalized straight into its slot of the "
-            "batch buffer, by the map's workers where they are threads of this process; "
-            f"bound: {BOUNDS['normalize_into_batch']}",
+            "batch buffer, by the map's workers where the map keeps every row on threads of this process under a "
+            f"batch of a fixed size; bound: {BOUNDS['normalize_into_batch']}",
         ),
     )
 

@@ -192,7 +192,8 @@ def test_the_verdict_names_a_fused_op_by_the_users_ops():
 # of Normalize → HWC2CHW into the batch.
 _TRAIN_NOTES = [
     "Normalize → HWC2CHW on 'image' moved into the batch: each image is normalized straight into its slot of the "
-    "batch buffer, by the map's workers where they are threads of this process; bound: bit-exact",
+    "batch buffer, by the map's workers where the map keeps every row on threads of this process under a batch "
+    "of a fixed size; bound: bit-exact",
     "Decode+RandomResizedCrop: crop drawn from the JPEG header, only that region decoded at a reduced DCT scale; "
     "bound: same crop as unfused; pixels differ by 3-7.5 grey levels on average (per image at most 11), a random "
     "augmentation",
