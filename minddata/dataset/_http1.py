@@ -30,8 +30,11 @@ def send_request(sock: Any, method: str, target: str, headers: dict[str, str], b
     names = set()
     for name, value in headers.items():
         text = str(value)
-        if "\r" in text or "\n" in text or "\r" in name or "\n" in name or ":" in name:
-            raise ValueError(f"an HTTP header must be one line without a colon in its name. Found: {name!r}")
+        if "\r" in name or "\n" in name or ":" in name:
+            raise ValueError(f"an HTTP header's name must be one line without a colon. Found: {name!r}")
+        if "\r" in text or "\n" in text:
+            raise ValueError(f"the value of HTTP header {name!r} must be one line; it has a line break (not shown: "
+                             "it may hold a secret). Remove the line break where the value is set.")
         lines.append(f"{name}: {text}")
         names.add(name.lower())
     if "accept-encoding" not in names:

@@ -167,8 +167,10 @@ def test_a_request_is_written_as_http_client_writes_it(pair):
     assert put.split(b"\r\n") == [b"PUT /b/k?x=1 HTTP/1.1", b"host: h:9", b"x-amz-date: d", b"Accept-Encoding: identity",
                                   b"Content-Length: 0"]
     assert get.split(b"\r\n") == [b"GET /b/k HTTP/1.1", b"host: h:9", b"range: bytes=0-1", b"Accept-Encoding: identity"]
-    with pytest.raises(ValueError, match="one line"):
+    with pytest.raises(ValueError, match="value of HTTP header 'x-bad' must be one line"):
         send_request(ours.sock, "GET", "/", {"host": "h", "x-bad": "a\r\nInjected: 1"})
+    with pytest.raises(ValueError, match="name must be one line without a colon. Found: 'x:bad'"):
+        send_request(ours.sock, "GET", "/", {"host": "h", "x:bad": "a"})
 
 
 def test_small_and_large_reads_of_one_body_give_its_bytes_in_order(pair):
