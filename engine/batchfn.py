@@ -242,10 +242,6 @@ def _slot_view(buffer: np.ndarray, slot: int) -> np.ndarray:
     return buffer[slot][:, :, None] if buffer.ndim == 3 else buffer[slot]
 
 
-# Part-written batches kept open at once; a map holds at most its slots' chunks in flight.
-_OPEN_BATCHES = 64
-
-
 class BatchSlots:
     """Normalizes a map's images in the map's own workers, each straight into its slot of its batch's
     buffer, where the batch right above would do it (a Normalize the optimizer moved into the batch).
@@ -265,8 +261,8 @@ class BatchSlots:
         self.std = np.asarray(normalize.std, np.float32)
         self.chw = chw
         self.pool = pool
-        # (pass, batch number) -> [buffer, image shape, slots written]; a batch leaves once full (an
-        # epoch's last partial batch when the next pass starts).
+        # (pass, batch number) -> [buffer, its images' shape, rows come]; a batch leaves once all its
+        # rows have come (an epoch's last, partial batch when the next pass starts).
         self._open: dict[tuple[int, int], list[Any]] = {}
         self._pass = -1
         self._lock = threading.Lock()
@@ -298,20 +294,20 @@ class BatchSlots:
         column, size = self.column, self.batch_size
         rows = list(chunk.rows)
         for i, row in enumerate(rows):
-            if type(row) is FailedRow:
-                continue
-            image = row[column]
-            if type(image) is not np.ndarray or image.ndim not in (2, 3):
-                continue
             number, slot = divmod(row_start + i, size)
-            buffer = self._buffer(pass_index, number, image.shape)
+            image: Any = row[column] if type(row) is not FailedRow else None
+            writable = type(image) is np.ndarray and image.ndim in (2, 3)
+            buffer = self._slot(pass_index, number, image.shape if writable else None)
             if buffer is None:
                 continue
             normalize_into(image, self.mean, self.std, _slot_view(buffer, slot), self.chw and image.ndim == 3)
             rows[i] = (*row[:column], _InBatch(image, buffer, slot), *row[column + 1 :])
         return Chunk(rows, chunk.ids, chunk.origins, chunk.keys)
 
-    def _buffer(self, pass_index: int, number: int, shape: tuple[int, ...]) -> np.ndarray | None:
+    def _slot(self, pass_index: int, number: int, shape: tuple[int, ...] | None) -> np.ndarray | None:
+        """The buffer of batch ``number`` for one of its rows, an image of ``shape``, counting the row
+        as come (a batch leaves once all its rows have). None: the batch takes the row as it is (a
+        failed row, no image, or another shape than the batch's first image; it reports those)."""
         key = (pass_index, number)
         with self._lock:
             entry = self._open.get(key)
@@ -319,19 +315,18 @@ class BatchSlots:
                 if pass_index != self._pass:
                     self._pass = pass_index
                     self._open = {k: v for k, v in self._open.items() if k[0] == pass_index}
-                if len(self._open) >= _OPEN_BATCHES:
-                    # More batches part-written than the map can have in flight: the oldest one's rows
-                    # went elsewhere (a block of rows that ended mid-batch). Its rows that are still to
-                    # come take the batch's own path; the buffer goes when its rows do.
-                    del self._open[min(self._open)]
-                entry = [self.pool.empty(_batch_shape(shape, self.batch_size, self.chw), np.float32), shape, 0]
-                self._open[key] = entry
-            elif entry[1] != shape:
-                return None  # not the batch's shape: its batch reports the mismatch
+                entry = self._open[key] = [None, None, 0]
             entry[2] += 1
             if entry[2] == self.batch_size:
                 del self._open[key]
-            return entry[0]
+            if shape is None:
+                return None
+            if entry[0] is None:
+                entry[0], entry[1] = self.pool.empty(_batch_shape(shape, self.batch_size, self.chw), np.float32), shape
+            elif entry[1] != shape:
+                return None
+            buffer: np.ndarray = entry[0]
+            return buffer
 
 
 def _whole_batch(images: list[Any]) -> np.ndarray | None:

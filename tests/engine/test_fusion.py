@@ -245,6 +245,18 @@ def test_normalize_in_the_map_workers_gives_the_batch_pipelines_numbers(rows, ba
         np.testing.assert_array_equal(a, b)
 
 
+def test_a_batch_with_failed_or_odd_rows_is_let_go_once_all_its_rows_have_come():
+    # An online pipeline delivers failed rows instead of raising: their batches still end.
+    from minddata.engine.batchfn import BatchSlots, BufferPool
+    from minddata.engine.chunk import Chunk, FailedRow
+
+    slots = BatchSlots(0, 3, vision.Normalize(MEAN, STD), True, BufferPool())
+    image, odd = np.zeros((4, 4, 3), np.uint8), np.zeros((4, 5, 3), np.uint8)
+    slots.write(Chunk([(image,), (FailedRow(ValueError("bad")),)]), 0, 0)
+    slots.write(Chunk([(odd,), (image,), (odd,), (image,)]), 0, 2)
+    assert slots._open == {}
+
+
 @pytest.mark.parametrize("odd_row", [0, 1])
 def test_a_batch_of_two_shapes_fails_as_before_when_the_map_workers_normalize(odd_row):
     # One row a chunk: whichever row reaches the batch's buffer first fixes its shape.
